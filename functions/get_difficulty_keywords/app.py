@@ -1,0 +1,19 @@
+"""Tool 3 get_difficulty_keywords: {"difficulty", "category"} -> keywords, concepts and example
+questions for that level (spec 000 Tool 3)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.keywords import GetKeywordsInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.difficulty_keywords import get_difficulty_keywords
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = parse_input(GetKeywordsInput, event)
+    return get_difficulty_keywords(request).model_dump(mode="json")

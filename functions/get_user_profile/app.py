@@ -1,0 +1,18 @@
+"""Tool 1 get_user_profile: {"user_id"} -> the user's latest profile (spec 000 Tool 1)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.profile import GetUserProfileInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.user_profile import get_user_profile
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = parse_input(GetUserProfileInput, event)
+    return get_user_profile(request).model_dump(mode="json")

@@ -1,0 +1,19 @@
+"""Tool 2 search_question_templates: {"interests", "difficulty", "category"} -> up to 10
+templates, best first (spec 000 Tool 2, 003)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.templates import SearchTemplatesInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.question_templates import search_question_templates
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> list[dict[str, Any]]:
+    request = parse_input(SearchTemplatesInput, event)
+    return [template.model_dump(mode="json") for template in search_question_templates(request)]

@@ -1,0 +1,32 @@
+"""boto3 clients with each tool's time budget and retry policy (spec 000 TOOL_CONFIG, 001).
+
+Clients are created on first use and kept for the life of the execution environment, so warm
+invocations reuse connections and the handler's import stays cheap.
+"""
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+import boto3
+from botocore.config import Config
+
+if TYPE_CHECKING:  # stubs are a dev dependency only
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+from slea.constants import TOOL_CONFIG, TOOL_DB_ATTEMPTS
+
+
+def client_config(tool: str) -> Config:
+    """Connect/read timeouts of the tool's budget and botocore's standard retry mode
+    (exponential backoff with jitter) for the tool's number of attempts."""
+    seconds = TOOL_CONFIG[tool]
+    return Config(
+        connect_timeout=seconds,
+        read_timeout=seconds,
+        retries={"mode": "standard", "total_max_attempts": TOOL_DB_ATTEMPTS.get(tool, 3)},
+    )
+
+
+@cache
+def dynamodb(tool: str) -> "DynamoDBClient":
+    return boto3.client("dynamodb", config=client_config(tool))

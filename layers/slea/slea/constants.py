@@ -1,0 +1,116 @@
+"""The specification's constants, in one place (spec 001 "Constants & Ranges", 000 TOOL_CONFIG
+and LLM configuration). Contracts, logic and docs import these; nothing else hard-codes them."""
+
+from typing import Final, Literal
+
+# Question types and categories
+QuestionType = Literal["multiple_choice", "true_false", "short_answer"]
+Category = Literal["technical", "business", "general"]
+SelfLevel = Literal["beginner", "intermediate", "advanced"]
+
+QUESTION_TYPES: Final = frozenset({"multiple_choice", "true_false", "short_answer"})
+SUPPORTED_CATEGORIES: Final = frozenset({"technical", "business", "general"})
+SELF_LEVELS: Final = ("beginner", "intermediate", "advanced")
+
+# Difficulty scale: 1-3 beginner, 4-6 intermediate, 7-9 advanced, 10 expert
+DIFFICULTY_MIN: Final = 1
+DIFFICULTY_MAX: Final = 10
+
+# Tool 4 thresholds (validation score 0.0-1.0)
+PASS_THRESHOLD: Final = 0.85
+REVISE_THRESHOLD: Final = (0.70, 0.85)
+REJECT_THRESHOLD: Final = 0.70
+DEFAULT_VALIDATION_LLM_SCORE: Final = 0.5
+
+# Tool 6 thresholds (answer score 0-100)
+HIGH_SCORE_THRESHOLD: Final = 80
+PARTIAL_CREDIT_RANGE: Final = (70, 79)
+DEFAULT_SCORING_LLM_SCORE: Final = 50
+
+# Text limits
+STEM_MAX_LENGTH: Final = 250  # Tool 4 rule
+QUESTION_STEM_MAX: Final = 2000  # Tool 5 input
+EXPLANATION_MIN_LENGTH: Final = 500  # Tool 6
+
+# Counts
+MIN_CHOICES: Final = 4
+MAX_CHOICES: Final = 5
+MIN_REFERENCE_LINKS: Final = 3
+
+# Tool 1: profile and survey ranges
+YEARS_EXPERIENCE_MAX: Final = 60
+SCORE_MAX: Final = 100
+
+# Tool 2: search rules (spec 003)
+INTERESTS_MIN_ITEMS: Final = 1
+INTERESTS_MAX_ITEMS: Final = 10
+INTEREST_MIN_LENGTH: Final = 1
+INTEREST_MAX_LENGTH: Final = 50
+TEMPLATE_DIFFICULTY_WINDOW: Final = 1.5
+TEMPLATE_SEARCH_LIMIT: Final = 10
+
+# Tool 3: keyword record limits and cache
+KEYWORDS_MAX: Final = 20
+CONCEPTS_MAX: Final = 10
+EXAMPLE_QUESTIONS_MAX: Final = 5
+KEYWORDS_CACHE_TTL_SECONDS: Final = 3600
+
+# Per-tool time budgets in seconds (spec 000 TOOL_CONFIG)
+TOOL_CONFIG: Final = {
+    "get_user_profile": 3,
+    "search_question_templates": 5,
+    "get_difficulty_keywords": 2,
+    "validate_question_quality": 10,
+    "save_generated_question": 10,
+    "score_and_explain": 15,
+}
+
+# Attempts per DynamoDB call (spec 001 "Performance Metrics": Tool 1 3x, Tools 2-3 1x)
+TOOL_DB_ATTEMPTS: Final = {
+    "get_user_profile": 3,
+    "search_question_templates": 1,
+    "get_difficulty_keywords": 1,
+}
+
+# LLM settings (spec 000 "LLM Configuration"); the model is configurable, see slea.llm
+LLM_DEFAULT_MODEL: Final = "gemini-2.5-flash"
+LLM_TEMPERATURE: Final = 0.7
+LLM_TOP_P: Final = 0.95
+LLM_MAX_OUTPUT_TOKENS: Final = 1024
+LLM_TIMEOUT_SECONDS: Final = 30
+
+# Fallbacks (spec 000 Tool 1 "Fallback Profile" and Tool 3 "Fallback Keywords")
+FALLBACK_PROFILE: Final = {
+    "self_level": "beginner",
+    "years_experience": 0,
+    "job_role": "Unknown",
+    "duty": "Not specified",
+    "interests": [],
+    "previous_score": 0,
+}
+
+DEFAULT_KEYWORDS: Final = {
+    "keywords": ["Communication", "Problem Solving", "Teamwork", "Critical Thinking", "Adaptability"],
+    "concepts": [
+        {
+            "name": "Effective Communication",
+            "acronym": "EC",
+            "definition": "Clear and efficient exchange of information",
+            "key_points": ["Clear message formulation", "Active listening", "Feedback exchange"],
+        },
+        {
+            "name": "Problem-Solving Approach",
+            "acronym": "PSA",
+            "definition": "Systematic method for addressing challenges",
+            "key_points": ["Define the problem", "Generate solutions", "Evaluate and implement"],
+        },
+    ],
+    "example_questions": [
+        {
+            "stem": "What is effective communication in a team?",
+            "type": "short_answer",
+            "difficulty_score": 5.0,
+            "answer_summary": "Clear exchange of information with active listening",
+        }
+    ],
+}

@@ -1,0 +1,35 @@
+"""How an answer key names a choice — one rule for Tools 4, 5 and 6.
+
+A key matches a choice when it equals the choice's full text ("C) Both"), its text without the
+label ("Both"), or its label letter ("C", matching a choice labelled "C)", "C." or "(C)").
+When no choice carries a label, a letter key A-E names a choice by position (A = first).
+Comparison ignores case and surrounding whitespace.
+"""
+
+import re
+
+_LABEL = re.compile(r"^\(?([A-Za-z])[).:]\s*")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def choice_index(key: str, choices: list[str]) -> int | None:
+    """Index of the choice `key` names, or None."""
+    wanted = _norm(key)
+    if not wanted:
+        return None
+    labels = [_LABEL.match(choice.strip()) for choice in choices]
+    for index, (choice, label) in enumerate(zip(choices, labels, strict=True)):
+        bare = choice.strip()[label.end() :] if label else choice
+        if wanted in (_norm(choice), _norm(bare)) or (label and wanted == label.group(1).casefold()):
+            return index
+    if not any(labels) and len(wanted) == 1 and "a" <= wanted <= "e":
+        position = ord(wanted) - ord("a")
+        return position if position < len(choices) else None
+    return None
+
+
+def is_true_false_key(key: str) -> bool:
+    return key.strip().casefold() in {"true", "false"}

@@ -1,0 +1,84 @@
+"""Field types shared by several contracts, and the bridge from pydantic errors to the
+`ValueError`/`TypeError` that the tools' callers (Step Functions, agents) expect."""
+
+import math
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
+
+from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN, SUPPORTED_CATEGORIES, Category
+
+
+class Contract(BaseModel):
+    """Base of every contract: unknown keys are ignored so callers may pass extra context."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+def _difficulty_before(value: Any) -> Any:
+    # Spec 003: a float is truncated to int; a string (even "7") or a bool is a type error.
+    if isinstance(value, (bool, str)):
+        raise PydanticCustomError(
+            "int_type", "difficulty must be an integer, not {kind}", {"kind": type(value).__name__}
+        )
+    if isinstance(value, float) and math.isfinite(value):
+        return int(value)
+    return value
+
+
+def _category_before(value: Any) -> Any:
+    # Spec 003: category is compared lower-cased; a non-string is a type error.
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "string_type", "category must be a string, not {kind}", {"kind": type(value).__name__}
+        )
+    normalised = value.strip().lower()
+    if normalised not in SUPPORTED_CATEGORIES:
+        raise PydanticCustomError("category", "category must be one of {technical, business, general}")
+    return normalised
+
+
+Difficulty = Annotated[
+    int,
+    BeforeValidator(_difficulty_before),
+    Field(ge=DIFFICULTY_MIN, le=DIFFICULTY_MAX, description="1-3 beginner, 4-6 intermediate, 7-9 advanced, 10 expert"),
+]
+CategoryName = Annotated[Category, BeforeValidator(_category_before)]
+NonEmptyStr = Annotated[str, Field(strict=True, min_length=1)]
+
+
+# Pydantic error types that mean "wrong type" rather than "wrong value".
+def _is_type_error(error_type: str) -> bool:
+    return error_type.endswith("_type") or error_type in {"is_instance_of", "none_required"}
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def to_python_error(error: ValidationError) -> ValueError | TypeError:
+    """The first validation problem as `TypeError` (wrong type) or `ValueError` (wrong value),
+    with a message that starts with the offending field's name."""
+    first = error.errors(include_url=False)[0]
+    field = _field_path(first["loc"])
+    message = first["msg"]
+    # Model-level rules (e.g. "choices required for multiple_choice") name their field themselves.
+    text = message if not field or message.startswith(field) else f"{field}: {message}"
+    remaining = error.error_count() - 1
+    if remaining:
+        text += f" (and {remaining} more problem{'s' if remaining > 1 else ''})"
+    return TypeError(text) if _is_type_error(first["type"]) else ValueError(text)
+
+
+def parse_input[ModelT: BaseModel](model: type[ModelT], event: Any) -> ModelT:
+    """Validate a tool's direct-invocation event against its input contract."""
+    if not isinstance(event, dict):
+        raise TypeError(f"event must be a JSON object with the tool's parameters, not {type(event).__name__}")
+    try:
+        return model.model_validate(event)
+    except ValidationError as error:
+        raise to_python_error(error) from error

@@ -1,0 +1,18 @@
+"""The error body every HTTP route returns (spec 004 `ErrorResponse`)."""
+
+from datetime import UTC, datetime
+
+from pydantic import Field
+
+from slea.contracts.common import Contract
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class ErrorResponse(Contract):
+    error: str = Field(description="human-readable message naming the offending field")
+    error_code: str = Field(examples=["VALIDATION_ERROR", "NOT_FOUND"])
+    detail: str | None = None
+    timestamp: str = Field(default_factory=utc_now)

@@ -1,0 +1,38 @@
+"""Tool 3 `get_difficulty_keywords` contracts (spec 000 Tool 3)."""
+
+from pydantic import Field
+
+from slea.constants import CONCEPTS_MAX, EXAMPLE_QUESTIONS_MAX, KEYWORDS_MAX, QuestionType
+from slea.contracts.common import CategoryName, Contract, Difficulty
+
+
+class GetKeywordsInput(Contract):
+    difficulty: Difficulty
+    category: CategoryName
+
+    def cache_key(self) -> str:
+        return f"{self.difficulty}_{self.category}"
+
+
+class Concept(Contract):
+    name: str = Field(min_length=1)
+    acronym: str
+    definition: str = Field(min_length=1)
+    key_points: list[str] = Field(min_length=1, max_length=5)
+
+
+class ExampleQuestion(Contract):
+    stem: str = Field(min_length=1)
+    type: QuestionType
+    difficulty_score: float = Field(ge=1.0, le=10.0)
+    answer_summary: str
+
+
+class DifficultyKeywords(Contract):
+    """One record per (difficulty, category): Tool 3's output and the stored item alike."""
+
+    difficulty: Difficulty
+    category: CategoryName
+    keywords: list[str] = Field(max_length=KEYWORDS_MAX)
+    concepts: list[Concept] = Field(max_length=CONCEPTS_MAX)
+    example_questions: list[ExampleQuestion] = Field(max_length=EXAMPLE_QUESTIONS_MAX)

@@ -1,0 +1,27 @@
+"""Mode 1 pipeline output (spec 004 `PipelineOutput`, `GeneratedQuestionOutput`)."""
+
+from pydantic import Field
+
+from slea.constants import QuestionType
+from slea.contracts.common import Contract, Difficulty
+
+
+class GeneratedQuestionOutput(Contract):
+    question_id: str | None = Field(description="None while the question waits on the retry queue")
+    stem: str
+    type: QuestionType
+    choices: list[str] = Field(default_factory=list)
+    correct_answer: str
+    difficulty: Difficulty
+    category: str
+    round_id: str
+    validation_score: float = Field(ge=0.0, le=1.0)
+    saved_at: str
+    queued_for_retry: bool = False
+
+
+class PipelineOutput(Contract):
+    questions: list[GeneratedQuestionOutput]
+    total_generated: int = Field(ge=0)
+    total_valid: int = Field(ge=0)
+    total_rejected: int = Field(ge=0)

@@ -1,0 +1,52 @@
+"""Tool 1 `get_user_profile` contracts (spec 000 Tool 1; `self_level` as in 000, not 004)."""
+
+import re
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
+
+from slea.constants import SCORE_MAX, YEARS_EXPERIENCE_MAX, SelfLevel
+from slea.contracts.common import Contract
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def _uuid_format(value: str) -> str:
+    value = value.strip()
+    if not value:
+        raise PydanticCustomError("user_id", "user_id cannot be empty")
+    if not _UUID.match(value):
+        raise PydanticCustomError("user_id", "user_id must be valid UUID format")
+    return value
+
+
+UserId = Annotated[
+    str, Field(strict=True, examples=["550e8400-e29b-41d4-a716-446655440000"]), AfterValidator(_uuid_format)
+]
+
+
+class GetUserProfileInput(Contract):
+    user_id: UserId
+
+
+class UserProfile(Contract):
+    """The profile Tool 1 returns (also the fallback profile, echoing the caller's user_id)."""
+
+    user_id: str
+    self_level: SelfLevel
+    years_experience: int = Field(ge=0, le=YEARS_EXPERIENCE_MAX)
+    job_role: str
+    duty: str
+    interests: list[str]
+    previous_score: int = Field(ge=0, le=SCORE_MAX)
+
+
+class SurveyRecord(UserProfile):
+    """One submitted self-assessment survey as stored (a user may have many; the newest wins)."""
+
+    user_id: UserId
+    submitted_at: str = Field(min_length=1, description="ISO 8601 UTC, e.g. 2026-09-14T08:30:00Z")
+
+    def key(self) -> dict[str, Any]:
+        return {"user_id": self.user_id.lower(), "submitted_at": self.submitted_at}

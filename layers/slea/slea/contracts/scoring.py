@@ -1,0 +1,48 @@
+"""Tool 6 `score_and_explain` contracts (spec 000 Tool 6, 001 scoring rules)."""
+
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from slea.constants import EXPLANATION_MIN_LENGTH, SCORE_MAX, QuestionType
+from slea.contracts.common import Contract, Difficulty, NonEmptyStr
+
+
+class ScoreAnswerInput(Contract):
+    session_id: NonEmptyStr
+    user_id: NonEmptyStr
+    question_id: NonEmptyStr
+    question_type: QuestionType
+    user_answer: NonEmptyStr
+    correct_answer: str | None = Field(default=None, strict=True)
+    correct_keywords: list[NonEmptyStr] | None = None
+    difficulty: Difficulty | None = None
+    category: str | None = Field(default=None, strict=True)
+
+    @model_validator(mode="after")
+    def _answer_key_present(self) -> "ScoreAnswerInput":
+        if self.question_type in ("multiple_choice", "true_false") and not (self.correct_answer or "").strip():
+            raise PydanticCustomError(
+                "correct_answer", "correct_answer required for {kind}", {"kind": self.question_type}
+            )
+        if self.question_type == "short_answer" and not self.correct_keywords:
+            raise PydanticCustomError("correct_keywords", "correct_keywords required for short_answer")
+        return self
+
+
+class ReferenceLink(Contract):
+    title: str
+    url: str
+
+
+class ScoreAnswerOutput(Contract):
+    attempt_id: str
+    session_id: str
+    question_id: str
+    user_id: str
+    is_correct: bool
+    score: int = Field(ge=0, le=SCORE_MAX)
+    explanation: str = Field(min_length=EXPLANATION_MIN_LENGTH)
+    keyword_matches: list[str] = Field(default_factory=list)
+    feedback: str | None = None
+    graded_at: str
+    reference_links: list[ReferenceLink] = Field(default_factory=list)

@@ -1,0 +1,74 @@
+"""Tool 4 `validate_question_quality` contracts (spec 000 Tool 4): single and batch."""
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from slea.constants import QuestionType
+from slea.contracts.common import Contract, NonEmptyStr
+
+Recommendation = Literal["pass", "revise", "reject"]
+
+
+class ValidateQuestionInput(Contract):
+    """One question to validate. Rule violations (stem too long, wrong number of choices, answer
+    not among the choices, duplicate choices) lower the rule score; they are not input errors."""
+
+    stem: NonEmptyStr
+    question_type: QuestionType
+    choices: list[str] | None = None
+    correct_answer: str | None = Field(default=None, strict=True)
+    batch: Literal[False] = False
+
+    @model_validator(mode="after")
+    def _conditional_fields(self) -> "ValidateQuestionInput":
+        if not self.stem.strip():
+            raise PydanticCustomError("stem", "stem cannot be empty")
+        if self.question_type == "multiple_choice" and self.choices is None:
+            raise PydanticCustomError("choices", "choices required for multiple_choice")
+        if self.question_type in ("multiple_choice", "true_false") and not (self.correct_answer or "").strip():
+            raise PydanticCustomError(
+                "correct_answer", "correct_answer required for {kind}", {"kind": self.question_type}
+            )
+        return self
+
+
+class ValidateQuestionBatchInput(Contract):
+    """Parallel lists, one entry per question (spec: `batch=True`). Each entry is validated on its
+    own, so one malformed question yields its own error entry and the others are still scored."""
+
+    stem: list[Any] = Field(strict=True, min_length=1)
+    question_type: list[Any] = Field(strict=True)
+    choices: list[Any] | None = Field(default=None, strict=True)
+    correct_answer: list[Any] | None = Field(default=None, strict=True)
+    batch: Literal[True]
+
+    @model_validator(mode="after")
+    def _same_lengths(self) -> "ValidateQuestionBatchInput":
+        for name in ("question_type", "choices", "correct_answer"):
+            values = getattr(self, name)
+            if values is not None and len(values) != len(self.stem):
+                raise PydanticCustomError("batch_length", f"{name} must have one entry per stem ({len(self.stem)})")
+        return self
+
+    def entries(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "stem": stem,
+                "question_type": self.question_type[index],
+                "choices": self.choices[index] if self.choices is not None else None,
+                "correct_answer": self.correct_answer[index] if self.correct_answer is not None else None,
+            }
+            for index, stem in enumerate(self.stem)
+        ]
+
+
+class ValidationResult(Contract):
+    is_valid: bool
+    score: float = Field(ge=0.0, le=1.0, description="LLM semantic score")
+    rule_score: float = Field(ge=0.0, le=1.0)
+    final_score: float = Field(ge=0.0, le=1.0, description="min(score, rule_score)")
+    feedback: str
+    issues: list[str]
+    recommendation: Recommendation

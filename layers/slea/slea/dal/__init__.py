@@ -1,0 +1,1 @@
+"""Data access: the only code that knows DynamoDB's key design and wire format."""

@@ -1,0 +1,41 @@
+"""Conversion between plain JSON-like dicts and DynamoDB's attribute-value format."""
+
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+def dynamo_numbers(value: Any) -> Any:
+    """`value` with every float as Decimal, as boto3 requires for DynamoDB numbers."""
+    # DynamoDB numbers are decimals; str() keeps 0.1 as 0.1 rather than its binary expansion.
+    if isinstance(value, float):
+        return Decimal(str(value))
+    if isinstance(value, dict):
+        return {key: dynamo_numbers(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [dynamo_numbers(inner) for inner in value]
+    return value
+
+
+def _to_json_numbers(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {key: _to_json_numbers(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_to_json_numbers(inner) for inner in value]
+    return value
+
+
+def to_item(document: dict[str, Any]) -> dict[str, Any]:
+    """A plain dict as a DynamoDB item; None values are left out rather than stored as NULL."""
+    return {key: _serializer.serialize(dynamo_numbers(value)) for key, value in document.items() if value is not None}
+
+
+def from_item(item: dict[str, Any]) -> dict[str, Any]:
+    """A DynamoDB item as a plain dict with int/float numbers."""
+    return {key: _to_json_numbers(_deserializer.deserialize(value)) for key, value in item.items()}

@@ -1,0 +1,52 @@
+"""Question templates. Key design: partition `id`; a sparse global secondary index keyed by
+`search_key` = "{category}#{domain, case-folded}" with `avg_difficulty_score` as sort key.
+Only active templates that have been used (usage_count > 0) carry `search_key`, so the index
+holds exactly Tool 2's candidates and a search reads one difficulty window per interest,
+however large the table grows."""
+
+from decimal import Decimal
+from typing import Any
+
+from slea.aws import dynamodb
+from slea.dal.items import from_item
+from slea.errors import storage_errors
+from slea.settings import resource_name
+
+TABLE_VARIABLE = "TEMPLATES_TABLE"
+INDEX_VARIABLE = "TEMPLATES_SEARCH_INDEX"
+
+
+def search_key(category: str, domain: str) -> str:
+    return f"{category}#{domain.strip().casefold()}"
+
+
+def with_search_key(template: dict[str, Any]) -> dict[str, Any]:
+    """The template with `search_key` set if it belongs in the search index, removed if not."""
+    stored = {key: value for key, value in template.items() if key != "search_key"}
+    if stored.get("is_active", True) and stored.get("usage_count", 0) > 0:
+        stored["search_key"] = search_key(stored["category"], stored["domain"])
+    return stored
+
+
+def query_candidates(category: str, domains: list[str], low: float, high: float) -> list[dict[str, Any]]:
+    """Templates of `category` in any of `domains` whose avg_difficulty_score is in [low, high]."""
+    client = dynamodb("search_question_templates")
+    paginator = client.get_paginator("query")
+    table, index = resource_name(TABLE_VARIABLE), resource_name(INDEX_VARIABLE)
+    keys = dict.fromkeys(search_key(category, domain) for domain in domains)
+    candidates: list[dict[str, Any]] = []
+    with storage_errors("templates query"):
+        for key in keys:
+            pages = paginator.paginate(
+                TableName=table,
+                IndexName=index,
+                KeyConditionExpression="search_key = :key AND avg_difficulty_score BETWEEN :low AND :high",
+                ExpressionAttributeValues={
+                    ":key": {"S": key},
+                    ":low": {"N": str(Decimal(str(low)))},
+                    ":high": {"N": str(Decimal(str(high)))},
+                },
+            )
+            for page in pages:
+                candidates.extend(from_item(item) for item in page.get("Items", []))
+    return candidates

@@ -1,0 +1,147 @@
+"""The resources of template.yaml, created in moto, and the functions' environments resolved
+from the template's intrinsic functions. Later issues add queues and the state machine here."""
+
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import boto3
+from moto import mock_aws
+
+from slea_local.template import Template, repository_template
+
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+# Offline credentials, so nothing can reach a real account by accident.
+OFFLINE_ENVIRONMENT = {
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_REGION": REGION,
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+}
+
+_TABLE_PROPERTIES = (
+    "AttributeDefinitions",
+    "KeySchema",
+    "GlobalSecondaryIndexes",
+    "LocalSecondaryIndexes",
+    "BillingMode",
+)
+
+
+class LocalCloud:
+    """Owns one moto session. Use as a context manager:
+
+    with LocalCloud() as cloud:
+        cloud.environment_of("GetUserProfileFunction")  # {"PROFILES_TABLE": "...", ...}
+    """
+
+    def __init__(self, template: Template | None = None, stack_name: str = "slea-local") -> None:
+        self.template = template or repository_template()
+        self.stack_name = stack_name
+        self.physical_names: dict[str, str] = {}
+        self._mock = mock_aws(
+            config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
+        )
+        self._saved_environment: dict[str, str | None] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> "LocalCloud":
+        for name, value in OFFLINE_ENVIRONMENT.items():
+            self._saved_environment[name] = os.environ.get(name)
+            os.environ[name] = value
+        # Globals apply to every function, and Powertools reads them when first imported.
+        for name, value in self.global_environment().items():
+            self._saved_environment.setdefault(name, os.environ.get(name))
+            os.environ[name] = value
+        self._mock.start()
+        from slea_local.runtime import reset_warm_state
+
+        reset_warm_state()
+        self._create_tables()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._mock.stop()
+        for name, value in self._saved_environment.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    # ------------------------------------------------------------------ resources
+    def _create_tables(self) -> None:
+        client = boto3.client("dynamodb", region_name=REGION)
+        for logical_id, spec in self.template.of_type("AWS::DynamoDB::Table").items():
+            name = f"{self.stack_name}-{logical_id}"
+            properties = {key: value for key, value in spec["Properties"].items() if key in _TABLE_PROPERTIES}
+            client.create_table(TableName=name, **properties)
+            self.physical_names[logical_id] = name
+
+    def table_name(self, logical_id: str) -> str:
+        return self.physical_names[logical_id]
+
+    # ------------------------------------------------------------------ intrinsic functions
+    def _attribute(self, logical_id: str, attribute: str) -> str:
+        name = self.physical_names[logical_id]
+        resource_type = self.template.resources[logical_id]["Type"]
+        if resource_type == "AWS::DynamoDB::Table" and attribute == "Arn":
+            return f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
+        raise NotImplementedError(f"!GetAtt {logical_id}.{attribute} is not resolved locally yet")
+
+    def resolve(self, value: Any) -> Any:
+        """The value with !Ref, !GetAtt and !Sub replaced as CloudFormation would."""
+        if isinstance(value, dict) and len(value) == 1:
+            ((function, argument),) = value.items()
+            if function == "Ref":
+                return self.physical_names.get(argument) or self.template.parameter_defaults()[argument]
+            if function == "Fn::GetAtt":
+                return self._attribute(*argument)
+            if function == "Fn::Sub":
+                return re.sub(r"\$\{([^}]+)\}", lambda match: self._substitute(match.group(1)), argument)
+        if isinstance(value, dict):
+            return {key: self.resolve(inner) for key, inner in value.items()}
+        if isinstance(value, list):
+            return [self.resolve(inner) for inner in value]
+        return value
+
+    def _substitute(self, reference: str) -> str:
+        if "." in reference:
+            return self._attribute(*reference.split(".", 1))
+        return str(self.resolve({"Ref": reference}))
+
+    # ------------------------------------------------------------------ functions
+    def global_environment(self) -> dict[str, str]:
+        variables = self.template.function_globals.get("Environment", {}).get("Variables", {})
+        return {name: str(self.resolve(value)) for name, value in variables.items()}
+
+    def environment_of(self, function_logical_id: str) -> dict[str, str]:
+        """Globals' variables merged with the function's own, as SAM does."""
+        variables = (
+            self.template.resources[function_logical_id]["Properties"].get("Environment", {}).get("Variables", {})
+        )
+        return {**self.global_environment(), **{name: str(self.resolve(value)) for name, value in variables.items()}}
+
+    def seed_environment(self) -> dict[str, str]:
+        """The union of every function's environment (what `slea.seed` and other tools read)."""
+        merged: dict[str, str] = {}
+        for logical_id in self.template.of_type("AWS::Serverless::Function"):
+            merged.update(self.environment_of(logical_id))
+        return merged
+
+    @contextmanager
+    def environment(self, variables: dict[str, str]) -> Iterator[None]:
+        saved = {name: os.environ.get(name) for name in variables}
+        os.environ.update(variables)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value

@@ -1,0 +1,70 @@
+"""Shared fixtures: a local AWS built from template.yaml (moto), the demo seed, the functions of
+template.yaml invoked in-process, and fault injection. No test reaches the network."""
+
+import json
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from slea_local import REPO_ROOT
+from slea_local.cloud import LocalCloud
+from slea_local.faults import InjectedFaults
+from slea_local.runtime import LocalRuntime
+
+DEMO_SEED_PATH = REPO_ROOT / "data" / "demo_seed.json"
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt to open a connection off this machine fails the test."""
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else address
+        if host not in ("127.0.0.1", "::1", "localhost") and not str(host).startswith("/"):
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+
+
+@pytest.fixture
+def cloud() -> Iterator[LocalCloud]:
+    with LocalCloud() as local_cloud:
+        yield local_cloud
+
+
+@pytest.fixture
+def runtime(cloud: LocalCloud) -> LocalRuntime:
+    return LocalRuntime(cloud)
+
+
+@pytest.fixture(scope="session")
+def demo_seed() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(DEMO_SEED_PATH.read_text(encoding="utf-8"))
+    return document
+
+
+@pytest.fixture
+def load(cloud: LocalCloud) -> Any:
+    """load(doc): load a seed document into the local tables with the functions' table names."""
+    from slea.seed import load_seed
+
+    def _load(document: dict[str, Any]) -> dict[str, int]:
+        with cloud.environment(cloud.seed_environment()):
+            return load_seed(document)
+
+    return _load
+
+
+@pytest.fixture
+def seeded(load: Any, demo_seed: dict[str, Any], runtime: LocalRuntime) -> LocalRuntime:
+    load(demo_seed)
+    return runtime
+
+
+@pytest.fixture
+def faults(cloud: LocalCloud) -> InjectedFaults:
+    return InjectedFaults()

@@ -1,0 +1,262 @@
+"""Contracts: every input rule raises ValueError/TypeError naming its field; outputs are the spec's."""
+
+import pytest
+
+from slea.contracts.answers import choice_index
+from slea.contracts.common import parse_input
+from slea.contracts.errors import ErrorResponse
+from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
+from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
+from slea.contracts.profile import GetUserProfileInput, UserProfile
+from slea.contracts.questions import SaveQuestionInput, SaveQuestionQueued, SaveQuestionSaved
+from slea.contracts.scoring import ScoreAnswerInput, ScoreAnswerOutput
+from slea.contracts.templates import SearchTemplatesInput
+from slea.contracts.validation import ValidateQuestionBatchInput, ValidateQuestionInput, ValidationResult
+
+UUID = "550e8400-e29b-41d4-a716-446655440000"
+SEARCH = {"interests": ["LLM"], "difficulty": 7, "category": "technical"}
+
+
+# ---------------------------------------------------------------- Tool 1
+@pytest.mark.parametrize(
+    ("event", "error", "text"),
+    [
+        ({"user_id": 12345}, TypeError, "user_id"),
+        ({"user_id": None}, TypeError, "user_id"),
+        ({"user_id": "not-a-uuid"}, ValueError, "user_id must be valid UUID format"),
+        ({"user_id": "550e8400-e29b-41d4-a716-44665544000Z"}, ValueError, "user_id must be valid UUID format"),
+        ({"user_id": ""}, ValueError, "user_id cannot be empty"),
+        ({}, ValueError, "user_id"),
+    ],
+)
+def test_user_id_rules(event, error, text):
+    with pytest.raises(error, match=text):
+        parse_input(GetUserProfileInput, event)
+
+
+def test_user_id_accepts_any_case_and_surrounding_space():
+    assert parse_input(GetUserProfileInput, {"user_id": f" {UUID.upper()} "}).user_id == UUID.upper()
+
+
+def test_profile_output_uses_spec_levels_not_integers():
+    profile = {
+        "user_id": UUID,
+        "years_experience": 1,
+        "job_role": "a",
+        "duty": "b",
+        "interests": [],
+        "previous_score": 0,
+    }
+    assert UserProfile.model_validate({**profile, "self_level": "advanced"}).self_level == "advanced"
+    with pytest.raises(ValueError, match="self_level"):
+        UserProfile.model_validate({**profile, "self_level": 5})
+    with pytest.raises(ValueError, match="years_experience"):
+        UserProfile.model_validate({**profile, "self_level": "beginner", "years_experience": 61})
+
+
+# ---------------------------------------------------------------- Tool 2 (spec 003)
+@pytest.mark.parametrize(
+    ("changes", "error", "field"),
+    [
+        ({"interests": "LLM"}, TypeError, "interests"),
+        ({"interests": []}, ValueError, "interests"),
+        ({"interests": [f"d{i}" for i in range(11)]}, ValueError, "interests"),
+        ({"interests": ["x" * 51]}, ValueError, r"interests\[0\]"),
+        ({"interests": ["LLM", "   "]}, ValueError, r"interests\[1\]"),
+        ({"interests": ["LLM", 7]}, TypeError, r"interests\[1\]"),
+        ({"difficulty": "7"}, TypeError, "difficulty"),
+        ({"difficulty": True}, TypeError, "difficulty"),
+        ({"difficulty": None}, TypeError, "difficulty"),
+        ({"difficulty": 0}, ValueError, "difficulty"),
+        ({"difficulty": 11}, ValueError, "difficulty"),
+        ({"difficulty": 11.2}, ValueError, "difficulty"),
+        ({"difficulty": 0.9}, ValueError, "difficulty"),
+        ({"difficulty": float("nan")}, ValueError, "difficulty"),
+        ({"category": "unknown"}, ValueError, "category must be one of"),
+        ({"category": 3}, TypeError, "category"),
+    ],
+)
+def test_search_input_rules(changes, error, field):
+    with pytest.raises(error, match=field):
+        parse_input(SearchTemplatesInput, {**SEARCH, **changes})
+
+
+def test_search_input_normalises_as_spec_003_says():
+    request = parse_input(
+        SearchTemplatesInput, {"interests": ["  LLM ", "x" * 50], "difficulty": 7.9, "category": " TECHNICAL "}
+    )
+    assert request.interests == ["LLM", "x" * 50]
+    assert request.difficulty == 7
+    assert request.category == "technical"
+    assert parse_input(SearchTemplatesInput, {**SEARCH, "interests": [f"d{i}" for i in range(10)]})
+
+
+def test_non_dict_event_is_a_type_error():
+    with pytest.raises(TypeError, match="event must be a JSON object"):
+        parse_input(SearchTemplatesInput, ["LLM"])
+
+
+def test_error_message_counts_further_problems():
+    with pytest.raises(ValueError, match=r"and 2 more problems"):
+        parse_input(SearchTemplatesInput, {"interests": ["x" * 51], "difficulty": 11, "category": "nope"})
+
+
+# ---------------------------------------------------------------- Tool 3
+def test_keywords_input_and_cache_key():
+    assert parse_input(GetKeywordsInput, {"difficulty": 7, "category": "Technical"}).cache_key() == "7_technical"
+    with pytest.raises(ValueError, match="difficulty"):
+        parse_input(GetKeywordsInput, {"difficulty": 11, "category": "technical"})
+    with pytest.raises(TypeError, match="category"):
+        parse_input(GetKeywordsInput, {"difficulty": 1, "category": ["technical"]})
+
+
+def test_keyword_record_limits_are_in_the_model():
+    record = {"difficulty": 3, "category": "general", "keywords": ["k"] * 21, "concepts": [], "example_questions": []}
+    with pytest.raises(ValueError, match="keywords"):
+        DifficultyKeywords.model_validate(record)
+
+
+# ---------------------------------------------------------------- answer keys
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("C", 2), ("c", 2), ("C) Both", 2), ("both", 2), (" Both ", 2), ("E", None), ("Neither", 3), ("", None)],
+)
+def test_answer_key_matches_labelled_choices(key, expected):
+    assert choice_index(key, ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"]) == expected
+
+
+def test_answer_key_letter_means_position_when_choices_have_no_labels():
+    assert choice_index("B", ["Retrieval", "Generation", "Both", "Neither"]) == 1
+    assert choice_index("E", ["Retrieval", "Generation", "Both", "Neither"]) is None
+
+
+# ---------------------------------------------------------------- Tool 4
+def test_validate_input_conditional_fields():
+    assert parse_input(ValidateQuestionInput, {"stem": "What is RAG?", "question_type": "short_answer"})
+    with pytest.raises(ValueError, match="choices required for multiple_choice"):
+        parse_input(ValidateQuestionInput, {"stem": "Q", "question_type": "multiple_choice", "correct_answer": "A"})
+    with pytest.raises(ValueError, match="correct_answer required for true_false"):
+        parse_input(ValidateQuestionInput, {"stem": "Q", "question_type": "true_false"})
+    with pytest.raises(ValueError, match="stem cannot be empty"):
+        parse_input(ValidateQuestionInput, {"stem": "  ", "question_type": "short_answer"})
+    with pytest.raises(ValueError, match="question_type"):
+        parse_input(ValidateQuestionInput, {"stem": "Q", "question_type": "essay"})
+
+
+def test_validate_batch_lists_must_line_up():
+    batch = {"stem": ["Q1", "Q2"], "question_type": ["short_answer", "true_false"], "batch": True}
+    assert len(parse_input(ValidateQuestionBatchInput, batch).entries()) == 2
+    with pytest.raises(ValueError, match="question_type must have one entry per stem"):
+        parse_input(ValidateQuestionBatchInput, {**batch, "question_type": ["short_answer"]})
+    with pytest.raises(TypeError, match="stem"):
+        parse_input(ValidateQuestionBatchInput, {**batch, "stem": "Q1"})
+
+
+@pytest.mark.parametrize("recommendation", ["pass", "revise", "reject"])
+def test_validation_result_recommendations(recommendation):
+    result = ValidationResult(
+        is_valid=True, score=0.9, rule_score=1.0, final_score=0.9, feedback="", issues=[], recommendation=recommendation
+    )
+    assert result.recommendation == recommendation
+
+
+# ---------------------------------------------------------------- Tool 5 (000 validation table)
+SAVE = {
+    "item_type": "multiple_choice",
+    "stem": "What is RAG?",
+    "choices": ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"],
+    "correct_key": "C",
+    "round_id": "sess_123_1_2025-11-09T10:30:00Z",
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"item_type": "essay"}, "item_type"),
+        ({"stem": ""}, "stem"),
+        ({"stem": "x" * 2001}, "stem"),
+        ({"choices": None}, "choices"),
+        ({"correct_key": "F"}, "correct_key"),
+        ({"item_type": "true_false", "correct_key": "Maybe"}, "correct_key"),
+        ({"item_type": "short_answer", "correct_keywords": []}, "correct_keywords"),
+        ({"categories": []}, "categories"),
+        ({"difficulty": 0}, "difficulty"),
+        ({"round_id": ""}, "round_id"),
+        ({"validation_score": 1.5}, "validation_score"),
+    ],
+)
+def test_save_input_validation_table(changes, field):
+    with pytest.raises(ValueError, match=field):
+        parse_input(SaveQuestionInput, {**SAVE, **changes})
+
+
+def test_save_input_defaults_and_result_shapes():
+    request = parse_input(SaveQuestionInput, SAVE)
+    assert (request.difficulty, request.categories) == (5, ["general"])
+    saved = SaveQuestionSaved(question_id="q", round_id="r", saved_at="t").model_dump()
+    assert saved == {"question_id": "q", "round_id": "r", "saved_at": "t", "success": True}
+    queued = SaveQuestionQueued(round_id="r", saved_at="t", error="boom").model_dump()
+    assert queued == {
+        "question_id": None,
+        "round_id": "r",
+        "saved_at": "t",
+        "success": False,
+        "error": "boom",
+        "queued_for_retry": True,
+    }
+
+
+# ---------------------------------------------------------------- Tool 6
+SCORE = {"session_id": "s", "user_id": "u", "question_id": "q", "question_type": "multiple_choice", "user_answer": "B"}
+
+
+def test_score_input_rules():
+    assert parse_input(ScoreAnswerInput, {**SCORE, "correct_answer": "B"})
+    with pytest.raises(ValueError, match="correct_answer required for multiple_choice"):
+        parse_input(ScoreAnswerInput, SCORE)
+    with pytest.raises(ValueError, match="correct_keywords required for short_answer"):
+        parse_input(ScoreAnswerInput, {**SCORE, "question_type": "short_answer"})
+    with pytest.raises(TypeError, match="user_answer"):
+        parse_input(ScoreAnswerInput, {**SCORE, "correct_answer": "B", "user_answer": 3})
+    with pytest.raises(ValueError, match="session_id"):
+        parse_input(ScoreAnswerInput, {**SCORE, "correct_answer": "B", "session_id": ""})
+
+
+def test_score_output_enforces_explanation_length():
+    output = {
+        "attempt_id": "a",
+        "session_id": "s",
+        "question_id": "q",
+        "user_id": "u",
+        "is_correct": True,
+        "score": 100,
+        "graded_at": "t",
+    }
+    assert ScoreAnswerOutput.model_validate({**output, "explanation": "x" * 500}).feedback is None
+    with pytest.raises(ValueError, match="explanation"):
+        ScoreAnswerOutput.model_validate({**output, "explanation": "too short"})
+
+
+# ---------------------------------------------------------------- pipeline and errors
+def test_pipeline_output_aggregates_questions():
+    question = GeneratedQuestionOutput(
+        question_id="q1",
+        stem="What is RAG?",
+        type="true_false",
+        choices=["True", "False"],
+        correct_answer="True",
+        difficulty=7,
+        category="technical",
+        round_id="s_1_t",
+        validation_score=0.9,
+        saved_at="t",
+    )
+    output = PipelineOutput(questions=[question], total_generated=2, total_valid=1, total_rejected=1)
+    assert output.model_dump()["questions"][0]["question_id"] == "q1"
+
+
+def test_error_response_has_a_utc_timestamp():
+    error = ErrorResponse(error="user_id must be valid UUID format", error_code="VALIDATION_ERROR")
+    assert error.timestamp.endswith("Z")
+    assert error.detail is None
