@@ -33,6 +33,14 @@ _TABLE_PROPERTIES = (
 )
 
 
+def prepare_process_environment() -> None:
+    """What Lambda does before importing a handler: the template's Globals environment is in
+    place (Powertools reads it at import). Also offline credentials, so nothing reaches AWS.
+    Values already set by the caller (e.g. POWERTOOLS_LOG_LEVEL) are kept."""
+    for name, value in {**OFFLINE_ENVIRONMENT, **LocalCloud().global_environment()}.items():
+        os.environ.setdefault(name, value)
+
+
 class LocalCloud:
     """Owns one moto session. Use as a context manager:
 

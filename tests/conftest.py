@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 
 from slea_local import REPO_ROOT
-from slea_local.cloud import LocalCloud
+from slea_local.cloud import LocalCloud, prepare_process_environment
 from slea_local.faults import InjectedFaults
 from slea_local.runtime import LocalRuntime
+
+prepare_process_environment()
 
 DEMO_SEED_PATH = REPO_ROOT / "data" / "demo_seed.json"
 
