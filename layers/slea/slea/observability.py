@@ -8,7 +8,8 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 
 logger = Logger()
 metrics = Metrics()
-tracer = Tracer()
+# Patch only what we call: X-Ray's patch_all would import and wrap every library it knows.
+tracer = Tracer(patch_modules=["botocore"])
 
 # Callers that run a whole round (the state machine, the HTTP API) pass their id as
 # `correlation_id`, so every tool's log lines of one round can be found together.

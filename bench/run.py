@@ -1,0 +1,25 @@
+"""Every benchmark of the repository, in one process run, printed as JSON (`make bench`)."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+
+import cold_import
+import template_search
+
+
+def main() -> None:
+    results = {
+        "tool2_items_read_1k_vs_50k": template_search.measure(1_000, 50_000),
+        "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=9),
+    }
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

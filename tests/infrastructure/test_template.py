@@ -1,0 +1,89 @@
+"""template.yaml: the properties the issues require of every resource."""
+
+from pathlib import Path
+
+import pytest
+
+from slea_local import REPO_ROOT
+from slea_local.template import repository_template
+
+TEMPLATE = repository_template()
+TABLES = TEMPLATE.of_type("AWS::DynamoDB::Table")
+FUNCTIONS = TEMPLATE.of_type("AWS::Serverless::Function")
+
+
+def test_runtime_is_python_3_13():
+    assert TEMPLATE.function_globals["Runtime"] == "python3.13"
+    assert all("Runtime" not in spec["Properties"] for spec in FUNCTIONS.values())
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_tables_are_on_demand_recoverable_and_encrypted(name):
+    properties = TABLES[name]["Properties"]
+    assert properties["BillingMode"] == "PAY_PER_REQUEST"
+    assert properties["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert properties["SSESpecification"] == {"SSEEnabled": True}
+    assert TABLES[name]["DeletionPolicy"] == "Retain"
+
+
+def test_the_four_tables_exist():
+    assert {"ProfilesTable", "TemplatesTable", "KeywordsTable", "QuestionsTable"} <= set(TABLES)
+
+
+def test_layer_is_built_by_sam_as_python_3_13_from_the_package_folder():
+    (layer,) = TEMPLATE.of_type("AWS::Serverless::LayerVersion").values()
+    assert layer["Metadata"]["BuildMethod"] == "python3.13"
+    source = REPO_ROOT / layer["Properties"]["ContentUri"]
+    # sam build adds the python/ level itself, so the package sits at the top of ContentUri.
+    assert (source / "slea" / "__init__.py").is_file()
+    assert (source / "requirements.txt").is_file()
+    assert not (source / "python").exists()
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_functions_have_a_handler_and_use_the_layer(name):
+    properties = FUNCTIONS[name]["Properties"]
+    code = Path(REPO_ROOT / properties["CodeUri"])
+    assert "def lambda_handler(event" in (code / "app.py").read_text(encoding="utf-8")
+    assert TEMPLATE.function_globals["Handler"] == "app.lambda_handler"
+    assert TEMPLATE.function_globals["Layers"] == [{"Ref": "SleaLayer"}]
+    assert TEMPLATE.function_globals["Tracing"] == "Active"
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_resource_names_reach_functions_only_through_intrinsic_functions(name):
+    variables = FUNCTIONS[name]["Properties"].get("Environment", {}).get("Variables", {})
+    for variable, value in variables.items():
+        if variable.endswith(("_TABLE", "_QUEUE_URL", "_ARN")):
+            assert isinstance(value, dict), f"{name}.{variable} must use !Ref/!GetAtt, not a literal"
+            assert set(value) <= {"Ref", "Fn::GetAtt", "Fn::Sub"}
+
+
+def _statements(function):
+    for policy in function["Properties"].get("Policies", []):
+        assert isinstance(policy, dict), "use explicit statements, not broad managed policies"
+        yield from policy.get("Statement", [])
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_policies_are_least_privilege(name):
+    for statement in _statements(FUNCTIONS[name]):
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        assert not any(action.endswith("*") for action in actions)
+        assert "dynamodb:Scan" not in actions
+        assert statement["Resource"] != "*"
+
+
+def test_tool_tables_key_designs():
+    def keys(table):
+        return {key["AttributeName"]: key["KeyType"] for key in TABLES[table]["Properties"]["KeySchema"]}
+
+    assert keys("ProfilesTable") == {"user_id": "HASH", "submitted_at": "RANGE"}
+    assert keys("KeywordsTable") == {"difficulty": "HASH", "category": "RANGE"}
+    (index,) = TABLES["TemplatesTable"]["Properties"]["GlobalSecondaryIndexes"]
+    assert {key["AttributeName"]: key["KeyType"] for key in index["KeySchema"]} == {
+        "search_key": "HASH",
+        "avg_difficulty_score": "RANGE",
+    }
+    search = FUNCTIONS["SearchQuestionTemplatesFunction"]["Properties"]["Environment"]["Variables"]
+    assert search["TEMPLATES_SEARCH_INDEX"] == index["IndexName"]

@@ -1,0 +1,59 @@
+"""Property: whatever event a handler gets, the only exceptions are ValueError/TypeError whose
+message names the offending field. Every function of template.yaml must join this test."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slea.contracts.keywords import GetKeywordsInput
+from slea.contracts.profile import GetUserProfileInput
+from slea.contracts.templates import SearchTemplatesInput
+
+INPUT_CONTRACTS = {
+    "get_user_profile": GetUserProfileInput,
+    "search_question_templates": SearchTemplatesInput,
+    "get_difficulty_keywords": GetKeywordsInput,
+}
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**6), max_value=10**6),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=60),
+    st.sampled_from(["technical", "Business", "LLM", "550e8400-e29b-41d4-a716-446655440000", "", " "]),
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=12) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def events(field_names: list[str]) -> st.SearchStrategy[object]:
+    keys = st.sampled_from(field_names) | st.text(max_size=10)
+    return st.dictionaries(keys, json_values, max_size=len(field_names) + 2) | json_values
+
+
+def test_every_function_is_covered(runtime):
+    covered = {runtime.function_id(tool) for tool in INPUT_CONTRACTS}
+    assert covered == set(runtime.cloud.template.of_type("AWS::Serverless::Function"))
+
+
+@pytest.mark.parametrize("tool", sorted(INPUT_CONTRACTS))
+def test_malformed_events_raise_only_field_naming_value_or_type_errors(tool, seeded):
+    field_names = list(INPUT_CONTRACTS[tool].model_fields)
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(event=events(field_names))
+    def check(event: object) -> None:
+        try:
+            seeded.invoke(tool, event)
+        except (ValueError, TypeError) as error:
+            message = str(error)
+        else:
+            return
+        named = field_names if isinstance(event, dict) else ["event"]
+        assert any(message.startswith(name) for name in named), (event, message)
+
+    check()
