@@ -69,7 +69,7 @@ def measure(runs: int) -> dict[str, dict[str, float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--runs", type=int, default=21)
     print(json.dumps(measure(parser.parse_args().runs), indent=2))
 
 

@@ -7,16 +7,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
-os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 
 import cold_import
+import retry_path
 import template_search
 
 
 def main() -> None:
     results = {
         "tool2_items_read_1k_vs_50k": template_search.measure(1_000, 50_000),
-        "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=9),
+        "tool5_retry_path_1000_questions": retry_path.measure(1000, write_failure_rate=0.2, duplicate_rate=0.1),
+        "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=21),
     }
     print(json.dumps(results, indent=2))
 

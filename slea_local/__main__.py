@@ -20,9 +20,9 @@ DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"
 
 
 def _quiet_powertools() -> None:
-    # Readable output: Powertools' JSON logs and EMF metric lines would drown the demo.
+    # Readable output: Powertools' JSON logs would drown the demo (the local runtime collects
+    # the EMF metric lines itself).
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     warnings.filterwarnings("ignore", "No application metrics to publish")
 
 

@@ -1,6 +1,7 @@
 """The resources of template.yaml, created in moto, and the functions' environments resolved
 from the template's intrinsic functions. Later issues add queues and the state machine here."""
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -63,14 +64,16 @@ class LocalCloud:
             self._saved_environment[name] = os.environ.get(name)
             os.environ[name] = value
         # Globals apply to every function, and Powertools reads them when first imported.
+        # A value the caller set (e.g. a quieter POWERTOOLS_LOG_LEVEL for the demo) wins.
         for name, value in self.global_environment().items():
             self._saved_environment.setdefault(name, os.environ.get(name))
-            os.environ[name] = value
+            os.environ.setdefault(name, value)
         self._mock.start()
         from slea_local.runtime import reset_warm_state
 
         reset_warm_state()
         self._create_tables()
+        self._create_queues()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -90,7 +93,31 @@ class LocalCloud:
             client.create_table(TableName=name, **properties)
             self.physical_names[logical_id] = name
 
+    def _create_queues(self) -> None:
+        client = boto3.client("sqs", region_name=REGION)
+        pending = dict(self.template.of_type("AWS::SQS::Queue"))
+        while pending:  # a queue is created once the queues it refers to (its DLQ) exist
+            ready = {name: spec for name, spec in pending.items() if not _references(spec, set(pending))}
+            if not ready:
+                raise ValueError(f"queues refer to each other in a cycle: {sorted(pending)}")
+            for logical_id, spec in ready.items():
+                name = f"{self.stack_name}-{logical_id}"
+                attributes = {
+                    key: json.dumps(value)
+                    if isinstance(value, dict)
+                    else str(value).lower()
+                    if isinstance(value, bool)
+                    else str(value)
+                    for key, value in self.resolve(spec.get("Properties", {})).items()
+                }
+                url = client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
+                self.physical_names[logical_id] = url
+                del pending[logical_id]
+
     def table_name(self, logical_id: str) -> str:
+        return self.physical_names[logical_id]
+
+    def queue_url(self, logical_id: str) -> str:
         return self.physical_names[logical_id]
 
     # ------------------------------------------------------------------ intrinsic functions
@@ -99,6 +126,11 @@ class LocalCloud:
         resource_type = self.template.resources[logical_id]["Type"]
         if resource_type == "AWS::DynamoDB::Table" and attribute == "Arn":
             return f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
+        if resource_type == "AWS::SQS::Queue":
+            queue_name = name.rsplit("/", 1)[-1]
+            return {"Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:{queue_name}", "QueueName": queue_name, "QueueUrl": name}[
+                attribute
+            ]
         raise NotImplementedError(f"!GetAtt {logical_id}.{attribute} is not resolved locally yet")
 
     def resolve(self, value: Any) -> Any:
@@ -153,3 +185,20 @@ class LocalCloud:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
+
+
+def _references(value: Any, logical_ids: set[str]) -> bool:
+    """Whether `value` mentions any of `logical_ids` through !Ref, !GetAtt or !Sub."""
+    if isinstance(value, dict):
+        for function, argument in value.items():
+            if function == "Ref" and argument in logical_ids:
+                return True
+            if function == "Fn::GetAtt" and argument[0] in logical_ids:
+                return True
+            if function == "Fn::Sub" and any(f"${{{name}" in str(argument) for name in logical_ids):
+                return True
+            if _references(argument, logical_ids):
+                return True
+    if isinstance(value, list):
+        return any(_references(inner, logical_ids) for inner in value)
+    return False

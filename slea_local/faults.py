@@ -3,7 +3,7 @@ transport (botocore's `before-send`), so the code under test sees exactly what i
 AWS, including botocore's own retries of timeouts."""
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -15,29 +15,61 @@ TIMEOUT = "timeout"
 class InjectedFaults:
     def __init__(self) -> None:
         self.attempts: Counter[str] = Counter()
+        self.failures: Counter[str] = Counter()
 
     @contextmanager
-    def dynamodb(self, tool: str, operation: str, error: str = TIMEOUT, times: int | None = None) -> Iterator[None]:
-        """Fail the tool's `operation` (e.g. "Query") `times` times (every time if None) with a read
-        timeout (retried by botocore) or a DynamoDB error code (e.g. "ResourceNotFoundException")."""
+    def dynamodb(
+        self,
+        tool: str,
+        operation: str,
+        error: str = TIMEOUT,
+        times: int | None = None,
+        when: Callable[[], bool] | None = None,
+    ) -> Iterator[None]:
+        """Fail the tool's DynamoDB `operation` (e.g. "Query") with a read timeout (retried by
+        botocore) or a DynamoDB error code (e.g. "ResourceNotFoundException"): the first
+        `times` attempts (every attempt if None), or the attempts for which `when()` is true."""
         from slea.aws import dynamodb
 
-        events = dynamodb(tool).meta.events
-        event_name = f"before-send.dynamodb.{operation}"
+        with self._failing(dynamodb(tool), "dynamodb", operation, error=error, times=times, when=when):
+            yield
+
+    @contextmanager
+    def sqs(self, tool: str, operation: str, error: str = TIMEOUT, times: int | None = None) -> Iterator[None]:
+        from slea.aws import sqs
+
+        with self._failing(sqs(tool), "sqs", operation, error=error, times=times, when=None):
+            yield
+
+    @contextmanager
+    def _failing(
+        self,
+        client: Any,
+        service: str,
+        operation: str,
+        *,
+        error: str,
+        times: int | None,
+        when: Callable[[], bool] | None,
+    ) -> Iterator[None]:
+        event_name = f"before-send.{service}.{operation}"
 
         def fail(request: Any, **_: Any) -> None:
             self.attempts[operation] += 1
             if times is not None and self.attempts[operation] > times:
                 return
+            if when is not None and not when():
+                return
+            self.failures[operation] += 1
             if error == TIMEOUT:
                 raise ReadTimeoutError(endpoint_url=request.url)
             raise ClientError({"Error": {"Code": error, "Message": "injected fault"}}, operation)
 
-        events.register_first(event_name, fail)
+        client.meta.events.register_first(event_name, fail)
         try:
             yield
         finally:
-            events.unregister(event_name, fail)
+            client.meta.events.unregister(event_name, fail)
 
 
 class RecordedCalls:

@@ -1,7 +1,11 @@
 """Invoking the functions of template.yaml in-process: the handler named by CodeUri + Handler,
 run with the environment the template gives that function and a Lambda-like context."""
 
+import contextlib
 import importlib.util
+import io
+import json
+import sys
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,6 +51,7 @@ def reset_warm_state() -> None:
     from slea.tools import difficulty_keywords
 
     aws.dynamodb.cache_clear()
+    aws.sqs.cache_clear()
     difficulty_keywords.keyword_cache.clear()
 
 
@@ -54,6 +59,17 @@ class LocalRuntime:
     def __init__(self, cloud: LocalCloud) -> None:
         self.cloud = cloud
         self._modules: dict[str, ModuleType] = {}
+        # EMF documents the functions printed (Powertools Metrics), as CloudWatch would receive them.
+        self.metric_documents: list[dict[str, Any]] = []
+
+    def metric_total(self, name: str, **dimensions: str) -> float:
+        """Sum of a metric over every invocation so far (optionally only where dimensions match)."""
+        total = 0.0
+        for document in self.metric_documents:
+            if name in document and all(document.get(key) == value for key, value in dimensions.items()):
+                values = document[name]
+                total += sum(values) if isinstance(values, list) else values
+        return total
 
     def function_id(self, name: str) -> str:
         """The logical id of a function given either that id or its tool name (CodeUri folder)."""
@@ -88,5 +104,109 @@ class LocalRuntime:
         """Run the function's handler as Lambda would; exceptions propagate to the caller."""
         logical_id = self.function_id(name)
         handler = self.handler(logical_id)
-        with self.cloud.environment(self.cloud.environment_of(logical_id)):
-            return handler(event, LambdaContext(function_name=f"{self.cloud.stack_name}-{logical_id}"))
+        printed = io.StringIO()
+        try:
+            with self.cloud.environment(self.cloud.environment_of(logical_id)), contextlib.redirect_stdout(printed):
+                return handler(event, LambdaContext(function_name=f"{self.cloud.stack_name}-{logical_id}"))
+        finally:
+            self._collect_metrics(printed.getvalue())
+
+    def _collect_metrics(self, printed: str) -> None:
+        for line in printed.splitlines():
+            try:
+                document = json.loads(line)
+            except json.JSONDecodeError:
+                document = None
+            if isinstance(document, dict) and "_aws" in document:
+                self.metric_documents.append(document)
+            else:
+                print(line, file=sys.stdout)
+
+
+@dataclass
+class DrainReport:
+    invocations: int = 0
+    deleted: int = 0
+    reported_failures: int = 0
+
+
+def _sqs_record(message: dict[str, Any], queue_arn: str) -> dict[str, Any]:
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": {"SenderId": ACCOUNT, **message.get("Attributes", {})},
+        "messageAttributes": {},
+        "md5OfBody": message.get("MD5OfBody", ""),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": REGION,
+    }
+
+
+class QueuePoller:
+    """What a Lambda event source mapping does for an SQS queue of template.yaml: receive a
+    batch, invoke the subscribed function, delete what succeeded. Reported failures are made
+    visible again at once (instead of after the visibility timeout), so redelivery, the receive
+    count and the move to the dead-letter queue happen as in AWS, without waiting."""
+
+    def __init__(self, runtime: LocalRuntime, queue_logical_id: str) -> None:
+        self.runtime = runtime
+        self.queue_url = runtime.cloud.queue_url(queue_logical_id)
+        self.queue_arn = runtime.cloud.resolve({"Fn::GetAtt": [queue_logical_id, "Arn"]})
+        self.function_id, self.batch_size = self._subscriber(queue_logical_id)
+
+    def _subscriber(self, queue_logical_id: str) -> tuple[str, int]:
+        for logical_id, spec in self.runtime.cloud.template.of_type("AWS::Serverless::Function").items():
+            for event in spec["Properties"].get("Events", {}).values():
+                if event["Type"] == "SQS" and event["Properties"]["Queue"] == {"Fn::GetAtt": [queue_logical_id, "Arn"]}:
+                    assert event["Properties"].get("FunctionResponseTypes") == ["ReportBatchItemFailures"]
+                    return logical_id, int(event["Properties"].get("BatchSize", 10))
+        raise KeyError(f"no function of template.yaml is subscribed to {queue_logical_id}")
+
+    def poll_once(self, report: DrainReport, redeliver: Callable[[dict[str, Any]], bool] | None = None) -> int:
+        """One receive-invoke-delete cycle; returns how many messages were received."""
+        import boto3
+
+        client = boto3.client("sqs", region_name=REGION)
+        messages: list[Any] = client.receive_message(
+            QueueUrl=self.queue_url,
+            MaxNumberOfMessages=min(self.batch_size, 10),
+            VisibilityTimeout=30,
+            AttributeNames=["All"],
+        ).get("Messages", [])
+        if not messages:
+            return 0
+        records = [_sqs_record(message, self.queue_arn) for message in messages]
+        failed = self._invoke(records, report)
+        for message, record in zip(messages, records, strict=True):
+            if redeliver and redeliver(message):  # at-least-once: the same message arrives again
+                failed |= self._invoke([record], report)
+        for message in messages:
+            if message["MessageId"] in failed:
+                client.change_message_visibility(
+                    QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0
+                )
+            else:
+                client.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
+                report.deleted += 1
+        return len(messages)
+
+    def _invoke(self, records: list[dict[str, Any]], report: DrainReport) -> set[str]:
+        report.invocations += 1
+        try:
+            response = self.runtime.invoke(self.function_id, {"Records": records})
+        except Exception:  # a function error: Lambda returns the whole batch to the queue
+            failures = {record["messageId"] for record in records}
+        else:
+            failures = {failure["itemIdentifier"] for failure in response.get("batchItemFailures", [])}
+        report.reported_failures += len(failures)
+        return failures
+
+    def drain(self, max_polls: int = 1000, redeliver: Callable[[dict[str, Any]], bool] | None = None) -> DrainReport:
+        """Poll until the queue is empty (poison messages end in the dead-letter queue)."""
+        report = DrainReport()
+        for _ in range(max_polls):
+            if not self.poll_once(report, redeliver):
+                return report
+        raise RuntimeError(f"queue not drained after {max_polls} polls")

@@ -7,13 +7,23 @@ from hypothesis import strategies as st
 
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
+from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
+from slea.contracts.retry_event import RetryQueueEvent
 from slea.contracts.templates import SearchTemplatesInput
 
 INPUT_CONTRACTS = {
     "get_user_profile": GetUserProfileInput,
     "search_question_templates": SearchTemplatesInput,
     "get_difficulty_keywords": GetKeywordsInput,
+    "save_generated_question": (SaveQuestionInput, SaveQuestionsBatchInput),
+    "save_retry_worker": RetryQueueEvent,
 }
+
+
+def field_names_of(contracts):
+    contracts = contracts if isinstance(contracts, tuple) else (contracts,)
+    return [name for contract in contracts for name in contract.model_fields]
+
 
 scalars = st.one_of(
     st.none(),
@@ -42,7 +52,7 @@ def test_every_function_is_covered(runtime):
 
 @pytest.mark.parametrize("tool", sorted(INPUT_CONTRACTS))
 def test_malformed_events_raise_only_field_naming_value_or_type_errors(tool, seeded):
-    field_names = list(INPUT_CONTRACTS[tool].model_fields)
+    field_names = field_names_of(INPUT_CONTRACTS[tool])
 
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(event=events(field_names))

@@ -87,3 +87,37 @@ def test_tool_tables_key_designs():
     }
     search = FUNCTIONS["SearchQuestionTemplatesFunction"]["Properties"]["Environment"]["Variables"]
     assert search["TEMPLATES_SEARCH_INDEX"] == index["IndexName"]
+
+
+QUEUES = TEMPLATE.of_type("AWS::SQS::Queue")
+
+
+def test_retry_queue_is_encrypted_and_dead_letters_after_bounded_receives():
+    retry = QUEUES["RetryQueue"]["Properties"]
+    assert all(queue["Properties"]["SqsManagedSseEnabled"] is True for queue in QUEUES.values())
+    assert retry["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["RetryDeadLetterQueue", "Arn"]}
+    assert 1 < retry["RedrivePolicy"]["maxReceiveCount"] <= 10
+
+
+def test_visibility_timeout_is_at_least_six_times_the_workers_timeout():
+    worker = FUNCTIONS["SaveRetryWorkerFunction"]["Properties"]
+    timeout = worker.get("Timeout", TEMPLATE.function_globals["Timeout"])
+    assert QUEUES["RetryQueue"]["Properties"]["VisibilityTimeout"] >= 6 * timeout
+
+
+def test_worker_reports_partial_batch_failures_from_the_retry_queue():
+    (event,) = FUNCTIONS["SaveRetryWorkerFunction"]["Properties"]["Events"].values()
+    assert event["Type"] == "SQS"
+    assert event["Properties"]["Queue"] == {"Fn::GetAtt": ["RetryQueue", "Arn"]}
+    assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
+def test_an_alarm_watches_the_dead_letter_queue_depth():
+    (alarm,) = TEMPLATE.of_type("AWS::CloudWatch::Alarm").values()
+    properties = alarm["Properties"]
+    assert properties["MetricName"] == "ApproximateNumberOfMessagesVisible"
+    assert properties["Dimensions"] == [
+        {"Name": "QueueName", "Value": {"Fn::GetAtt": ["RetryDeadLetterQueue", "QueueName"]}}
+    ]
+    assert properties["Threshold"] == 1
+    assert properties["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"

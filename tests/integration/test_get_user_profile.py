@@ -56,6 +56,13 @@ def test_upper_case_uuid_finds_the_survey_and_is_echoed(load, runtime):
 
 def test_user_without_survey_gets_the_fallback_profile(runtime):
     assert runtime.invoke("get_user_profile", {"user_id": USER}) == fallback(USER)
+    assert runtime.metric_total("ProfileFallback") == 1
+
+
+def test_fallback_rate_metric_is_zero_when_the_survey_is_found(load, runtime):
+    load({"profiles": [survey("2026-05-01T09:00:00Z", "advanced")]})
+    runtime.invoke("get_user_profile", {"user_id": USER})
+    assert [document["ProfileFallback"] for document in runtime.metric_documents] == [[0.0]]
 
 
 def test_one_query_newest_first_never_a_scan(load, runtime):

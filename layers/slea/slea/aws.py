@@ -12,6 +12,7 @@ from botocore.config import Config
 
 if TYPE_CHECKING:  # stubs are a dev dependency only
     from mypy_boto3_dynamodb import DynamoDBClient
+    from mypy_boto3_sqs import SQSClient
 
 from slea.constants import TOOL_CONFIG, TOOL_DB_ATTEMPTS
 
@@ -19,7 +20,7 @@ from slea.constants import TOOL_CONFIG, TOOL_DB_ATTEMPTS
 def client_config(tool: str) -> Config:
     """Connect/read timeouts of the tool's budget and botocore's standard retry mode
     (exponential backoff with jitter) for the tool's number of attempts."""
-    seconds = TOOL_CONFIG[tool]
+    seconds = TOOL_CONFIG.get(tool, 10)
     return Config(
         connect_timeout=seconds,
         read_timeout=seconds,
@@ -30,3 +31,8 @@ def client_config(tool: str) -> Config:
 @cache
 def dynamodb(tool: str) -> "DynamoDBClient":
     return boto3.client("dynamodb", config=client_config(tool))
+
+
+@cache
+def sqs(tool: str) -> "SQSClient":
+    return boto3.client("sqs", config=client_config(tool))

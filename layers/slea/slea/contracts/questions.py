@@ -1,6 +1,9 @@
-"""Tool 5 `save_generated_question` contracts (spec 000 Tool 5 validation table)."""
+"""Tool 5 `save_generated_question` contracts (spec 000 Tool 5 validation table), the batch form
+the state machine uses, and the message that carries a failed write on the retry queue."""
 
-from typing import Literal
+import re
+import uuid
+from typing import Literal, NamedTuple
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -21,6 +24,9 @@ class SaveQuestionInput(Contract):
     round_id: NonEmptyStr = Field(examples=["sess_123_1_2025-11-09T10:30:00Z"])
     validation_score: float | None = Field(default=None, ge=0.0, le=1.0)
     explanation: str | None = None
+    question_id: str | None = Field(
+        default=None, strict=True, description="optional; by default derived from round_id, item_type and stem"
+    )
 
     @model_validator(mode="after")
     def _type_specific_answer(self) -> "SaveQuestionInput":
@@ -39,6 +45,35 @@ class SaveQuestionInput(Contract):
         elif not self.correct_keywords:
             raise PydanticCustomError("correct_keywords", "correct_keywords required for short_answer")
         return self
+
+    def resolved_question_id(self) -> str:
+        """The caller's id, else a UUID derived from the question itself: a retry of the same save
+        (Step Functions, the retry worker, a redelivered message) always targets the same item."""
+        return self.question_id or str(
+            uuid.uuid5(_QUESTION_NAMESPACE, f"{self.round_id}\n{self.item_type}\n{self.stem}")
+        )
+
+
+_QUESTION_NAMESPACE = uuid.UUID("5d1e55e3-0000-4000-8000-000000000005")
+_ROUND_ID = re.compile(r"^(?P<session>.+?)(?:_(?P<round>\d+))?_(?P<timestamp>\d{4}-\d{2}-\d{2}[T ][^_]*)$")
+_ROUND_ID_WITHOUT_TIMESTAMP = re.compile(r"^(?P<session>.+)_(?P<round>\d+)$")
+VALID_ROUNDS = (1, 2)
+
+
+class RoundRef(NamedTuple):
+    session_id: str
+    round: int
+
+
+def parse_round_id(round_id: str) -> RoundRef:
+    """`{session_id}_{round}_{timestamp}` -> (session_id, round). Session ids may contain
+    underscores (and digits); a missing or invalid round (not 1 or 2) counts as round 1."""
+    match = _ROUND_ID.match(round_id) or _ROUND_ID_WITHOUT_TIMESTAMP.match(round_id)
+    if not match:
+        return RoundRef(round_id, 1)
+    round_text = match.group("round")
+    round_number = int(round_text) if round_text else 1
+    return RoundRef(match.group("session"), round_number if round_number in VALID_ROUNDS else 1)
 
 
 class SaveQuestionSaved(Contract):
@@ -60,3 +95,26 @@ class SaveQuestionQueued(Contract):
 
 
 SaveQuestionResult = SaveQuestionSaved | SaveQuestionQueued
+
+MAX_BATCH_QUESTIONS = 50
+
+
+class SaveQuestionsBatchInput(Contract):
+    """Several validated questions saved in one invocation (one state transition per round)."""
+
+    questions: list[SaveQuestionInput] = Field(strict=True, min_length=1, max_length=MAX_BATCH_QUESTIONS)
+
+
+class SaveQuestionsBatchResult(Contract):
+    results: list[SaveQuestionResult] = Field(description="one per input question, in order")
+    saved: int
+    queued_for_retry: int
+
+
+class RetryMessage(Contract):
+    """Body of a retry-queue message: the whole question, under the id it will be saved as."""
+
+    question_id: str
+    question: SaveQuestionInput
+    error: str
+    queued_at: str

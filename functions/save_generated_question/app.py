@@ -1,0 +1,24 @@
+"""Tool 5 save_generated_question (spec 000 Tool 5).
+
+Single: the spec's parameters -> {question_id, round_id, saved_at, success} (or, when the write
+failed and the question went to the retry queue, success false and queued_for_retry true).
+Batch: {"questions": [<single>, ...]} -> {"results": [...], "saved", "queued_for_retry"}.
+"""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.save_question import save_generated_question, save_generated_questions
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    if isinstance(event, dict) and "questions" in event:
+        return save_generated_questions(parse_input(SaveQuestionsBatchInput, event)).model_dump(mode="json")
+    return save_generated_question(parse_input(SaveQuestionInput, event)).model_dump(mode="json")

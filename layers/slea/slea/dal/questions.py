@@ -1,0 +1,44 @@
+"""Saved questions. Key design: partition `question_id`; GSI `session-questions` on
+(`session_id`, `created_at`) lists a session's questions in generation order.
+
+Writes are conditional on the id being new, so a question is never overwritten; since ids are
+fixed before the first attempt, "already there" means an earlier attempt of the same save won.
+"""
+
+from typing import Any, Literal
+
+from botocore.exceptions import ClientError
+
+from slea.aws import dynamodb
+from slea.dal.items import from_item, to_item
+from slea.errors import storage_errors
+from slea.settings import resource_name
+
+TABLE_VARIABLE = "QUESTIONS_TABLE"
+TOOL = "save_generated_question"
+
+PutOutcome = Literal["created", "already_saved"]
+
+
+def put_new_question(item: dict[str, Any]) -> PutOutcome:
+    with storage_errors("questions put"):
+        try:
+            dynamodb(TOOL).put_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Item=to_item(item),
+                ConditionExpression="attribute_not_exists(question_id)",
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return "already_saved"
+            raise
+    return "created"
+
+
+def get_question(question_id: str) -> dict[str, Any] | None:
+    with storage_errors("questions get"):
+        response = dynamodb(TOOL).get_item(
+            TableName=resource_name(TABLE_VARIABLE), Key={"question_id": {"S": question_id}}, ConsistentRead=True
+        )
+    item = response.get("Item")
+    return from_item(item) if item else None

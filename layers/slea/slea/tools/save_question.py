@@ -1,0 +1,88 @@
+"""Tool 5: save validated questions; a failed write puts the whole question on the SQS retry
+queue (drained by the retry worker), so nothing is ever lost."""
+
+from typing import Any
+
+from slea.contracts.errors import utc_now
+from slea.contracts.questions import (
+    RetryMessage,
+    SaveQuestionInput,
+    SaveQuestionQueued,
+    SaveQuestionResult,
+    SaveQuestionSaved,
+    SaveQuestionsBatchInput,
+    SaveQuestionsBatchResult,
+    parse_round_id,
+)
+from slea.dal import questions, retry_queue
+from slea.errors import DataAccessError
+from slea.observability import logger, metrics, tracer
+from slea.settings import resource_name
+
+
+def question_item(request: SaveQuestionInput, question_id: str, created_at: str) -> dict[str, Any]:
+    """The stored question (spec 000 Tool 5 "Fields Saved"), answer key inside answer_schema."""
+    session_id, round_number = parse_round_id(request.round_id)
+    answer: dict[str, Any] = (
+        {"correct_keywords": request.correct_keywords}
+        if request.item_type == "short_answer"
+        else {"correct_key": request.correct_key}
+    )
+    return {
+        "question_id": question_id,
+        "session_id": session_id,
+        "round": round_number,
+        "round_id": request.round_id,
+        "item_type": request.item_type,
+        "stem": request.stem,
+        "choices": request.choices,
+        "answer_schema": {**answer, "validation_score": request.validation_score, "explanation": request.explanation},
+        "difficulty": request.difficulty,
+        "category": request.categories[0],
+        "categories": request.categories,
+        "created_at": created_at,
+    }
+
+
+def store(request: SaveQuestionInput, question_id: str) -> str:
+    """Write the question once (idempotent: a repeat of the same save is a success). Returns the
+    time it was saved; raises DataAccessError if DynamoDB failed after its retries."""
+    saved_at = utc_now()
+    outcome = questions.put_new_question(question_item(request, question_id, saved_at))
+    if outcome == "already_saved":
+        logger.info("question was already saved by an earlier attempt", extra={"question_id": question_id})
+    return saved_at
+
+
+@tracer.capture_method
+def save_generated_question(request: SaveQuestionInput) -> SaveQuestionResult:
+    question_id = request.resolved_question_id()
+    try:
+        saved_at = store(request, question_id)
+    except DataAccessError as error:
+        queued_at = utc_now()
+        message = RetryMessage(question_id=question_id, question=request, error=str(error), queued_at=queued_at)
+        # Raises QueueUnavailableError if SQS is unreachable too: never drop a question silently.
+        retry_queue.send(resource_name(retry_queue.QUEUE_VARIABLE), message.model_dump(mode="json"))
+        logger.warning(
+            "question save failed, queued for retry", extra={"question_id": question_id, "reason": str(error)}
+        )
+        metrics.add_metric(name="QuestionsQueuedForRetry", unit="Count", value=1)
+        return SaveQuestionQueued(round_id=request.round_id, saved_at=queued_at, error=str(error))
+    metrics.add_metric(name="QuestionsSaved", unit="Count", value=1)
+    return SaveQuestionSaved(question_id=question_id, round_id=request.round_id, saved_at=saved_at)
+
+
+@tracer.capture_method
+def save_generated_questions(batch: SaveQuestionsBatchInput) -> SaveQuestionsBatchResult:
+    """Each question is written (or queued) on its own: one failure never blocks the others."""
+    results = [save_generated_question(question) for question in batch.questions]
+    saved = sum(result.success for result in results)
+    return SaveQuestionsBatchResult(results=results, saved=saved, queued_for_retry=len(results) - saved)
+
+
+@tracer.capture_method
+def save_from_retry_queue(message: RetryMessage) -> None:
+    """The retry worker's unit of work; raises so SQS redelivers (and finally dead-letters)."""
+    store(message.question, message.question_id)
+    metrics.add_metric(name="QuestionsSavedOnRetry", unit="Count", value=1)
