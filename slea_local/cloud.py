@@ -4,7 +4,7 @@ from the template's intrinsic functions. Later issues add queues and the state m
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -25,6 +25,7 @@ OFFLINE_ENVIRONMENT = {
     "POWERTOOLS_TRACE_DISABLED": "true",
 }
 
+NO_VALUE = object()  # AWS::NoValue: the key or item disappears
 _TABLE_PROPERTIES = (
     "AttributeDefinitions",
     "KeySchema",
@@ -49,9 +50,12 @@ class LocalCloud:
         cloud.environment_of("GetUserProfileFunction")  # {"PROFILES_TABLE": "...", ...}
     """
 
-    def __init__(self, template: Template | None = None, stack_name: str = "slea-local") -> None:
+    def __init__(
+        self, template: Template | None = None, stack_name: str = "slea-local", parameters: dict[str, str] | None = None
+    ) -> None:
         self.template = template or repository_template()
         self.stack_name = stack_name
+        self.parameters = {**self.template.parameter_defaults(), **(parameters or {})}
         self.physical_names: dict[str, str] = {}
         self._mock = mock_aws(
             config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
@@ -134,37 +138,70 @@ class LocalCloud:
         raise NotImplementedError(f"!GetAtt {logical_id}.{attribute} is not resolved locally yet")
 
     def resolve(self, value: Any) -> Any:
-        """The value with !Ref, !GetAtt and !Sub replaced as CloudFormation would."""
+        """The value with !Ref, !GetAtt, !Sub and !If replaced as CloudFormation would; keys and
+        list items that resolve to AWS::NoValue are left out."""
         if isinstance(value, dict) and len(value) == 1:
             ((function, argument),) = value.items()
-            if function == "Ref":
-                return self.physical_names.get(argument) or self.template.parameter_defaults()[argument]
-            if function == "Fn::GetAtt":
-                return self._attribute(*argument)
-            if function == "Fn::Sub":
-                return re.sub(r"\$\{([^}]+)\}", lambda match: self._substitute(match.group(1)), argument)
+            intrinsic: Callable[[Any], Any] | None = {
+                "Ref": self._reference,
+                "Fn::GetAtt": lambda argument: self._attribute(*argument),
+                "Fn::Sub": lambda text: re.sub(r"\$\{([^}]+)\}", lambda match: self._substitute(match.group(1)), text),
+                "Fn::If": lambda argument: self.resolve(argument[1] if self.condition(argument[0]) else argument[2]),
+            }.get(function)
+            if intrinsic is not None:
+                return intrinsic(argument)
         if isinstance(value, dict):
-            return {key: self.resolve(inner) for key, inner in value.items()}
+            resolved = {key: self.resolve(inner) for key, inner in value.items()}
+            return {key: inner for key, inner in resolved.items() if inner is not NO_VALUE}
         if isinstance(value, list):
-            return [self.resolve(inner) for inner in value]
+            return [item for item in (self.resolve(inner) for inner in value) if item is not NO_VALUE]
         return value
 
+    def _reference(self, name: str) -> Any:
+        pseudo = {
+            "AWS::NoValue": NO_VALUE,
+            "AWS::Region": REGION,
+            "AWS::AccountId": ACCOUNT,
+            "AWS::Partition": "aws",
+            "AWS::StackName": self.stack_name,
+        }
+        if name in pseudo:
+            return pseudo[name]
+        return self.physical_names.get(name) or self.parameters[name]
+
+    def condition(self, name: str) -> bool:
+        return self._evaluate(self.template.document.get("Conditions", {})[name])
+
+    def _evaluate(self, expression: Any) -> bool:
+        ((function, argument),) = expression.items()
+        if function == "Fn::Equals":
+            return bool(self.resolve(argument[0]) == self.resolve(argument[1]))
+        if function == "Fn::Not":
+            return not self._evaluate(argument[0])
+        if function == "Fn::And":
+            return all(self._evaluate(inner) for inner in argument)
+        if function == "Fn::Or":
+            return any(self._evaluate(inner) for inner in argument)
+        if function == "Condition":
+            return self.condition(argument)
+        raise NotImplementedError(f"condition function {function} is not evaluated locally")
+
     def _substitute(self, reference: str) -> str:
-        if "." in reference:
+        if "." in reference and not reference.startswith("AWS::"):
             return self._attribute(*reference.split(".", 1))
-        return str(self.resolve({"Ref": reference}))
+        return str(self._reference(reference))
 
     # ------------------------------------------------------------------ functions
     def global_environment(self) -> dict[str, str]:
-        variables = self.template.function_globals.get("Environment", {}).get("Variables", {})
-        return {name: str(self.resolve(value)) for name, value in variables.items()}
+        variables = self.resolve(self.template.function_globals.get("Environment", {}).get("Variables", {}))
+        return {name: str(value) for name, value in variables.items()}
 
     def environment_of(self, function_logical_id: str) -> dict[str, str]:
         """Globals' variables merged with the function's own, as SAM does."""
         variables = (
             self.template.resources[function_logical_id]["Properties"].get("Environment", {}).get("Variables", {})
         )
-        return {**self.global_environment(), **{name: str(self.resolve(value)) for name, value in variables.items()}}
+        return {**self.global_environment(), **{name: str(value) for name, value in self.resolve(variables).items()}}
 
     def seed_environment(self) -> dict[str, str]:
         """The union of every function's environment (what `slea.seed` and other tools read)."""

@@ -5,11 +5,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from slea.contracts.generation import GenerateQuestionsInput
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
 from slea.contracts.retry_event import RetryQueueEvent
 from slea.contracts.templates import SearchTemplatesInput
+from slea.contracts.validation import ValidateQuestionBatchInput, ValidateQuestionInput
 
 INPUT_CONTRACTS = {
     "get_user_profile": GetUserProfileInput,
@@ -17,6 +19,8 @@ INPUT_CONTRACTS = {
     "get_difficulty_keywords": GetKeywordsInput,
     "save_generated_question": (SaveQuestionInput, SaveQuestionsBatchInput),
     "save_retry_worker": RetryQueueEvent,
+    "generate_questions": GenerateQuestionsInput,
+    "validate_question_quality": (ValidateQuestionInput, ValidateQuestionBatchInput),
 }
 
 

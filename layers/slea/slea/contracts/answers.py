@@ -15,6 +15,12 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+def choice_text(choice: str) -> str:
+    """The choice without its label: "C) Both" -> "Both"."""
+    label = _LABEL.match(choice.strip())
+    return choice.strip()[label.end() :] if label else choice.strip()
+
+
 def choice_index(key: str, choices: list[str]) -> int | None:
     """Index of the choice `key` names, or None."""
     wanted = _norm(key)

@@ -20,6 +20,7 @@ class ValidateQuestionInput(Contract):
     choices: list[str] | None = None
     correct_answer: str | None = Field(default=None, strict=True)
     batch: Literal[False] = False
+    existing_stems: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _conditional_fields(self) -> "ValidateQuestionInput":
@@ -43,6 +44,9 @@ class ValidateQuestionBatchInput(Contract):
     choices: list[Any] | None = Field(default=None, strict=True)
     correct_answer: list[Any] | None = Field(default=None, strict=True)
     batch: Literal[True]
+    existing_stems: list[str] = Field(
+        default_factory=list, description="stems already in the bank (e.g. Tool 2's templates), to flag near-duplicates"
+    )
 
     @model_validator(mode="after")
     def _same_lengths(self) -> "ValidateQuestionBatchInput":
@@ -65,6 +69,8 @@ class ValidateQuestionBatchInput(Contract):
 
 
 class ValidationResult(Contract):
+    """Tool 4's verdict. `error` is set only on a batch entry whose input was invalid."""
+
     is_valid: bool
     score: float = Field(ge=0.0, le=1.0, description="LLM semantic score")
     rule_score: float = Field(ge=0.0, le=1.0)
@@ -72,3 +78,4 @@ class ValidationResult(Contract):
     feedback: str
     issues: list[str]
     recommendation: Recommendation
+    error: str | None = None

@@ -1,0 +1,74 @@
+"""LLM calls for generating and validating one round, counted from the EMF metrics the functions
+emit (LLMCalls, by Operation and Provider). Target: <= 2 for a round of 5.
+
+    python bench/llm_calls.py [--count 5]
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from slea_local.cloud import LocalCloud, prepare_process_environment  # noqa: E402
+
+DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"
+
+
+def measure(count: int = 5) -> dict[str, Any]:
+    prepare_process_environment()
+    from slea.seed import load_seed
+    from slea_local.runtime import LocalRuntime
+
+    with LocalCloud() as cloud:
+        runtime = LocalRuntime(cloud)
+        with cloud.environment(cloud.seed_environment()):
+            load_seed(json.loads((REPO_ROOT / "data" / "demo_seed.json").read_text(encoding="utf-8")))
+        profile = runtime.invoke("get_user_profile", {"user_id": DEMO_USER})
+        context = {"difficulty": 7, "category": "technical"}
+        templates = runtime.invoke("search_question_templates", {"interests": profile["interests"], **context})
+        keywords = runtime.invoke("get_difficulty_keywords", context)
+        drafts = runtime.invoke(
+            "generate_questions",
+            {
+                "profile": profile,
+                "templates": templates,
+                "keywords": keywords,
+                "session_id": "bench",
+                "count": count,
+                **context,
+            },
+        )["questions"]
+        verdicts = runtime.invoke(
+            "validate_question_quality",
+            {
+                "stem": [d["stem"] for d in drafts],
+                "question_type": [d["type"] for d in drafts],
+                "choices": [d["choices"] or None for d in drafts],
+                "correct_answer": [
+                    ", ".join(d["correct_keywords"]) if d["type"] == "short_answer" else d["correct_answer"]
+                    for d in drafts
+                ],
+                "batch": True,
+            },
+        )
+        return {
+            "questions": count,
+            "valid": sum(verdict["is_valid"] for verdict in verdicts),
+            "llm_calls": runtime.metric_total("LLMCalls"),
+            "llm_calls_generate": runtime.metric_total("LLMCalls", Operation="generate"),
+            "llm_calls_validate": runtime.metric_total("LLMCalls", Operation="validate"),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=5)
+    print(json.dumps(measure(parser.parse_args().count), indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,19 @@
+"""Mode 1 generation step: Tools 1-3's outputs plus the round's context -> exactly `count`
+draft questions, from one LLM call (Gemini, or the offline generator without a key)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.generation import GenerateQuestionsInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.generate_questions import generate_questions
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    request = parse_input(GenerateQuestionsInput, event)
+    return generate_questions(request).model_dump(mode="json")

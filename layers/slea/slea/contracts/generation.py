@@ -1,0 +1,64 @@
+"""The generation step's contracts: its input (Tools 1-3's outputs plus the round's context) and
+the draft questions it returns. `DraftBatch` is also the JSON schema the LLM must answer in."""
+
+from typing import Annotated
+
+from pydantic import Field
+
+from slea.constants import QuestionType
+from slea.contracts.common import CategoryName, Contract, Difficulty, NonEmptyStr
+from slea.contracts.keywords import DifficultyKeywords
+from slea.contracts.profile import UserProfile
+from slea.contracts.templates import QuestionTemplate
+
+MAX_QUESTIONS_PER_ROUND = 20
+DEFAULT_QUESTION_TYPES: tuple[QuestionType, ...] = ("multiple_choice", "true_false", "short_answer", "multiple_choice")
+
+
+class DraftQuestion(Contract):
+    """One generated question, before validation. MC: `choices` labelled "A) ...", `correct_answer`
+    the letter. TF: choices ["True", "False"], `correct_answer` "True"/"False". SA: no choices,
+    `correct_keywords` the terms a good answer mentions."""
+
+    type: QuestionType
+    stem: str = Field(min_length=1)
+    choices: list[str] = Field(default_factory=list)
+    correct_answer: str | None = None
+    correct_keywords: list[str] = Field(default_factory=list)
+    explanation: str = ""
+    difficulty: int = Field(ge=1, le=10)
+    categories: list[str] = Field(default_factory=list)
+
+
+class DraftBatch(Contract):
+    questions: list[DraftQuestion]
+
+
+class GenerateQuestionsInput(Contract):
+    profile: UserProfile
+    templates: list[QuestionTemplate] = Field(default_factory=list)
+    keywords: DifficultyKeywords
+    session_id: NonEmptyStr
+    round: int = Field(default=1, ge=1, le=2)
+    difficulty: Difficulty
+    category: CategoryName
+    count: int = Field(default=5, ge=1, le=MAX_QUESTIONS_PER_ROUND)
+    question_types: list[QuestionType] | None = Field(
+        default=None, min_length=1, description="the mix to cycle through, e.g. [multiple_choice, true_false]"
+    )
+    feedback: list[str] = Field(default_factory=list, description="Tool 4's issues on the previous attempt")
+    avoid_stems: list[str] = Field(default_factory=list, description="stems already used this round")
+    attempt: int = Field(default=0, ge=0, description="regeneration attempt, varies the offline generator")
+
+    def type_sequence(self, count: int) -> list[QuestionType]:
+        """The question type of each of `count` questions: the requested mix (or the default one)
+        repeated; a regeneration attempt starts further along it, to try other types first."""
+        cycle = self.question_types or list(DEFAULT_QUESTION_TYPES)
+        offset = self.attempt * len(cycle) // 2
+        return [cycle[(offset + index) % len(cycle)] for index in range(count)]
+
+
+class GenerateQuestionsOutput(Contract):
+    questions: Annotated[list[DraftQuestion], Field(description="exactly `count` drafts")]
+    round_id: str
+    provider: str

@@ -1,0 +1,120 @@
+"""Gemini through google-genai: every call asks for JSON with a response schema built from a
+pydantic model and parses the answer into that model. Retries (408/429/5xx and transport
+timeouts, exponential backoff with jitter) are the SDK's own HttpRetryOptions.
+
+Imported only when Gemini is the chosen provider: google-genai is heavy for a cold start."""
+
+import json
+from functools import cached_property
+from typing import Any
+
+from google import genai
+from google.genai import types
+from pydantic import BaseModel, ValidationError
+
+from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
+from slea.llm import prompts
+from slea.llm.provider import LLMError, Operation, llm_call
+from slea.llm.schemas import SemanticScores, ValidationItem
+from slea.llm.settings import LLMSettings
+
+RETRIED_STATUS_CODES = [408, 429, 500, 502, 503, 504]
+# The spec's 1024 output tokens fit about four generated questions; a batch gets that per four.
+TOKENS_PER_QUESTION = 256
+
+
+def _api_key(settings: LLMSettings) -> str:
+    if settings.api_key:
+        return settings.api_key
+    if settings.api_key_parameter:
+        from aws_lambda_powertools.utilities import parameters  # noqa: PLC0415 - only in AWS
+
+        # SecureString, decrypted, cached for 5 minutes per execution environment.
+        return str(parameters.get_parameter(settings.api_key_parameter, decrypt=True, max_age=300))
+    raise LLMError("no Gemini API key configured (GEMINI_API_KEY or GEMINI_API_KEY_PARAMETER)")
+
+
+class GeminiProvider:
+    name = "gemini"
+
+    def __init__(self, settings: LLMSettings) -> None:
+        self.settings = settings
+
+    @cached_property
+    def client(self) -> genai.Client:
+        settings = self.settings
+        return genai.Client(
+            api_key=_api_key(settings),
+            http_options=types.HttpOptions(
+                base_url=settings.base_url,
+                timeout=int(settings.timeout_seconds * 1000),
+                retry_options=types.HttpRetryOptions(
+                    attempts=settings.retry_attempts,
+                    initial_delay=settings.retry_initial_delay,
+                    max_delay=max(settings.retry_initial_delay * 8, 0.0),
+                    exp_base=2,
+                    jitter=settings.retry_initial_delay / 2,
+                    http_status_codes=RETRIED_STATUS_CODES,
+                ),
+            ),
+        )
+
+    def _structured[ModelT: BaseModel](
+        self, operation: Operation, system: str, prompt: str, schema: type[ModelT], max_output_tokens: int | None = None
+    ) -> ModelT:
+        config = types.GenerateContentConfig(
+            system_instruction=system,
+            temperature=self.settings.temperature,
+            top_p=self.settings.top_p,
+            max_output_tokens=max_output_tokens or self.settings.max_output_tokens,
+            response_mime_type="application/json",
+            response_json_schema=schema.model_json_schema(),
+        )
+        with llm_call(operation, self.name) as usage:
+            try:
+                response = self.client.models.generate_content(
+                    model=self.settings.model, contents=prompt, config=config
+                )
+            except Exception as error:  # the SDK's boundary: API errors, timeouts, transport failures
+                raise LLMError(f"gemini {operation} call failed: {type(error).__name__}: {error}") from error
+            if response.usage_metadata is not None:
+                usage.input_tokens = response.usage_metadata.prompt_token_count or 0
+                usage.output_tokens = response.usage_metadata.candidates_token_count or 0
+        try:
+            return schema.model_validate_json(response.text or "")
+        except ValidationError as error:
+            raise LLMError(
+                f"gemini {operation} answer does not match its schema: {error.error_count()} problems"
+            ) from error
+
+    def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch:
+        types_in_order = request.type_sequence(count)
+        data: dict[str, Any] = {
+            "learner_profile": request.profile.model_dump(mode="json", exclude={"user_id"}),
+            "concepts_and_keywords": request.keywords.model_dump(mode="json"),
+            "few_shot_templates": [
+                template.model_dump(mode="json", include={"stem", "type", "choices", "correct_answer"})
+                for template in request.templates
+            ],
+        }
+        if request.feedback:
+            data["previous_attempt_feedback"] = request.feedback
+        if request.avoid_stems:
+            data["questions_already_used"] = request.avoid_stems
+        prompt = prompts.generation_prompt(
+            {
+                "count": count,
+                "round": request.round,
+                "session_id": json.dumps(request.session_id),
+                "difficulty": request.difficulty,
+                "category": request.category,
+                "types": ", ".join(types_in_order),
+            },
+            data,
+        )
+        budget = max(self.settings.max_output_tokens, TOKENS_PER_QUESTION * count)
+        return self._structured("generate", prompts.GENERATION_SYSTEM, prompt, DraftBatch, budget)
+
+    def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
+        prompt = prompts.validation_prompt([item.model_dump(mode="json") for item in items])
+        return self._structured("validate", prompts.VALIDATION_SYSTEM, prompt, SemanticScores)

@@ -1,0 +1,20 @@
+"""The offline provider: deterministic, no network, real work (item generation from concepts,
+heuristic semantic scores). The default when no Gemini key is configured."""
+
+from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
+from slea.llm.offline.generator import generate_offline
+from slea.llm.offline.semantic import semantic_score
+from slea.llm.provider import llm_call
+from slea.llm.schemas import ItemScore, SemanticScores, ValidationItem
+
+
+class OfflineProvider:
+    name = "offline"
+
+    def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch:
+        with llm_call("generate", self.name):
+            return DraftBatch(questions=generate_offline(request, count))
+
+    def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
+        with llm_call("validate", self.name):
+            return SemanticScores(scores=[ItemScore(index=item.index, score=semantic_score(item)) for item in items])

@@ -1,0 +1,72 @@
+"""The interface every LLM provider implements, the choice of provider, and the per-call metrics.
+
+Operations are task-shaped (generate a batch, score a batch, ...) rather than "send a prompt",
+so the offline provider can do the same work without a model."""
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal, Protocol
+
+from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
+from slea.llm.schemas import SemanticScores, ValidationItem
+from slea.llm.settings import LLMSettings
+
+Operation = Literal["generate", "validate", "score", "explain"]
+
+
+class LLMError(Exception):
+    """The model could not be reached or answered unusably; callers fall back as the spec says."""
+
+
+class LLMProvider(Protocol):
+    name: str
+
+    def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch: ...
+
+    def score_questions(self, items: list[ValidationItem]) -> SemanticScores: ...
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@contextmanager
+def llm_call(operation: Operation, provider: str) -> Iterator[Usage]:
+    """Time one model call and emit LLMCalls, LLMInputTokens, LLMOutputTokens and LLMLatencyMs
+    with dimensions Operation and Provider (EMF, flushed at once so each call is one record)."""
+    usage = Usage()
+    started = time.perf_counter()
+    try:
+        yield usage
+    finally:
+        metrics = EphemeralMetrics()
+        metrics.add_dimension(name="Operation", value=operation)
+        metrics.add_dimension(name="Provider", value=provider)
+        metrics.add_metric(name="LLMCalls", unit=MetricUnit.Count, value=1)
+        metrics.add_metric(name="LLMInputTokens", unit=MetricUnit.Count, value=usage.input_tokens)
+        metrics.add_metric(name="LLMOutputTokens", unit=MetricUnit.Count, value=usage.output_tokens)
+        metrics.add_metric(
+            name="LLMLatencyMs", unit=MetricUnit.Milliseconds, value=(time.perf_counter() - started) * 1000
+        )
+        metrics.flush_metrics()
+
+
+@cache
+def get_provider() -> LLMProvider:
+    """Gemini when a key is configured (or LLM_PROVIDER=gemini), else the offline provider.
+    google-genai is imported only in the first case."""
+    settings = LLMSettings.from_environment()
+    if settings.chosen_provider == "gemini":
+        from slea.llm.gemini import GeminiProvider  # noqa: PLC0415 - keeps google-genai off the offline path
+
+        return GeminiProvider(settings)
+    from slea.llm.offline import OfflineProvider  # noqa: PLC0415 - the offline provider imports this module
+
+    return OfflineProvider()

@@ -1,0 +1,171 @@
+"""Tool 4: two-stage validation (spec 000 Tool 4): rule checks plus one LLM call that scores the
+whole batch semantically; final_score = min(semantic, rule)."""
+
+from typing import Any
+
+from slea.constants import (
+    DEFAULT_VALIDATION_LLM_SCORE,
+    MAX_CHOICES,
+    MIN_CHOICES,
+    PASS_THRESHOLD,
+    REJECT_THRESHOLD,
+    STEM_MAX_LENGTH,
+)
+from slea.contracts.answers import choice_index, choice_text, is_true_false_key
+from slea.contracts.common import parse_input
+from slea.contracts.validation import (
+    Recommendation,
+    ValidateQuestionBatchInput,
+    ValidateQuestionInput,
+    ValidationResult,
+)
+from slea.llm.provider import LLMError, get_provider
+from slea.llm.schemas import ValidationItem
+from slea.observability import logger, metrics, tracer
+from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of, normalised
+
+FEEDBACK: dict[Recommendation, str] = {
+    "pass": "질문이 우수한 품질입니다. 즉시 저장할 수 있습니다.",
+    "revise": "질문이 기본 기준을 충족하지만 개선이 가능합니다. 피드백을 바탕으로 재생성을 권장합니다.",
+    "reject": "질문이 기준을 충족하지 않습니다. 새로운 질문 생성을 권장합니다.",
+}
+# (deduction, issue message) per rule: the spec's table, then checks of our own.
+STEM_TOO_LONG = (0.2, "Stem length exceeds maximum")
+WRONG_CHOICE_COUNT = (0.2, "Invalid number of choices")
+ANSWER_NOT_IN_CHOICES = (0.3, "Correct answer not found in choices")
+DUPLICATE_CHOICES = (0.15, "Duplicate choices detected")
+NEAR_DUPLICATE = (0.2, "Near-duplicate of {other}")
+CATCH_ALL_CHOICE = (0.1, "Avoid 'all of the above' / 'none of the above' choices")
+UNEQUAL_LENGTHS = (0.0, "Choice lengths are very unequal; length can cue the answer")
+ABSOLUTE_WORDING = (0.0, "Absolute words (always/never) in choices can cue the answer")
+
+
+def rule_check(question: ValidateQuestionInput, earlier: list[str], existing: list[str]) -> tuple[float, list[str]]:
+    """The rule score (1.0 minus deductions, floored at 0) and the issues found."""
+    found: list[tuple[float, str]] = []
+    if len(question.stem) > STEM_MAX_LENGTH:
+        found.append(STEM_TOO_LONG)
+    choices = question.choices or []
+    if question.question_type == "multiple_choice":
+        if not MIN_CHOICES <= len(choices) <= MAX_CHOICES:
+            found.append(WRONG_CHOICE_COUNT)
+        if choice_index(question.correct_answer or "", choices) is None:
+            found.append(ANSWER_NOT_IN_CHOICES)
+    elif question.question_type == "true_false" and not is_true_false_key(question.correct_answer or ""):
+        found.append(ANSWER_NOT_IN_CHOICES)
+    texts = [normalised(choice_text(choice)) for choice in choices]
+    if len(texts) != len(set(texts)):
+        found.append(DUPLICATE_CHOICES)
+    if question.question_type == "multiple_choice" and choices:
+        found.extend(_distractor_problems(choices))
+    if (index := near_duplicate_of(question.stem, earlier)) is not None:
+        found.append((NEAR_DUPLICATE[0], NEAR_DUPLICATE[1].format(other=f"question {index + 1} of this batch")))
+    elif near_duplicate_of(question.stem, existing) is not None:
+        found.append((NEAR_DUPLICATE[0], NEAR_DUPLICATE[1].format(other="an existing template")))
+    score = max(0.0, 1.0 - sum(deduction for deduction, _ in found))
+    return round(score, 4), [issue for _, issue in found]
+
+
+def _distractor_problems(choices: list[str]) -> list[tuple[float, str]]:
+    bare = [choice_text(choice) for choice in choices]
+    problems = []
+    if any(CATCH_ALL.search(text) for text in bare):
+        problems.append(CATCH_ALL_CHOICE)
+    if lengths_unequal(bare):
+        problems.append(UNEQUAL_LENGTHS)
+    if any(ABSOLUTE.search(text) for text in bare):
+        problems.append(ABSOLUTE_WORDING)
+    return problems
+
+
+def recommendation_for(final_score: float) -> Recommendation:
+    if final_score >= PASS_THRESHOLD:
+        return "pass"
+    return "revise" if final_score >= REJECT_THRESHOLD else "reject"
+
+
+def verdict(semantic: float, rule_score: float, issues: list[str]) -> ValidationResult:
+    final = round(min(semantic, rule_score), 4)
+    recommendation = recommendation_for(final)
+    return ValidationResult(
+        is_valid=final >= REJECT_THRESHOLD,
+        score=semantic,
+        rule_score=rule_score,
+        final_score=final,
+        feedback=FEEDBACK[recommendation],
+        issues=issues,
+        recommendation=recommendation,
+    )
+
+
+def _invalid_entry(error: Exception) -> ValidationResult:
+    return ValidationResult(
+        is_valid=False,
+        score=0.0,
+        rule_score=0.0,
+        final_score=0.0,
+        feedback=FEEDBACK["reject"],
+        issues=[f"Invalid input: {error}"],
+        recommendation="reject",
+        error=str(error),
+    )
+
+
+def _semantic_scores(questions: dict[int, ValidateQuestionInput]) -> dict[int, float]:
+    """One LLM call for every question; the spec's default score for any it could not score."""
+    if not questions:
+        return {}
+    items = [
+        ValidationItem(
+            index=index,
+            stem=question.stem,
+            question_type=question.question_type,
+            choices=question.choices or [],
+            correct_answer=question.correct_answer,
+        )
+        for index, question in questions.items()
+    ]
+    try:
+        scored = {item.index: item.score for item in get_provider().score_questions(items).scores}
+    except LLMError as error:
+        logger.warning("semantic validation failed, using the default score", extra={"reason": str(error)})
+        scored = {}
+    return {index: round(scored.get(index, DEFAULT_VALIDATION_LLM_SCORE), 4) for index in questions}
+
+
+@tracer.capture_method
+def validate_parsed(
+    entries: list[ValidateQuestionInput | Exception], existing_stems: list[str]
+) -> list[ValidationResult]:
+    """Score every well-formed question (one LLM call); a malformed entry gets an error entry."""
+    questions = {index: entry for index, entry in enumerate(entries) if isinstance(entry, ValidateQuestionInput)}
+    semantic = _semantic_scores(questions)
+    results = []
+    stems_so_far: list[str] = []
+    for index, entry in enumerate(entries):
+        if isinstance(entry, Exception):
+            results.append(_invalid_entry(entry))
+            stems_so_far.append("")
+            continue
+        rule_score, issues = rule_check(entry, stems_so_far, existing_stems)
+        stems_so_far.append(entry.stem)
+        results.append(verdict(semantic[index], rule_score, issues))
+    metrics.add_metric(name="QuestionsValidated", unit="Count", value=len(results))
+    metrics.add_metric(name="QuestionsRejected", unit="Count", value=sum(not result.is_valid for result in results))
+    return results
+
+
+def _parse_entry(entry: dict[str, Any]) -> ValidateQuestionInput | Exception:
+    try:
+        return parse_input(ValidateQuestionInput, entry)
+    except (ValueError, TypeError) as error:
+        return error
+
+
+def validate_question_quality(request: ValidateQuestionInput) -> ValidationResult:
+    (result,) = validate_parsed([request], request.existing_stems)
+    return result
+
+
+def validate_question_batch(request: ValidateQuestionBatchInput) -> list[ValidationResult]:
+    return validate_parsed([_parse_entry(entry) for entry in request.entries()], request.existing_stems)
