@@ -10,6 +10,8 @@ import os
 import sys
 import textwrap
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,25 +44,26 @@ def _print_profile(profile: dict[str, Any]) -> None:
     print(f"      interests: {', '.join(profile['interests']) or '(none)'}")
 
 
-def _print_templates(templates: list[dict[str, Any]]) -> None:
-    if not templates:
-        print("      (no templates matched: the generator will work from the keywords alone)")
-    for rank, template in enumerate(templates, start=1):
+def _print_round(output: dict[str, Any]) -> None:
+    print(
+        f"      generated {output['total_generated']}, valid {output['total_valid']},"
+        f" rejected {output['total_rejected']}"
+    )
+    for number, question in enumerate(output["questions"], start=1):
+        saved = "queued for retry" if question["queued_for_retry"] else f"saved as {question['question_id']}"
         print(
-            f"   {rank:2}. correct rate {template['correct_rate']:.2f} · used {template['usage_count']} times"
-            f" · difficulty {template['avg_difficulty_score']} · {template['type']}"
+            f"\n   Q{number}. [{question['type']}, difficulty {question['difficulty']},"
+            f" validation {question['validation_score']:.2f}, {saved}]"
         )
-        print(_wrap(template["stem"], indent="       "))
+        print(_wrap(question["stem"], indent="       "))
+        for choice in question["choices"]:
+            print(_wrap(choice, indent="         "))
+        print(_wrap(f"answer: {question['correct_answer']}", indent="       "))
 
 
-def _print_keywords(keywords: dict[str, Any]) -> None:
-    print(_wrap("keywords: " + ", ".join(keywords["keywords"])))
-    for concept in keywords["concepts"]:
-        print(f"      • {concept['name']} ({concept['acronym']})")
-        print(_wrap(concept["definition"], indent="        "))
-
-
-def demo(category: str, difficulty: int, user_id: str) -> int:
+@contextmanager
+def _seeded_local_aws() -> Iterator[Any]:
+    """The local AWS built from template.yaml with the demo seed loaded: (cloud, runtime)."""
     from slea_local.cloud import LocalCloud, prepare_process_environment
 
     _quiet_powertools()
@@ -68,50 +71,124 @@ def demo(category: str, difficulty: int, user_id: str) -> int:
     from slea.seed import load_seed
     from slea_local.runtime import LocalRuntime
 
-    print("slea-ssem local demo — offline: moto built from template.yaml, no AWS account, no API key")
-    total = 5
     with LocalCloud() as cloud:
-        runtime = LocalRuntime(cloud)
-        _step(1, total, f"Local AWS from template.yaml: tables {', '.join(sorted(cloud.physical_names))}")
         with cloud.environment(cloud.seed_environment()):
             written = load_seed(json.loads(DEMO_SEED.read_text(encoding="utf-8")))
+        yield cloud, LocalRuntime(cloud), written
+
+
+def generate_round(runtime: Any, execution_input: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """Run one Mode 1 execution, printing each state as it is entered; returns its output."""
+    from slea_local.executions import LocalStepFunctions
+
+    print("      states: ", end="", flush=True)
+    with LocalStepFunctions(runtime) as step_functions:
+        execution = step_functions.run(
+            "GenerateRoundStateMachine",
+            execution_input,
+            name=name,
+            on_state=lambda state: print(f"{state} → ", end="", flush=True),
+        )
+    print(execution.status)
+    if execution.status != "SUCCEEDED":
+        print(f"      {execution.error}: {execution.cause}")
+        return None
+    print(f"      {execution.transitions} state transitions")
+    output: dict[str, Any] = execution.output
+    return output
+
+
+def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int:
+    print("slea-ssem local demo — offline: moto built from template.yaml, no AWS account", end="")
+    print(" (Gemini: GEMINI_API_KEY is set)" if os.environ.get("GEMINI_API_KEY") else ", no API key")
+    total = 4
+    with _seeded_local_aws() as (cloud, runtime, written):
+        _step(1, total, f"Local AWS from template.yaml: {', '.join(sorted(cloud.physical_names))}")
         _step(
             2, total, f"Seeded {DEMO_SEED.relative_to(REPO_ROOT)}: " + ", ".join(f"{n} {k}" for k, n in written.items())
         )
-
         _step(3, total, f"Tool 1 get_user_profile(user_id={user_id})")
-        profile = runtime.invoke("get_user_profile", {"user_id": user_id})
-        _print_profile(profile)
+        _print_profile(runtime.invoke("get_user_profile", {"user_id": user_id}))
+        execution_input: dict[str, Any] = {
+            "user_id": user_id,
+            "session_id": "demo-session",
+            "round": 1,
+            "category": category,
+            "count": count,
+        }
+        if difficulty is not None:
+            execution_input["difficulty"] = difficulty
+        _step(4, total, f"Mode 1 state machine (GenerateRoundStateMachine), input {json.dumps(execution_input)}")
+        output = generate_round(runtime, execution_input, name="demo-round-1")
+        if output is None:
+            return 1
+        _print_round(output)
+    print("\nDone. Mode 2 (scoring answers through the HTTP API) joins this demo with its issue.")
+    return 0
 
-        interests = profile["interests"] or ["LLM"]
-        _step(4, total, f"Tool 2 search_question_templates({interests}, difficulty={difficulty}, category={category})")
-        _print_templates(
-            runtime.invoke(
-                "search_question_templates", {"interests": interests, "difficulty": difficulty, "category": category}
-            )
-        )
 
-        _step(5, total, f"Tool 3 get_difficulty_keywords(difficulty={difficulty}, category={category})")
-        _print_keywords(runtime.invoke("get_difficulty_keywords", {"difficulty": difficulty, "category": category}))
-    print("\nDone. Generation, validation and saving (Mode 1) and scoring (Mode 2) join this demo as they land.")
+def resources() -> int:
+    """List what template.yaml creates locally."""
+    with _seeded_local_aws() as (cloud, _runtime, _written):
+        for logical_id, physical in sorted(cloud.physical_names.items()):
+            print(f"{logical_id:36} {physical}")
+    return 0
+
+
+def seed() -> int:
+    with _seeded_local_aws() as (_cloud, _runtime, written):
+        print(json.dumps(written))
+    return 0
+
+
+def generate(execution_input: dict[str, Any]) -> int:
+    with _seeded_local_aws() as (_cloud, runtime, _written):
+        output = generate_round(runtime, execution_input, name="cli-round")
+        if output is None:
+            return 1
+        _print_round(output)
+    return 0
+
+
+def session(user_id: str, session_id: str, category: str, count: int) -> int:
+    """Both rounds of a session, then the session's questions as stored (newest last)."""
+    from slea.dal.items import from_item
+
+    with _seeded_local_aws() as (cloud, runtime, _written):
+        for round_number in (1, 2):
+            print(f"\nround {round_number}")
+            execution_input = {
+                "user_id": user_id,
+                "session_id": session_id,
+                "round": round_number,
+                "category": category,
+            }
+            if (
+                generate_round(runtime, {**execution_input, "count": count}, name=f"{session_id}-{round_number}")
+                is None
+            ):
+                return 1
+        import boto3
+
+        items = boto3.client("dynamodb").query(
+            TableName=cloud.table_name("QuestionsTable"),
+            IndexName="session-questions",
+            KeyConditionExpression="session_id = :session",
+            ExpressionAttributeValues={":session": {"S": session_id}},
+        )["Items"]
+        print(f"\nsession {session_id}: {len(items)} questions stored")
+        for item in sorted(map(from_item, items), key=lambda item: (item["round"], item["created_at"])):
+            kind = f"round {item['round']} · difficulty {item['difficulty']} · {item['item_type']}"
+            print(f"   {kind:45} {item['stem'][:70]}")
     return 0
 
 
 def invoke(tool: str, event_path: Path) -> int:
     """Run one function on the seeded local AWS with an event file (what `sam local invoke -e` sends)."""
-    from slea_local.cloud import LocalCloud, prepare_process_environment
-
-    _quiet_powertools()
-    prepare_process_environment()
-    from slea.seed import load_seed
-    from slea_local.runtime import LocalRuntime
-
     event = json.loads(event_path.read_text(encoding="utf-8"))
-    with LocalCloud() as cloud:
-        with cloud.environment(cloud.seed_environment()):
-            load_seed(json.loads(DEMO_SEED.read_text(encoding="utf-8")))
+    with _seeded_local_aws() as (_cloud, runtime, _written):
         try:
-            result = LocalRuntime(cloud).invoke(tool, event)
+            result = runtime.invoke(tool, event)
         except (ValueError, TypeError) as error:
             print(json.dumps({"errorType": type(error).__name__, "errorMessage": str(error)}, ensure_ascii=False))
             return 1
@@ -122,17 +199,54 @@ def invoke(tool: str, event_path: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m slea_local", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    demo_parser = commands.add_parser("demo", help="seed the demo data and run the tools, printing readably")
-    demo_parser.add_argument("--category", default="technical", choices=["technical", "business", "general"])
-    demo_parser.add_argument("--difficulty", type=int, default=7, choices=range(1, 11), metavar="1-10")
-    demo_parser.add_argument("--user-id", default=DEMO_USER)
+
+    def round_options(command: argparse.ArgumentParser) -> None:
+        command.add_argument("--user-id", default=DEMO_USER)
+        command.add_argument("--category", default="technical", choices=["technical", "business", "general"])
+        command.add_argument("--count", type=int, default=5)
+
+    demo_parser = commands.add_parser("demo", help="seed, run a Mode 1 round and print it readably")
+    round_options(demo_parser)
+    demo_parser.add_argument("--difficulty", type=int, choices=range(1, 11), metavar="1-10")
+    commands.add_parser("resources", help="create the local resources of template.yaml and list them")
+    commands.add_parser("seed", help="load data/demo_seed.json into the local tables")
+    generate_parser = commands.add_parser("generate", help="run one Mode 1 execution")
+    round_options(generate_parser)
+    generate_parser.add_argument("--session-id", default="cli-session")
+    generate_parser.add_argument("--round", type=int, choices=[1, 2], default=1)
+    generate_parser.add_argument("--difficulty", type=int, choices=range(1, 11), metavar="1-10")
+    generate_parser.add_argument("--types", nargs="+", choices=["multiple_choice", "true_false", "short_answer"])
+    session_parser = commands.add_parser("session", help="run rounds 1 and 2 of a session and show its questions")
+    round_options(session_parser)
+    session_parser.add_argument("--session-id", default="cli-session")
     invoke_parser = commands.add_parser("invoke", help="run one function with an event file on the seeded local AWS")
     invoke_parser.add_argument("tool", help="tool name (functions/<tool>) or the function's logical id")
     invoke_parser.add_argument("event", type=Path, help="event JSON file, e.g. events/get_user_profile/valid.json")
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        return demo(args.category, args.difficulty, args.user_id)
-    return invoke(args.tool, args.event)
+    match args.command:
+        case "demo":
+            return demo(args.category, args.difficulty, args.user_id, args.count)
+        case "resources":
+            return resources()
+        case "seed":
+            return seed()
+        case "generate":
+            execution_input = {
+                "user_id": args.user_id,
+                "session_id": args.session_id,
+                "round": args.round,
+                "category": args.category,
+                "count": args.count,
+            }
+            if args.difficulty is not None:
+                execution_input["difficulty"] = args.difficulty
+            if args.types:
+                execution_input["question_types"] = args.types
+            return generate(execution_input)
+        case "session":
+            return session(args.user_id, args.session_id, args.category, args.count)
+        case _:
+            return invoke(args.tool, args.event)
 
 
 if __name__ == "__main__":

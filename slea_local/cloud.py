@@ -11,6 +11,7 @@ from typing import Any
 import boto3
 from moto import mock_aws
 
+from slea_local import REPO_ROOT
 from slea_local.template import Template, repository_template
 
 REGION = "us-east-1"
@@ -78,6 +79,9 @@ class LocalCloud:
         reset_warm_state()
         self._create_tables()
         self._create_queues()
+        for logical_id in self.template.of_type("AWS::Serverless::Function"):
+            self.physical_names[logical_id] = f"{self.stack_name}-{logical_id}"
+        self._create_state_machines()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -118,6 +122,24 @@ class LocalCloud:
                 self.physical_names[logical_id] = url
                 del pending[logical_id]
 
+    def _create_state_machines(self) -> None:
+        client = boto3.client("stepfunctions", region_name=REGION)
+        for logical_id, spec in self.template.of_type("AWS::Serverless::StateMachine").items():
+            self.physical_names[logical_id] = client.create_state_machine(
+                name=f"{self.stack_name}-{logical_id}",
+                definition=self.state_machine_definition(logical_id),
+                roleArn=f"arn:aws:iam::{ACCOUNT}:role/{self.stack_name}-{logical_id}-role",
+                type=spec["Properties"].get("Type", "STANDARD"),
+            )["stateMachineArn"]
+
+    def state_machine_definition(self, logical_id: str) -> str:
+        """The ASL file of DefinitionUri with DefinitionSubstitutions applied, as SAM deploys it."""
+        properties = self.template.resources[logical_id]["Properties"]
+        definition: str = (REPO_ROOT / properties["DefinitionUri"]).read_text(encoding="utf-8")
+        for name, value in self.resolve(properties.get("DefinitionSubstitutions", {})).items():
+            definition = definition.replace(f"${{{name}}}", str(value))
+        return definition
+
     def table_name(self, logical_id: str) -> str:
         return self.physical_names[logical_id]
 
@@ -130,6 +152,8 @@ class LocalCloud:
         resource_type = self.template.resources[logical_id]["Type"]
         if resource_type == "AWS::DynamoDB::Table" and attribute == "Arn":
             return f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
+        if resource_type == "AWS::Serverless::Function" and attribute == "Arn":
+            return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
         if resource_type == "AWS::SQS::Queue":
             queue_name = name.rsplit("/", 1)[-1]
             return {"Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:{queue_name}", "QueueName": queue_name, "QueueUrl": name}[

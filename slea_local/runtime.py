@@ -6,8 +6,9 @@ import importlib.util
 import io
 import json
 import sys
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -43,6 +44,36 @@ class LambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return self.timeout_seconds * 1000
+
+
+class _PerThreadStdout(io.TextIOBase):
+    """sys.stdout that sends what a capturing thread prints to that thread's buffer. Step Functions
+    runs tasks on worker threads while the caller prints progress, so a global redirect would mix
+    the two."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.local = threading.local()
+
+    def write(self, text: str) -> int:
+        target = getattr(self.local, "buffer", None) or self.real
+        return int(target.write(text))
+
+    def flush(self) -> None:
+        self.real.flush()
+
+
+@contextlib.contextmanager
+def _capture_this_thread(buffer: io.StringIO) -> Iterator[None]:
+    if not isinstance(sys.stdout, _PerThreadStdout):
+        sys.stdout = _PerThreadStdout(sys.stdout)
+    capture = sys.stdout
+    previous = getattr(capture.local, "buffer", None)
+    capture.local.buffer = buffer
+    try:
+        yield
+    finally:
+        capture.local.buffer = previous
 
 
 def reset_warm_state() -> None:
@@ -82,14 +113,24 @@ class LocalRuntime:
         raise KeyError(f"template.yaml has no function {name!r}")
 
     def handler(self, name: str) -> Handler:
+        attribute = self._handler_spec(name)[1].rpartition(".")[2]
+        handler: Handler = getattr(self.module(name), attribute)
+        return handler
+
+    def _handler_spec(self, name: str) -> tuple[str, str, str]:
         logical_id = self.function_id(name)
         properties = {
             **self.cloud.template.function_globals,
             **self.cloud.template.resources[logical_id]["Properties"],
         }
-        module_name, _, attribute = properties["Handler"].rpartition(".")
+        return logical_id, properties["Handler"], properties["CodeUri"]
+
+    def module(self, name: str) -> ModuleType:
+        """The function's handler module, loaded once per runtime (a warm execution environment)."""
+        logical_id, handler_path, code_uri = self._handler_spec(name)
         if logical_id not in self._modules:
-            path = REPO_ROOT / properties["CodeUri"] / f"{module_name.replace('.', '/')}.py"
+            module_name = handler_path.rpartition(".")[0]
+            path = REPO_ROOT / code_uri / f"{module_name.replace('.', '/')}.py"
             # Every function's module is called `app`; load each under a name of its own.
             spec = importlib.util.spec_from_file_location(f"functions.{logical_id}.{module_name}", path)
             if spec is None or spec.loader is None:
@@ -97,8 +138,7 @@ class LocalRuntime:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             self._modules[logical_id] = module
-        handler: Handler = getattr(self._modules[logical_id], attribute)
-        return handler
+        return self._modules[logical_id]
 
     def invoke(self, name: str, event: Any) -> Any:
         """Run the function's handler as Lambda would; exceptions propagate to the caller."""
@@ -106,7 +146,7 @@ class LocalRuntime:
         handler = self.handler(logical_id)
         printed = io.StringIO()
         try:
-            with self.cloud.environment(self.cloud.environment_of(logical_id)), contextlib.redirect_stdout(printed):
+            with self.cloud.environment(self.cloud.environment_of(logical_id)), _capture_this_thread(printed):
                 return handler(event, LambdaContext(function_name=f"{self.cloud.stack_name}-{logical_id}"))
         finally:
             self._collect_metrics(printed.getvalue())

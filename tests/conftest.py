@@ -70,3 +70,12 @@ def seeded(load: Any, demo_seed: dict[str, Any], runtime: LocalRuntime) -> Local
 @pytest.fixture
 def faults(cloud: LocalCloud) -> InjectedFaults:
     return InjectedFaults()
+
+
+@pytest.fixture
+def step_functions(seeded: LocalRuntime) -> Iterator[Any]:
+    """The state machines of template.yaml on moto's interpreter, tasks run in-process."""
+    from slea_local.executions import LocalStepFunctions
+
+    with LocalStepFunctions(seeded) as local:
+        yield local

@@ -15,13 +15,16 @@ EXPECTATIONS = {
 ERRORS = {"ValueError": ValueError, "TypeError": TypeError}
 
 
+STATE_MACHINE_INPUTS = "state_machine/"
+
+
 def test_every_event_file_has_an_expectation_and_vice_versa():
     files = {str(path.relative_to(EVENTS)) for path in EVENTS.glob("*/*.json")}
     assert files == set(EXPECTATIONS)
 
 
 def test_every_function_has_a_valid_and_an_invalid_event(runtime):
-    tools = {name.split("/")[0] for name in EXPECTATIONS}
+    tools = {name.split("/")[0] for name in EXPECTATIONS if not name.startswith(STATE_MACHINE_INPUTS)}
     functions = {runtime.function_id(tool) for tool in tools}
     assert functions == set(runtime.cloud.template.of_type("AWS::Serverless::Function"))
     for tool in tools:
@@ -29,7 +32,18 @@ def test_every_function_has_a_valid_and_an_invalid_event(runtime):
         assert outcomes == {True, False}, tool
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTATIONS))
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTATIONS if n.startswith(STATE_MACHINE_INPUTS)))
+def test_state_machine_input(name, step_functions):
+    """Execution inputs as a console user would paste them into "Start execution"."""
+    expected = EXPECTATIONS[name]
+    execution_input = json.loads((EVENTS / name).read_text(encoding="utf-8"))
+    execution = step_functions.run("GenerateRoundStateMachine", execution_input, name=name.replace("/", "-")[:80])
+    assert execution.status == expected["execution"], execution.cause
+    if "match" in expected:
+        assert expected["match"] in execution.cause
+
+
+@pytest.mark.parametrize("name", sorted(n for n in EXPECTATIONS if not n.startswith(STATE_MACHINE_INPUTS)))
 def test_event(name, seeded):
     expected = EXPECTATIONS[name]
     event = json.loads((EVENTS / name).read_text(encoding="utf-8"))

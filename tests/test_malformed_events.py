@@ -10,6 +10,7 @@ from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
 from slea.contracts.retry_event import RetryQueueEvent
+from slea.contracts.round import CollectRoundInput, FinishRoundInput, PlanRoundInput
 from slea.contracts.templates import SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionBatchInput, ValidateQuestionInput
 
@@ -21,6 +22,9 @@ INPUT_CONTRACTS = {
     "save_retry_worker": RetryQueueEvent,
     "generate_questions": GenerateQuestionsInput,
     "validate_question_quality": (ValidateQuestionInput, ValidateQuestionBatchInput),
+    "plan_round": PlanRoundInput,
+    "collect_round": CollectRoundInput,
+    "finish_round": FinishRoundInput,
 }
 
 

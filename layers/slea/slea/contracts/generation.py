@@ -62,3 +62,6 @@ class GenerateQuestionsOutput(Contract):
     questions: Annotated[list[DraftQuestion], Field(description="exactly `count` drafts")]
     round_id: str
     provider: str
+    template_stems: list[str] = Field(
+        default_factory=list, description="the few-shot stems the model saw, for Tool 4's near-duplicate check"
+    )

@@ -19,6 +19,7 @@ class ValidateQuestionInput(Contract):
     question_type: QuestionType
     choices: list[str] | None = None
     correct_answer: str | None = Field(default=None, strict=True)
+    correct_keywords: list[str] | None = Field(default=None, description="short answer: the expected terms")
     batch: Literal[False] = False
     existing_stems: list[str] = Field(default_factory=list)
 
@@ -43,6 +44,7 @@ class ValidateQuestionBatchInput(Contract):
     question_type: list[Any] = Field(strict=True)
     choices: list[Any] | None = Field(default=None, strict=True)
     correct_answer: list[Any] | None = Field(default=None, strict=True)
+    correct_keywords: list[Any] | None = Field(default=None, strict=True)
     batch: Literal[True]
     existing_stems: list[str] = Field(
         default_factory=list, description="stems already in the bank (e.g. Tool 2's templates), to flag near-duplicates"
@@ -50,7 +52,7 @@ class ValidateQuestionBatchInput(Contract):
 
     @model_validator(mode="after")
     def _same_lengths(self) -> "ValidateQuestionBatchInput":
-        for name in ("question_type", "choices", "correct_answer"):
+        for name in ("question_type", "choices", "correct_answer", "correct_keywords"):
             values = getattr(self, name)
             if values is not None and len(values) != len(self.stem):
                 raise PydanticCustomError("batch_length", f"{name} must have one entry per stem ({len(self.stem)})")
@@ -63,6 +65,7 @@ class ValidateQuestionBatchInput(Contract):
                 "question_type": self.question_type[index],
                 "choices": self.choices[index] if self.choices is not None else None,
                 "correct_answer": self.correct_answer[index] if self.correct_answer is not None else None,
+                "correct_keywords": self.correct_keywords[index] if self.correct_keywords is not None else None,
             }
             for index, stem in enumerate(self.stem)
         ]

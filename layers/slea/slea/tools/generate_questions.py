@@ -42,4 +42,5 @@ def generate_questions(request: GenerateQuestionsInput) -> GenerateQuestionsOutp
         questions=questions,
         round_id=f"{request.session_id}_{request.round}_{utc_now()}",
         provider=provider.name,
+        template_stems=[template.stem for template in request.templates],
     )

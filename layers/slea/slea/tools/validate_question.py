@@ -121,7 +121,7 @@ def _semantic_scores(questions: dict[int, ValidateQuestionInput]) -> dict[int, f
             stem=question.stem,
             question_type=question.question_type,
             choices=question.choices or [],
-            correct_answer=question.correct_answer,
+            correct_answer=question.correct_answer or ", ".join(question.correct_keywords or []) or None,
         )
         for index, question in questions.items()
     ]

@@ -1,0 +1,67 @@
+"""Mode 1 rounds on the real state machine definition (moto's interpreter, tasks in-process):
+state transitions per round for count 5 and 20 (target: equal and <= 15), wall time of one full
+offline round (median of 10, target < 2 s), and LLM calls per round from the EMF metrics
+(target <= 2 when nothing is rejected).
+
+    python bench/mode1_round.py [--runs 10]
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from slea_local.cloud import LocalCloud, prepare_process_environment  # noqa: E402
+
+DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"
+
+
+def measure(runs: int = 10) -> dict[str, Any]:
+    prepare_process_environment()
+    from slea.seed import load_seed
+    from slea_local.executions import LocalStepFunctions
+    from slea_local.runtime import LocalRuntime
+
+    with LocalCloud() as cloud:
+        runtime = LocalRuntime(cloud)
+        with cloud.environment(cloud.seed_environment()):
+            load_seed(json.loads((REPO_ROOT / "data" / "demo_seed.json").read_text(encoding="utf-8")))
+        with LocalStepFunctions(runtime) as step_functions:
+
+            def run(count: int, name: str) -> Any:
+                execution_input = {"user_id": DEMO_USER, "session_id": name, "category": "technical", "count": count}
+                return step_functions.run("GenerateRoundStateMachine", execution_input, name=name)
+
+            five, twenty = run(5, "bench-5"), run(20, "bench-20")
+            calls_before = runtime.metric_total("LLMCalls")
+            seconds = []
+            for number in range(runs):
+                started = time.perf_counter()
+                execution = run(5, f"bench-time-{number}")
+                seconds.append(time.perf_counter() - started)
+                assert execution.status == "SUCCEEDED", execution.cause
+            calls_per_round = (runtime.metric_total("LLMCalls") - calls_before) / runs
+    return {
+        "transitions_count_5": five.transitions,
+        "transitions_count_20": twenty.transitions,
+        "valid_count_5": five.output["total_valid"],
+        "valid_count_20": twenty.output["total_valid"],
+        "round_wall_seconds_median_of_10": round(statistics.median(seconds), 3),
+        "llm_calls_per_round": calls_per_round,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    print(json.dumps(measure(parser.parse_args().runs), indent=2))
+
+
+if __name__ == "__main__":
+    main()

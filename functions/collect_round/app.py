@@ -1,0 +1,17 @@
+"""Mode 1 step: keep the valid questions of a generation attempt, gather feedback on the rest."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.round import CollectRoundInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.round_progress import collect_round
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return collect_round(parse_input(CollectRoundInput, event)).model_dump(mode="json")

@@ -1,0 +1,17 @@
+"""Mode 1 step: validate the execution input and plan the round (adaptive difficulty)."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.round import PlanRoundInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.plan_round import plan_round
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return plan_round(parse_input(PlanRoundInput, event)).model_dump(mode="json")

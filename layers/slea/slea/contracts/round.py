@@ -1,0 +1,73 @@
+"""Mode 1 round bookkeeping: the execution input a console user pastes, the round's plan, its
+progress across regeneration attempts, and the step that turns it into `PipelineOutput`."""
+
+from typing import Literal
+
+from pydantic import Field
+
+from slea.constants import QuestionType
+from slea.contracts.common import CategoryName, Contract, Difficulty, NonEmptyStr
+from slea.contracts.generation import MAX_QUESTIONS_PER_ROUND, DraftQuestion
+from slea.contracts.profile import UserId, UserProfile
+from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchResult
+from slea.contracts.validation import ValidationResult
+
+MAX_EXTRA_ATTEMPTS = 2  # regenerations after the first generation
+
+
+class RoundRequest(Contract):
+    """Start of a Mode 1 execution: `events/generate_round/*.json` are examples."""
+
+    user_id: UserId
+    session_id: NonEmptyStr
+    round: Literal[1, 2] = 1
+    category: CategoryName
+    count: int = Field(default=5, ge=1, le=MAX_QUESTIONS_PER_ROUND)
+    difficulty: Difficulty | None = Field(default=None, description="override the adaptive difficulty")
+    question_types: list[QuestionType] | None = Field(default=None, min_length=1)
+
+
+class AcceptedQuestion(Contract):
+    draft: DraftQuestion
+    validation_score: float
+
+
+class RoundProgress(Contract):
+    attempt: int = Field(ge=0, description="the next generation attempt (0 = first)")
+    missing: int = Field(ge=0, description="valid questions still needed")
+    accepted: list[AcceptedQuestion] = Field(default_factory=list)
+    accepted_count: int = 0
+    to_save: list[SaveQuestionInput] = Field(default_factory=list, description="Tool 5's batch input")
+    feedback: list[str] = Field(default_factory=list, description="Tool 4's issues with rejected questions")
+    used_stems: list[str] = Field(default_factory=list)
+    total_generated: int = 0
+    total_rejected: int = 0
+
+
+class RoundPlan(Contract):
+    session_id: str
+    round: int
+    round_id: str
+    category: CategoryName
+    count: int
+    difficulty: Difficulty
+    difficulty_reason: str
+    interests: list[str] = Field(min_length=1, description="interests to search templates for")
+    question_types: list[QuestionType] | None = None
+    progress: RoundProgress
+
+
+class PlanRoundInput(Contract):
+    request: RoundRequest
+    profile: UserProfile
+
+
+class CollectRoundInput(Contract):
+    plan: RoundPlan
+    questions: list[DraftQuestion]
+    verdicts: list[ValidationResult]
+
+
+class FinishRoundInput(Contract):
+    plan: RoundPlan
+    saved: SaveQuestionsBatchResult

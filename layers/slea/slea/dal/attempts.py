@@ -1,0 +1,25 @@
+"""Graded answers (written by Mode 2). Key design: partition `session_id`, sort `attempt_key` =
+"{graded_at}#{attempt_id}", so a session's attempts are one Query in the order they happened."""
+
+from typing import Any
+
+from slea.aws import dynamodb
+from slea.dal.items import from_item
+from slea.errors import storage_errors
+from slea.settings import resource_name
+
+TABLE_VARIABLE = "ATTEMPTS_TABLE"
+TOOL = "plan_round"
+
+
+def session_attempts(session_id: str) -> list[dict[str, Any]]:
+    client = dynamodb(TOOL)
+    attempts: list[dict[str, Any]] = []
+    with storage_errors("attempts query"):
+        for page in client.get_paginator("query").paginate(
+            TableName=resource_name(TABLE_VARIABLE),
+            KeyConditionExpression="session_id = :session",
+            ExpressionAttributeValues={":session": {"S": session_id}},
+        ):
+            attempts.extend(from_item(item) for item in page.get("Items", []))
+    return attempts

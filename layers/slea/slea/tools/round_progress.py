@@ -1,0 +1,82 @@
+"""Mode 1, after validation: keep the valid questions, note why the others were rejected (the
+feedback for regeneration), and at the end join the saved results into `PipelineOutput`."""
+
+from slea.contracts.generation import DraftQuestion
+from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
+from slea.contracts.questions import SaveQuestionInput
+from slea.contracts.round import AcceptedQuestion, CollectRoundInput, FinishRoundInput, RoundPlan, RoundProgress
+from slea.observability import metrics, tracer
+
+
+def _save_request(draft: DraftQuestion, score: float, plan: RoundPlan) -> SaveQuestionInput:
+    return SaveQuestionInput(
+        item_type=draft.type,
+        stem=draft.stem,
+        choices=draft.choices or None,
+        correct_key=draft.correct_answer if draft.type != "short_answer" else None,
+        correct_keywords=draft.correct_keywords if draft.type == "short_answer" else None,
+        difficulty=draft.difficulty,
+        categories=[plan.category, *[c for c in draft.categories if c != plan.category]],
+        round_id=plan.round_id,
+        validation_score=score,
+        explanation=draft.explanation or None,
+    )
+
+
+@tracer.capture_method
+def collect_round(request: CollectRoundInput) -> RoundProgress:
+    plan, progress = request.plan, request.plan.progress
+    accepted = list(progress.accepted)
+    feedback: list[str] = []
+    rejected = 0
+    for draft, verdict in zip(request.questions, request.verdicts, strict=False):
+        if verdict.is_valid and len(accepted) < plan.count:
+            accepted.append(AcceptedQuestion(draft=draft, validation_score=verdict.final_score))
+        else:
+            rejected += 1
+            feedback.extend(issue for issue in verdict.issues if issue not in feedback)
+    metrics.add_metric(name="QuestionsRejectedInRound", unit="Count", value=rejected)
+    return RoundProgress(
+        attempt=progress.attempt + 1,
+        missing=plan.count - len(accepted),
+        accepted=accepted,
+        accepted_count=len(accepted),
+        to_save=[_save_request(item.draft, item.validation_score, plan) for item in accepted],
+        feedback=feedback,
+        used_stems=[*progress.used_stems, *(draft.stem for draft in request.questions)],
+        total_generated=progress.total_generated + len(request.questions),
+        total_rejected=progress.total_rejected + rejected,
+    )
+
+
+def _answer(draft: DraftQuestion) -> str:
+    return ", ".join(draft.correct_keywords) if draft.type == "short_answer" else (draft.correct_answer or "")
+
+
+@tracer.capture_method
+def finish_round(request: FinishRoundInput) -> PipelineOutput:
+    plan, progress = request.plan, request.plan.progress
+    questions = []
+    for item, saved in zip(progress.accepted, request.saved.results, strict=False):
+        questions.append(
+            GeneratedQuestionOutput(
+                question_id=saved.question_id,
+                stem=item.draft.stem,
+                type=item.draft.type,
+                choices=item.draft.choices,
+                correct_answer=_answer(item.draft),
+                difficulty=item.draft.difficulty,
+                category=plan.category,
+                round_id=plan.round_id,
+                validation_score=item.validation_score,
+                saved_at=saved.saved_at,
+                queued_for_retry=not saved.success,
+            )
+        )
+    metrics.add_metric(name="RoundQuestionsValid", unit="Count", value=len(questions))
+    return PipelineOutput(
+        questions=questions,
+        total_generated=progress.total_generated,
+        total_valid=len(questions),
+        total_rejected=progress.total_rejected,
+    )

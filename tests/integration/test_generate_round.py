@@ -1,0 +1,184 @@
+"""Mode 1 on its real definition: executions of GenerateRoundStateMachine on moto's interpreter."""
+
+import itertools
+
+import boto3
+import pytest
+
+from slea.llm.provider import get_provider
+
+MACHINE = "GenerateRoundStateMachine"
+USER = "550e8400-e29b-41d4-a716-446655440000"  # demo user: intermediate, 5 years, previous score 72
+_names = itertools.count()
+
+
+def run(step_functions, **changes):
+    execution_input = {"user_id": USER, "session_id": "sess_round", "round": 1, "category": "technical", **changes}
+    return step_functions.run(MACHINE, execution_input, name=f"test-{next(_names)}")
+
+
+def saved_questions(cloud):
+    return boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).scan()["Items"]
+
+
+def record_attempts(cloud, session_id, outcomes, difficulty, round_number=1):
+    table = boto3.resource("dynamodb").Table(cloud.table_name("AttemptsTable"))
+    for number, correct in enumerate(outcomes):
+        table.put_item(
+            Item={
+                "session_id": session_id,
+                "attempt_key": f"2026-11-22T10:00:{number:02d}Z#{number}",
+                "round": round_number,
+                "is_correct": correct,
+                "difficulty": difficulty,
+            }
+        )
+
+
+def test_round_one_happy_path(step_functions):
+    execution = run(step_functions, count=5)
+    assert execution.status == "SUCCEEDED", execution.cause
+    output = execution.output
+    assert set(output) == {"questions", "total_generated", "total_valid", "total_rejected"}
+    assert (output["total_generated"], output["total_valid"], output["total_rejected"]) == (5, 5, 0)
+    assert execution.states_entered == [
+        "GetUserProfile",
+        "PlanRound",
+        "SearchTemplates",
+        "GetKeywords",
+        "Generate",
+        "Validate",
+        "CollectValid",
+        "NeedMoreQuestions",
+        "AnythingToSave",
+        "SaveQuestions",
+        "FinishRound",
+    ]
+    questions = output["questions"]
+    assert {q["difficulty"] for q in questions} == {6}  # intermediate 5, +1 for 5 years
+    assert all(q["round_id"].startswith("sess_round_1_") and q["question_id"] for q in questions)
+    stored = {item["question_id"]: item for item in saved_questions(step_functions.runtime.cloud)}
+    assert set(stored) == {q["question_id"] for q in questions}
+    assert {(item["session_id"], item["round"], item["category"]) for item in stored.values()} == {
+        ("sess_round", 1, "technical")
+    }
+
+
+def test_round_two_adapts_to_round_one_attempts(step_functions):
+    record_attempts(step_functions.runtime.cloud, "sess_up", [True] * 5, difficulty=6)
+    record_attempts(step_functions.runtime.cloud, "sess_down", [False, False, False, True, False], difficulty=6)
+    up = run(step_functions, session_id="sess_up", round=2, count=3)
+    down = run(step_functions, session_id="sess_down", round=2, count=3)
+    assert {q["difficulty"] for q in up.output["questions"]} == {8}  # 100% correct: +2
+    assert {q["difficulty"] for q in down.output["questions"]} == {5}  # 20% correct: -1
+
+
+def test_round_two_without_attempts_plans_like_round_one(step_functions):
+    execution = run(step_functions, session_id="sess_new", round=2, count=2)
+    assert {q["difficulty"] for q in execution.output["questions"]} == {6}
+    assert all(q["round_id"].startswith("sess_new_2_") for q in execution.output["questions"])
+
+
+def test_difficulty_override(step_functions):
+    execution = run(step_functions, difficulty=2, count=2, category="general")
+    assert {q["difficulty"] for q in execution.output["questions"]} == {2}
+
+
+def test_templates_table_failing_still_succeeds(step_functions, faults):
+    with faults.dynamodb("search_question_templates", "Query", error="ResourceNotFoundException"):
+        execution = run(step_functions, count=3)
+    assert execution.status == "SUCCEEDED"
+    assert execution.output["total_valid"] == 3
+
+
+def test_template_search_function_crashing_continues_without_templates(step_functions, monkeypatch):
+    def crash(_request):
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setattr(step_functions.runtime.module("search_question_templates"), "search_question_templates", crash)
+    execution = run(step_functions, count=3)
+    assert execution.status == "SUCCEEDED"
+    assert "NoTemplates" in execution.states_entered
+    assert execution.output["total_valid"] == 3
+
+
+def test_keywords_table_failing_uses_the_default_keywords(step_functions, faults):
+    with faults.dynamodb("get_difficulty_keywords", "GetItem", error="InternalServerError"):
+        execution = run(step_functions, count=4)
+    assert execution.status == "SUCCEEDED"
+    stems = " ".join(q["stem"] for q in execution.output["questions"])
+    assert "Effective Communication" in stems or "Problem-Solving Approach" in stems
+
+
+def test_llm_failing_still_succeeds_with_the_fallbacks(step_functions, monkeypatch):
+    """Gemini configured but down: generation falls back to the offline generator; validation
+    scores the spec's default 0.5, so every question is rejected and regenerated twice."""
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.setenv("GEMINI_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("LLM_RETRY_INITIAL_DELAY", "0")
+    get_provider.cache_clear()
+    try:
+        execution = run(step_functions, count=3)
+    finally:
+        get_provider.cache_clear()
+    assert execution.status == "SUCCEEDED"
+    assert execution.output == {"questions": [], "total_generated": 9, "total_valid": 0, "total_rejected": 9}
+    assert execution.states_entered.count("Generate") == 3
+
+
+def test_regeneration_is_bounded_and_asks_only_for_the_missing(step_functions, monkeypatch):
+    import slea.llm.offline as offline
+
+    calls = itertools.count()  # the validator rejects every other question
+    monkeypatch.setattr(offline, "semantic_score", lambda item: 0.9 if next(calls) % 2 == 0 else 0.2)
+    execution = run(step_functions, count=4)
+    assert execution.status == "SUCCEEDED"
+    generated = [
+        e
+        for e in execution.events
+        if e["type"] == "TaskStateEntered" and e["stateEnteredEventDetails"]["name"] == "Generate"
+    ]
+    assert len(generated) == 3  # the first attempt and at most 2 regenerations
+    output = execution.output
+    assert output["total_valid"] == len(output["questions"]) <= 4
+    assert output["total_generated"] == output["total_valid"] + output["total_rejected"]
+    assert output["total_generated"] < 12  # regenerations asked only for the missing questions
+
+
+def test_save_failing_queues_the_questions_and_succeeds(step_functions, faults):
+    with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+        execution = run(step_functions, count=3)
+    assert execution.status == "SUCCEEDED"
+    questions = execution.output["questions"]
+    assert len(questions) == 3
+    assert all(q["queued_for_retry"] and q["question_id"] is None for q in questions)
+    attributes = boto3.client("sqs").get_queue_attributes(
+        QueueUrl=step_functions.runtime.cloud.queue_url("RetryQueue"), AttributeNames=["ApproximateNumberOfMessages"]
+    )
+    assert attributes["Attributes"]["ApproximateNumberOfMessages"] == "3"
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "failed_in"),
+    [
+        ({"user_id": "not-a-uuid"}, "user_id", "GetUserProfile"),
+        ({"category": "sports"}, "category", "PlanRound"),
+        ({"count": 50}, "count", "PlanRound"),
+        ({"round": 3}, "round", "PlanRound"),
+        ({"session_id": ""}, "session_id", "PlanRound"),
+    ],
+)
+def test_invalid_input_fails_fast_naming_the_field(step_functions, changes, field, failed_in):
+    execution = run(step_functions, **changes)
+    assert execution.status == "FAILED"
+    assert execution.error in {"ValueError", "TypeError"}
+    assert field in execution.cause
+    assert execution.states_entered[-2:] == [failed_in, "InvalidInput"]
+    assert saved_questions(step_functions.runtime.cloud) == []
+
+
+def test_transitions_do_not_grow_with_count(step_functions):
+    five = run(step_functions, count=5)
+    twenty = run(step_functions, count=20, session_id="sess_twenty")
+    assert five.transitions == twenty.transitions <= 15
+    assert twenty.output["total_valid"] == 20
