@@ -5,12 +5,13 @@ python -m slea_local invoke get_user_profile events/get_user_profile/valid.json
 """
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import textwrap
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -98,32 +99,110 @@ def generate_round(runtime: Any, execution_input: dict[str, Any], name: str) -> 
     return output
 
 
+def _http(url: str, method: str, path: str, token: str, body: Any = None) -> tuple[int, Any]:
+    """One real HTTP request to the local API (the demo is a client like any other)."""
+    import urllib.error
+    import urllib.request
+
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(f"{url}{path}", data=data, method=method)  # noqa: S310 - 127.0.0.1 only
+    request.add_header("Authorization", f"Bearer {token}")
+    request.add_header("content-type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+@contextmanager
+def _local_api(runtime: Any) -> Iterator[str]:
+    """The HTTP API served on 127.0.0.1 (an ephemeral port) from a background thread."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from slea_local.http import HttpApiAdapter
+
+    class Silent(WSGIRequestHandler):
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            pass
+
+    server = make_server("127.0.0.1", 0, HttpApiAdapter(runtime), handler_class=Silent)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _demo_answer(question: dict[str, Any], right: bool, model_answer: str) -> str:
+    """A right or a wrong answer to a generated question (the demo knows the key from Mode 1's
+    output; for a short answer, `model_answer` is the explanation stored with the question)."""
+    key: str = question["correct_answer"]
+    if question["type"] == "short_answer":
+        return f"{key}. {model_answer}" if right else "I am not sure, I think it is a kind of database."
+    if question["type"] == "true_false":
+        return key if right else ("False" if key.lower() == "true" else "True")
+    letters = [choice.split(")")[0] for choice in question["choices"]]
+    return key if right else next(letter for letter in letters if letter != key)
+
+
 def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int:
+    from slea.dal import questions
+    from slea_local.executions import LocalStepFunctions
+
     print("slea-ssem local demo — offline: moto built from template.yaml, no AWS account", end="")
     print(" (Gemini: GEMINI_API_KEY is set)" if os.environ.get("GEMINI_API_KEY") else ", no API key")
-    total = 4
-    with _seeded_local_aws() as (cloud, runtime, written):
+    total, session_id = 5, "demo-session"
+    with _seeded_local_aws() as (cloud, runtime, written), LocalStepFunctions(runtime) as step_functions:
         _step(1, total, f"Local AWS from template.yaml: {', '.join(sorted(cloud.physical_names))}")
         _step(
             2, total, f"Seeded {DEMO_SEED.relative_to(REPO_ROOT)}: " + ", ".join(f"{n} {k}" for k, n in written.items())
         )
-        _step(3, total, f"Tool 1 get_user_profile(user_id={user_id})")
         _print_profile(runtime.invoke("get_user_profile", {"user_id": user_id}))
-        execution_input: dict[str, Any] = {
-            "user_id": user_id,
-            "session_id": "demo-session",
-            "round": 1,
-            "category": category,
-            "count": count,
-        }
-        if difficulty is not None:
-            execution_input["difficulty"] = difficulty
-        _step(4, total, f"Mode 1 state machine (GenerateRoundStateMachine), input {json.dumps(execution_input)}")
-        output = generate_round(runtime, execution_input, name="demo-round-1")
-        if output is None:
-            return 1
-        _print_round(output)
-    print("\nDone. Mode 2 (scoring answers through the HTTP API) joins this demo with its issue.")
+        with _local_api(runtime) as url:
+            request: dict[str, Any] = {"category": category, "count": count}
+            if difficulty is not None:
+                request["difficulty"] = difficulty
+            _step(3, total, f"Mode 1 through the API: POST {url}/sessions/{session_id}/rounds {json.dumps(request)}")
+            status, started = _http(url, "POST", f"/sessions/{session_id}/rounds", user_id, request)
+            print(f"      HTTP {status}; GenerateRoundStateMachine states: ", end="", flush=True)
+            execution = step_functions.watch(
+                started["execution_arn"], on_state=lambda state: print(f"{state} → ", end="", flush=True)
+            )
+            print(f"{execution.status} ({execution.transitions} transitions)")
+            if execution.status != "SUCCEEDED":
+                print(f"      {execution.error}: {execution.cause}")
+                return 1
+            _print_round(execution.output)
+            _step(
+                4, total, f"Mode 2: answering through POST {url}/sessions/{session_id}/answers (some right, some wrong)"
+            )
+            for number, question in enumerate(execution.output["questions"], start=1):
+                with cloud.environment(cloud.seed_environment()):
+                    stored = questions.get_question(question["question_id"]) or {}
+                model_answer = (stored.get("answer_schema") or {}).get("explanation") or ""
+                answer = _demo_answer(question, right=number % 2 == 1, model_answer=model_answer)
+                status, graded = _http(
+                    url,
+                    "POST",
+                    f"/sessions/{session_id}/answers",
+                    user_id,
+                    {"question_id": question["question_id"], "user_answer": answer},
+                )
+                verdict = "correct" if graded["is_correct"] else "incorrect"
+                print(f"\n   Q{number} answered {answer[:60]!r}: HTTP {status}, score {graded['score']}, {verdict}")
+                if graded["feedback"]:
+                    print(_wrap(f"feedback: {graded['feedback']}", indent="      "))
+                print(_wrap(f"explanation: {graded['explanation'][:420]}…", indent="      "))
+                print("      references: " + "; ".join(link["url"] for link in graded["reference_links"][:3]))
+            _step(5, total, f"GET {url}/sessions/{session_id}/attempts")
+            status, attempts = _http(url, "GET", f"/sessions/{session_id}/attempts", user_id)
+            scores = [attempt["score"] for attempt in attempts["attempts"]]
+            print(f"      HTTP {status}: {len(scores)} attempts, scores {scores}")
+    print("\nDone. `python -m slea_local serve` keeps the API up for you to try.")
     return 0
 
 
@@ -183,6 +262,44 @@ def session(user_id: str, session_id: str, category: str, count: int) -> int:
     return 0
 
 
+def openapi(path: Path) -> int:
+    """Write the API's OpenAPI document (committed as docs/openapi.json; a test keeps it current)."""
+    from slea_local.cloud import prepare_process_environment
+
+    prepare_process_environment()
+    from slea.api import openapi_document
+    from slea_local.runtime import load_function_module
+
+    document = openapi_document(load_function_module("api").app)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+def serve(port: int) -> int:
+    """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine)."""
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from slea_local.executions import LocalStepFunctions
+    from slea_local.http import HttpApiAdapter
+
+    class QuietHandler(WSGIRequestHandler):
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            print(f"{self.command} {self.path} -> {code}", flush=True)
+
+    with _seeded_local_aws() as (_cloud, runtime, _written), LocalStepFunctions(runtime):
+        server = make_server("127.0.0.1", port, HttpApiAdapter(runtime), handler_class=QuietHandler)
+        with server, contextlib.suppress(KeyboardInterrupt):
+            url = f"http://127.0.0.1:{server.server_port}"
+            print(f"slea-ssem HTTP API on {url} (local JWT stand-in: 'Authorization: Bearer <user id>')")
+            print(f"  curl -X POST {url}/sessions/s1/rounds -H 'Authorization: Bearer {DEMO_USER}' \\")
+            print('       -H \'content-type: application/json\' -d \'{"category": "technical", "count": 3}\'')
+            print(f"  curl {url}/sessions/s1/questions -H 'Authorization: Bearer {DEMO_USER}'")
+            server.serve_forever()
+    return 0
+
+
 def invoke(tool: str, event_path: Path) -> int:
     """Run one function on the seeded local AWS with an event file (what `sam local invoke -e` sends)."""
     event = json.loads(event_path.read_text(encoding="utf-8"))
@@ -219,34 +336,40 @@ def main(argv: list[str] | None = None) -> int:
     session_parser = commands.add_parser("session", help="run rounds 1 and 2 of a session and show its questions")
     round_options(session_parser)
     session_parser.add_argument("--session-id", default="cli-session")
+    openapi_parser = commands.add_parser("openapi", help="write the HTTP API's OpenAPI document")
+    openapi_parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "openapi.json")
+    serve_parser = commands.add_parser("serve", help="run the HTTP API on 127.0.0.1 over the seeded local AWS")
+    serve_parser.add_argument("--port", type=int, default=8080)
     invoke_parser = commands.add_parser("invoke", help="run one function with an event file on the seeded local AWS")
     invoke_parser.add_argument("tool", help="tool name (functions/<tool>) or the function's logical id")
     invoke_parser.add_argument("event", type=Path, help="event JSON file, e.g. events/get_user_profile/valid.json")
     args = parser.parse_args(argv)
-    match args.command:
-        case "demo":
-            return demo(args.category, args.difficulty, args.user_id, args.count)
-        case "resources":
-            return resources()
-        case "seed":
-            return seed()
-        case "generate":
-            execution_input = {
-                "user_id": args.user_id,
-                "session_id": args.session_id,
-                "round": args.round,
-                "category": args.category,
-                "count": args.count,
-            }
-            if args.difficulty is not None:
-                execution_input["difficulty"] = args.difficulty
-            if args.types:
-                execution_input["question_types"] = args.types
-            return generate(execution_input)
-        case "session":
-            return session(args.user_id, args.session_id, args.category, args.count)
-        case _:
-            return invoke(args.tool, args.event)
+    commands_by_name: dict[str, Callable[[], int]] = {
+        "demo": lambda: demo(args.category, args.difficulty, args.user_id, args.count),
+        "resources": resources,
+        "seed": seed,
+        "generate": lambda: generate(_execution_input(args)),
+        "session": lambda: session(args.user_id, args.session_id, args.category, args.count),
+        "openapi": lambda: openapi(args.out),
+        "serve": lambda: serve(args.port),
+        "invoke": lambda: invoke(args.tool, args.event),
+    }
+    return commands_by_name[args.command]()
+
+
+def _execution_input(args: argparse.Namespace) -> dict[str, Any]:
+    execution_input = {
+        "user_id": args.user_id,
+        "session_id": args.session_id,
+        "round": args.round,
+        "category": args.category,
+        "count": args.count,
+    }
+    if args.difficulty is not None:
+        execution_input["difficulty"] = args.difficulty
+    if args.types:
+        execution_input["question_types"] = args.types
+    return execution_input
 
 
 if __name__ == "__main__":

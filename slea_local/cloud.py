@@ -4,9 +4,11 @@ from the template's intrinsic functions. Later issues add queues and the state m
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import boto3
 from moto import mock_aws
@@ -62,6 +64,7 @@ class LocalCloud:
             config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
         )
         self._saved_environment: dict[str, str | None] = {}
+        self._atomic_writes = _AtomicItemWrites()
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "LocalCloud":
@@ -74,6 +77,7 @@ class LocalCloud:
             self._saved_environment.setdefault(name, os.environ.get(name))
             os.environ.setdefault(name, value)
         self._mock.start()
+        self._atomic_writes.start()
         from slea_local.runtime import reset_warm_state
 
         reset_warm_state()
@@ -85,6 +89,7 @@ class LocalCloud:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self._atomic_writes.stop()
         self._mock.stop()
         for name, value in self._saved_environment.items():
             if value is None:
@@ -263,3 +268,34 @@ def _references(value: Any, logical_ids: set[str]) -> bool:
     if isinstance(value, list):
         return any(_references(inner, logical_ids) for inner in value)
     return False
+
+
+class _AtomicItemWrites:
+    """DynamoDB applies each write to an item atomically; moto's in-memory backend does not lock,
+    so concurrent local writes could lose updates that AWS never loses. Its write operations take
+    turns here, which makes the local service keep the guarantee our code relies on."""
+
+    OPERATIONS = ("update_item", "put_item", "delete_item", "transact_write_items")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._patches: list[Any] = []
+
+    def start(self) -> None:
+        from moto.dynamodb.models import DynamoDBBackend
+
+        for name in self.OPERATIONS:
+            original = getattr(DynamoDBBackend, name)
+
+            def locked(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+                with self._lock:
+                    return _original(*args, **kwargs)
+
+            patch = mock.patch.object(DynamoDBBackend, name, locked)
+            patch.start()
+            self._patches.append(patch)
+
+    def stop(self) -> None:
+        for patch in reversed(self._patches):
+            patch.stop()
+        self._patches.clear()

@@ -62,8 +62,21 @@ class LocalStepFunctions:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.wait_for_running()
         for patch in reversed(self._patches):
             patch.stop()
+
+    def wait_for_running(self, timeout: float = 120) -> None:
+        """Let executions started in the background (e.g. by the HTTP API) finish: their tasks
+        must not outlive the local cloud they run against."""
+        client = boto3.client("stepfunctions", region_name=REGION)
+        deadline = time.monotonic() + timeout
+        for logical_id in self.runtime.cloud.template.of_type("AWS::Serverless::StateMachine"):
+            arn = self.runtime.cloud.physical_names[logical_id]
+            while client.list_executions(stateMachineArn=arn, statusFilter="RUNNING")["executions"]:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("background executions still RUNNING")
+                time.sleep(0.05)
 
     def _invoke_lambda(
         self, function_name: str, qualifier: Any, body: Any, headers: Any, response_headers: Any
@@ -87,19 +100,23 @@ class LocalStepFunctions:
         timeout: float = 120,
         on_state: Callable[[str], None] | None = None,
     ) -> Execution:
-        """Start an execution with an explicit name and poll until it leaves RUNNING, calling
-        `on_state` with each state's name as the execution enters it."""
-        client = boto3.client("stepfunctions", region_name=REGION)
-        arn = client.start_execution(
+        """Start an execution with an explicit name and watch it until it leaves RUNNING."""
+        arn = boto3.client("stepfunctions", region_name=REGION).start_execution(
             stateMachineArn=self.runtime.cloud.physical_names[state_machine],
             name=name,
             input=json.dumps(execution_input),
         )["executionArn"]
+        return self.watch(arn, timeout, on_state)
+
+    def watch(self, arn: str, timeout: float = 120, on_state: Callable[[str], None] | None = None) -> Execution:
+        """Poll an execution until it leaves RUNNING, calling `on_state` with each state's name
+        as the execution enters it."""
+        client = boto3.client("stepfunctions", region_name=REGION)
         deadline = time.monotonic() + timeout
         reported = 0
         while True:
             described = client.describe_execution(executionArn=arn)
-            events = client.get_execution_history(executionArn=arn, maxResults=1000)["events"]
+            events: list[Any] = client.get_execution_history(executionArn=arn, maxResults=1000)["events"]
             entered = Execution(arn, described["status"], events=events).states_entered
             for state in entered[reported:]:
                 if on_state is not None:
@@ -108,7 +125,7 @@ class LocalStepFunctions:
             if described["status"] != "RUNNING":
                 break
             if time.monotonic() > deadline:
-                raise TimeoutError(f"execution {name} still RUNNING after {timeout} s")
+                raise TimeoutError(f"execution {arn} still RUNNING after {timeout} s")
             time.sleep(0.05)
         return Execution(
             arn=arn,

@@ -46,6 +46,9 @@ class LambdaContext:
         return self.timeout_seconds * 1000
 
 
+_ONE_INVOCATION_AT_A_TIME = threading.RLock()
+
+
 class _PerThreadStdout(io.TextIOBase):
     """sys.stdout that sends what a capturing thread prints to that thread's buffer. Step Functions
     runs tasks on worker threads while the caller prints progress, so a global redirect would mix
@@ -83,7 +86,29 @@ def reset_warm_state() -> None:
 
     aws.dynamodb.cache_clear()
     aws.sqs.cache_clear()
+    aws.stepfunctions.cache_clear()
+    from slea.llm.provider import get_provider
+
+    get_provider.cache_clear()
     difficulty_keywords.keyword_cache.clear()
+
+
+def load_function_module(name: str, template: Any = None) -> ModuleType:
+    """A function's handler module without a local cloud (e.g. to read its OpenAPI document)."""
+    from slea_local.template import repository_template
+
+    template = template or repository_template()
+    for logical_id, spec in template.of_type("AWS::Serverless::Function").items():
+        if logical_id == name or Path(spec["Properties"]["CodeUri"]).name == name:
+            module_name = {**template.function_globals, **spec["Properties"]}["Handler"].rpartition(".")[0]
+            path = REPO_ROOT / spec["Properties"]["CodeUri"] / f"{module_name}.py"
+            loaded = importlib.util.spec_from_file_location(f"functions.{logical_id}.{module_name}", path)
+            if loaded is None or loaded.loader is None:
+                raise ImportError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(loaded)
+            loaded.loader.exec_module(module)
+            return module
+    raise KeyError(f"template.yaml has no function {name!r}")
 
 
 class LocalRuntime:
@@ -127,17 +152,10 @@ class LocalRuntime:
 
     def module(self, name: str) -> ModuleType:
         """The function's handler module, loaded once per runtime (a warm execution environment)."""
-        logical_id, handler_path, code_uri = self._handler_spec(name)
+        logical_id = self.function_id(name)
         if logical_id not in self._modules:
-            module_name = handler_path.rpartition(".")[0]
-            path = REPO_ROOT / code_uri / f"{module_name.replace('.', '/')}.py"
-            # Every function's module is called `app`; load each under a name of its own.
-            spec = importlib.util.spec_from_file_location(f"functions.{logical_id}.{module_name}", path)
-            if spec is None or spec.loader is None:
-                raise ImportError(f"cannot load {path}")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            self._modules[logical_id] = module
+            # Every function's module is called `app`; each is loaded under a name of its own.
+            self._modules[logical_id] = load_function_module(logical_id, self.cloud.template)
         return self._modules[logical_id]
 
     def invoke(self, name: str, event: Any) -> Any:
@@ -145,11 +163,14 @@ class LocalRuntime:
         logical_id = self.function_id(name)
         handler = self.handler(logical_id)
         printed = io.StringIO()
-        try:
-            with self.cloud.environment(self.cloud.environment_of(logical_id)), _capture_this_thread(printed):
-                return handler(event, LambdaContext(function_name=f"{self.cloud.stack_name}-{logical_id}"))
-        finally:
-            self._collect_metrics(printed.getvalue())
+        # Lambda runs one invocation per execution environment at a time; here every function
+        # shares one process (and Powertools' metric set, os.environ), so invocations take turns.
+        with _ONE_INVOCATION_AT_A_TIME:
+            try:
+                with self.cloud.environment(self.cloud.environment_of(logical_id)), _capture_this_thread(printed):
+                    return handler(event, LambdaContext(function_name=f"{self.cloud.stack_name}-{logical_id}"))
+            finally:
+                self._collect_metrics(printed.getvalue())
 
     def _collect_metrics(self, printed: str) -> None:
         for line in printed.splitlines():

@@ -79,3 +79,12 @@ def step_functions(seeded: LocalRuntime) -> Iterator[Any]:
 
     with LocalStepFunctions(seeded) as local:
         yield local
+
+
+@pytest.fixture
+def http(step_functions: Any) -> Any:
+    """call(method, path, body=None, token=None) -> (status, headers, json) against the API function."""
+    from slea_local.http import HttpApiAdapter, call
+
+    adapter = HttpApiAdapter(step_functions.runtime)
+    return lambda method, path, body=None, token=None: call(adapter, method, path, body, token)

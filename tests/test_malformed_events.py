@@ -2,6 +2,7 @@
 message names the offending field. Every function of template.yaml must join this test."""
 
 import pytest
+from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +12,7 @@ from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
 from slea.contracts.retry_event import RetryQueueEvent
 from slea.contracts.round import CollectRoundInput, FinishRoundInput, PlanRoundInput
+from slea.contracts.scoring import ScoreAnswerInput
 from slea.contracts.templates import SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionBatchInput, ValidateQuestionInput
 
@@ -25,6 +27,8 @@ INPUT_CONTRACTS = {
     "plan_round": PlanRoundInput,
     "collect_round": CollectRoundInput,
     "finish_round": FinishRoundInput,
+    "score_and_explain": ScoreAnswerInput,
+    "api": APIGatewayProxyEventV2Model,
 }
 
 

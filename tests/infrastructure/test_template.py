@@ -121,3 +121,32 @@ def test_an_alarm_watches_the_dead_letter_queue_depth():
     ]
     assert properties["Threshold"] == 1
     assert properties["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+
+
+def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
+    (api,) = TEMPLATE.of_type("AWS::Serverless::HttpApi").values()
+    auth = api["Properties"]["Auth"]
+    authorizer = auth["Authorizers"][auth["DefaultAuthorizer"]]
+    assert authorizer["JwtConfiguration"] == {"issuer": {"Ref": "JwtIssuer"}, "audience": [{"Ref": "JwtAudience"}]}
+    routes = {
+        (event["Properties"]["Method"], event["Properties"]["Path"])
+        for event in FUNCTIONS["ApiFunction"]["Properties"]["Events"].values()
+    }
+    assert routes == {
+        ("POST", "/sessions/{session_id}/rounds"),
+        ("GET", "/sessions/{session_id}/questions"),
+        ("POST", "/sessions/{session_id}/answers"),
+        ("GET", "/sessions/{session_id}/attempts"),
+    }
+
+
+def test_documented_routes_are_the_deployed_routes():
+    import json
+
+    document = json.loads((REPO_ROOT / "docs" / "openapi.json").read_text(encoding="utf-8"))
+    documented = {(method.upper(), path) for path, item in document["paths"].items() for method in item}
+    deployed = {
+        (event["Properties"]["Method"], event["Properties"]["Path"])
+        for event in FUNCTIONS["ApiFunction"]["Properties"]["Events"].values()
+    }
+    assert documented == deployed

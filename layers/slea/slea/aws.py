@@ -13,6 +13,7 @@ from botocore.config import Config
 if TYPE_CHECKING:  # stubs are a dev dependency only
     from mypy_boto3_dynamodb import DynamoDBClient
     from mypy_boto3_sqs import SQSClient
+    from mypy_boto3_stepfunctions import SFNClient
 
 from slea.constants import TOOL_CONFIG, TOOL_DB_ATTEMPTS
 
@@ -36,3 +37,8 @@ def dynamodb(tool: str) -> "DynamoDBClient":
 @cache
 def sqs(tool: str) -> "SQSClient":
     return boto3.client("sqs", config=client_config(tool))
+
+
+@cache
+def stepfunctions(tool: str) -> "SFNClient":
+    return boto3.client("stepfunctions", config=client_config(tool))

@@ -71,3 +71,38 @@ class CollectRoundInput(Contract):
 class FinishRoundInput(Contract):
     plan: RoundPlan
     saved: SaveQuestionsBatchResult
+
+
+# ---------------------------------------------------------------- HTTP API contracts
+class StartRoundRequest(Contract):
+    """POST /sessions/{session_id}/rounds: the caller is the token's subject."""
+
+    round: Literal[1, 2] = 1
+    category: CategoryName
+    count: int = Field(default=5, ge=1, le=MAX_QUESTIONS_PER_ROUND)
+    difficulty: Difficulty | None = None
+    question_types: list[QuestionType] | None = Field(default=None, min_length=1)
+
+
+class RoundStarted(Contract):
+    session_id: str
+    round: int
+    execution_arn: str
+    status: Literal["RUNNING"] = "RUNNING"
+
+
+class QuestionView(Contract):
+    """A saved question as learners see it: everything but the answer key."""
+
+    question_id: str
+    round: int
+    type: QuestionType
+    stem: str
+    choices: list[str] = Field(default_factory=list)
+    difficulty: int
+    category: str
+
+
+class SessionQuestions(Contract):
+    session_id: str
+    questions: list[QuestionView]

@@ -17,6 +17,9 @@ class ScoreAnswerInput(Contract):
     correct_keywords: list[NonEmptyStr] | None = None
     difficulty: Difficulty | None = None
     category: str | None = Field(default=None, strict=True)
+    choices: list[str] | None = Field(
+        default=None, description="MC choices, so the full choice text counts as the key (looked up when stored)"
+    )
 
     @model_validator(mode="after")
     def _answer_key_present(self) -> "ScoreAnswerInput":
@@ -46,3 +49,31 @@ class ScoreAnswerOutput(Contract):
     feedback: str | None = None
     graded_at: str
     reference_links: list[ReferenceLink] = Field(default_factory=list)
+    needs_review: bool = Field(default=False, description="short answer graded with low confidence")
+
+
+# ---------------------------------------------------------------- HTTP API contracts
+class AnswerRequest(Contract):
+    """POST /sessions/{session_id}/answers: the answer key is looked up server-side."""
+
+    question_id: NonEmptyStr
+    user_answer: NonEmptyStr = Field(max_length=4000)
+
+
+class AttemptView(Contract):
+    """One stored grading, as GET /sessions/{session_id}/attempts lists it (no answer key)."""
+
+    attempt_id: str
+    question_id: str
+    round: int
+    is_correct: bool
+    score: int
+    user_answer: str
+    feedback: str | None = None
+    needs_review: bool = False
+    graded_at: str
+
+
+class AttemptList(Contract):
+    session_id: str
+    attempts: list[AttemptView]

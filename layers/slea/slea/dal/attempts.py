@@ -1,10 +1,11 @@
 """Graded answers (written by Mode 2). Key design: partition `session_id`, sort `attempt_key` =
-"{graded_at}#{attempt_id}", so a session's attempts are one Query in the order they happened."""
+"{recorded at, microseconds}#{attempt_id}", so a session's attempts are one Query in order."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 from slea.aws import dynamodb
-from slea.dal.items import from_item
+from slea.dal.items import from_item, to_item
 from slea.errors import storage_errors
 from slea.settings import resource_name
 
@@ -23,3 +24,11 @@ def session_attempts(session_id: str) -> list[dict[str, Any]]:
         ):
             attempts.extend(from_item(item) for item in page.get("Items", []))
     return attempts
+
+
+def put_attempt(attempt: dict[str, Any]) -> None:
+    """Store one grading; `attempt_key` (microsecond time, then id) orders a session's attempts."""
+    recorded = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    item = {**attempt, "attempt_key": f"{recorded}#{attempt['attempt_id']}"}
+    with storage_errors("attempts put"):
+        dynamodb(TOOL).put_item(TableName=resource_name(TABLE_VARIABLE), Item=to_item(item))

@@ -42,3 +42,50 @@ def get_question(question_id: str) -> dict[str, Any] | None:
         )
     item = response.get("Item")
     return from_item(item) if item else None
+
+
+def session_questions(session_id: str) -> list[dict[str, Any]]:
+    """A session's questions in the order they were generated (the session-questions index)."""
+    client = dynamodb(TOOL)
+    questions: list[dict[str, Any]] = []
+    with storage_errors("questions query"):
+        for page in client.get_paginator("query").paginate(
+            TableName=resource_name(TABLE_VARIABLE),
+            IndexName="session-questions",
+            KeyConditionExpression="session_id = :session",
+            ExpressionAttributeValues={":session": {"S": session_id}},
+        ):
+            questions.extend(from_item(item) for item in page.get("Items", []))
+    return questions
+
+
+def record_outcome(question_id: str, correct: bool) -> dict[str, Any] | None:
+    """Count one more answer (and one more correct one) on the question, atomically; returns the
+    updated counters, or None if the question is not stored."""
+    with storage_errors("questions update"):
+        try:
+            response = dynamodb(TOOL).update_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"question_id": {"S": question_id}},
+                UpdateExpression="ADD usage_count :one, correct_count :correct",
+                ConditionExpression="attribute_exists(question_id)",
+                ExpressionAttributeValues={":one": {"N": "1"}, ":correct": {"N": "1" if correct else "0"}},
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return None
+            raise
+    return from_item(response["Attributes"])
+
+
+def set_stats_flag(question_id: str, flag: str | None) -> None:
+    expression = "SET stats_flag = :flag" if flag else "REMOVE stats_flag"
+    values = {"ExpressionAttributeValues": {":flag": {"S": flag}}} if flag else {}
+    with storage_errors("questions flag"):
+        dynamodb(TOOL).update_item(
+            TableName=resource_name(TABLE_VARIABLE),
+            Key={"question_id": {"S": question_id}},
+            UpdateExpression=expression,
+            **values,  # type: ignore[arg-type]
+        )

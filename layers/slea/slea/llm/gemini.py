@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
 from slea.llm import prompts
 from slea.llm.provider import LLMError, Operation, llm_call
-from slea.llm.schemas import SemanticScores, ValidationItem
+from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
 from slea.llm.settings import LLMSettings
 
 RETRIED_STATUS_CODES = [408, 429, 500, 502, 503, 504]
@@ -118,3 +118,17 @@ class GeminiProvider:
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
         prompt = prompts.validation_prompt([item.model_dump(mode="json") for item in items])
         return self._structured("validate", prompts.VALIDATION_SYSTEM, prompt, SemanticScores)
+
+    def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
+        data = {
+            "question": {"stem": item.stem, "category": item.category},
+            "expected_keywords_or_concepts": item.correct_keywords,
+            "learner_answer": item.user_answer,
+        }
+        prompt = prompts.grading_prompt(data, item.difficulty)
+        return self._structured("score", prompts.GRADING_SYSTEM, prompt, ShortAnswerGrade)
+
+    def explain(self, item: GradingItem) -> Explanation:
+        data = {"question_and_answer": item.model_dump(mode="json", exclude_none=True)}
+        system = prompts.EXPLANATION_SYSTEM.format(tone=prompts.TONES[bool(item.is_correct)])
+        return self._structured("explain", system, prompts.explanation_prompt(data), Explanation)

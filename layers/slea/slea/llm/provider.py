@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
 from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
-from slea.llm.schemas import SemanticScores, ValidationItem
+from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
 from slea.llm.settings import LLMSettings
 
 Operation = Literal["generate", "validate", "score", "explain"]
@@ -29,6 +29,10 @@ class LLMProvider(Protocol):
     def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch: ...
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores: ...
+
+    def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade: ...
+
+    def explain(self, item: GradingItem) -> Explanation: ...
 
 
 @dataclass

@@ -3,9 +3,10 @@ heuristic semantic scores). The default when no Gemini key is configured."""
 
 from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
 from slea.llm.offline.generator import generate_offline
+from slea.llm.offline.grading import explain_offline, grade_offline
 from slea.llm.offline.semantic import semantic_score
 from slea.llm.provider import llm_call
-from slea.llm.schemas import ItemScore, SemanticScores, ValidationItem
+from slea.llm.schemas import Explanation, GradingItem, ItemScore, SemanticScores, ShortAnswerGrade, ValidationItem
 
 
 class OfflineProvider:
@@ -18,3 +19,11 @@ class OfflineProvider:
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
         with llm_call("validate", self.name):
             return SemanticScores(scores=[ItemScore(index=item.index, score=semantic_score(item)) for item in items])
+
+    def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
+        with llm_call("score", self.name):
+            return grade_offline(item)
+
+    def explain(self, item: GradingItem) -> Explanation:
+        with llm_call("explain", self.name):
+            return explain_offline(item)

@@ -1,0 +1,85 @@
+"""Mode 2 HTTP API (API Gateway HTTP API, JWT authorizer): the caller is the token's `sub`.
+
+POST /sessions/{session_id}/rounds     start a Mode 1 round (the session becomes the caller's)
+GET  /sessions/{session_id}/questions  the session's saved questions, without answer keys
+POST /sessions/{session_id}/answers    grade an answer (the key is looked up server-side)
+GET  /sessions/{session_id}/attempts   the session's graded attempts
+"""
+
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.api import SESSION_ID_PATTERN, caller, error_response, responses, validation_error_response
+from slea.contracts.common import parse_input
+from slea.contracts.round import RoundStarted, SessionQuestions, StartRoundRequest
+from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
+from slea.observability import logger, metrics, tracer
+from slea.tools import sessions
+
+app = APIGatewayHttpResolver(enable_validation=True)
+SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=SESSION_ID_PATTERN)]
+
+
+@app.post(
+    "/sessions/<session_id>/rounds",
+    status_code=202,
+    summary="Start a Mode 1 round",
+    responses=responses(202, RoundStarted, "The round is being generated"),
+)
+def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Body()]) -> RoundStarted:
+    return sessions.start_round(session_id, caller(app), request)
+
+
+@app.get(
+    "/sessions/<session_id>/questions",
+    summary="The session's questions, without answer keys",
+    responses=responses(200, SessionQuestions, "The questions saved so far"),
+)
+def list_questions(session_id: SessionId) -> SessionQuestions:
+    return sessions.list_questions(session_id, caller(app))
+
+
+@app.post(
+    "/sessions/<session_id>/answers",
+    summary="Grade an answer and explain it",
+    responses=responses(200, ScoreAnswerOutput, "The grading result"),
+)
+def answer(session_id: SessionId, request: Annotated[AnswerRequest, Body()]) -> ScoreAnswerOutput:
+    return sessions.answer_question(session_id, caller(app), request)
+
+
+@app.get(
+    "/sessions/<session_id>/attempts",
+    summary="The session's graded attempts",
+    responses=responses(200, AttemptList, "The attempts, oldest first"),
+)
+def list_attempts(session_id: SessionId) -> AttemptList:
+    return sessions.list_attempts(session_id, caller(app))
+
+
+@app.exception_handler(sessions.ApiError)  # type: ignore[untyped-decorator]
+def api_error(error: sessions.ApiError) -> Response[Any]:
+    return error_response(error.status, error.code, error.message)
+
+
+@app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]
+def invalid_request(error: RequestValidationError) -> Response[Any]:
+    return validation_error_response(error)
+
+
+@app.not_found
+def not_found(_: Exception) -> Response[Any]:
+    return error_response(404, "NOT_FOUND", f"no route for {app.current_event.http_method} {app.current_event.path}")
+
+
+@logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
+    return app.resolve(event, context)

@@ -1,0 +1,19 @@
+"""Tool 6 score_and_explain (spec 000 Tool 6), direct invocation with the spec's parameters:
+{session_id, user_id, question_id, question_type, user_answer, correct_answer?, correct_keywords?,
+difficulty?, category?} -> the grading result. The HTTP API grades through the same logic."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from slea.contracts.common import parse_input
+from slea.contracts.scoring import ScoreAnswerInput
+from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.tools.score_answer import grade_answer
+
+
+@logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    return grade_answer(parse_input(ScoreAnswerInput, event)).model_dump(mode="json")

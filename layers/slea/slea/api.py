@@ -1,0 +1,75 @@
+"""Shared pieces of the HTTP API: who is calling, and the ErrorResponse body of every error."""
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
+
+from slea.contracts.errors import ErrorResponse
+from slea.tools.sessions import ApiError
+
+SESSION_ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
+
+
+def caller(app: APIGatewayHttpResolver) -> str:
+    """The JWT's subject (API Gateway's authorizer has verified the token)."""
+    claims = app.current_event.request_context.authorizer.jwt_claim or {}
+    subject = claims.get("sub")
+    if not subject:
+        raise ApiError(401, "UNAUTHORIZED", "a bearer token with a subject is required")
+    return str(subject)
+
+
+def error_response(status: int, code: str, message: str, detail: str | None = None) -> Response[Any]:
+    body = ErrorResponse(error=message, error_code=code, detail=detail)
+    return Response(status_code=status, content_type="application/json", body=body.model_dump_json())
+
+
+def validation_error_response(error: RequestValidationError) -> Response[Any]:
+    """422 naming the offending field, in the ErrorResponse shape (not Powertools' default)."""
+    problems = error.errors()
+    first = problems[0] if problems else {"loc": (), "msg": "invalid request"}
+    location = [part for part in first.get("loc", ()) if isinstance(part, str)]
+    field = ".".join(part for part in location if part not in ("body", "path", "query")) or "body"
+    message = f"{field}: {first.get('msg', 'invalid value')}"
+    detail = json.dumps([{"field": ".".join(map(str, p.get("loc", ()))), "type": p.get("type")} for p in problems])
+    return error_response(422, "VALIDATION_ERROR", message, detail)
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"model": ErrorResponse}}}
+
+
+def responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
+    """A route's documented responses: its success, and the errors every session route can give."""
+    return {
+        status: {"description": description, "content": {"application/json": {"model": model}}},
+        401: _error("No bearer token, or one without a subject"),
+        403: _error("The session belongs to another user"),
+        404: _error("Unknown session or question"),
+    }
+
+
+def openapi_document(app: APIGatewayHttpResolver) -> dict[str, Any]:
+    """The API's OpenAPI document. Powertools documents every 422 as its HTTPValidationError
+    (whose schema marks `msg` required although its body omits it); our 422 body is
+    ErrorResponse, so the shared component is made to say so — once, where all 422s point."""
+    document: dict[str, Any] = json.loads(
+        app.get_openapi_json_schema(
+            title="slea-ssem Mode 2 API",
+            version="1.0.0",
+            description="Adaptive testing sessions: start rounds, read questions, answer and get graded.",
+            security_schemes={"bearerAuth": HTTPBearer(bearerFormat="JWT")},
+            security=[{"bearerAuth": []}],
+        )
+    )
+    schemas = document["components"]["schemas"]
+    schemas.setdefault("ErrorResponse", ErrorResponse.model_json_schema())
+    schemas["HTTPValidationError"] = {"$ref": "#/components/schemas/ErrorResponse"}
+    for unused in ("ResponseValidationError", "ValidationError"):  # only each other refer to them now
+        schemas.pop(unused, None)
+    if "schemas/ValidationError" in json.dumps(document["paths"]):
+        raise RuntimeError("a route still refers to Powertools' ValidationError schema")
+    return document

@@ -1,0 +1,216 @@
+"""Tool 6: grade an answer and explain it (spec 000 Tool 6, 001 scoring rules), then record the
+attempt and the question's statistics.
+
+- MC: the answer names the keyed choice (its letter or its text, see contracts/answers.py), else
+  an exact case-insensitive match; TF: true/false in any case. 100 or 0.
+- SA: one LLM call on the 40/40/20 rubric (the answer passed as delimited data) plus keyword
+  matches; is_correct at 80+; LLM failure -> 50 and not correct; an unusable answer from the
+  model -> 50 with a note. A high score without keyword evidence, or a score in the uncertain
+  middle (60-85), marks the attempt `needs_review`.
+- Feedback: partial-credit encouragement at 70-79, constructive below 70, none at 80+.
+- Explanation: >= 500 characters and >= 3 references, in a tone that fits the result. MC/TF
+  explanations are cached per (question, correct or not), so a popular question costs at most
+  two explanation calls.
+"""
+
+import uuid
+from typing import Any
+
+from slea.constants import (
+    DEFAULT_SCORING_LLM_SCORE,
+    EXPLANATION_MIN_LENGTH,
+    HIGH_SCORE_THRESHOLD,
+    MIN_REFERENCE_LINKS,
+    PARTIAL_CREDIT_RANGE,
+)
+from slea.contracts.answers import choice_index
+from slea.contracts.errors import utc_now
+from slea.contracts.scoring import ScoreAnswerInput, ScoreAnswerOutput
+from slea.dal import attempts, explanations, questions
+from slea.errors import DataAccessError
+from slea.llm.offline.grading import explain_offline
+from slea.llm.prompts import PROMPT_VERSION
+from slea.llm.provider import LLMError, get_provider
+from slea.llm.references import references_for, topic_terms
+from slea.llm.schemas import Explanation, GradingItem
+from slea.observability import logger, metrics, tracer
+
+RUBRIC_VERSION = "tool6-40/40/20-v1"
+UNCERTAIN_BAND = (60, 85)
+# Statistics worth a human look: enough answers and a facility index that is extreme, or at odds
+# with the question's intended difficulty.
+STATS_MIN_ANSWERS = 20
+FEEDBACK = {
+    "partial": "Good progress: your answer earns partial credit. Review the key concepts it missed and try again.",
+    "constructive": "Not there yet. Focus on the key concepts listed in the explanation, then try a similar question.",
+}
+STUDY_CHECK = "Check that you can state the definition of '{term}', how it works, and one situation where it applies."
+
+
+def _multiple_choice_correct(answer: str, key: str, choices: list[str]) -> bool:
+    if choices:
+        keyed = choice_index(key, choices)
+        return keyed is not None and choice_index(answer, choices) == keyed
+    return answer.strip().casefold() == key.strip().casefold()
+
+
+def _feedback(score: int) -> str | None:
+    if score >= HIGH_SCORE_THRESHOLD:
+        return None
+    low, high = PARTIAL_CREDIT_RANGE
+    return FEEDBACK["partial"] if low <= score <= high else FEEDBACK["constructive"]
+
+
+def _grade_short_answer(item: GradingItem) -> tuple[int, bool, str | None]:
+    """(score, needs_review, note)"""
+    try:
+        grade = get_provider().grade_short_answer(item)
+    except LLMError as error:
+        logger.warning("short-answer grading failed, using the default score", extra={"reason": str(error)})
+        return DEFAULT_SCORING_LLM_SCORE, True, f"Automatic grading was unavailable ({error}); default score given."
+    no_evidence = grade.score >= HIGH_SCORE_THRESHOLD and not item.keyword_matches
+    uncertain = UNCERTAIN_BAND[0] <= grade.score <= UNCERTAIN_BAND[1]
+    return grade.score, no_evidence or uncertain, None
+
+
+def _complete(explanation: Explanation, item: GradingItem) -> Explanation:
+    """Enforce the spec's minimums whatever the provider returned."""
+    text = explanation.explanation.strip()
+    terms = topic_terms(item.correct_keywords, item.reference_explanation, item.stem, item.category) or ["this topic"]
+    for term in terms:
+        if len(text) >= EXPLANATION_MIN_LENGTH:
+            break
+        text += "\n- " + STUDY_CHECK.format(term=term)
+    while len(text) < EXPLANATION_MIN_LENGTH:
+        text += "\n- " + STUDY_CHECK.format(term=item.stem or "the question's main concept")
+    links = list(explanation.reference_links)
+    if len(links) < MIN_REFERENCE_LINKS:
+        known = {link.url for link in links}
+        links += [link for link in references_for(terms, MIN_REFERENCE_LINKS) if link.url not in known]
+    return Explanation(explanation=text, reference_links=links)
+
+
+def _explain(item: GradingItem, question_id: str, cacheable: bool) -> Explanation:
+    variant = f"{'correct' if item.is_correct else 'incorrect'}#{PROMPT_VERSION}"
+    if cacheable:
+        try:
+            cached = explanations.get_explanation(question_id, variant)
+        except DataAccessError as error:
+            logger.warning("explanation cache unavailable", extra={"reason": str(error)})
+            cached = None
+        if cached:
+            metrics.add_metric(name="ExplanationCacheHits", unit="Count", value=1)
+            return Explanation.model_validate(cached)
+    try:
+        explanation = _complete(get_provider().explain(item), item)
+    except LLMError as error:
+        logger.warning("explanation failed, using the offline explainer", extra={"reason": str(error)})
+        return _complete(explain_offline(item), item)
+    if cacheable:
+        try:
+            explanations.put_explanation(question_id, variant, explanation.model_dump(mode="json"))
+        except DataAccessError as error:
+            logger.warning("explanation not cached", extra={"reason": str(error)})
+    return explanation
+
+
+def _stats_flag(counters: dict[str, Any]) -> str | None:
+    usage, correct = int(counters.get("usage_count", 0)), int(counters.get("correct_count", 0))
+    if usage < STATS_MIN_ANSWERS:
+        return None
+    rate, difficulty = correct / usage, int(counters.get("difficulty", 5))
+    if rate > 0.95:
+        return "too_easy"
+    if rate < 0.05:
+        return "too_hard"
+    if (difficulty >= 8 and rate > 0.9) or (difficulty <= 3 and rate < 0.2):
+        return "difficulty_mismatch"
+    return None
+
+
+def _record(output: ScoreAnswerOutput, request: ScoreAnswerInput, stored: dict[str, Any] | None) -> None:
+    """Store the attempt (re-gradable: rubric, prompt version and answer key) and update the
+    question's statistics; failures here never change the learner's grade."""
+    attempt = {
+        **output.model_dump(mode="json", exclude={"explanation", "reference_links"}),
+        "round": (stored or {}).get("round", 1),
+        "difficulty": request.difficulty or (stored or {}).get("difficulty"),
+        "question_type": request.question_type,
+        "user_answer": request.user_answer,
+        "answer_key": {"correct_answer": request.correct_answer, "correct_keywords": request.correct_keywords},
+        "rubric_version": RUBRIC_VERSION,
+        "prompt_version": PROMPT_VERSION,
+    }
+    try:
+        attempts.put_attempt(attempt)
+        counters = questions.record_outcome(request.question_id, output.is_correct) if stored else None
+        flag = _stats_flag(counters) if counters else None
+        if counters is not None and flag != counters.get("stats_flag"):
+            questions.set_stats_flag(request.question_id, flag)
+    except DataAccessError as error:
+        logger.error("attempt not recorded", extra={"attempt_id": output.attempt_id, "reason": str(error)})
+        metrics.add_metric(name="AttemptsNotRecorded", unit="Count", value=1)
+
+
+@tracer.capture_method
+def score_and_explain(request: ScoreAnswerInput, stored: dict[str, Any] | None = None) -> ScoreAnswerOutput:
+    """Grade `request`; `stored` is the question as saved by Tool 5 (its stem, choices and
+    explanation give the grader and explainer context), if known."""
+    stored = stored or {}
+    item = GradingItem(
+        question_type=request.question_type,
+        user_answer=request.user_answer,
+        stem=stored.get("stem"),
+        choices=request.choices or stored.get("choices") or [],
+        correct_answer=request.correct_answer,
+        correct_keywords=request.correct_keywords or [],
+        reference_explanation=(stored.get("answer_schema") or {}).get("explanation"),
+        difficulty=request.difficulty,
+        category=request.category or stored.get("category"),
+    )
+    needs_review, note = False, None
+    if request.question_type == "short_answer":
+        answer = request.user_answer.casefold()
+        item.keyword_matches = [keyword for keyword in item.correct_keywords if keyword.casefold() in answer]
+        score, needs_review, note = _grade_short_answer(item)
+        is_correct = score >= HIGH_SCORE_THRESHOLD and note is None
+    else:
+        key = request.correct_answer or ""
+        if request.question_type == "multiple_choice":
+            is_correct = _multiple_choice_correct(request.user_answer, key, item.choices)
+        else:
+            is_correct = request.user_answer.strip().casefold() == key.strip().casefold()
+        score = 100 if is_correct else 0
+    item.is_correct = is_correct
+    explanation = _explain(item, request.question_id, cacheable=request.question_type != "short_answer")
+    feedback = _feedback(score)
+    if note:
+        feedback = f"{note} {feedback or ''}".strip()
+    output = ScoreAnswerOutput(
+        attempt_id=str(uuid.uuid4()),
+        session_id=request.session_id,
+        question_id=request.question_id,
+        user_id=request.user_id,
+        is_correct=is_correct,
+        score=score,
+        explanation=explanation.explanation,
+        keyword_matches=item.keyword_matches,
+        feedback=feedback,
+        graded_at=utc_now(),
+        reference_links=explanation.reference_links,
+        needs_review=needs_review,
+    )
+    metrics.add_metric(name="AnswersGraded", unit="Count", value=1)
+    _record(output, request, stored or None)
+    return output
+
+
+def grade_answer(request: ScoreAnswerInput) -> ScoreAnswerOutput:
+    """Direct invocation (the spec's signature): the question's stored context, if it was saved
+    by Tool 5, informs the grader and explainer; the caller's answer key is used as given."""
+    try:
+        stored = questions.get_question(request.question_id)
+    except DataAccessError as error:
+        logger.warning("stored question unavailable, grading without its context", extra={"reason": str(error)})
+        stored = None
+    return score_and_explain(request, stored)

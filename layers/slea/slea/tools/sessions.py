@@ -1,0 +1,98 @@
+"""The HTTP API's logic: sessions belong to the user who started them; answers are graded with
+the answer key looked up server-side; questions are listed without their keys."""
+
+import json
+import uuid
+from typing import Any
+
+from slea.aws import stepfunctions
+from slea.contracts.round import QuestionView, RoundStarted, SessionQuestions, StartRoundRequest
+from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
+from slea.dal import attempts, questions, sessions
+from slea.observability import tracer
+from slea.settings import resource_name
+from slea.tools.score_answer import score_and_explain
+
+STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def _owned(session_id: str, user_id: str) -> None:
+    owner = sessions.owner_of(session_id)
+    if owner is None:
+        raise ApiError(404, "SESSION_NOT_FOUND", f"session {session_id} not found")
+    if owner != user_id:
+        raise ApiError(403, "FORBIDDEN", f"session {session_id} belongs to another user")
+
+
+@tracer.capture_method
+def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
+    if sessions.claim(session_id, user_id) != user_id:
+        raise ApiError(403, "FORBIDDEN", f"session {session_id} belongs to another user")
+    execution_input = {
+        "user_id": user_id,
+        "session_id": session_id,
+        **request.model_dump(mode="json", exclude_none=True),
+    }
+    execution = stepfunctions("api").start_execution(
+        stateMachineArn=resource_name(STATE_MACHINE_VARIABLE),
+        name=f"{session_id[:40]}-r{request.round}-{uuid.uuid4().hex[:12]}",
+        input=json.dumps(execution_input),
+    )
+    return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
+
+
+def _question_view(stored: dict[str, Any]) -> QuestionView:
+    return QuestionView(
+        question_id=stored["question_id"],
+        round=stored.get("round", 1),
+        type=stored["item_type"],
+        stem=stored["stem"],
+        choices=stored.get("choices") or [],
+        difficulty=stored["difficulty"],
+        category=stored["category"],
+    )
+
+
+@tracer.capture_method
+def list_questions(session_id: str, user_id: str) -> SessionQuestions:
+    _owned(session_id, user_id)
+    return SessionQuestions(
+        session_id=session_id, questions=[_question_view(item) for item in questions.session_questions(session_id)]
+    )
+
+
+@tracer.capture_method
+def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> ScoreAnswerOutput:
+    _owned(session_id, user_id)
+    stored = questions.get_question(answer.question_id)
+    if stored is None or stored.get("session_id") != session_id:
+        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
+    key = stored.get("answer_schema") or {}
+    request = ScoreAnswerInput(
+        session_id=session_id,
+        user_id=user_id,
+        question_id=answer.question_id,
+        question_type=stored["item_type"],
+        user_answer=answer.user_answer,
+        correct_answer=key.get("correct_key"),
+        correct_keywords=key.get("correct_keywords"),
+        difficulty=stored.get("difficulty"),
+        category=stored.get("category"),
+        choices=stored.get("choices"),
+    )
+    return score_and_explain(request, stored)
+
+
+@tracer.capture_method
+def list_attempts(session_id: str, user_id: str) -> AttemptList:
+    _owned(session_id, user_id)
+    return AttemptList(
+        session_id=session_id,
+        attempts=[AttemptView.model_validate(item) for item in attempts.session_attempts(session_id)],
+    )

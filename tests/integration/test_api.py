@@ -1,0 +1,135 @@
+"""The Mode 2 HTTP API through its HTTP API v2 events (the local adapter stands in for API
+Gateway and its JWT authorizer)."""
+
+import json
+import time
+
+import boto3
+import pytest
+
+ALICE = "550e8400-e29b-41d4-a716-446655440000"
+BOB = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+
+
+def start(http, session="s1", user=ALICE, **changes):
+    return http("POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3, **changes}, user)
+
+
+def wait_for_questions(http, session="s1", user=ALICE, count=3):
+    for _ in range(200):
+        status, _, body = http("GET", f"/sessions/{session}/questions", None, user)
+        if status == 200 and len(body["questions"]) >= count:
+            return body["questions"]
+        time.sleep(0.05)
+    raise AssertionError("the round did not produce its questions")
+
+
+def answer_key(cloud, question_id):
+    item = (
+        boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).get_item(Key={"question_id": question_id})
+    )
+    return item["Item"]["answer_schema"]
+
+
+def test_a_round_then_answers_then_attempts(http, step_functions):
+    status, _, started = start(http)
+    assert status == 202
+    assert started["execution_arn"]
+    assert started["status"] == "RUNNING"
+    questions = wait_for_questions(http)
+    cloud = step_functions.runtime.cloud
+    graded = []
+    for question in questions:
+        key = answer_key(cloud, question["question_id"])
+        right = key.get("correct_key") or " ".join(key.get("correct_keywords", []))
+        status, _, result = http(
+            "POST", "/sessions/s1/answers", {"question_id": question["question_id"], "user_answer": right}, ALICE
+        )
+        assert status == 200, result
+        graded.append(result)
+    assert all(result["user_id"] == ALICE and len(result["explanation"]) >= 500 for result in graded)
+    assert any(result["is_correct"] for result in graded)
+    status, _, listed = http("GET", "/sessions/s1/attempts", None, ALICE)
+    assert status == 200
+    assert [a["attempt_id"] for a in listed["attempts"]] == [r["attempt_id"] for r in graded]
+
+
+def test_the_answer_key_never_leaves_the_server_before_answering(http, step_functions):
+    start(http)
+    questions = wait_for_questions(http)
+    text = json.dumps(questions)
+    for question in questions:
+        key = answer_key(step_functions.runtime.cloud, question["question_id"])
+        assert set(question) == {"question_id", "round", "type", "stem", "choices", "difficulty", "category"}
+        if key.get("correct_keywords"):
+            assert json.dumps(key["correct_keywords"]) not in text
+    assert "answer_schema" not in text
+    assert "correct" not in text.replace("Correct", "")  # no correct_key / correct_keywords field
+
+
+def test_another_users_session_is_forbidden(http, step_functions):
+    start(http)
+    questions = wait_for_questions(http)
+    assert start(http, user=BOB)[0] == 403
+    assert http("GET", "/sessions/s1/questions", None, BOB)[0] == 403
+    assert http("GET", "/sessions/s1/attempts", None, BOB)[0] == 403
+    status, _, body = http(
+        "POST", "/sessions/s1/answers", {"question_id": questions[0]["question_id"], "user_answer": "A"}, BOB
+    )
+    assert (status, body["error_code"]) == (403, "FORBIDDEN")
+
+
+def test_without_a_token_api_gateway_refuses(http, step_functions):
+    assert http("GET", "/sessions/s1/attempts")[0] == 401
+
+
+def test_unknown_session_and_question_are_404(http, step_functions):
+    status, _, body = http("GET", "/sessions/nobody/attempts", None, ALICE)
+    assert (status, body["error_code"]) == (404, "SESSION_NOT_FOUND")
+    start(http)
+    wait_for_questions(http)
+    start(http, session="s2")
+    other = wait_for_questions(http, session="s2")
+    status, _, body = http("POST", "/sessions/s1/answers", {"question_id": "missing", "user_answer": "A"}, ALICE)
+    assert (status, body["error_code"]) == (404, "QUESTION_NOT_FOUND")
+    status, _, _ = http(
+        "POST", "/sessions/s1/answers", {"question_id": other[0]["question_id"], "user_answer": "A"}, ALICE
+    )
+    assert status == 404  # a question of another session
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/sessions/s1/answers", {"question_id": "q"}, "user_answer"),
+        ("/sessions/s1/answers", {"question_id": "", "user_answer": "A"}, "question_id"),
+        ("/sessions/s1/answers", "{not json", "body"),
+        ("/sessions/s1/answers", [1, 2], "body"),
+        ("/sessions/s1/rounds", {"category": "sports"}, "category"),
+        ("/sessions/s1/rounds", {"category": "technical", "count": 99}, "count"),
+        ("/sessions/bad%20id/rounds", {"category": "technical"}, "session_id"),
+    ],
+)
+def test_bad_input_is_422_in_the_error_shape_naming_the_field(http, step_functions, path, body, field):
+    status, _, response = http("POST", path, body, ALICE)
+    assert status == 422
+    assert set(response) == {"error", "error_code", "detail", "timestamp"}
+    assert response["error_code"] == "VALIDATION_ERROR"
+    assert response["error"].startswith(field)
+
+
+def test_unknown_route_is_404_in_the_error_shape(http, step_functions):
+    status, _, body = http("GET", "/nowhere", None, ALICE)
+    assert (status, body["error_code"]) == (404, "NOT_FOUND")
+
+
+def test_committed_openapi_document_is_current():
+    from slea.api import openapi_document
+    from slea_local.http import OPENAPI_PATH
+    from slea_local.runtime import load_function_module
+
+    generated = openapi_document(load_function_module("api").app)
+    assert json.loads(OPENAPI_PATH.read_text(encoding="utf-8")) == generated, "run: python -m slea_local openapi"
+    responses = generated["paths"]["/sessions/{session_id}/answers"]["post"]["responses"]
+    assert {"200", "401", "403", "404", "422"} <= set(responses)
+    assert generated["components"]["schemas"]["HTTPValidationError"] == {"$ref": "#/components/schemas/ErrorResponse"}
