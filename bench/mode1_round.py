@@ -17,21 +17,14 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-from slea_local.cloud import LocalCloud, prepare_process_environment  # noqa: E402
-
-DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"
+from slea_local.demo_aws import DEMO_USER, seeded_local_aws  # noqa: E402
 
 
 def measure(runs: int = 10) -> dict[str, Any]:
-    prepare_process_environment()
-    from slea.seed import load_seed
     from slea_local.executions import LocalStepFunctions
-    from slea_local.runtime import LocalRuntime
 
-    with LocalCloud() as cloud:
-        runtime = LocalRuntime(cloud)
-        with cloud.environment(cloud.seed_environment()):
-            load_seed(json.loads((REPO_ROOT / "data" / "demo_seed.json").read_text(encoding="utf-8")))
+    with seeded_local_aws() as aws:
+        runtime = aws.runtime
         with LocalStepFunctions(runtime) as step_functions:
 
             def run(count: int, name: str) -> Any:

@@ -11,6 +11,7 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
 import cold_import
 import llm_calls
 import mode1_round
+import mode2_answers
 import retry_path
 import template_search
 
@@ -20,6 +21,7 @@ def main() -> None:
         "tool2_items_read_1k_vs_50k": template_search.measure(1_000, 50_000),
         "llm_calls_one_round_of_5": llm_calls.measure(5),
         "mode1_round": mode1_round.measure(10),
+        "mode2_100_answers_to_one_mc_question": mode2_answers.measure(100),
         "tool5_retry_path_1000_questions": retry_path.measure(1000, write_failure_rate=0.2, duplicate_rate=0.1),
         "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=21),
     }

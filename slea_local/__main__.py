@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from slea_local import REPO_ROOT
-
-DEMO_SEED = REPO_ROOT / "data" / "demo_seed.json"
-DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"
+from slea_local.demo_aws import DEMO_SEED, DEMO_USER
 
 
 def _quiet_powertools() -> None:
@@ -63,19 +61,13 @@ def _print_round(output: dict[str, Any]) -> None:
 
 
 @contextmanager
-def _seeded_local_aws() -> Iterator[Any]:
-    """The local AWS built from template.yaml with the demo seed loaded: (cloud, runtime)."""
-    from slea_local.cloud import LocalCloud, prepare_process_environment
+def _seeded_local_aws() -> Iterator[tuple[Any, Any, dict[str, int]]]:
+    """The demo's local AWS, quietly: (cloud, runtime, records written per seed section)."""
+    from slea_local.demo_aws import seeded_local_aws
 
     _quiet_powertools()
-    prepare_process_environment()
-    from slea.seed import load_seed
-    from slea_local.runtime import LocalRuntime
-
-    with LocalCloud() as cloud:
-        with cloud.environment(cloud.seed_environment()):
-            written = load_seed(json.loads(DEMO_SEED.read_text(encoding="utf-8")))
-        yield cloud, LocalRuntime(cloud), written
+    with seeded_local_aws() as aws:
+        yield aws.cloud, aws.runtime, aws.written
 
 
 def generate_round(runtime: Any, execution_input: dict[str, Any], name: str) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from slea.aws import dynamodb
-from slea.dal.items import from_item, to_item
+from slea.dal.items import query_all, to_item
 from slea.errors import storage_errors
 from slea.settings import resource_name
 
@@ -14,16 +14,13 @@ TOOL = "plan_round"
 
 
 def session_attempts(session_id: str) -> list[dict[str, Any]]:
-    client = dynamodb(TOOL)
-    attempts: list[dict[str, Any]] = []
     with storage_errors("attempts query"):
-        for page in client.get_paginator("query").paginate(
+        return query_all(
+            dynamodb(TOOL),
             TableName=resource_name(TABLE_VARIABLE),
             KeyConditionExpression="session_id = :session",
             ExpressionAttributeValues={":session": {"S": session_id}},
-        ):
-            attempts.extend(from_item(item) for item in page.get("Items", []))
-    return attempts
+        )
 
 
 def put_attempt(attempt: dict[str, Any]) -> None:

@@ -1,9 +1,12 @@
 """Conversion between plain JSON-like dicts and DynamoDB's attribute-value format."""
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -39,3 +42,11 @@ def to_item(document: dict[str, Any]) -> dict[str, Any]:
 def from_item(item: dict[str, Any]) -> dict[str, Any]:
     """A DynamoDB item as a plain dict with int/float numbers."""
     return {key: _to_json_numbers(_deserializer.deserialize(value)) for key, value in item.items()}
+
+
+def query_all(client: "DynamoDBClient", **params: Any) -> list[dict[str, Any]]:
+    """Every item a Query matches, following its pages, as plain dicts."""
+    items: list[dict[str, Any]] = []
+    for page in client.get_paginator("query").paginate(**params):
+        items.extend(from_item(item) for item in page.get("Items", []))
+    return items

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from botocore.exceptions import ClientError
 
 from slea.aws import dynamodb
-from slea.dal.items import from_item, to_item
+from slea.dal.items import from_item, query_all, to_item
 from slea.errors import storage_errors
 from slea.settings import resource_name
 
@@ -46,17 +46,14 @@ def get_question(question_id: str) -> dict[str, Any] | None:
 
 def session_questions(session_id: str) -> list[dict[str, Any]]:
     """A session's questions in the order they were generated (the session-questions index)."""
-    client = dynamodb(TOOL)
-    questions: list[dict[str, Any]] = []
     with storage_errors("questions query"):
-        for page in client.get_paginator("query").paginate(
+        return query_all(
+            dynamodb(TOOL),
             TableName=resource_name(TABLE_VARIABLE),
             IndexName="session-questions",
             KeyConditionExpression="session_id = :session",
             ExpressionAttributeValues={":session": {"S": session_id}},
-        ):
-            questions.extend(from_item(item) for item in page.get("Items", []))
-    return questions
+        )
 
 
 def record_outcome(question_id: str, correct: bool) -> dict[str, Any] | None:

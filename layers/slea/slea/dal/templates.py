@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from slea.aws import dynamodb
-from slea.dal.items import from_item
+from slea.dal.items import query_all
 from slea.errors import storage_errors
 from slea.settings import resource_name
 
@@ -31,13 +31,13 @@ def with_search_key(template: dict[str, Any]) -> dict[str, Any]:
 def query_candidates(category: str, domains: list[str], low: float, high: float) -> list[dict[str, Any]]:
     """Templates of `category` in any of `domains` whose avg_difficulty_score is in [low, high]."""
     client = dynamodb("search_question_templates")
-    paginator = client.get_paginator("query")
     table, index = resource_name(TABLE_VARIABLE), resource_name(INDEX_VARIABLE)
     keys = dict.fromkeys(search_key(category, domain) for domain in domains)
     candidates: list[dict[str, Any]] = []
     with storage_errors("templates query"):
         for key in keys:
-            pages = paginator.paginate(
+            candidates += query_all(
+                client,
                 TableName=table,
                 IndexName=index,
                 KeyConditionExpression="search_key = :key AND avg_difficulty_score BETWEEN :low AND :high",
@@ -47,6 +47,4 @@ def query_candidates(category: str, domains: list[str], low: float, high: float)
                     ":high": {"N": str(Decimal(str(high)))},
                 },
             )
-            for page in pages:
-                candidates.extend(from_item(item) for item in page.get("Items", []))
     return candidates

@@ -1,0 +1,63 @@
+"""Mode 2 cost: LLM calls (from the EMF metrics) for 100 answers to one multiple-choice question
+through the HTTP API. Target: at most 2 (one explanation per correct/incorrect, then cached).
+
+    python bench/mode2_answers.py [--answers 100]
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from slea_local.demo_aws import DEMO_USER, seeded_local_aws  # noqa: E402
+
+
+def measure(answers: int = 100) -> dict[str, Any]:
+    from slea_local.executions import LocalStepFunctions
+    from slea_local.http import HttpApiAdapter, call
+
+    with seeded_local_aws() as aws:
+        runtime = aws.runtime
+        api = HttpApiAdapter(runtime)
+        with LocalStepFunctions(runtime) as step_functions:
+            request = {"category": "technical", "count": 1, "question_types": ["multiple_choice"]}
+            _, _, started = call(api, "POST", "/sessions/bench/rounds", request, DEMO_USER)
+            execution = step_functions.watch(started["execution_arn"])
+            question = execution.output["questions"][0]
+            wrong = next(c.split(")")[0] for c in question["choices"] if not c.startswith(question["correct_answer"]))
+            calls_before = runtime.metric_total("LLMCalls")
+            started_at = time.perf_counter()
+            statuses = set()
+            for number in range(answers):
+                answer = question["correct_answer"] if number % 2 else wrong
+                status, _, _ = call(
+                    api,
+                    "POST",
+                    "/sessions/bench/answers",
+                    {"question_id": question["question_id"], "user_answer": answer},
+                    DEMO_USER,
+                )
+                statuses.add(status)
+            seconds = time.perf_counter() - started_at
+    return {
+        "answers": answers,
+        "http_statuses": sorted(statuses),
+        "llm_calls": runtime.metric_total("LLMCalls") - calls_before,
+        "llm_calls_explain": runtime.metric_total("LLMCalls", Operation="explain"),
+        "mean_ms_per_answer": round(seconds / answers * 1000, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--answers", type=int, default=100)
+    print(json.dumps(measure(parser.parse_args().answers), indent=2))
+
+
+if __name__ == "__main__":
+    main()

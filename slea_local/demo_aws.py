@@ -1,0 +1,33 @@
+"""The local AWS most callers want: template.yaml's resources in moto, the demo seed loaded, and
+a runtime to invoke the functions (the CLI, the demo and bench/ share it)."""
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from slea_local import REPO_ROOT
+from slea_local.cloud import LocalCloud, prepare_process_environment
+from slea_local.runtime import LocalRuntime
+
+DEMO_SEED = REPO_ROOT / "data" / "demo_seed.json"
+DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"
+
+
+@dataclass
+class SeededAWS:
+    cloud: LocalCloud
+    runtime: LocalRuntime
+    written: dict[str, int]
+
+
+@contextmanager
+def seeded_local_aws(seed: Path = DEMO_SEED) -> Iterator[SeededAWS]:
+    prepare_process_environment()
+    from slea.seed import load_seed
+
+    with LocalCloud() as cloud:
+        with cloud.environment(cloud.seed_environment()):
+            written = load_seed(json.loads(seed.read_text(encoding="utf-8")))
+        yield SeededAWS(cloud, LocalRuntime(cloud), written)
