@@ -1,5 +1,6 @@
-"""Mode 2 cost: LLM calls (from the EMF metrics) for 100 answers to one multiple-choice question
-through the HTTP API. Target: at most 2 (one explanation per correct/incorrect, then cached).
+"""Mode 2 cost: LLM calls (from the EMF metrics) for 100 answers to one stored multiple-choice
+question (Tool 6, direct invocation: the API allows one answer per learner and question).
+Target: at most 2 (one explanation per correct/incorrect, then cached).
 
     python bench/mode2_answers.py [--answers 100]
 """
@@ -32,21 +33,25 @@ def measure(answers: int = 100) -> dict[str, Any]:
             wrong = next(c.split(")")[0] for c in question["choices"] if not c.startswith(question["correct_answer"]))
             calls_before = runtime.metric_total("LLMCalls")
             started_at = time.perf_counter()
-            statuses = set()
+            correct = 0
             for number in range(answers):
-                answer = question["correct_answer"] if number % 2 else wrong
-                status, _, _ = call(
-                    api,
-                    "POST",
-                    "/sessions/bench/answers",
-                    {"question_id": question["question_id"], "user_answer": answer},
-                    DEMO_USER,
+                graded = runtime.invoke(
+                    "score_and_explain",
+                    {
+                        "session_id": "bench",
+                        "user_id": f"learner-{number}",
+                        "question_id": question["question_id"],
+                        "question_type": "multiple_choice",
+                        "user_answer": question["correct_answer"] if number % 2 else wrong,
+                        "correct_answer": question["correct_answer"],
+                        "choices": question["choices"],
+                    },
                 )
-                statuses.add(status)
+                correct += graded["is_correct"]
             seconds = time.perf_counter() - started_at
     return {
         "answers": answers,
-        "http_statuses": sorted(statuses),
+        "correct": correct,
         "llm_calls": runtime.metric_total("LLMCalls") - calls_before,
         "llm_calls_explain": runtime.metric_total("LLMCalls", Operation="explain"),
         "mean_ms_per_answer": round(seconds / answers * 1000, 1),

@@ -48,7 +48,9 @@ def test_a_round_then_answers_then_attempts(http, step_functions):
         assert status == 200, result
         graded.append(result)
     assert all(result["user_id"] == ALICE and len(result["explanation"]) >= 500 for result in graded)
-    assert any(result["is_correct"] for result in graded)
+    assert [result["is_correct"] for result in graded if result["keyword_matches"] == []] == [
+        True for result in graded if result["keyword_matches"] == []
+    ]  # every MC/TF answered with its key is correct
     status, _, listed = http("GET", "/sessions/s1/attempts", None, ALICE)
     assert status == 200
     assert [a["attempt_id"] for a in listed["attempts"]] == [r["attempt_id"] for r in graded]
@@ -133,3 +135,19 @@ def test_committed_openapi_document_is_current():
     responses = generated["paths"]["/sessions/{session_id}/answers"]["post"]["responses"]
     assert {"200", "401", "403", "404", "422"} <= set(responses)
     assert generated["components"]["schemas"]["HTTPValidationError"] == {"$ref": "#/components/schemas/ErrorResponse"}
+
+
+def test_a_question_can_be_answered_once(http, step_functions):
+    start(http)
+    question = wait_for_questions(http)[0]
+    body = {"question_id": question["question_id"], "user_answer": "A"}
+    assert http("POST", "/sessions/s1/answers", body, ALICE)[0] == 200
+    status, _, error = http("POST", "/sessions/s1/answers", body, ALICE)
+    assert (status, error["error_code"]) == (409, "ALREADY_ANSWERED")
+    assert len(http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"]) == 1
+
+
+def test_a_subject_that_is_not_a_uuid_cannot_start_a_round(http, step_functions):
+    status, _, body = start(http, user="not-a-uuid")
+    assert (status, body["error_code"]) == (403, "UNSUPPORTED_SUBJECT")
+    assert http("GET", "/sessions/s1/questions", None, ALICE)[0] == 404  # nothing was claimed

@@ -182,3 +182,24 @@ def test_transitions_do_not_grow_with_count(step_functions):
     twenty = run(step_functions, count=20, session_id="sess_twenty")
     assert five.transitions == twenty.transitions <= 15
     assert twenty.output["total_valid"] == 20
+
+
+def test_a_question_tool_4_passes_but_tool_5_cannot_store_is_rejected_not_fatal(step_functions, monkeypatch):
+    """MC with its key outside the choices scores exactly 0.70 (valid) yet cannot be saved."""
+    import slea.llm.offline as offline
+
+    original = offline.OfflineProvider.generate_questions
+
+    def with_a_broken_key(self, request, count):
+        batch = original(self, request, count)
+        first = batch.questions[0]
+        if first.type == "multiple_choice" and request.attempt == 0:
+            batch.questions[0] = first.model_copy(update={"correct_answer": "E"})
+        return batch
+
+    monkeypatch.setattr(offline.OfflineProvider, "generate_questions", with_a_broken_key)
+    execution = run(step_functions, count=3, question_types=["multiple_choice"])
+    assert execution.status == "SUCCEEDED", execution.cause
+    assert execution.output["total_valid"] == 3
+    assert execution.output["total_rejected"] == 1
+    assert execution.states_entered.count("Generate") == 2

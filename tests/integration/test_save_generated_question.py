@@ -115,8 +115,17 @@ def test_the_same_save_twice_is_one_question(cloud, runtime):
 
 def test_a_question_is_never_overwritten(cloud, runtime):
     first = runtime.invoke(TOOL, question(question_id="11111111-1111-4111-8111-111111111111"))
-    runtime.invoke(TOOL, question(question_id=first["question_id"], stem="Something else entirely?"))
+    assert first["success"] is True
+    with pytest.raises(ValueError, match=r"question_id .* already belongs to a different question"):
+        runtime.invoke(TOOL, question(question_id=first["question_id"], stem="Something else entirely?"))
     assert stored(cloud)[first["question_id"]]["stem"] == "What is RAG?"
+
+
+def test_a_different_answer_key_is_a_different_question(cloud, runtime):
+    first = runtime.invoke(TOOL, question())
+    second = runtime.invoke(TOOL, question(correct_key="B"))
+    assert first["question_id"] != second["question_id"]
+    assert len(stored(cloud)) == 2
 
 
 @pytest.mark.parametrize(
@@ -126,6 +135,7 @@ def test_a_question_is_never_overwritten(cloud, runtime):
         ({"stem": ""}, "stem"),
         ({"stem": "x" * 2001}, "stem"),
         ({"choices": None}, "choices"),
+        ({"choices": ["A) One", "B) Two", "C) Three"], "correct_key": "A"}, "choices"),
         ({"correct_key": "Z"}, "correct_key"),
         ({"item_type": "true_false", "choices": ["True", "False"], "correct_key": "Yes"}, "correct_key"),
         ({"item_type": "short_answer", "correct_keywords": []}, "correct_keywords"),

@@ -167,7 +167,16 @@ def test_every_grading_is_stored_with_what_regrading_needs(cloud, runtime):
     assert attempt["user_answer"] == "RAG is retrieval plus generation"
 
 
-def test_a_hundred_answers_to_one_mc_question_cost_at_most_two_explanations(runtime):
+def test_a_hundred_answers_to_one_mc_question_cost_at_most_two_explanations(cloud, runtime):
+    boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).put_item(
+        Item={
+            "question_id": "q_001",
+            "session_id": "s",
+            "item_type": "multiple_choice",
+            "stem": "Which?",
+            "difficulty": 5,
+        }
+    )
     for number in range(100):
         mc(runtime, "B" if number % 3 else "D")
     assert runtime.metric_total("LLMCalls", Operation="explain") <= 2
@@ -234,3 +243,33 @@ def test_invalid_input(runtime, changes, error, field):
     event = {**BASE, "question_type": "multiple_choice", "user_answer": "B", "correct_answer": "B", **changes}
     with pytest.raises(error, match=field):
         runtime.invoke(TOOL, event)
+
+
+def test_a_letter_key_matches_its_label_not_a_choice_that_reads_like_it(runtime):
+    choices = ["A) C", "B) C++", "C) Java", "D) Python"]
+    assert mc(runtime, "C) Java", key="C", choices=choices)["is_correct"] is True
+    assert mc(runtime, "A", key="C", choices=choices)["is_correct"] is False
+
+
+def test_an_exact_match_counts_even_when_the_key_names_no_choice(runtime):
+    assert mc(runtime, "retrieval", key="Retrieval", choices=["A) x", "B) y", "C) z", "D) w"])["is_correct"] is True
+
+
+def test_explanations_are_cached_only_for_stored_questions_and_by_content(cloud, runtime):
+    table = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
+    mc(runtime, "B", key="B")  # not stored: nothing cached
+    assert boto3.resource("dynamodb").Table(cloud.table_name("ExplanationsTable")).scan()["Count"] == 0
+    table.put_item(
+        Item={
+            "question_id": "q_001",
+            "session_id": "s",
+            "item_type": "multiple_choice",
+            "stem": "K8s?",
+            "difficulty": 5,
+        }
+    )
+    first = mc(runtime, "B", key="B", choices=["A) Pods", "B) Nodes", "C) Jobs", "D) Volumes"])
+    other = mc(runtime, "B", key="B", choices=["A) RAG", "B) LoRA", "C) MoE", "D) DPO"])
+    assert "Nodes" in first["explanation"]
+    assert "LoRA" in other["explanation"]
+    assert "Nodes" not in other["explanation"]

@@ -125,6 +125,13 @@ def test_answer_key_matches_labelled_choices(key, expected):
     assert choice_index(key, ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"]) == expected
 
 
+def test_a_letter_key_is_a_label_before_it_is_a_choice_text():
+    choices = ["A) C", "B) C++", "C) Java", "D) Python"]
+    assert choice_index("C", choices) == 2
+    assert choice_index("C) Java", choices) == 2
+    assert choice_index("Java", choices) == 2
+
+
 def test_answer_key_letter_means_position_when_choices_have_no_labels():
     assert choice_index("B", ["Retrieval", "Generation", "Both", "Neither"]) == 1
     assert choice_index("E", ["Retrieval", "Generation", "Both", "Neither"]) is None
@@ -152,12 +159,11 @@ def test_validate_batch_lists_must_line_up():
         parse_input(ValidateQuestionBatchInput, {**batch, "stem": "Q1"})
 
 
-@pytest.mark.parametrize("recommendation", ["pass", "revise", "reject"])
-def test_validation_result_recommendations(recommendation):
-    result = ValidationResult(
-        is_valid=True, score=0.9, rule_score=1.0, final_score=0.9, feedback="", issues=[], recommendation=recommendation
-    )
-    assert result.recommendation == recommendation
+def test_validation_result_rejects_an_unknown_recommendation():
+    with pytest.raises(ValueError, match="recommendation"):
+        ValidationResult(
+            is_valid=True, score=0.9, rule_score=1.0, final_score=0.9, feedback="", issues=[], recommendation="maybe"
+        )
 
 
 # ---------------------------------------------------------------- Tool 5 (000 validation table)
@@ -177,6 +183,7 @@ SAVE = {
         ({"stem": ""}, "stem"),
         ({"stem": "x" * 2001}, "stem"),
         ({"choices": None}, "choices"),
+        ({"choices": ["A) x", "B) y"], "correct_key": "A"}, "choices"),
         ({"correct_key": "F"}, "correct_key"),
         ({"item_type": "true_false", "correct_key": "Maybe"}, "correct_key"),
         ({"item_type": "short_answer", "correct_keywords": []}, "correct_keywords"),
@@ -221,6 +228,8 @@ def test_score_input_rules():
         parse_input(ScoreAnswerInput, {**SCORE, "correct_answer": "B", "user_answer": 3})
     with pytest.raises(ValueError, match="session_id"):
         parse_input(ScoreAnswerInput, {**SCORE, "correct_answer": "B", "session_id": ""})
+    with pytest.raises(ValueError, match="user_answer"):
+        parse_input(ScoreAnswerInput, {**SCORE, "correct_answer": "B", "user_answer": "   "})
 
 
 def test_score_output_enforces_explanation_length():

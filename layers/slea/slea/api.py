@@ -49,6 +49,7 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         401: _error("No bearer token, or one without a subject"),
         403: _error("The session belongs to another user"),
         404: _error("Unknown session or question"),
+        409: _error("The question has already been answered"),
     }
 
 

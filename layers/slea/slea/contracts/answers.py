@@ -1,7 +1,8 @@
 """How an answer key names a choice — one rule for Tools 4, 5 and 6.
 
-A key matches a choice when it equals the choice's full text ("C) Both"), its text without the
-label ("Both"), or its label letter ("C", matching a choice labelled "C)", "C." or "(C)").
+A key matches a choice when it is its label letter ("C", matching a choice labelled "C)", "C." or
+"(C)"; letters are read as labels first), its full text ("C) Both") or its text without the
+label ("Both").
 When no choice carries a label, a letter key A-E names a choice by position (A = first).
 Comparison ignores case and surrounding whitespace.
 """
@@ -22,14 +23,18 @@ def choice_text(choice: str) -> str:
 
 
 def choice_index(key: str, choices: list[str]) -> int | None:
-    """Index of the choice `key` names, or None."""
+    """Index of the choice `key` names, or None. A single letter is a label first ("C" is the
+    choice labelled C even if another choice's text is "C"), then text is compared."""
     wanted = _norm(key)
     if not wanted:
         return None
     labels = [_LABEL.match(choice.strip()) for choice in choices]
-    for index, (choice, label) in enumerate(zip(choices, labels, strict=True)):
-        bare = choice.strip()[label.end() :] if label else choice
-        if wanted in (_norm(choice), _norm(bare)) or (label and wanted == label.group(1).casefold()):
+    if len(wanted) == 1 and wanted.isalpha():
+        for index, label in enumerate(labels):
+            if label and wanted == label.group(1).casefold():
+                return index
+    for index, choice in enumerate(choices):
+        if wanted in (_norm(choice), _norm(choice_text(choice))):
             return index
     if not any(labels) and len(wanted) == 1 and "a" <= wanted <= "e":
         position = ord(wanted) - ord("a")

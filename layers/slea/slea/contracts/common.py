@@ -46,6 +46,8 @@ Difficulty = Annotated[
 ]
 CategoryName = Annotated[Category, BeforeValidator(_category_before)]
 NonEmptyStr = Annotated[str, Field(strict=True, min_length=1)]
+# Identifiers and answers: at least one non-space character.
+NonBlankStr = Annotated[str, Field(strict=True, min_length=1, pattern=r"\S")]
 
 
 # Pydantic error types that mean "wrong type" rather than "wrong value".

@@ -6,7 +6,7 @@ from typing import Annotated
 from pydantic import Field
 
 from slea.constants import QuestionType
-from slea.contracts.common import CategoryName, Contract, Difficulty, NonEmptyStr
+from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
 from slea.contracts.keywords import DifficultyKeywords
 from slea.contracts.profile import UserProfile
 from slea.contracts.templates import QuestionTemplate
@@ -38,7 +38,7 @@ class GenerateQuestionsInput(Contract):
     profile: UserProfile
     templates: list[QuestionTemplate] = Field(default_factory=list)
     keywords: DifficultyKeywords
-    session_id: NonEmptyStr
+    session_id: NonBlankStr
     round: int = Field(default=1, ge=1, le=2)
     difficulty: Difficulty
     category: CategoryName

@@ -12,6 +12,10 @@ from slea.contracts.common import Contract
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
+def is_uuid(value: str) -> bool:
+    return bool(_UUID.match(value.strip()))
+
+
 def _uuid_format(value: str) -> str:
     value = value.strip()
     if not value:

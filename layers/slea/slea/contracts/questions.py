@@ -8,20 +8,20 @@ from typing import Literal, NamedTuple
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from slea.constants import QUESTION_STEM_MAX, QuestionType
+from slea.constants import MAX_CHOICES, MIN_CHOICES, QUESTION_STEM_MAX, QuestionType
 from slea.contracts.answers import choice_index, is_true_false_key
-from slea.contracts.common import Contract, Difficulty, NonEmptyStr
+from slea.contracts.common import Contract, Difficulty, NonBlankStr
 
 
 class SaveQuestionInput(Contract):
     item_type: QuestionType
     stem: str = Field(strict=True, min_length=1, max_length=QUESTION_STEM_MAX)
-    choices: list[NonEmptyStr] | None = None
+    choices: list[NonBlankStr] | None = None
     correct_key: str | None = Field(default=None, strict=True)
-    correct_keywords: list[NonEmptyStr] | None = None
+    correct_keywords: list[NonBlankStr] | None = None
     difficulty: Difficulty = 5
-    categories: list[NonEmptyStr] = Field(default_factory=lambda: ["general"], min_length=1)
-    round_id: NonEmptyStr = Field(examples=["sess_123_1_2025-11-09T10:30:00Z"])
+    categories: list[NonBlankStr] = Field(default_factory=lambda: ["general"], min_length=1)
+    round_id: NonBlankStr = Field(examples=["sess_123_1_2025-11-09T10:30:00Z"])
     validation_score: float | None = Field(default=None, ge=0.0, le=1.0)
     explanation: str | None = None
     question_id: str | None = Field(
@@ -37,6 +37,8 @@ class SaveQuestionInput(Contract):
         if self.item_type == "multiple_choice":
             if not self.choices:
                 raise PydanticCustomError("choices", "choices required for multiple_choice")
+            if not MIN_CHOICES <= len(self.choices) <= MAX_CHOICES:
+                raise PydanticCustomError("choices", "choices must have 4-5 items for multiple_choice")
             if self.correct_key is None or choice_index(self.correct_key, self.choices) is None:
                 raise PydanticCustomError("correct_key", "correct_key must name one of the choices")
         elif self.item_type == "true_false":
@@ -48,10 +50,14 @@ class SaveQuestionInput(Contract):
 
     def resolved_question_id(self) -> str:
         """The caller's id, else a UUID derived from the question itself: a retry of the same save
-        (Step Functions, the retry worker, a redelivered message) always targets the same item."""
-        return self.question_id or str(
-            uuid.uuid5(_QUESTION_NAMESPACE, f"{self.round_id}\n{self.item_type}\n{self.stem}")
-        )
+        (Step Functions, the retry worker, a redelivered message) always targets the same item,
+        and a different question never does."""
+        return self.question_id or str(uuid.uuid5(_QUESTION_NAMESPACE, "\n".join(self.identity())))
+
+    def identity(self) -> list[str]:
+        """What makes two saves the same question: round, type, stem, choices and answer key."""
+        answer = self.correct_keywords if self.item_type == "short_answer" else [self.correct_key or ""]
+        return [self.round_id, self.item_type, self.stem, *(self.choices or []), "|", *(answer or [])]
 
 
 _QUESTION_NAMESPACE = uuid.UUID("5d1e55e3-0000-4000-8000-000000000005")

@@ -6,7 +6,7 @@ from typing import Literal
 from pydantic import Field
 
 from slea.constants import QuestionType
-from slea.contracts.common import CategoryName, Contract, Difficulty, NonEmptyStr
+from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
 from slea.contracts.generation import MAX_QUESTIONS_PER_ROUND, DraftQuestion
 from slea.contracts.profile import UserId, UserProfile
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchResult
@@ -19,7 +19,7 @@ class RoundRequest(Contract):
     """Start of a Mode 1 execution: `events/generate_round/*.json` are examples."""
 
     user_id: UserId
-    session_id: NonEmptyStr
+    session_id: NonBlankStr
     round: Literal[1, 2] = 1
     category: CategoryName
     count: int = Field(default=5, ge=1, le=MAX_QUESTIONS_PER_ROUND)

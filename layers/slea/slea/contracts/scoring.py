@@ -4,17 +4,17 @@ from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from slea.constants import EXPLANATION_MIN_LENGTH, SCORE_MAX, QuestionType
-from slea.contracts.common import Contract, Difficulty, NonEmptyStr
+from slea.contracts.common import Contract, Difficulty, NonBlankStr
 
 
 class ScoreAnswerInput(Contract):
-    session_id: NonEmptyStr
-    user_id: NonEmptyStr
-    question_id: NonEmptyStr
+    session_id: NonBlankStr
+    user_id: NonBlankStr
+    question_id: NonBlankStr
     question_type: QuestionType
-    user_answer: NonEmptyStr
+    user_answer: NonBlankStr
     correct_answer: str | None = Field(default=None, strict=True)
-    correct_keywords: list[NonEmptyStr] | None = None
+    correct_keywords: list[NonBlankStr] | None = None
     difficulty: Difficulty | None = None
     category: str | None = Field(default=None, strict=True)
     choices: list[str] | None = Field(
@@ -56,8 +56,8 @@ class ScoreAnswerOutput(Contract):
 class AnswerRequest(Contract):
     """POST /sessions/{session_id}/answers: the answer key is looked up server-side."""
 
-    question_id: NonEmptyStr
-    user_answer: NonEmptyStr = Field(max_length=4000)
+    question_id: NonBlankStr
+    user_answer: NonBlankStr = Field(max_length=4000)
 
 
 class AttemptView(Contract):

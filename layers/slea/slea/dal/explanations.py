@@ -1,6 +1,6 @@
-"""Cached explanations of MC/TF questions: one per (question, correct or not, prompt version), so
-answers to the same question reuse it instead of calling the LLM again. Key design: partition
-`question_id`, sort `variant` = "{correct|incorrect}#{prompt version}"."""
+"""Cached explanations of MC/TF questions: one per (question, correct or not, prompt version,
+content digest), so answers to the same question reuse it instead of calling the LLM again. Key
+design: partition `question_id`, sort `variant` = "{correct|incorrect}#{prompt version}#{digest}"."""
 
 from typing import Any
 

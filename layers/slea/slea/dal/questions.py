@@ -86,3 +86,21 @@ def set_stats_flag(question_id: str, flag: str | None) -> None:
             UpdateExpression=expression,
             **values,  # type: ignore[arg-type]
         )
+
+
+def claim_answer(question_id: str, answered_at: str) -> bool:
+    """Mark the question answered; False if it already was (one graded answer per question)."""
+    with storage_errors("questions answer claim"):
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"question_id": {"S": question_id}},
+                UpdateExpression="SET answered_at = :at",
+                ConditionExpression="attribute_exists(question_id) AND attribute_not_exists(answered_at)",
+                ExpressionAttributeValues={":at": {"S": answered_at}},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+    return True

@@ -6,6 +6,8 @@ remaining filters are re-checked here so a stale index entry can never leak thro
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from slea.constants import TEMPLATE_DIFFICULTY_WINDOW, TEMPLATE_SEARCH_LIMIT
 from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
 from slea.dal import templates
@@ -22,6 +24,14 @@ def _is_candidate(item: dict[str, Any], request: SearchTemplatesInput, low: floa
         and item.get("usage_count", 0) > 0
         and item.get("is_active", True) is True
     )
+
+
+def _parsed(item: dict[str, Any]) -> QuestionTemplate | None:
+    try:
+        return QuestionTemplate.model_validate(item)
+    except ValidationError as error:
+        logger.warning("skipping a malformed stored template", extra={"fields": [e["loc"] for e in error.errors()]})
+        return None
 
 
 def _ranking(template: QuestionTemplate) -> tuple[float, int, str]:
@@ -41,7 +51,7 @@ def search_question_templates(request: SearchTemplatesInput) -> list[QuestionTem
         metrics.add_metric(name="TemplateSearchFallback", unit="Count", value=1)
         metrics.add_metric(name="TemplatesReturned", unit="Count", value=0)
         return []
-    found = [QuestionTemplate.model_validate(item) for item in items if _is_candidate(item, request, low, high)]
+    found = [template for item in items if _is_candidate(item, request, low, high) and (template := _parsed(item))]
     found.sort(key=_ranking)
     metrics.add_metric(name="TemplatesReturned", unit="Count", value=min(len(found), TEMPLATE_SEARCH_LIMIT))
     return found[:TEMPLATE_SEARCH_LIMIT]

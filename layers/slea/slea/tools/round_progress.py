@@ -1,6 +1,9 @@
 """Mode 1, after validation: keep the valid questions, note why the others were rejected (the
 feedback for regeneration), and at the end join the saved results into `PipelineOutput`."""
 
+from pydantic import ValidationError
+
+from slea.contracts.common import to_python_error
 from slea.contracts.generation import DraftQuestion
 from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.questions import SaveQuestionInput
@@ -29,19 +32,26 @@ def collect_round(request: CollectRoundInput) -> RoundProgress:
     accepted = list(progress.accepted)
     feedback: list[str] = []
     rejected = 0
+    to_save = list(progress.to_save)
     for draft, verdict in zip(request.questions, request.verdicts, strict=False):
+        issues = list(verdict.issues)
         if verdict.is_valid and len(accepted) < plan.count:
-            accepted.append(AcceptedQuestion(draft=draft, validation_score=verdict.final_score))
-        else:
-            rejected += 1
-            feedback.extend(issue for issue in verdict.issues if issue not in feedback)
+            try:
+                to_save.append(_save_request(draft, verdict.final_score, plan))
+            except ValueError as error:  # passes Tool 4 (e.g. at 0.70) yet Tool 5 cannot store it
+                issues.append(f"Not savable: {to_python_error(error) if isinstance(error, ValidationError) else error}")
+            else:
+                accepted.append(AcceptedQuestion(draft=draft, validation_score=verdict.final_score))
+                continue
+        rejected += 1
+        feedback.extend(issue for issue in issues if issue not in feedback)
     metrics.add_metric(name="QuestionsRejectedInRound", unit="Count", value=rejected)
     return RoundProgress(
         attempt=progress.attempt + 1,
         missing=plan.count - len(accepted),
         accepted=accepted,
         accepted_count=len(accepted),
-        to_save=[_save_request(item.draft, item.validation_score, plan) for item in accepted],
+        to_save=to_save,
         feedback=feedback,
         used_stems=[*progress.used_stems, *(draft.stem for draft in request.questions)],
         total_generated=progress.total_generated + len(request.questions),

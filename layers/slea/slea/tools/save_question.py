@@ -46,10 +46,17 @@ def question_item(request: SaveQuestionInput, question_id: str, created_at: str)
 
 def store(request: SaveQuestionInput, question_id: str) -> str:
     """Write the question once (idempotent: a repeat of the same save is a success). Returns the
-    time it was saved; raises DataAccessError if DynamoDB failed after its retries."""
+    time it was saved; raises DataAccessError if DynamoDB failed after its retries, ValueError if
+    the id already belongs to a different question."""
     saved_at = utc_now()
-    outcome = questions.put_new_question(question_item(request, question_id, saved_at))
-    if outcome == "already_saved":
+    item = question_item(request, question_id, saved_at)
+    if questions.put_new_question(item) == "already_saved":
+        existing = questions.get_question(question_id) or {}
+        if any(
+            existing.get(field) != item[field]
+            for field in ("round_id", "item_type", "stem", "choices", "answer_schema")
+        ):
+            raise ValueError(f"question_id {question_id} already belongs to a different question")
         logger.info("question was already saved by an earlier attempt", extra={"question_id": question_id})
     return saved_at
 

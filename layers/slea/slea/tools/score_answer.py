@@ -13,6 +13,8 @@ attempt and the question's statistics.
   two explanation calls.
 """
 
+import hashlib
+import json
 import uuid
 from typing import Any
 
@@ -48,10 +50,12 @@ STUDY_CHECK = "Check that you can state the definition of '{term}', how it works
 
 
 def _multiple_choice_correct(answer: str, key: str, choices: list[str]) -> bool:
-    if choices:
-        keyed = choice_index(key, choices)
-        return keyed is not None and choice_index(answer, choices) == keyed
-    return answer.strip().casefold() == key.strip().casefold()
+    """The spec's exact case-insensitive match, or (when the choices are known) the same choice
+    named by letter or by text."""
+    if answer.strip().casefold() == key.strip().casefold():
+        return True
+    keyed = choice_index(key, choices) if choices else None
+    return keyed is not None and choice_index(answer, choices) == keyed
 
 
 def _feedback(score: int) -> str | None:
@@ -90,8 +94,16 @@ def _complete(explanation: Explanation, item: GradingItem) -> Explanation:
     return Explanation(explanation=text, reference_links=links)
 
 
+def _cache_variant(item: GradingItem) -> str:
+    """The explanation cache's sort key: the outcome, the prompt version and a digest of what the
+    explanation is about, so a reused question id can never be served another question's text."""
+    content = json.dumps([item.question_type, item.stem, item.choices, item.correct_answer], ensure_ascii=False)
+    digest = hashlib.sha256(content.encode()).hexdigest()[:16]
+    return f"{'correct' if item.is_correct else 'incorrect'}#{PROMPT_VERSION}#{digest}"
+
+
 def _explain(item: GradingItem, question_id: str, cacheable: bool) -> Explanation:
-    variant = f"{'correct' if item.is_correct else 'incorrect'}#{PROMPT_VERSION}"
+    variant = _cache_variant(item)
     if cacheable:
         try:
             cached = explanations.get_explanation(question_id, variant)
@@ -182,7 +194,9 @@ def score_and_explain(request: ScoreAnswerInput, stored: dict[str, Any] | None =
             is_correct = request.user_answer.strip().casefold() == key.strip().casefold()
         score = 100 if is_correct else 0
     item.is_correct = is_correct
-    explanation = _explain(item, request.question_id, cacheable=request.question_type != "short_answer")
+    # Only stored MC/TF questions are cached: their content is known and fixed.
+    cacheable = request.question_type != "short_answer" and bool(stored)
+    explanation = _explain(item, request.question_id, cacheable=cacheable)
     feedback = _feedback(score)
     if note:
         feedback = f"{note} {feedback or ''}".strip()

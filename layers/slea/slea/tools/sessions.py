@@ -6,6 +6,8 @@ import uuid
 from typing import Any
 
 from slea.aws import stepfunctions
+from slea.contracts.errors import utc_now
+from slea.contracts.profile import is_uuid
 from slea.contracts.round import QuestionView, RoundStarted, SessionQuestions, StartRoundRequest
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import attempts, questions, sessions
@@ -32,6 +34,8 @@ def _owned(session_id: str, user_id: str) -> None:
 
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
+    if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
+        raise ApiError(403, "UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a round")
     if sessions.claim(session_id, user_id) != user_id:
         raise ApiError(403, "FORBIDDEN", f"session {session_id} belongs to another user")
     execution_input = {
@@ -73,6 +77,10 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     stored = questions.get_question(answer.question_id)
     if stored is None or stored.get("session_id") != session_id:
         raise ApiError(404, "QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
+    # One graded answer per question: the explanation reveals the key, so a second try would not
+    # measure anything (and would skew round 2's difficulty and the question's statistics).
+    if not questions.claim_answer(answer.question_id, utc_now()):
+        raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
     key = stored.get("answer_schema") or {}
     request = ScoreAnswerInput(
         session_id=session_id,
