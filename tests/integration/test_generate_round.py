@@ -203,3 +203,10 @@ def test_a_question_tool_4_passes_but_tool_5_cannot_store_is_rejected_not_fatal(
     assert execution.output["total_valid"] == 3
     assert execution.output["total_rejected"] == 1
     assert execution.states_entered.count("Generate") == 2
+
+
+def test_round_two_never_repeats_round_one(step_functions):
+    first = run(step_functions, session_id="sess_twice", count=5)
+    second = run(step_functions, session_id="sess_twice", round=2, count=5)
+    assert second.status == "SUCCEEDED"
+    assert not {q["stem"] for q in first.output["questions"]} & {q["stem"] for q in second.output["questions"]}

@@ -15,7 +15,7 @@ from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN
 from slea.contracts.errors import utc_now
 from slea.contracts.profile import UserProfile
 from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
-from slea.dal import attempts
+from slea.dal import attempts, questions
 from slea.errors import DataAccessError
 from slea.observability import logger, metrics, tracer
 
@@ -51,6 +51,15 @@ def _round_one(profile: UserProfile) -> tuple[int, str]:
     return _clamp(base + experience + score), reason
 
 
+def _earlier_stems(session_id: str) -> list[str]:
+    """Stems the session already has, so a new round never repeats a question."""
+    try:
+        return [question["stem"] for question in questions.session_questions(session_id)]
+    except DataAccessError as error:
+        logger.warning("earlier questions unavailable, not excluding them", extra={"reason": str(error)})
+        return []
+
+
 def _round_one_attempts(session_id: str) -> list[dict[str, Any]]:
     try:
         return [attempt for attempt in attempts.session_attempts(session_id) if attempt.get("round") == 1]
@@ -78,5 +87,5 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
         difficulty_reason=reason,
         interests=request.profile.interests or [wanted.category],
         question_types=wanted.question_types,
-        progress=RoundProgress(attempt=0, missing=wanted.count),
+        progress=RoundProgress(attempt=0, missing=wanted.count, used_stems=_earlier_stems(wanted.session_id)),
     )
