@@ -18,6 +18,7 @@ from slea.api import SESSION_ID_PATTERN, caller, error_response, responses, vali
 from slea.contracts.common import parse_input
 from slea.contracts.round import RoundStarted, SessionQuestions, StartRoundRequest
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
+from slea.errors import DataAccessError
 from slea.observability import logger, metrics, tracer
 from slea.tools import sessions
 
@@ -65,6 +66,12 @@ def list_attempts(session_id: SessionId) -> AttemptList:
 @app.exception_handler(sessions.ApiError)  # type: ignore[untyped-decorator]
 def api_error(error: sessions.ApiError) -> Response[Any]:
     return error_response(error.status, error.code, error.message)
+
+
+@app.exception_handler(DataAccessError)  # type: ignore[untyped-decorator]
+def storage_unavailable(error: DataAccessError) -> Response[Any]:
+    logger.error("storage unavailable", extra={"reason": str(error)})
+    return error_response(503, "SERVICE_UNAVAILABLE", "storage is temporarily unavailable, please retry")
 
 
 @app.exception_handler(RequestValidationError)  # type: ignore[untyped-decorator]

@@ -151,3 +151,11 @@ def test_a_subject_that_is_not_a_uuid_cannot_start_a_round(http, step_functions)
     status, _, body = start(http, user="not-a-uuid")
     assert (status, body["error_code"]) == (403, "UNSUPPORTED_SUBJECT")
     assert http("GET", "/sessions/s1/questions", None, ALICE)[0] == 404  # nothing was claimed
+
+
+def test_storage_outage_is_a_503_in_the_error_shape(http, step_functions, faults):
+    start(http)
+    wait_for_questions(http)
+    with faults.dynamodb("api", "GetItem", error="InternalServerError"):
+        status, _, body = http("GET", "/sessions/s1/attempts", None, ALICE)
+    assert (status, body["error_code"]) == (503, "SERVICE_UNAVAILABLE")

@@ -50,6 +50,7 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         403: _error("The session belongs to another user"),
         404: _error("Unknown session or question"),
         409: _error("The question has already been answered"),
+        503: _error("Storage is temporarily unavailable; retry"),
     }
 
 
