@@ -16,18 +16,15 @@ import os
 import sys
 from typing import Any
 
-import boto3
-
 from slea.dal.retry_queue import DEAD_LETTER_VARIABLE, QUEUE_VARIABLE, depth, move_all, peek
-from slea.settings import resource_name
+from slea.settings import resource_name, stack_outputs
 
 STACK_OUTPUTS = {QUEUE_VARIABLE: "RetryQueueUrl", DEAD_LETTER_VARIABLE: "RetryDeadLetterQueueUrl"}
 
 
 def queue_urls(stack: str | None = None) -> dict[str, str]:
     if stack:
-        described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
-        outputs = {output["OutputKey"]: output["OutputValue"] for output in described.get("Outputs", [])}
+        outputs = stack_outputs(stack)
         return {
             "retry": outputs[STACK_OUTPUTS[QUEUE_VARIABLE]],
             "dead-letter": outputs[STACK_OUTPUTS[DEAD_LETTER_VARIABLE]],

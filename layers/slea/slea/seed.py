@@ -23,7 +23,7 @@ from slea.contracts.profile import SurveyRecord
 from slea.contracts.templates import TemplateRecord
 from slea.dal import keywords, profiles, templates
 from slea.dal.items import dynamo_numbers
-from slea.settings import resource_name
+from slea.settings import resource_name, stack_outputs
 
 # Seed section -> (table variable, output of template.yaml naming the table)
 SECTIONS = {
@@ -69,8 +69,7 @@ def load_seed(doc: dict[str, Any]) -> dict[str, int]:
 
 
 def _use_stack_outputs(stack: str) -> None:
-    described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
-    outputs = {output["OutputKey"]: output["OutputValue"] for output in described.get("Outputs", [])}
+    outputs = stack_outputs(stack)
     for variable, output in SECTIONS.values():
         os.environ[variable] = outputs[output]
 
