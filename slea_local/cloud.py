@@ -278,7 +278,7 @@ class _AtomicItemWrites:
     OPERATIONS = ("update_item", "put_item", "delete_item", "transact_write_items")
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # transact_write_items calls put_item and update_item
         self._patches: list[Any] = []
 
     def start(self) -> None:

@@ -19,6 +19,7 @@ from slea.contracts.common import parse_input
 from slea.contracts.round import RoundStarted, SessionQuestions, StartRoundRequest
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.errors import DataAccessError
+from slea.llm import budget
 from slea.observability import logger, metrics, tracer
 from slea.tools import sessions
 
@@ -89,4 +90,5 @@ def not_found(_: Exception) -> Response[Any]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
+    budget.start(context)  # model calls must end before API Gateway gives up on us
     return app.resolve(event, context)

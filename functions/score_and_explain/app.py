@@ -8,6 +8,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.scoring import ScoreAnswerInput
+from slea.llm import budget
 from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
 from slea.tools.score_answer import grade_answer
 
@@ -16,4 +17,5 @@ from slea.tools.score_answer import grade_answer
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    budget.start(context)
     return grade_answer(parse_input(ScoreAnswerInput, event)).model_dump(mode="json")

@@ -136,14 +136,80 @@ def test_committed_openapi_document_is_current():
     assert generated["components"]["schemas"]["HTTPValidationError"] == {"$ref": "#/components/schemas/ErrorResponse"}
 
 
-def test_a_question_can_be_answered_once(http, step_functions):
+def test_a_question_can_be_answered_once_and_a_retry_gets_the_recorded_grading(http, step_functions):
     start(http)
     question = wait_for_questions(http)[0]
     body = {"question_id": question["question_id"], "user_answer": "A"}
-    assert http("POST", "/sessions/s1/answers", body, ALICE)[0] == 200
-    status, _, error = http("POST", "/sessions/s1/answers", body, ALICE)
+    status, _, first = http("POST", "/sessions/s1/answers", body, ALICE)
+    assert status == 200
+    status, _, again = http("POST", "/sessions/s1/answers", body, ALICE)
+    assert (status, again) == (200, first)
+    status, _, error = http("POST", "/sessions/s1/answers", {**body, "user_answer": "B"}, ALICE)
     assert (status, error["error_code"]) == (409, "ALREADY_ANSWERED")
     assert len(http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"]) == 1
+    assert answer_key(step_functions.runtime.cloud, question["question_id"]) is not None
+    stored = stored_question(step_functions.runtime.cloud, question["question_id"])
+    assert stored["usage_count"] == 1
+
+
+def stored_question(cloud, question_id):
+    table = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
+    return table.get_item(Key={"question_id": question_id})["Item"]
+
+
+def test_a_failure_before_the_record_loses_nothing_and_the_retry_records(http, step_functions, faults):
+    """The attempt, the answered marker and the statistics are one transaction: when it fails
+    (after botocore's retries), nothing is recorded, the answer gets a 503, and a retry works."""
+    start(http)
+    question = wait_for_questions(http)[0]
+    body = {"question_id": question["question_id"], "user_answer": "A"}
+    cloud = step_functions.runtime.cloud
+    with faults.dynamodb("score_and_explain", "TransactWriteItems", error="InternalServerError"):
+        status, _, failed = http("POST", "/sessions/s1/answers", body, ALICE)
+    assert (status, failed["error_code"]) == (503, "ANSWER_NOT_RECORDED")
+    assert "usage_count" not in stored_question(cloud, question["question_id"])
+    assert http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"] == []
+    assert step_functions.runtime.metric_total("AttemptsNotRecorded") == 1
+    status, _, retried = http("POST", "/sessions/s1/answers", body, ALICE)
+    assert status == 200
+    listed = http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"]
+    assert [attempt["attempt_id"] for attempt in listed] == [retried["attempt_id"]]
+    assert stored_question(cloud, question["question_id"])["usage_count"] == 1
+
+
+def test_a_crash_after_the_record_loses_nothing_and_the_retry_returns_the_grading(http, step_functions, monkeypatch):
+    """The function dies after committing (a timeout, say): the learner never saw the grading;
+    the retry returns the recorded one, never 409, and the answer is counted once."""
+    from slea.tools import score_answer
+
+    start(http)
+    question = wait_for_questions(http)[0]
+    body = {"question_id": question["question_id"], "user_answer": "A"}
+
+    def crash(question_id):
+        raise RuntimeError("Task timed out")
+
+    monkeypatch.setattr(score_answer, "_update_stats_flag", crash)
+    assert http("POST", "/sessions/s1/answers", body, ALICE)[0] >= 500  # API Gateway's answer to a dead function
+    monkeypatch.undo()
+    status, _, retried = http("POST", "/sessions/s1/answers", body, ALICE)
+    assert status == 200
+    (recorded,) = http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"]
+    assert (recorded["attempt_id"], recorded["score"]) == (retried["attempt_id"], retried["score"])
+    assert stored_question(step_functions.runtime.cloud, question["question_id"])["usage_count"] == 1
+
+
+def test_concurrent_identical_answers_are_recorded_once(http, step_functions):
+    from concurrent.futures import ThreadPoolExecutor
+
+    start(http)
+    question = wait_for_questions(http)[0]
+    body = {"question_id": question["question_id"], "user_answer": "A"}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: http("POST", "/sessions/s1/answers", body, ALICE), range(4)))
+    assert {status for status, _, _ in results} == {200}
+    assert len({result["attempt_id"] for _, _, result in results}) == 1
+    assert stored_question(step_functions.runtime.cloud, question["question_id"])["usage_count"] == 1
 
 
 def test_a_subject_that_is_not_a_uuid_cannot_start_a_round(http, step_functions):

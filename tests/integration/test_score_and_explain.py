@@ -40,8 +40,9 @@ def sa(runtime, answer, keywords=("RAG", "retrieval", "generation"), **extra):
     return runtime.invoke(TOOL, {**event, "correct_keywords": list(keywords), "difficulty": 7, **extra})
 
 
-def fixed_grade(monkeypatch, score):
-    monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: ShortAnswerGrade(score=score))
+def fixed_grade(monkeypatch, score, confidence=0.9, flags=()):
+    grade = ShortAnswerGrade(score=score, confidence=confidence, flags=list(flags))
+    monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: grade)
 
 
 @pytest.mark.parametrize(("answer", "correct"), [("B", True), ("b", True), (" B ", True), ("C", False)])
@@ -117,14 +118,24 @@ def test_an_answer_full_of_injected_instructions_gets_no_credit_for_them(runtime
     assert result["keyword_matches"] == []
 
 
-def test_needs_review_for_uncertain_scores_and_high_scores_without_evidence(runtime, monkeypatch):
-    fixed_grade(monkeypatch, 72)
-    assert sa(runtime, "RAG is retrieval then generation")["needs_review"] is True
-    fixed_grade(monkeypatch, 95)
-    assert sa(runtime, "It is very good and important.")["needs_review"] is True  # no keyword at all
-    assert sa(runtime, "RAG uses retrieval before generation")["needs_review"] is False
-    fixed_grade(monkeypatch, 20)
+def test_a_grade_is_final_only_when_the_grader_is_confident_and_the_form_is_sound(runtime, monkeypatch):
+    fixed_grade(monkeypatch, 95, confidence=0.9)
+    final = sa(runtime, "RAG uses retrieval before generation")
+    assert (final["needs_review"], final["confidence"]) == (False, 0.9)
+    fixed_grade(monkeypatch, 95, confidence=0.6)
+    assert sa(runtime, "RAG retrieves, then generates")["needs_review"] is True
+    fixed_grade(monkeypatch, 95, confidence=0.9, flags=["term_list"])
+    assert sa(runtime, "RAG, retrieval, generation")["needs_review"] is True
+    fixed_grade(monkeypatch, 20, confidence=0.9)
     assert sa(runtime, "no idea")["needs_review"] is False
+
+
+def test_the_offline_grader_abstains_on_prose_it_cannot_match_and_finalises_non_answers(runtime):
+    own_words = sa(runtime, "It looks things up in your documents first and then writes the reply from what it found.")
+    assert own_words["needs_review"] is True
+    assert own_words["confidence"] < 0.7
+    blank = sa(runtime, "I don't know")
+    assert (blank["is_correct"], blank["needs_review"]) == (False, False)
 
 
 def test_llm_failure_gives_fifty_not_correct_with_a_note(runtime, monkeypatch):
@@ -200,21 +211,26 @@ def test_statistics_are_atomic_under_concurrent_attempts(cloud, runtime):
 
     def answer(number):
         start.wait() if number < 8 else None
-        return questions.record_outcome("q_stats", correct=number % 4 == 0)
+        event = {**BASE, "user_id": f"user_{number}", "question_id": "q_stats", "question_type": "true_false"}
+        return runtime.invoke(
+            TOOL, {**event, "user_answer": "True" if number % 4 == 0 else "False", "correct_answer": "True"}
+        )
 
-    with cloud.environment(cloud.environment_of("ScoreAndExplainFunction")), ThreadPoolExecutor(max_workers=8) as pool:
+    with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(answer, range(40)))
+    with cloud.environment(cloud.environment_of("ScoreAndExplainFunction")):
         stored = questions.get_question("q_stats")
     assert (stored["usage_count"], stored["correct_count"]) == (40, 10)
 
 
 def test_extreme_statistics_are_flagged(cloud, runtime):
     _stored_question(cloud, "q_easy", difficulty=9)
-    for _ in range(20):
+    for learner in range(20):
         runtime.invoke(
             TOOL,
             {
                 **BASE,
+                "user_id": f"user_{learner}",
                 "question_id": "q_easy",
                 "question_type": "true_false",
                 "user_answer": "True",

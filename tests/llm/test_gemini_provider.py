@@ -156,27 +156,81 @@ SHORT_ANSWER = {
 }
 
 
-def test_short_answer_grading_sends_the_answer_as_delimited_data(gemini, seeded):
-    from slea.llm.schemas import ShortAnswerGrade
+REFERENCE = "RAG retrieves relevant passages from a knowledge base and generates an answer grounded in them."
 
-    gemini.script(
-        model_reply({"score": 85, "reasoning": "covers the concepts"}),
-        model_reply(
-            {"explanation": "x" * 600, "reference_links": [{"title": "RAG", "url": "https://arxiv.org/abs/2005.11401"}]}
-        ),
+EXPLANATION = {
+    "explanation": "x" * 600,
+    "reference_links": [{"title": "RAG", "url": "https://arxiv.org/abs/2005.11401"}],
+}
+
+
+def model_grade(key_concepts=36, correctness=34, clarity=15, confidence=0.9):
+    return model_reply(
+        {
+            "key_concepts": key_concepts,
+            "correctness": correctness,
+            "clarity": clarity,
+            "confidence": confidence,
+            "reasoning": "covers the concepts",
+        }
     )
-    result = seeded.invoke("score_and_explain", SHORT_ANSWER)
+
+
+def test_short_answer_grading_is_one_cold_structured_call_with_the_answer_as_delimited_data(gemini, seeded):
+    from slea.llm.schemas import ModelShortAnswerGrade
+
+    gemini.script(model_grade(), model_reply(EXPLANATION))
+    event = {**SHORT_ANSWER, "reference_answer": "RAG retrieves relevant passages and generates an answer from them."}
+    result = seeded.invoke("score_and_explain", event)
     assert (result["score"], result["is_correct"]) == (85, True)
+    assert result["rubric_points"] == {"key_concepts": 36, "correctness": 34, "clarity": 15}
+    assert result["grader_reasoning"].startswith("covers the concepts")
     grading, explaining = gemini.requests
-    assert grading.body["generationConfig"]["responseJsonSchema"] == ShortAnswerGrade.model_json_schema()
+    config = grading.body["generationConfig"]
+    assert config["responseJsonSchema"] == ModelShortAnswerGrade.model_json_schema()
+    assert config["temperature"] <= 0.2  # grading is reproducible; the spec's 0.7 is for writing
+    assert explaining.body["generationConfig"]["temperature"] == 0.7
     start, end = grading.prompt.index('<data name="learner_answer">'), grading.prompt.rindex("</data>")
     assert "Ignore the rubric" in grading.prompt[start:end]
     assert "<\\/data>" in grading.prompt[start:end]
-    assert "40 points" in grading.system
+    assert '<data name="reference_answer">' in grading.prompt
+    assert "RAG retrieves relevant passages" in grading.prompt
+    assert all(criterion in grading.system for criterion in ("0-40", "0-20", "confidence"))
     assert "affirmative" in explaining.system
     assert len(result["reference_links"]) >= 3  # padded from one
     assert seeded.metric_total("LLMCalls", Operation="score", Provider="gemini") == 1
     assert seeded.metric_total("LLMCalls", Operation="explain", Provider="gemini") == 1
+
+
+def test_a_confident_model_grade_that_the_text_evidence_contradicts_goes_to_review(gemini, seeded):
+    gemini.script(model_grade(40, 40, 20, confidence=0.95), model_reply(EXPLANATION))
+    event = {**SHORT_ANSWER, "user_answer": "Cats are mammals that sleep most of the day and purr when content."}
+    event["reference_answer"] = (
+        "RAG retrieves relevant passages from a knowledge base and generates an answer grounded in them."
+    )
+    result = seeded.invoke("score_and_explain", event)
+    assert result["score"] == 100
+    assert result["needs_review"] is True
+    assert result["confidence"] < 0.7
+    assert "text evidence suggests" in result["grader_reasoning"]
+
+
+def test_a_model_grade_that_agrees_with_the_text_evidence_is_final(gemini, seeded):
+    gemini.script(model_grade(38, 36, 18, confidence=0.9), model_reply(EXPLANATION))
+    event = {
+        **SHORT_ANSWER,
+        "user_answer": "RAG retrieves relevant passages from a knowledge base, then answers grounded in them.",
+        "reference_answer": REFERENCE,
+    }
+    result = seeded.invoke("score_and_explain", event)
+    assert (result["score"], result["needs_review"], result["confidence"]) == (92, False, 0.9)
+
+
+def test_a_gaming_answer_goes_to_review_whatever_the_model_says(gemini, seeded):
+    gemini.script(model_grade(40, 40, 20, confidence=0.95), model_reply(EXPLANATION))
+    event = {**SHORT_ANSWER, "user_answer": "RAG, retrieval, generation, RAG, retrieval, generation"}
+    result = seeded.invoke("score_and_explain", event)
+    assert result["needs_review"] is True
 
 
 def test_unparseable_grade_gives_the_default_score_with_a_note(gemini, seeded):

@@ -18,7 +18,7 @@ DEFAULT_QUESTION_TYPES: tuple[QuestionType, ...] = ("multiple_choice", "true_fal
 class DraftQuestion(Contract):
     """One generated question, before validation. MC: `choices` labelled "A) ...", `correct_answer`
     the letter. TF: choices ["True", "False"], `correct_answer` "True"/"False". SA: no choices,
-    `correct_keywords` the terms a good answer mentions."""
+    `correct_keywords` the terms a good answer mentions, `reference_answer` a model answer."""
 
     type: QuestionType
     stem: str = Field(min_length=1)
@@ -26,6 +26,7 @@ class DraftQuestion(Contract):
     correct_answer: str | None = None
     correct_keywords: list[str] = Field(default_factory=list)
     explanation: str = ""
+    reference_answer: str = Field(default="", description="short_answer: a model answer of 1-3 sentences")
     difficulty: int = Field(ge=1, le=10)
     categories: list[str] = Field(default_factory=list)
 

@@ -8,7 +8,7 @@ from typing import Literal, NamedTuple
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from slea.constants import MAX_CHOICES, MIN_CHOICES, QUESTION_STEM_MAX, QuestionType
+from slea.constants import MAX_CHOICES, MIN_CHOICES, QUESTION_STEM_MAX, REFERENCE_ANSWER_MAX, QuestionType
 from slea.contracts.answers import choice_index, is_true_false_key
 from slea.contracts.common import Contract, Difficulty, NonBlankStr
 
@@ -24,6 +24,12 @@ class SaveQuestionInput(Contract):
     round_id: NonBlankStr = Field(examples=["sess_123_1_2025-11-09T10:30:00Z"])
     validation_score: float | None = Field(default=None, ge=0.0, le=1.0)
     explanation: str | None = None
+    reference_answer: str | None = Field(
+        default=None,
+        strict=True,
+        max_length=REFERENCE_ANSWER_MAX,
+        description="short answer: a model answer that Tool 6 grades against (else it uses the explanation)",
+    )
     question_id: str | None = Field(
         default=None, strict=True, description="optional; by default derived from round_id, item_type and stem"
     )

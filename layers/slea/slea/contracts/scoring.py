@@ -1,9 +1,11 @@
 """Tool 6 `score_and_explain` contracts (spec 000 Tool 6, 001 scoring rules)."""
 
+from typing import Any
+
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from slea.constants import EXPLANATION_MIN_LENGTH, SCORE_MAX, QuestionType
+from slea.constants import EXPLANATION_MIN_LENGTH, REFERENCE_ANSWER_MAX, SCORE_MAX, QuestionType
 from slea.contracts.common import Contract, Difficulty, NonBlankStr
 
 
@@ -20,6 +22,12 @@ class ScoreAnswerInput(Contract):
     choices: list[str] | None = Field(
         default=None, description="MC choices, so the full choice text counts as the key (looked up when stored)"
     )
+    reference_answer: str | None = Field(
+        default=None,
+        strict=True,
+        max_length=REFERENCE_ANSWER_MAX,
+        description="short answer: the model answer to grade against (else the stored one, else the explanation)",
+    )
 
     @model_validator(mode="after")
     def _answer_key_present(self) -> "ScoreAnswerInput":
@@ -30,6 +38,31 @@ class ScoreAnswerInput(Contract):
         if self.question_type == "short_answer" and not self.correct_keywords:
             raise PydanticCustomError("correct_keywords", "correct_keywords required for short_answer")
         return self
+
+    def identity(self) -> list[Any]:
+        """What makes two requests the same grading: the user, the answer (spacing aside) and
+        everything the answer is graded against."""
+        return [
+            self.user_id,
+            " ".join(self.user_answer.split()),
+            self.question_type,
+            self.correct_answer,
+            self.correct_keywords,
+            self.choices,
+            self.reference_answer,
+        ]
+
+
+class RubricPoints(Contract):
+    """Spec 000 Tool 6 rubric, criterion by criterion."""
+
+    key_concepts: int = Field(ge=0, le=40, description="presence of the key keywords/concepts (40 points)")
+    correctness: int = Field(ge=0, le=40, description="semantic correctness and relevance (40 points)")
+    clarity: int = Field(ge=0, le=20, description="clarity and completeness (20 points)")
+
+    @property
+    def total(self) -> int:
+        return self.key_concepts + self.correctness + self.clarity
 
 
 class ReferenceLink(Contract):
@@ -49,7 +82,12 @@ class ScoreAnswerOutput(Contract):
     feedback: str | None = None
     graded_at: str
     reference_links: list[ReferenceLink] = Field(default_factory=list)
-    needs_review: bool = Field(default=False, description="short answer graded with low confidence")
+    needs_review: bool = Field(
+        default=False, description="the grade is provisional until a human reviews it (low confidence)"
+    )
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="the grader's confidence in the verdict")
+    rubric_points: RubricPoints | None = Field(default=None, description="short answer: points per criterion")
+    grader_reasoning: str | None = Field(default=None, description="short answer: why the grader gave this score")
 
 
 # ---------------------------------------------------------------- HTTP API contracts
@@ -71,6 +109,7 @@ class AttemptView(Contract):
     user_answer: str
     feedback: str | None = None
     needs_review: bool = False
+    confidence: float = 1.0
     graded_at: str
 
 

@@ -56,26 +56,6 @@ def session_questions(session_id: str) -> list[dict[str, Any]]:
         )
 
 
-def record_outcome(question_id: str, correct: bool) -> dict[str, Any] | None:
-    """Count one more answer (and one more correct one) on the question, atomically; returns the
-    updated counters, or None if the question is not stored."""
-    with storage_errors("questions update"):
-        try:
-            response = dynamodb(TOOL).update_item(
-                TableName=resource_name(TABLE_VARIABLE),
-                Key={"question_id": {"S": question_id}},
-                UpdateExpression="ADD usage_count :one, correct_count :correct",
-                ConditionExpression="attribute_exists(question_id)",
-                ExpressionAttributeValues={":one": {"N": "1"}, ":correct": {"N": "1" if correct else "0"}},
-                ReturnValues="ALL_NEW",
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return None
-            raise
-    return from_item(response["Attributes"])
-
-
 def set_stats_flag(question_id: str, flag: str | None) -> None:
     expression = "SET stats_flag = :flag" if flag else "REMOVE stats_flag"
     values = {"ExpressionAttributeValues": {":flag": {"S": flag}}} if flag else {}
@@ -86,21 +66,3 @@ def set_stats_flag(question_id: str, flag: str | None) -> None:
             UpdateExpression=expression,
             **values,  # type: ignore[arg-type]
         )
-
-
-def claim_answer(question_id: str, answered_at: str) -> bool:
-    """Mark the question answered; False if it already was (one graded answer per question)."""
-    with storage_errors("questions answer claim"):
-        try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(TABLE_VARIABLE),
-                Key={"question_id": {"S": question_id}},
-                UpdateExpression="SET answered_at = :at",
-                ConditionExpression="attribute_exists(question_id) AND attribute_not_exists(answered_at)",
-                ExpressionAttributeValues={":at": {"S": answered_at}},
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-    return True

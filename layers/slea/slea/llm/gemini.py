@@ -13,14 +13,26 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
+from slea.contracts.scoring import RubricPoints
 from slea.llm import prompts
 from slea.llm.provider import LLMError, Operation, llm_call
-from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
+from slea.llm.schemas import (
+    Explanation,
+    GradingItem,
+    ModelShortAnswerGrade,
+    SemanticScores,
+    ShortAnswerGrade,
+    ValidationItem,
+)
 from slea.llm.settings import LLMSettings
 
 RETRIED_STATUS_CODES = [408, 429, 500, 502, 503, 504]
 # The spec's 1024 output tokens fit about four generated questions; a batch gets that per four.
 TOKENS_PER_QUESTION = 256
+# Grading runs cold, unlike the spec's 0.7 (chosen for varied question writing): a grade must be
+# reproducible, so the same answer gets the same score on a retry, a regrade or a review, and
+# sampling noise must not move an answer across the pass mark.
+GRADING_TEMPERATURE = 0.1
 
 
 def _api_key(settings: LLMSettings) -> str:
@@ -60,11 +72,18 @@ class GeminiProvider:
         )
 
     def _structured[ModelT: BaseModel](
-        self, operation: Operation, system: str, prompt: str, schema: type[ModelT], max_output_tokens: int | None = None
+        self,
+        operation: Operation,
+        system: str,
+        prompt: str,
+        schema: type[ModelT],
+        *,
+        max_output_tokens: int | None = None,
+        temperature: float | None = None,
     ) -> ModelT:
         config = types.GenerateContentConfig(
             system_instruction=system,
-            temperature=self.settings.temperature,
+            temperature=self.settings.temperature if temperature is None else temperature,
             top_p=self.settings.top_p,
             max_output_tokens=max_output_tokens or self.settings.max_output_tokens,
             response_mime_type="application/json",
@@ -113,20 +132,29 @@ class GeminiProvider:
             data,
         )
         budget = max(self.settings.max_output_tokens, TOKENS_PER_QUESTION * count)
-        return self._structured("generate", prompts.GENERATION_SYSTEM, prompt, DraftBatch, budget)
+        return self._structured("generate", prompts.GENERATION_SYSTEM, prompt, DraftBatch, max_output_tokens=budget)
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
         prompt = prompts.validation_prompt([item.model_dump(mode="json") for item in items])
         return self._structured("validate", prompts.VALIDATION_SYSTEM, prompt, SemanticScores)
 
     def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
+        """One structured call: the three criteria scored separately against the reference
+        answer and the keywords, with the model's confidence; the answer is delimited data."""
         data = {
             "question": {"stem": item.stem, "category": item.category},
+            "reference_answer": item.reference_answer or item.reference_explanation,
             "expected_keywords_or_concepts": item.correct_keywords,
             "learner_answer": item.user_answer,
         }
         prompt = prompts.grading_prompt(data, item.difficulty)
-        return self._structured("score", prompts.GRADING_SYSTEM, prompt, ShortAnswerGrade)
+        graded = self._structured(
+            "score", prompts.GRADING_SYSTEM, prompt, ModelShortAnswerGrade, temperature=GRADING_TEMPERATURE
+        )
+        points = RubricPoints(key_concepts=graded.key_concepts, correctness=graded.correctness, clarity=graded.clarity)
+        return ShortAnswerGrade(
+            score=points.total, reasoning=graded.reasoning, points=points, confidence=graded.confidence
+        )
 
     def explain(self, item: GradingItem) -> Explanation:
         data = {"question_and_answer": item.model_dump(mode="json", exclude_none=True)}

@@ -4,7 +4,7 @@ models and parses the answer into it (no free-text parsing)."""
 from pydantic import BaseModel, Field
 
 from slea.constants import QuestionType
-from slea.contracts.scoring import ReferenceLink
+from slea.contracts.scoring import ReferenceLink, RubricPoints
 
 
 class ValidationItem(BaseModel):
@@ -27,10 +27,25 @@ class SemanticScores(BaseModel):
 
 
 class ShortAnswerGrade(BaseModel):
-    """Spec 000 Tool 6 rubric: keywords/concepts 40, semantic correctness 40, clarity 20."""
+    """A provider's grading of one short answer: the score, its points per criterion, the
+    grader's confidence in its verdict and its reasoning (kept with the attempt for review)."""
 
     score: int = Field(ge=0, le=100)
     reasoning: str = ""
+    points: RubricPoints | None = None
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    flags: list[str] = Field(default_factory=list, description="form problems a human should look at")
+
+
+class ModelShortAnswerGrade(BaseModel):
+    """What the model answers when it grades (its structured-output schema): the three criteria
+    scored separately against the reference answer and the keywords, and its confidence."""
+
+    key_concepts: int = Field(ge=0, le=40, description="0-40: the key concepts/keywords the answer states correctly")
+    correctness: int = Field(ge=0, le=40, description="0-40: agreement in meaning with the reference answer")
+    clarity: int = Field(ge=0, le=20, description="0-20: clear, complete, directly answers the question")
+    confidence: float = Field(ge=0.0, le=1.0, description="how sure you are of this grade, 0-1")
+    reasoning: str = Field(description="one or two sentences: what the answer got right and what it missed")
 
 
 class Explanation(BaseModel):
@@ -48,7 +63,11 @@ class GradingItem(BaseModel):
     correct_answer: str | None = None
     correct_keywords: list[str] = Field(default_factory=list)
     keyword_matches: list[str] = Field(default_factory=list)
+    reference_answer: str | None = Field(default=None, description="the model answer a correct answer agrees with")
     reference_explanation: str | None = Field(default=None, description="the explanation stored with the question")
+    shown_texts: list[str] = Field(
+        default_factory=list, description="choices and stems the learner was shown (copying them is no evidence)"
+    )
     difficulty: int | None = None
     category: str | None = None
     is_correct: bool | None = None

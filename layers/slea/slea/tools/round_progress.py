@@ -23,6 +23,7 @@ def _save_request(draft: DraftQuestion, score: float, plan: RoundPlan) -> SaveQu
         round_id=plan.round_id,
         validation_score=score,
         explanation=draft.explanation or None,
+        reference_answer=(draft.reference_answer or None) if draft.type == "short_answer" else None,
     )
 
 

@@ -28,6 +28,8 @@ def question_item(request: SaveQuestionInput, question_id: str, created_at: str)
         if request.item_type == "short_answer"
         else {"correct_key": request.correct_key}
     )
+    if request.reference_answer and request.reference_answer.strip():
+        answer["reference_answer"] = request.reference_answer.strip()
     return {
         "question_id": question_id,
         "session_id": session_id,

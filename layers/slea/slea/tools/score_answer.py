@@ -30,15 +30,18 @@ from slea.contracts.errors import utc_now
 from slea.contracts.scoring import ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import attempts, explanations, questions
 from slea.errors import DataAccessError
-from slea.llm.offline.grading import explain_offline
+from slea.grading.verdict import FINALISE_CONFIDENCE, with_second_opinion
+from slea.llm import budget
+from slea.llm.offline.grading import as_short_answer_grade, explain_offline, grade_with_evidence
 from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError, get_provider
 from slea.llm.references import references_for, topic_terms
-from slea.llm.schemas import Explanation, GradingItem
+from slea.llm.schemas import Explanation, GradingItem, ShortAnswerGrade
+from slea.llm.settings import LLMSettings
 from slea.observability import logger, metrics, tracer
 
-RUBRIC_VERSION = "tool6-40/40/20-v1"
-UNCERTAIN_BAND = (60, 85)
+RUBRIC_VERSION = "tool6-40/40/20-v2"
+ATTEMPT_NAMESPACE = uuid.UUID("5d1e55e3-0000-4000-8000-000000000006")
 # Statistics worth a human look: enough answers and a facility index that is extreme, or at odds
 # with the question's intended difficulty.
 STATS_MIN_ANSWERS = 20
@@ -65,16 +68,26 @@ def _feedback(score: int) -> str | None:
     return FEEDBACK["partial"] if low <= score <= high else FEEDBACK["constructive"]
 
 
-def _grade_short_answer(item: GradingItem) -> tuple[int, bool, str | None]:
-    """(score, needs_review, note)"""
+def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None]:
+    """The grade and, when the model was unavailable, a note for the learner. The offline
+    evidence is always computed: it gives the keyword matches and the form checks, and with a
+    model it is the second opinion whose disagreement lowers the model's confidence."""
+    evidence = grade_with_evidence(item)
+    item.keyword_matches = evidence.keyword_matches
+    provider = get_provider()
+    if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
+        logger.warning("no time left for the model's grading, using the offline grader")
+        fallback = as_short_answer_grade(evidence)
+        return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5)}), None
     try:
-        grade = get_provider().grade_short_answer(item)
+        graded = provider.grade_short_answer(item)
     except LLMError as error:
         logger.warning("short-answer grading failed, using the default score", extra={"reason": str(error)})
-        return DEFAULT_SCORING_LLM_SCORE, True, f"Automatic grading was unavailable ({error}); default score given."
-    no_evidence = grade.score >= HIGH_SCORE_THRESHOLD and not item.keyword_matches
-    uncertain = UNCERTAIN_BAND[0] <= grade.score <= UNCERTAIN_BAND[1]
-    return grade.score, no_evidence or uncertain, None
+        note = f"Automatic grading was unavailable ({error}); default score given."
+        return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note
+    if provider.name == "offline":
+        return graded, None
+    return with_second_opinion(graded, evidence), None
 
 
 def _complete(explanation: Explanation, item: GradingItem) -> Explanation:
@@ -113,8 +126,12 @@ def _explain(item: GradingItem, question_id: str, cacheable: bool) -> Explanatio
         if cached:
             metrics.add_metric(name="ExplanationCacheHits", unit="Count", value=1)
             return Explanation.model_validate(cached)
+    provider = get_provider()
+    if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
+        logger.warning("no time left for the model's explanation, using the offline explainer")
+        return _complete(explain_offline(item), item)
     try:
-        explanation = _complete(get_provider().explain(item), item)
+        explanation = _complete(provider.explain(item), item)
     except LLMError as error:
         logger.warning("explanation failed, using the offline explainer", extra={"reason": str(error)})
         return _complete(explain_offline(item), item)
@@ -140,58 +157,45 @@ def _stats_flag(counters: dict[str, Any]) -> str | None:
     return None
 
 
-def _record(output: ScoreAnswerOutput, request: ScoreAnswerInput, stored: dict[str, Any] | None) -> None:
-    """Store the attempt (re-gradable: rubric, prompt version and answer key) and update the
-    question's statistics; failures here never change the learner's grade."""
-    attempt = {
-        **output.model_dump(mode="json", exclude={"explanation", "reference_links"}),
-        "round": (stored or {}).get("round", 1),
-        "difficulty": request.difficulty or (stored or {}).get("difficulty"),
-        "question_type": request.question_type,
-        "user_answer": request.user_answer,
-        "answer_key": {"correct_answer": request.correct_answer, "correct_keywords": request.correct_keywords},
-        "rubric_version": RUBRIC_VERSION,
-        "prompt_version": PROMPT_VERSION,
-    }
-    try:
-        attempts.put_attempt(attempt)
-        counters = questions.record_outcome(request.question_id, output.is_correct) if stored else None
-        flag = _stats_flag(counters) if counters else None
-        if counters is not None and flag != counters.get("stats_flag"):
-            questions.set_stats_flag(request.question_id, flag)
-    except DataAccessError as error:
-        logger.error("attempt not recorded", extra={"attempt_id": output.attempt_id, "reason": str(error)})
-        metrics.add_metric(name="AttemptsNotRecorded", unit="Count", value=1)
+class AlreadyAnsweredError(Exception):
+    """The question was answered before with a different answer (HTTP API: one per question)."""
 
 
-@tracer.capture_method
-def score_and_explain(request: ScoreAnswerInput, stored: dict[str, Any] | None = None) -> ScoreAnswerOutput:
-    """Grade `request`; `stored` is the question as saved by Tool 5 (its stem, choices and
-    explanation give the grader and explainer context), if known."""
-    stored = stored or {}
-    item = GradingItem(
+class GradeNotRecordedError(DataAccessError):
+    """The grading could not be stored; nothing was recorded, so the request can be retried."""
+
+
+def _grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]) -> GradingItem:
+    answer_schema = stored.get("answer_schema") or {}
+    return GradingItem(
         question_type=request.question_type,
         user_answer=request.user_answer,
         stem=stored.get("stem"),
         choices=request.choices or stored.get("choices") or [],
         correct_answer=request.correct_answer,
         correct_keywords=request.correct_keywords or [],
-        reference_explanation=(stored.get("answer_schema") or {}).get("explanation"),
+        reference_answer=request.reference_answer or answer_schema.get("reference_answer"),
+        reference_explanation=answer_schema.get("explanation"),
+        shown_texts=shown_texts,
         difficulty=request.difficulty,
         category=request.category or stored.get("category"),
     )
-    needs_review, note = False, None
+
+
+def _grade(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str], key: str) -> ScoreAnswerOutput:
+    item = _grading_item(request, stored, shown_texts)
+    needs_review, confidence, note, grade = False, 1.0, None, None
     if request.question_type == "short_answer":
-        answer = request.user_answer.casefold()
-        item.keyword_matches = [keyword for keyword in item.correct_keywords if keyword.casefold() in answer]
-        score, needs_review, note = _grade_short_answer(item)
+        grade, note = _short_answer_grade(item)
+        score, confidence = grade.score, grade.confidence
+        needs_review = note is not None or bool(grade.flags) or confidence < FINALISE_CONFIDENCE
         is_correct = score >= HIGH_SCORE_THRESHOLD and note is None
     else:
-        key = request.correct_answer or ""
+        answer_key = request.correct_answer or ""
         if request.question_type == "multiple_choice":
-            is_correct = _multiple_choice_correct(request.user_answer, key, item.choices)
+            is_correct = _multiple_choice_correct(request.user_answer, answer_key, item.choices)
         else:
-            is_correct = request.user_answer.strip().casefold() == key.strip().casefold()
+            is_correct = request.user_answer.strip().casefold() == answer_key.strip().casefold()
         score = 100 if is_correct else 0
     item.is_correct = is_correct
     # Only stored MC/TF questions are cached: their content is known and fixed.
@@ -200,8 +204,11 @@ def score_and_explain(request: ScoreAnswerInput, stored: dict[str, Any] | None =
     feedback = _feedback(score)
     if note:
         feedback = f"{note} {feedback or ''}".strip()
-    output = ScoreAnswerOutput(
-        attempt_id=str(uuid.uuid4()),
+    metrics.add_metric(name="AnswersGraded", unit="Count", value=1)
+    if needs_review:
+        metrics.add_metric(name="AnswersNeedingReview", unit="Count", value=1)
+    return ScoreAnswerOutput(
+        attempt_id=str(uuid.uuid5(ATTEMPT_NAMESPACE, f"{request.session_id}\n{key}")),
         session_id=request.session_id,
         question_id=request.question_id,
         user_id=request.user_id,
@@ -213,10 +220,108 @@ def score_and_explain(request: ScoreAnswerInput, stored: dict[str, Any] | None =
         graded_at=utc_now(),
         reference_links=explanation.reference_links,
         needs_review=needs_review,
+        confidence=round(confidence, 2),
+        rubric_points=grade.points if grade else None,
+        grader_reasoning=grade.reasoning if grade else None,
     )
-    metrics.add_metric(name="AnswersGraded", unit="Count", value=1)
-    _record(output, request, stored or None)
+
+
+def _attempt_item(
+    output: ScoreAnswerOutput, request: ScoreAnswerInput, stored: dict[str, Any], key: str
+) -> dict[str, Any]:
+    """The whole grading (so a retry can return it as it was) plus what a regrade or a reviewer
+    needs: the answer key, the reference answer, the rubric and prompt versions."""
+    answer_schema = stored.get("answer_schema") or {}
+    return {
+        **output.model_dump(mode="json"),
+        "attempt_key": key,
+        "round": stored.get("round", 1),
+        "difficulty": request.difficulty or stored.get("difficulty"),
+        "question_type": request.question_type,
+        "user_answer": request.user_answer,
+        "answer_key": {
+            "correct_answer": request.correct_answer,
+            "correct_keywords": request.correct_keywords,
+            "reference_answer": request.reference_answer or answer_schema.get("reference_answer"),
+        },
+        "rubric_version": RUBRIC_VERSION,
+        "prompt_version": PROMPT_VERSION,
+    }
+
+
+def _update_stats_flag(question_id: str) -> None:
+    """Best effort: the flag is derived from the counts, so a failure here loses nothing."""
+    try:
+        counters = questions.get_question(question_id)
+        flag = _stats_flag(counters) if counters else None
+        if counters is not None and flag != counters.get("stats_flag"):
+            questions.set_stats_flag(question_id, flag)
+    except DataAccessError as error:
+        logger.warning("statistics flag not updated", extra={"question_id": question_id, "reason": str(error)})
+
+
+def _stored_output(session_id: str, key: str) -> ScoreAnswerOutput | None:
+    attempt = attempts.get_attempt(session_id, key)
+    return ScoreAnswerOutput.model_validate(attempt) if attempt else None
+
+
+@tracer.capture_method
+def score_and_explain(
+    request: ScoreAnswerInput,
+    stored: dict[str, Any] | None = None,
+    *,
+    one_answer_per_question: bool = False,
+    shown_texts: list[str] | None = None,
+) -> ScoreAnswerOutput:
+    """Grade `request` and record it. `stored` is the question as saved by Tool 5 (its stem,
+    choices, reference answer and explanation inform the grader), if known.
+
+    Retry-safe: the same answer to the same question (by the same user) is graded and counted
+    once; a retry returns the recorded grading. With `one_answer_per_question` (the HTTP API),
+    a different answer to an answered question raises AlreadyAnsweredError. If the record cannot
+    be written, GradeNotRecordedError: nothing was recorded and the request can be retried."""
+    stored = stored or {}
+    key = attempts.attempt_key(request.question_id, request.identity())
+    previous = _stored_output(request.session_id, key)
+    if previous is not None:
+        metrics.add_metric(name="GradingsReturnedFromRecord", unit="Count", value=1)
+        return previous
+    output = _grade(request, stored, shown_texts or [], key)
+    try:
+        outcome = attempts.record_graded_answer(
+            _attempt_item(output, request, stored, key),
+            count_on_question=bool(stored),
+            claim_question=one_answer_per_question,
+        )
+    except DataAccessError as error:
+        logger.error("attempt not recorded", extra={"attempt_id": output.attempt_id, "reason": str(error)})
+        metrics.add_metric(name="AttemptsNotRecorded", unit="Count", value=1)
+        raise GradeNotRecordedError(str(error)) from error
+    if outcome == "answered_differently":
+        raise AlreadyAnsweredError(f"question {request.question_id} has already been answered")
+    if outcome == "already_recorded":  # a concurrent retry won the race: its grading stands
+        return _stored_output(request.session_id, key) or output
+    if stored:
+        _update_stats_flag(request.question_id)
     return output
+
+
+def shown_to_learner(stored: dict[str, Any]) -> list[str]:
+    """The stems and choices of the question's session, as GET /questions shows them: text the
+    learner could paste, which is no evidence of knowing the answer."""
+    if stored.get("item_type") != "short_answer" or not stored.get("session_id"):
+        return []
+    try:
+        session = questions.session_questions(str(stored["session_id"]))
+    except DataAccessError as error:
+        logger.warning("session questions unavailable for the copy check", extra={"reason": str(error)})
+        return []
+    texts: list[str] = []
+    for question in session:
+        if question.get("question_id") != stored.get("question_id"):
+            texts.append(str(question.get("stem", "")))
+        texts.extend(str(choice) for choice in question.get("choices") or [])
+    return texts
 
 
 def grade_answer(request: ScoreAnswerInput) -> ScoreAnswerOutput:
@@ -227,4 +332,4 @@ def grade_answer(request: ScoreAnswerInput) -> ScoreAnswerOutput:
     except DataAccessError as error:
         logger.warning("stored question unavailable, grading without its context", extra={"reason": str(error)})
         stored = None
-    return score_and_explain(request, stored)
+    return score_and_explain(request, stored, shown_texts=shown_to_learner(stored or {}))

@@ -6,14 +6,13 @@ import uuid
 from typing import Any
 
 from slea.aws import stepfunctions
-from slea.contracts.errors import utc_now
 from slea.contracts.profile import is_uuid
 from slea.contracts.round import QuestionView, RoundStarted, SessionQuestions, StartRoundRequest
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import attempts, questions, sessions
 from slea.observability import tracer
 from slea.settings import resource_name
-from slea.tools.score_answer import score_and_explain
+from slea.tools.score_answer import AlreadyAnsweredError, GradeNotRecordedError, score_and_explain, shown_to_learner
 
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
@@ -77,10 +76,6 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     stored = questions.get_question(answer.question_id)
     if stored is None or stored.get("session_id") != session_id:
         raise ApiError(404, "QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
-    # One graded answer per question: the explanation reveals the key, so a second try would not
-    # measure anything (and would skew round 2's difficulty and the question's statistics).
-    if not questions.claim_answer(answer.question_id, utc_now()):
-        raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
     key = stored.get("answer_schema") or {}
     request = ScoreAnswerInput(
         session_id=session_id,
@@ -93,8 +88,23 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
         difficulty=stored.get("difficulty"),
         category=stored.get("category"),
         choices=stored.get("choices"),
+        reference_answer=key.get("reference_answer"),
     )
-    return score_and_explain(request, stored)
+    # One graded answer per question: the explanation reveals the key, so a second try would not
+    # measure anything (and would skew round 2's difficulty and the question's statistics). The
+    # same answer again is a retry and gets the recorded grading back.
+    if stored.get("answered_at") and stored.get("answered_attempt_key") != attempts.attempt_key(
+        answer.question_id, request.identity()
+    ):
+        raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
+    try:
+        return score_and_explain(request, stored, one_answer_per_question=True, shown_texts=shown_to_learner(stored))
+    except AlreadyAnsweredError as error:
+        raise ApiError(409, "ALREADY_ANSWERED", str(error)) from error
+    except GradeNotRecordedError as error:
+        raise ApiError(
+            503, "ANSWER_NOT_RECORDED", "your answer was graded but could not be recorded; send it again"
+        ) from error
 
 
 @tracer.capture_method

@@ -115,6 +115,7 @@ FRAMES: dict[str, dict[str, tuple[str, ...]]] = {
             "Describe a situation in which {keyword} makes a difference, and explain why.",
         ),
         "explain": ("{label}: {definition} Key points: {points}.",),
+        "reference": ("{name} is {definition_lower} Its key aspects are: {points}.",),
     },
     "ko": {
         "mc_definition": (
@@ -141,6 +142,7 @@ FRAMES: dict[str, dict[str, tuple[str, ...]]] = {
             "{keyword}이(가) 결과를 좌우하는 상황을 하나 들고, 그 이유를 설명하시오.",
         ),
         "explain": ("{label}: {definition} 핵심 요소: {points}.",),
+        "reference": ("{name}: {definition} 핵심 요소는 {points}입니다.",),
     },
 }
 
@@ -237,6 +239,27 @@ class ItemBank:
             "true_false", stem, concept, choices=["True", "False"], correct_answer="True" if truth else "False"
         )
 
+    def _reference_answer(self, concept: Concept) -> str:
+        """The model answer of a short-answer item: the concept's definition and key points, the
+        source the item was written from."""
+        definition = concept.definition.strip()
+        return self._phrase(
+            "reference",
+            0,
+            name=concept.name,
+            definition=definition,
+            definition_lower=definition[:1].lower() + definition[1:] if definition[1:2].islower() else definition,
+            points="; ".join(point.strip().rstrip(".") for point in concept.key_points),
+        )
+
+    def _concepts_mentioning(self, keyword: str) -> list[Concept]:
+        wanted = keyword.casefold()
+        return [
+            concept
+            for concept in self.concepts
+            if wanted in " ".join([concept.name, concept.definition, *concept.key_points]).casefold()
+        ]
+
     def _draft(
         self, question_type: QuestionType, stem: str, concept: Concept | None, **answer: object
     ) -> DraftQuestion:
@@ -245,6 +268,8 @@ class ItemBank:
             explanation = self._phrase(
                 "explain", 0, label=_label(concept), definition=concept.definition, points="; ".join(concept.key_points)
             )
+            if question_type == "short_answer":
+                answer.setdefault("reference_answer", self._reference_answer(concept))
         return DraftQuestion.model_validate(
             {
                 "type": question_type,
@@ -326,12 +351,18 @@ class ItemBank:
         concept_names = {concept.name.casefold() for concept in self.concepts}
         keywords = [keyword for keyword in self.request.keywords.keywords if keyword.casefold() not in concept_names]
         for index, keyword in enumerate(keywords):
+            # The concepts that mention the keyword are the model answer; a keyword no concept
+            # explains has none, and Tool 6 then grades by the keyword alone (and abstains more).
+            sources = self._concepts_mentioning(keyword)
             stem = self._phrase("sa_keyword", index, keyword=keyword, category=self.request.category)
+            reference = " ".join(self._reference_answer(concept) for concept in sources[:2])
             yield Item(
                 "sa_keyword",
                 keyword,
                 "short_answer",
-                partial(self._draft, "short_answer", stem, None, correct_keywords=[keyword]),
+                partial(
+                    self._draft, "short_answer", stem, None, correct_keywords=[keyword], reference_answer=reference
+                ),
             )
 
     def items(self) -> list[Item]:

@@ -1,53 +1,55 @@
 """The offline provider's short-answer grader and explainer.
 
-Grader — the spec's 40/40/20 rubric, computed from the text (documented, deterministic):
-- keywords (40): 40 x the share of expected keywords found (case-insensitive substring);
-- concepts (40): 40 x the share of the reference vocabulary (expected keywords, the stored
-  explanation, the correct answer; words of 4+ letters, capped at 12) that the answer uses;
-- clarity (20): 20 for 20+ words, 14 for 10+, 8 for 5+, else 2; minus 6 when over half the
-  words are repeats (keyword stuffing).
-Instructions inside the answer have no effect: only overlap with the reference counts.
+Grader: `slea.grading.offline` (the method is documented there): the 40/40/20 rubric from text
+statistics against the question's reference answer, with a confidence and form checks.
 
-Explainer — the verdict in the right tone, the correct answer, why (the explanation stored with
-the question), which expected terms the answer used or missed, and how to study the topic next.
+Explainer: the verdict in the right tone, the correct answer (for a short answer, the reference
+answer), why (the explanation stored with the question), which expected terms the answer used or
+missed, and how to study the topic next.
 """
 
 import re
 
 from slea.contracts.answers import choice_index
+from slea.contracts.scoring import RubricPoints
+from slea.grading.evidence import Material
+from slea.grading.offline import OfflineGrade, grade
 from slea.llm.references import references_for, topic_terms
 from slea.llm.schemas import Explanation, GradingItem, ShortAnswerGrade
 
-WORD = re.compile(r"[\w\-']{4,}", re.UNICODE)
 HANGUL = re.compile("[\uac00-\ud7a3]")
-REFERENCE_WORDS_CAP = 12
-COMMON = frozenset({"that", "this", "with", "from", "into", "them", "their", "there", "which", "what", "when", "about"})
 
 
-def _words(text: str) -> list[str]:
-    return [word.casefold() for word in WORD.findall(text) if word.casefold() not in COMMON]
+def material_for(item: GradingItem) -> Material:
+    """What the answer is compared with: the reference answer (else the stored explanation, else
+    the keywords alone), the keywords, the stem, and the text shown to the learner."""
+    reference = item.reference_answer or item.reference_explanation or ""
+    return Material(
+        answer=item.user_answer,
+        reference=reference,
+        keywords=item.correct_keywords,
+        stem=item.stem or "",
+        shown=[*item.choices, *item.shown_texts],
+    )
+
+
+def grade_with_evidence(item: GradingItem) -> OfflineGrade:
+    return grade(material_for(item))
+
+
+def as_short_answer_grade(offline: OfflineGrade) -> ShortAnswerGrade:
+    points = offline.points
+    return ShortAnswerGrade(
+        score=offline.score,
+        reasoning=offline.reasoning,
+        points=RubricPoints(key_concepts=points.key_concepts, correctness=points.correctness, clarity=points.clarity),
+        confidence=offline.confidence,
+        flags=offline.flags,
+    )
 
 
 def grade_offline(item: GradingItem) -> ShortAnswerGrade:
-    answer = item.user_answer
-    keywords = item.correct_keywords
-    keyword_points = 40 * len(item.keyword_matches) / len(keywords) if keywords else 0
-    reference = list(
-        dict.fromkeys(_words(" ".join([*keywords, item.reference_explanation or "", item.correct_answer or ""])))
-    )
-    reference = reference[:REFERENCE_WORDS_CAP]
-    used = set(_words(answer))
-    concept_points = 40 * len([word for word in reference if word in used]) / len(reference) if reference else 0
-    words = answer.split()
-    clarity = 20 if len(words) >= 20 else 14 if len(words) >= 10 else 8 if len(words) >= 5 else 2
-    if words and len({word.casefold() for word in words}) / len(words) < 0.5:
-        clarity = max(0, clarity - 6)
-    score = round(keyword_points + concept_points + clarity)
-    reasoning = (
-        f"keywords {keyword_points:.0f}/40 ({len(item.keyword_matches)} of {len(keywords)}), "
-        f"concepts {concept_points:.0f}/40, clarity {clarity}/20"
-    )
-    return ShortAnswerGrade(score=min(100, score), reasoning=reasoning)
+    return as_short_answer_grade(grade_with_evidence(item))
 
 
 TEXT = {
@@ -57,6 +59,7 @@ TEXT = {
         "answer_mc": "The correct choice is {answer}.",
         "answer_tf": "The statement is {answer}.",
         "answer_sa": "A complete answer covers these terms: {answer}.",
+        "model_answer": "A model answer: {answer}",
         "why": "Why: {reason}",
         "used": "Your answer already uses: {terms}.",
         "missed": "Worth adding next time: {terms}.",
@@ -75,6 +78,7 @@ TEXT = {
         "answer_mc": "정답은 {answer} 입니다.",
         "answer_tf": "이 진술은 {answer} 입니다.",
         "answer_sa": "완성도 높은 답안은 다음 용어를 다룹니다: {answer}.",
+        "model_answer": "모범 답안: {answer}",
         "why": "이유: {reason}",
         "used": "답안에서 이미 다룬 용어: {terms}.",
         "missed": "다음에 추가하면 좋은 용어: {terms}.",
@@ -100,10 +104,13 @@ def _expected_answer(item: GradingItem) -> str:
 
 
 def explain_offline(item: GradingItem) -> Explanation:
-    language = "ko" if HANGUL.search(item.stem or "") or HANGUL.search(item.reference_explanation or "") else "en"
+    sources = (item.stem or "", item.reference_answer or "", item.reference_explanation or "")
+    language = "ko" if any(HANGUL.search(source) for source in sources) else "en"
     text = TEXT[language]
     kind = {"multiple_choice": "answer_mc", "true_false": "answer_tf", "short_answer": "answer_sa"}[item.question_type]
     parts = [text["right" if item.is_correct else "wrong"], text[kind].format(answer=_expected_answer(item))]
+    if item.question_type == "short_answer" and item.reference_answer:
+        parts.append(text["model_answer"].format(answer=item.reference_answer))
     if item.reference_explanation:
         parts.append(text["why"].format(reason=item.reference_explanation))
     if item.question_type == "short_answer":

@@ -1,0 +1,320 @@
+"""What an answer shows, measured against the reference answer, the keywords, the question and
+everything else the learner was shown. Pure text statistics; `offline.py` turns it into points.
+
+Measures (0-1):
+- `recall`: the weighted share of the reference's terms the answer uses (rare terms count more;
+  terms of the question count less; a near-miss spelling counts 0.8);
+- `order`: the weighted share of the reference's adjacent term pairs that appear in the answer
+  in the same order within a few words: phrases, not just words;
+- `alignment`: of the reference terms the answer uses, the share that keep the reference's order
+  (longest increasing run); shuffled words score low;
+- `on_topic`: the weighted share of the answer's own terms that belong to the reference, the
+  keywords or the question: how much of the answer is about the question at all;
+- `keyword_coverage`: the share of expected keywords the answer mentions (stem-level, typo- and
+  acronym-tolerant: "RAG" matches "retrieval-augmented generation" and back).
+
+Structural findings, each a named flag: a non-answer, a bare list of terms, repetition, the
+question copied, two or more of the shown choices copied, the reference's words shuffled or in
+alphabetical order, keywords amid unrelated words, and sentences addressed to the grader.
+"""
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
+
+from rapidfuzz import fuzz, process
+
+from slea.grading.terms import KOREAN_ENDING_ZIPF, Term, Text, frequencies
+
+QUESTION_TERM_FACTOR = 0.35  # weight kept by a reference term that the question already states
+NEAR_MISS_CREDIT = 0.8
+NEAR_MISS_MIN_RATIO = 85  # rapidfuzz ratio (0-100) for "the same word, misspelt"
+NEAR_MISS_MIN_LENGTH = 5
+PAIR_WINDOW = 3  # words between the two terms of a reference pair
+COPY_MIN_RATIO = 90  # rapidfuzz partial_ratio for "this text appears in the answer"
+COPY_MIN_LENGTH = 20
+THIN_REFERENCE_UNITS = 6
+
+# Sentences that talk to the grader instead of answering (English and Korean).
+ADDRESSED_TO_GRADER = re.compile(
+    r"ignore (all |any |the )?(previous|prior|above|earlier)|disregard (the |all |any )?(previous|above|instructions)"
+    r"|(give|award|assign|grant)( me| this( answer)?)? (a )?(full|maximum|max|perfect|100|top)"
+    r"|(full|maximum|perfect) (marks|score|points)|\b(score|grade|mark) (this|it|me) (as )?(100|correct|full)"
+    r"|\bas (the|an?) (grader|evaluator|ai)|\bsystem prompt|\byou (are|must) (now )?(grade|score|mark)"
+    r"|채점(자|기|하는)|만점|점수를 (주|부여)|100점|지시(를|사항을)? 무시|정답(으로|이라고) (처리|채점|인정)",
+    re.IGNORECASE,
+)
+NON_ANSWER = re.compile(
+    r"^\W*(i (do not|don'?t|dont) know|no idea|not sure|idk|pass|skip|n/?a|\?+"
+    r"|없음|모름|모르겠\w*|잘 모르\w*|몰라\w*)\W*$",
+    re.IGNORECASE,
+)
+LIST_SEPARATORS = re.compile(r"[,;/|\n·•]+")
+
+
+@dataclass
+class Material:
+    """What the grader compares the answer with."""
+
+    answer: str
+    reference: str
+    keywords: list[str] = field(default_factory=list)
+    stem: str = ""
+    shown: list[str] = field(default_factory=list)  # choices and other text shown to the learner
+
+
+def _acronym_of(words: list[str]) -> str:
+    return "".join(word[0] for word in words if word)
+
+
+def _longest_increasing_run(positions: list[int]) -> int:
+    """Length of the longest strictly increasing subsequence (patience sorting)."""
+    from bisect import bisect_left  # noqa: PLC0415 - tiny, used only here
+
+    tails: list[int] = []
+    for position in positions:
+        index = bisect_left(tails, position)
+        tails[index : index + 1] = [position]
+    return len(tails)
+
+
+class Evidence:
+    """The measures and findings for one answer; computed lazily, each once."""
+
+    def __init__(self, material: Material) -> None:
+        self.material = material
+        self.answer = Text(material.answer)
+        self.reference = Text(material.reference)
+        self.stem = Text(material.stem)
+        self.keyword_texts = [Text(keyword) for keyword in material.keywords]
+
+    # ------------------------------------------------------------------ matching
+    @cached_property
+    def _answer_units(self) -> set[str]:
+        return {term.unit for term in self.answer.terms}
+
+    @cached_property
+    def _answer_latin_units(self) -> list[str]:
+        return sorted({term.unit for term in self.answer.terms if term.script == "latin"})
+
+    def credit(self, term: Term) -> float:
+        """1 if the answer has the term, 0.8 for a near-miss spelling, else 0."""
+        if term.unit in self._answer_units:
+            return 1.0
+        if term.script == "latin" and len(term.unit) >= NEAR_MISS_MIN_LENGTH and self._answer_latin_units:
+            near = process.extractOne(term.unit, self._answer_latin_units, scorer=fuzz.ratio)
+            if near is not None and near[1] >= NEAR_MISS_MIN_RATIO:
+                return NEAR_MISS_CREDIT
+        return 0.0
+
+    @cached_property
+    def reference_weights(self) -> dict[str, float]:
+        """The reference's (and keywords') units with their weights, question terms demoted."""
+        stem_units = self.stem.units
+        weights: dict[str, float] = {}
+        for text in (self.reference, *self.keyword_texts):
+            for term in text.content_terms:
+                weight = term.weight * (QUESTION_TERM_FACTOR if term.unit in stem_units else 1.0)
+                weights[term.unit] = max(weights.get(term.unit, 0.0), weight)
+        return weights
+
+    @cached_property
+    def _reference_terms(self) -> dict[str, Term]:
+        found: dict[str, Term] = {}
+        for text in (self.reference, *self.keyword_texts):
+            for term in text.content_terms:
+                found.setdefault(term.unit, term)
+        return found
+
+    @cached_property
+    def matched(self) -> dict[str, float]:
+        """Reference unit -> credit, for the units the answer has."""
+        credits = {unit: self.credit(term) for unit, term in self._reference_terms.items()}
+        return {unit: credit for unit, credit in credits.items() if credit > 0}
+
+    @cached_property
+    def reference_is_thin(self) -> bool:
+        """Too little reference text (keywords alone, a one-line explanation) to judge meaning:
+        the grader then scores by the keywords but never finalises a verdict on them."""
+        return len({term.unit for term in self.reference.content_terms}) < THIN_REFERENCE_UNITS
+
+    # ------------------------------------------------------------------ measures
+    @cached_property
+    def recall(self) -> float:
+        total = sum(self.reference_weights.values())
+        if not total:
+            return 0.0
+        return sum(self.reference_weights[unit] * credit for unit, credit in self.matched.items()) / total
+
+    @cached_property
+    def order(self) -> float:
+        reference_terms = self.reference.content_terms
+        positions: dict[str, list[int]] = {}
+        for term in self.answer.terms:
+            positions.setdefault(term.unit, []).append(term.word)
+        found = total = 0.0
+        for first, second in pairwise(reference_terms):
+            if first.word == second.word:
+                continue  # bigrams of one Korean word: their order says nothing
+            weight = min(self.reference_weights.get(first.unit, 0.0), self.reference_weights.get(second.unit, 0.0))
+            total += weight
+            if any(
+                0 < later - earlier <= PAIR_WINDOW
+                for earlier in positions.get(first.unit, [])
+                for later in positions.get(second.unit, [])
+            ):
+                found += weight
+        return found / total if total else 0.0
+
+    @cached_property
+    def alignment(self) -> float:
+        first_position: dict[str, int] = {}
+        for index, term in enumerate(self.reference.content_terms):
+            first_position.setdefault(term.unit, index)
+        sequence: list[int] = []
+        seen: set[str] = set()
+        for term in self.answer.content_terms:
+            if term.unit in first_position and term.unit not in seen:
+                seen.add(term.unit)
+                sequence.append(first_position[term.unit])
+        return _longest_increasing_run(sequence) / len(sequence) if sequence else 0.0
+
+    @cached_property
+    def on_topic(self) -> float:
+        related = set(self.reference_weights) | set(self.stem.units)
+        total = found = 0.0
+        for term in self.answer.content_terms:
+            total += term.weight
+            if term.unit in related:
+                found += term.weight
+        return found / total if total else 0.0
+
+    # ------------------------------------------------------------------ keywords
+    def _keyword_found(self, keyword: str, text: Text) -> bool:
+        answer = self.material.answer.casefold()
+        if keyword.casefold().strip() in answer:  # the spec's substring rule
+            return True
+        units = text.content_terms or text.terms
+        if units and sum(self.credit(term) for term in units) / len(units) >= 0.75:
+            return True
+        return self._acronym_match(keyword)
+
+    def _acronym_match(self, keyword: str) -> bool:
+        keyword_words = [word.text for word in Text(keyword).words if word.script == "latin"]
+        answer_words = [word.text for word in self.answer.words if word.script == "latin"]
+        if len(keyword_words) == 1 and 2 <= len(keyword_words[0]) <= 6:  # "RAG" vs its expansion
+            wanted = keyword_words[0]
+            return any(
+                _acronym_of(answer_words[i : i + len(wanted)]) == wanted
+                for i in range(len(answer_words) - len(wanted) + 1)
+            )
+        if len(keyword_words) >= 2:  # the expansion vs "RAG"
+            return _acronym_of(keyword_words) in answer_words
+        return False
+
+    @cached_property
+    def keyword_matches(self) -> list[str]:
+        return [
+            keyword
+            for keyword, text in zip(self.material.keywords, self.keyword_texts, strict=True)
+            if self._keyword_found(keyword, text)
+        ]
+
+    @cached_property
+    def keyword_coverage(self) -> float:
+        keywords = self.material.keywords
+        return len(self.keyword_matches) / len(keywords) if keywords else 0.0
+
+    # ------------------------------------------------------------------ form
+    @cached_property
+    def prose(self) -> bool:
+        """Written as sentences: English with function words, Korean with particles or endings."""
+        words = self.answer.words
+        if len(words) < 3:
+            return False
+        if self.answer.is_korean:
+            endings = frequencies()["ko_bigrams"]
+            inflected = sum(
+                1
+                for word in words
+                if word.script == "hangul"
+                and len(word.text) >= 2
+                and endings.get(word.text[-1], 0.0) >= KOREAN_ENDING_ZIPF
+            )
+            return inflected / len(words) >= 0.25
+        function_words = sum(term.is_function_word for term in self.answer.terms)
+        return function_words / len(words) >= 0.15
+
+    @cached_property
+    def flags(self) -> list[str]:
+        checks = {
+            "addressed_to_grader": self._addressed_to_grader,
+            "term_list": self._term_list,
+            "repetition": self._repetition,
+            "copied_question": self._copied_question,
+            "copied_choices": self._copied_choices,
+            "shuffled_reference": self._shuffled,
+            "keywords_amid_unrelated_words": self._keywords_amid_unrelated_words,
+        }
+        return [name for name, check in checks.items() if check()]
+
+    @cached_property
+    def non_answer(self) -> bool:
+        return bool(NON_ANSWER.match(self.material.answer.strip())) or len(self.answer.content_terms) < 2
+
+    def _addressed_to_grader(self) -> bool:
+        return bool(ADDRESSED_TO_GRADER.search(self.material.answer))
+
+    def _term_list(self) -> bool:
+        content = len(self.answer.content_terms)
+        pieces = [piece for piece in LIST_SEPARATORS.split(self.material.answer) if piece.strip()]
+        listed = len(pieces) >= 3 and max(len(Text(piece).words) for piece in pieces) <= 3
+        return content >= 3 and (listed or not self.prose)
+
+    def _repetition(self) -> bool:
+        words = [word.text for word in self.answer.words]
+        if len(words) < 6:
+            return False
+        trigrams = Counter(zip(words, words[1:], words[2:], strict=False))
+        if trigrams and trigrams.most_common(1)[0][1] >= 3:
+            return True
+        content = [term.unit for term in self.answer.content_terms]
+        return len(content) >= 6 and len(set(content)) / len(content) < 0.5
+
+    def _contains(self, shown: str) -> bool:
+        shown = " ".join(shown.split())
+        return (
+            len(shown) >= COPY_MIN_LENGTH and fuzz.partial_ratio(shown.casefold(), self._answer_flat) >= COPY_MIN_RATIO
+        )
+
+    @cached_property
+    def _answer_flat(self) -> str:
+        return " ".join(self.material.answer.split()).casefold()
+
+    def _copied_question(self) -> bool:
+        if self._contains(self.material.stem) and len(self._answer_flat) >= len(self.material.stem) * 0.6:
+            return True
+        stem_units = set(self.stem.units)
+        content = self.answer.content_terms
+        from_stem = sum(term.weight for term in content if term.unit in stem_units)
+        total = sum(term.weight for term in content)
+        return len(content) >= 3 and total > 0 and from_stem / total >= 0.8
+
+    def _copied_choices(self) -> bool:
+        return sum(self._contains(text) for text in self.material.shown) >= 2
+
+    def _shuffled(self) -> bool:
+        words = [word.text for word in self.answer.words]
+        alphabetical = len(words) >= 6 and sum(a <= b for a, b in pairwise(words)) >= 0.85 * (len(words) - 1)
+        scrambled = len(self.matched) >= 6 and self.alignment < 0.5 and self.order < 0.25
+        return alphabetical or scrambled
+
+    def _keywords_amid_unrelated_words(self) -> bool:
+        return (
+            not self.reference_is_thin
+            and self.keyword_coverage >= 0.5
+            and len(self.answer.content_terms) >= 6
+            and self.on_topic < 0.35
+        )

@@ -1,0 +1,126 @@
+"""The offline short-answer grader: the spec's 40/40/20 rubric from text statistics, with a
+confidence, and abstention where text statistics cannot decide.
+
+Method (the measures are defined in `evidence.py`):
+1. Coverage. `meaning = 0.8 * recall + 0.2 * order` is how much of the reference's meaning the
+   answer carries: its informative terms (stems; character bigrams for Korean; rare terms weigh
+   more; terms the question already states weigh less), and its phrases in order. A complete
+   answer in ordinary words does not repeat the whole reference, so coverage saturates:
+   `coverage = min(1, meaning / FULL_COVERAGE)`.
+2. Points. Key terms (40): `40 * (KEYWORD_SHARE * keyword_coverage + (1 - KEYWORD_SHARE) *
+   coverage)`, i.e. the expected keywords or the reference's key concepts. Correctness and
+   relevance (40): `40 * coverage * topicality`, where topicality falls when most of the answer
+   is about something else. Clarity and completeness (20): 20 for sentences (12 for fragments),
+   scaled by how complete the answer is (`0.5 + 0.5 * coverage`).
+3. Structure. Gaming patterns (see `evidence.py`) cap the score below the pass mark, and the
+   answer goes to a human: they are never finalised as correct.
+4. Confidence and abstention. A pass is finalised when its coverage clears the pass level with
+   a margin and nothing is odd about its form. A non-answer ("I don't know", one word) is
+   finalised as incorrect. An answer with no link at all to the question, the reference or the
+   keywords is finalised as incorrect. Every other answer below the pass mark is provisional and
+   `needs_review`: text statistics cannot tell a wrong answer from a correct one in other words,
+   so the grader abstains instead of failing it.
+
+The constants are general (chosen on public data sets of different subjects and checked on a
+second; see bench/grading_agreement.py), not fitted to one question set.
+"""
+
+from dataclasses import dataclass
+
+from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.grading.evidence import Evidence, Material
+
+FULL_COVERAGE = 0.5  # `meaning` at which an answer covers the reference's ideas
+KEYWORD_SHARE = 0.5
+GAMING_SCORE_CAP = 60
+NON_ANSWER_SCORE_CAP = 10
+# Confidence: a pass whose coverage is at least PASS_MARGIN beyond what the pass mark needs is
+# finalised; see `_confidence`.
+FINALISE_CONFIDENCE = 0.7
+OFF_TOPIC_MEANING = 0.05
+THIN_REFERENCE_CONFIDENCE = 0.4
+
+
+@dataclass(frozen=True)
+class RubricPoints:
+    key_concepts: int  # of 40
+    correctness: int  # of 40
+    clarity: int  # of 20
+
+    @property
+    def total(self) -> int:
+        return self.key_concepts + self.correctness + self.clarity
+
+
+@dataclass(frozen=True)
+class OfflineGrade:
+    score: int
+    points: RubricPoints
+    confidence: float
+    needs_review: bool
+    keyword_matches: list[str]
+    flags: list[str]
+    reasoning: str
+
+
+def _points(evidence: Evidence, coverage: float, has_keywords: bool) -> RubricPoints:
+    key_share = KEYWORD_SHARE if has_keywords else 0.0
+    key_concepts = 40 * (key_share * evidence.keyword_coverage + (1 - key_share) * coverage)
+    if not evidence.answer.content_terms:
+        topicality = 0.0
+    elif evidence.reference_is_thin:  # too little reference to tell what is off topic
+        topicality = 1.0
+    else:
+        topicality = min(1.0, 0.4 + evidence.on_topic)
+    correctness = 40 * coverage * topicality
+    clarity = (20 if evidence.prose else 12) * (0.5 + 0.5 * coverage)
+    return RubricPoints(round(key_concepts), round(correctness), round(clarity))
+
+
+def _confidence(evidence: Evidence, score: int, coverage: float, meaning: float) -> float:
+    """How sure the grader is of its verdict (0-1); below FINALISE_CONFIDENCE it abstains."""
+    if evidence.flags:
+        return 0.2
+    if evidence.non_answer:
+        return 0.9
+    if evidence.reference_is_thin:
+        return THIN_REFERENCE_CONFIDENCE
+    if score >= HIGH_SCORE_THRESHOLD:
+        # 0.5 at the pass mark, rising with the coverage beyond it; fragments are less certain.
+        margin = min(1.0, max(0.0, meaning / FULL_COVERAGE - 0.8) / 0.6)
+        return round((0.5 + 0.45 * margin) * (1.0 if evidence.prose else 0.8), 2)
+    if meaning < OFF_TOPIC_MEANING and evidence.on_topic == 0 and not evidence.keyword_matches:
+        return 0.8  # nothing in common with the question, the reference or the keywords
+    return round(0.3 + 0.2 * coverage, 2)
+
+
+def grade(material: Material) -> OfflineGrade:
+    evidence = Evidence(material)
+    meaning = 0.8 * evidence.recall + 0.2 * evidence.order
+    coverage = min(1.0, meaning / FULL_COVERAGE)
+    points = _points(evidence, coverage, bool(material.keywords))
+    score = points.total
+    if evidence.non_answer:
+        score = min(score, NON_ANSWER_SCORE_CAP)
+    if evidence.flags:
+        score = min(score, GAMING_SCORE_CAP)
+    confidence = _confidence(evidence, score, coverage, meaning)
+    reasoning = (
+        f"key concepts {points.key_concepts}/40 (keywords {len(evidence.keyword_matches)} of "
+        f"{len(material.keywords)}), correctness {points.correctness}/40, clarity {points.clarity}/20; "
+        f"reference coverage {evidence.recall:.2f}, phrase order {evidence.order:.2f}, "
+        f"on topic {evidence.on_topic:.2f}"
+    )
+    if evidence.non_answer:
+        reasoning += "; not an answer"
+    if evidence.flags:
+        reasoning += "; needs a human look: " + ", ".join(flag.replace("_", " ") for flag in evidence.flags)
+    return OfflineGrade(
+        score=max(0, min(100, score)),
+        points=points,
+        confidence=confidence,
+        needs_review=confidence < FINALISE_CONFIDENCE,
+        keyword_matches=evidence.keyword_matches,
+        flags=evidence.flags,
+        reasoning=reasoning,
+    )
