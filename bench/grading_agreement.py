@@ -1,7 +1,7 @@
 """How far Tool 6's short-answer grades (offline provider, the default without a Gemini key) can
 be trusted: agreement with human graders on public data sets, gaming attacks, paraphrases, and
-Korean answers. Everything runs through Tool 6's real path (Tool 5 saves each question with its
-reference answer; Tool 6 grades by direct invocation on the local AWS).
+Korean answers. Each question is stored as Tool 5 stores it (with its reference answer) and each
+answer graded by Tool 6's own logic (`grade_without_recording`).
 
 Human-graded data (bench/data/<set>/answers.jsonl, see each README for source and licence):
 - Pearson r between Tool 6's score and the human score (normalised to 0-100);
@@ -24,11 +24,13 @@ Constructed cases (bench/data/grading_cases, written for this project, English a
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,22 @@ CASES = DATA / "grading_cases"
 HUMAN_CORRECT = 0.8  # the humans' share of the maximum at which an answer counts as correct
 KEYWORDS_PER_QUESTION = 3
 
-from slea_local.demo_aws import seeded_local_aws  # noqa: E402
+
+@contextmanager
+def offline_provider() -> Iterator[None]:
+    """The offline provider whatever the shell has configured: this measures the default."""
+    from slea.llm.provider import get_provider
+
+    os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SleaSsemBench")
+    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")  # no EMF lines between the figures
+    saved = os.environ.get("LLM_PROVIDER")
+    os.environ["LLM_PROVIDER"] = "offline"
+    get_provider.cache_clear()
+    try:
+        yield
+    finally:
+        os.environ.pop("LLM_PROVIDER") if saved is None else os.environ.__setitem__("LLM_PROVIDER", saved)
+        get_provider.cache_clear()
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -87,56 +104,49 @@ def cohen_kappa(pairs: list[tuple[int, int]], categories: int, quadratic: bool) 
 
 # ---------------------------------------------------------------------------- Tool 5 and 6
 class Grader:
-    """Saves questions with Tool 5 and grades answers with Tool 6 on one local AWS."""
+    """Stores questions as Tool 5 does and grades answers with Tool 6's logic. Grading only: the
+    recording path is covered by the tests, and moto's transactions copy every table, which
+    would make a run of thousands of answers quadratic."""
 
-    def __init__(self, runtime: Any) -> None:
-        self.runtime = runtime
-        self.saved: dict[str, str] = {}
+    def __init__(self) -> None:
+        self.stored: dict[str, dict[str, Any]] = {}
+        self.shown: dict[str, list[str]] = {}
         self.answers = 0
 
     def question(
         self, key: str, stem: str, reference: str, keywords: list[str], choices: list[str] | None = None
     ) -> str:
-        if key not in self.saved:
-            saved = self.runtime.invoke(
-                "save_generated_question",
-                {
-                    "item_type": "short_answer",
-                    "stem": stem,
-                    "correct_keywords": keywords,
-                    "reference_answer": reference,
-                    "round_id": f"bench-{len(self.saved)}_1_2026-11-22T00:00:00Z",
-                },
-            )
-            self.saved[key] = saved["question_id"]
-            if choices:  # the options a learner was shown next to it, as a multiple-choice item
-                self.runtime.invoke(
-                    "save_generated_question",
-                    {
-                        "item_type": "multiple_choice",
-                        "stem": f"Which statement about this is correct? ({key})",
-                        "choices": [f"{'ABCD'[i]}) {text}" for i, text in enumerate(choices)],
-                        "correct_key": "A",
-                        "round_id": f"bench-{len(self.saved) - 1}_1_2026-11-22T00:00:00Z",
-                    },
-                )
-        return self.saved[key]
+        from slea.contracts.questions import SaveQuestionInput
+        from slea.tools.save_question import question_item
 
-    def grade(self, question_id: str, answer: str, keywords: list[str]) -> dict[str, Any]:
-        self.answers += 1
-        return dict(
-            self.runtime.invoke(
-                "score_and_explain",
-                {
-                    "session_id": "bench",
-                    "user_id": f"learner-{self.answers}",
-                    "question_id": question_id,
-                    "question_type": "short_answer",
-                    "user_answer": answer,
-                    "correct_keywords": keywords,
-                },
+        if key not in self.stored:
+            request = SaveQuestionInput(
+                item_type="short_answer",
+                stem=stem,
+                correct_keywords=keywords,
+                reference_answer=reference,
+                round_id=f"bench-{len(self.stored)}_1_2026-11-22T00:00:00Z",
             )
+            self.stored[key] = question_item(request, request.resolved_question_id(), "2026-11-22T00:00:00Z")
+            # The options a learner was shown beside it (as a multiple-choice item of the round).
+            self.shown[key] = [f"{'ABCD'[i]}) {text}" for i, text in enumerate(choices or [])]
+        return key
+
+    def grade(self, key: str, answer: str, keywords: list[str]) -> dict[str, Any]:
+        from slea.contracts.scoring import ScoreAnswerInput
+        from slea.tools.score_answer import grade_without_recording
+
+        self.answers += 1
+        stored = self.stored[key]
+        request = ScoreAnswerInput(
+            session_id="bench",
+            user_id=f"learner-{self.answers}",
+            question_id=stored["question_id"],
+            question_type="short_answer",
+            user_answer=answer,
+            correct_keywords=keywords,
         )
+        return grade_without_recording(request, stored, self.shown[key]).model_dump(mode="json")
 
 
 def human_agreement(grader: Grader, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -201,7 +211,7 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
             for attack, text in attacks(row, others):
                 attack_outcomes[attack].append(grader.grade(question_id, text, row["keywords"]))
         for row in rows:
-            question_id = grader.saved[f"{language}:{row['id'].rsplit('-', 1)[0]}"]
+            question_id = f"{language}:{row['id'].rsplit('-', 1)[0]}"
             graded = grader.grade(question_id, row["answer"], row["keywords"])
             if row["kind"] == "textbook":
                 textbook_pass[language].append(graded["is_correct"])
@@ -235,8 +245,8 @@ def measure(limit: int | None = None, progress: Callable[[str], None] | None = N
     say = progress or (lambda _: None)
     results: dict[str, Any] = {}
     started = time.perf_counter()
-    with seeded_local_aws() as aws:
-        grader = Grader(aws.runtime)
+    with offline_provider():
+        grader = Grader()
         for path in sorted(DATA.glob("*/answers.jsonl")):
             rows = read_jsonl(path)[:limit]
             say(f"grading {len(rows)} human-graded answers of {path.parent.name} ...")

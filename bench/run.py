@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
 
 import cold_import
+import grading_agreement
 import llm_calls
 import mode1_round
 import mode2_answers
@@ -22,6 +23,7 @@ def main() -> None:
         "llm_calls_one_round_of_5": llm_calls.measure(5),
         "mode1_round": mode1_round.measure(10),
         "mode2_100_answers_to_one_mc_question": mode2_answers.measure(100),
+        "grading_agreement": grading_agreement.measure(),
         "tool5_retry_path_1000_questions": retry_path.measure(1000, write_failure_rate=0.2, duplicate_rate=0.1),
         "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=21),
     }

@@ -150,3 +150,17 @@ def test_documented_routes_are_the_deployed_routes():
         for event in FUNCTIONS["ApiFunction"]["Properties"]["Events"].values()
     }
     assert documented == deployed
+
+
+def test_the_api_functions_timeout_holds_a_grading_and_an_explanation_at_their_worst():
+    """The HTTP API answers within API Gateway's limit even if both model calls time out on
+    every attempt, with time left to record the grade (slea.llm.budget)."""
+    from slea.llm.budget import RESERVE_SECONDS, worst_case_seconds
+    from slea.llm.settings import LLMSettings
+
+    api = FUNCTIONS["ApiFunction"]["Properties"]
+    variables = api["Environment"]["Variables"]
+    settings = LLMSettings(
+        timeout_seconds=float(variables["LLM_TIMEOUT_SECONDS"]), retry_attempts=int(variables["LLM_RETRY_ATTEMPTS"])
+    )
+    assert 2 * worst_case_seconds(settings) + RESERVE_SECONDS <= api["Timeout"] <= 29

@@ -64,6 +64,19 @@ def test_round_one_happy_path(step_functions):
     }
 
 
+def test_every_short_answer_of_a_round_is_stored_with_a_reference_answer(step_functions):
+    execution = run(step_functions, count=6, question_types=["short_answer"])
+    assert execution.status == "SUCCEEDED", execution.cause
+    short_answers = [q for q in saved_questions(step_functions.runtime.cloud) if q["item_type"] == "short_answer"]
+    assert len(short_answers) == 6
+    for question in short_answers:
+        reference = question["answer_schema"]["reference_answer"]
+        assert len(reference.split()) >= 8  # a sentence or more, not a keyword
+        assert any(
+            keyword.casefold() in reference.casefold() for keyword in question["answer_schema"]["correct_keywords"]
+        )
+
+
 def test_round_two_adapts_to_round_one_attempts(step_functions):
     record_attempts(step_functions.runtime.cloud, "sess_up", [True] * 5, difficulty=6)
     record_attempts(step_functions.runtime.cloud, "sess_down", [False, False, False, True, False], difficulty=6)

@@ -105,6 +105,22 @@ def test_short_answer_keeps_its_keywords_and_default_category(cloud, runtime):
     assert "choices" not in item
 
 
+def test_a_short_answer_stores_its_reference_answer_for_tool_6(cloud, runtime):
+    sa = question(item_type="short_answer", choices=None, correct_key=None, correct_keywords=["RAG", "retrieval"])
+    result = runtime.invoke(TOOL, {**sa, "reference_answer": "  RAG retrieves documents, then generates.  "})
+    schema = stored(cloud)[result["question_id"]]["answer_schema"]
+    assert schema["reference_answer"] == "RAG retrieves documents, then generates."
+    assert schema["explanation"] == sa["explanation"]  # the fallback stays stored beside it
+
+
+def test_a_reference_answer_must_be_text_of_bounded_length(runtime):
+    sa = question(item_type="short_answer", choices=None, correct_key=None, correct_keywords=["RAG"])
+    with pytest.raises(TypeError, match="reference_answer"):
+        runtime.invoke(TOOL, {**sa, "reference_answer": ["not", "text"]})
+    with pytest.raises(ValueError, match="reference_answer"):
+        runtime.invoke(TOOL, {**sa, "reference_answer": "x" * 2001})
+
+
 def test_the_same_save_twice_is_one_question(cloud, runtime):
     first = runtime.invoke(TOOL, question())
     second = runtime.invoke(TOOL, question())

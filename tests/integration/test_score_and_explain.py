@@ -176,6 +176,41 @@ def test_every_grading_is_stored_with_what_regrading_needs(cloud, runtime):
     assert attempt["rubric_version"]
     assert attempt["prompt_version"]
     assert attempt["user_answer"] == "RAG is retrieval plus generation"
+    # What a reviewer needs beside the grade: the grader's reasoning, points and confidence.
+    assert set(attempt["rubric_points"]) == {"key_concepts", "correctness", "clarity"}
+    assert "key concepts" in attempt["grader_reasoning"]
+    assert (attempt["needs_review"], float(attempt["confidence"])) == (result["needs_review"], result["confidence"])
+
+
+def test_a_retried_direct_invocation_returns_the_recorded_grading_and_counts_once(cloud, runtime):
+    _stored_question(cloud, "q_retry")
+    event = {**BASE, "question_id": "q_retry", "question_type": "true_false", "user_answer": "True"}
+    first = runtime.invoke(TOOL, {**event, "correct_answer": "True"})
+    again = runtime.invoke(TOOL, {**event, "correct_answer": "True"})
+    assert again == first
+    assert boto3.resource("dynamodb").Table(cloud.table_name("AttemptsTable")).scan()["Count"] == 1
+    with cloud.environment(cloud.environment_of("ScoreAndExplainFunction")):
+        assert questions.get_question("q_retry")["usage_count"] == 1
+
+
+def test_a_failed_record_raises_so_the_caller_retries_and_nothing_is_counted(cloud, runtime, faults):
+    from slea.tools.score_answer import GradeNotRecordedError
+
+    _stored_question(cloud, "q_fail")
+    event = {
+        **BASE,
+        "question_id": "q_fail",
+        "question_type": "true_false",
+        "user_answer": "True",
+        "correct_answer": "True",
+    }
+    with faults.dynamodb(TOOL, "TransactWriteItems", error="InternalServerError"), pytest.raises(GradeNotRecordedError):
+        runtime.invoke(TOOL, event)
+    with cloud.environment(cloud.environment_of("ScoreAndExplainFunction")):
+        assert "usage_count" not in questions.get_question("q_fail")
+    assert runtime.invoke(TOOL, event)["is_correct"] is True
+    with cloud.environment(cloud.environment_of("ScoreAndExplainFunction")):
+        assert questions.get_question("q_fail")["usage_count"] == 1
 
 
 def test_a_hundred_answers_to_one_mc_question_cost_at_most_two_explanations(cloud, runtime):

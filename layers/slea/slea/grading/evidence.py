@@ -249,6 +249,8 @@ class Evidence:
 
     @cached_property
     def flags(self) -> list[str]:
+        if self.non_answer:
+            return []
         checks = {
             "addressed_to_grader": self._addressed_to_grader,
             "term_list": self._term_list,
@@ -268,7 +270,7 @@ class Evidence:
         return bool(ADDRESSED_TO_GRADER.search(self.material.answer))
 
     def _term_list(self) -> bool:
-        content = len(self.answer.content_terms)
+        content = len({term.word for term in self.answer.content_terms})  # words, not bigrams
         pieces = [piece for piece in LIST_SEPARATORS.split(self.material.answer) if piece.strip()]
         listed = len(pieces) >= 3 and max(len(Text(piece).words) for piece in pieces) <= 3
         return content >= 3 and (listed or not self.prose)

@@ -16,10 +16,10 @@ Method (the measures are defined in `evidence.py`):
    answer goes to a human: they are never finalised as correct.
 4. Confidence and abstention. A pass is finalised when its coverage clears the pass level with
    a margin and nothing is odd about its form. A non-answer ("I don't know", one word) is
-   finalised as incorrect. An answer with no link at all to the question, the reference or the
-   keywords is finalised as incorrect. Every other answer below the pass mark is provisional and
-   `needs_review`: text statistics cannot tell a wrong answer from a correct one in other words,
-   so the grader abstains instead of failing it.
+   finalised as incorrect. Every other answer below the pass mark is provisional and
+   `needs_review`: text statistics cannot tell a wrong answer from a correct one in other words
+   (even one that shares no word with the reference), so the grader abstains instead of failing
+   it. With too little reference text to judge meaning (keywords alone), nothing is finalised.
 
 The constants are general (chosen on public data sets of different subjects and checked on a
 second; see bench/grading_agreement.py), not fitted to one question set.
@@ -37,7 +37,6 @@ NON_ANSWER_SCORE_CAP = 10
 # Confidence: a pass whose coverage is at least PASS_MARGIN beyond what the pass mark needs is
 # finalised; see `_confidence`.
 FINALISE_CONFIDENCE = 0.7
-OFF_TOPIC_MEANING = 0.05
 THIN_REFERENCE_CONFIDENCE = 0.4
 
 
@@ -89,8 +88,6 @@ def _confidence(evidence: Evidence, score: int, coverage: float, meaning: float)
         # 0.5 at the pass mark, rising with the coverage beyond it; fragments are less certain.
         margin = min(1.0, max(0.0, meaning / FULL_COVERAGE - 0.8) / 0.6)
         return round((0.5 + 0.45 * margin) * (1.0 if evidence.prose else 0.8), 2)
-    if meaning < OFF_TOPIC_MEANING and evidence.on_topic == 0 and not evidence.keyword_matches:
-        return 0.8  # nothing in common with the question, the reference or the keywords
     return round(0.3 + 0.2 * coverage, 2)
 
 

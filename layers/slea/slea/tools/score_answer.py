@@ -182,6 +182,13 @@ def _grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts
     )
 
 
+def grade_without_recording(
+    request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]
+) -> ScoreAnswerOutput:
+    """The grading alone, recorded nowhere: for regrading and for the grading benchmark."""
+    return _grade(request, stored, shown_texts, attempts.attempt_key(request.question_id, request.identity()))
+
+
 def _grade(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str], key: str) -> ScoreAnswerOutput:
     item = _grading_item(request, stored, shown_texts)
     needs_review, confidence, note, grade = False, 1.0, None, None
