@@ -20,7 +20,10 @@ GOOD = (
     "RAG first searches an external knowledge base for documents relevant to the question, then gives those "
     "documents to the language model so that the answer it generates is grounded in them."
 )
-KOREAN_REFERENCE = "검색 증강 생성(RAG)은 외부 지식 소스에서 관련 문서를 검색하여 언어 모델에 전달하고, 모델은 그 문서에 근거한 답변을 생성한다."
+KOREAN_REFERENCE = (
+    "검색 증강 생성(RAG)은 외부 지식 소스에서 관련 문서를 검색하여 언어 모델에 전달하고, "
+    "모델은 그 문서에 근거한 답변을 생성한다."
+)
 KOREAN_STEM = "RAG의 동작 방식을 설명하세요."
 KOREAN_KEYWORDS = ["검색", "문서", "생성"]
 
@@ -108,7 +111,8 @@ def test_keywords_alone_as_the_reference_never_finalise_a_verdict():
 
 def test_a_korean_answer_that_covers_the_reference_passes_as_an_english_one_does():
     korean = graded(
-        "RAG는 외부 지식 저장소에서 관련 문서를 검색한 뒤, 그 문서를 언어 모델에 전달해 근거 있는 답변을 생성하는 방식입니다.",
+        "RAG는 외부 지식 저장소에서 관련 문서를 검색한 뒤, "
+        "그 문서를 언어 모델에 전달해 근거 있는 답변을 생성하는 방식입니다.",
         reference=KOREAN_REFERENCE,
         keywords=KOREAN_KEYWORDS,
         stem=KOREAN_STEM,
