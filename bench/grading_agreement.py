@@ -23,6 +23,7 @@ Constructed cases (bench/data/grading_cases, written for this project, English a
 """
 
 import argparse
+import io
 import json
 import os
 import statistics
@@ -30,7 +31,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,6 @@ def offline_provider() -> Iterator[None]:
     from slea.llm.provider import get_provider
 
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SleaSsemBench")
-    os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")  # no EMF lines between the figures
     saved = os.environ.get("LLM_PROVIDER")
     os.environ["LLM_PROVIDER"] = "offline"
     get_provider.cache_clear()
@@ -134,6 +134,7 @@ class Grader:
 
     def grade(self, key: str, answer: str, keywords: list[str]) -> dict[str, Any]:
         from slea.contracts.scoring import ScoreAnswerInput
+        from slea.observability import metrics
         from slea.tools.score_answer import grade_without_recording
 
         self.answers += 1
@@ -146,7 +147,9 @@ class Grader:
             user_answer=answer,
             correct_keywords=keywords,
         )
-        return grade_without_recording(request, stored, self.shown[key]).model_dump(mode="json")
+        graded = grade_without_recording(request, stored, self.shown[key]).model_dump(mode="json")
+        metrics.clear_metrics()  # no handler flushes them here; without this Powertools prints every 100
+        return graded
 
 
 def human_agreement(grader: Grader, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -245,7 +248,8 @@ def measure(limit: int | None = None, progress: Callable[[str], None] | None = N
     say = progress or (lambda _: None)
     results: dict[str, Any] = {}
     started = time.perf_counter()
-    with offline_provider():
+    # Each model call prints its EMF record (CloudWatch reads them from the log); not wanted here.
+    with offline_provider(), redirect_stdout(io.StringIO()):
         grader = Grader()
         for path in sorted(DATA.glob("*/answers.jsonl")):
             rows = read_jsonl(path)[:limit]

@@ -31,7 +31,7 @@ DEFAULT_SCORING_LLM_SCORE: Final = 50
 STEM_MAX_LENGTH: Final = 250  # Tool 4 rule
 QUESTION_STEM_MAX: Final = 2000  # Tool 5 input
 EXPLANATION_MIN_LENGTH: Final = 500  # Tool 6
-REFERENCE_ANSWER_MAX: Final = 2000  # a short answer's model answer (Tools 5 and 6)
+REFERENCE_ANSWER_MAX: Final = 4000  # a short answer's model answer (Tools 5 and 6)
 
 # Counts
 MIN_CHOICES: Final = 4

@@ -26,7 +26,7 @@ from itertools import pairwise
 
 from rapidfuzz import fuzz, process
 
-from slea.grading.terms import KOREAN_ENDING_ZIPF, Term, Text, frequencies
+from slea.grading.terms import KOREAN_ENDING_ZIPF, UNKNOWN_ZIPF, Term, Text, frequencies
 
 QUESTION_TERM_FACTOR = 0.35  # weight kept by a reference term that the question already states
 NEAR_MISS_CREDIT = 0.8
@@ -36,6 +36,7 @@ PAIR_WINDOW = 3  # words between the two terms of a reference pair
 COPY_MIN_RATIO = 90  # rapidfuzz partial_ratio for "this text appears in the answer"
 COPY_MIN_LENGTH = 20
 THIN_REFERENCE_UNITS = 6
+ENOUGH_REFERENCE_WEIGHT = 8.0  # about eight informative terms
 
 # Sentences that talk to the grader instead of answering (English and Korean).
 ADDRESSED_TO_GRADER = re.compile(
@@ -142,11 +143,26 @@ class Evidence:
 
     # ------------------------------------------------------------------ measures
     @cached_property
+    def matched_weight(self) -> float:
+        return sum(self.reference_weights[unit] * credit for unit, credit in self.matched.items())
+
+    @cached_property
     def recall(self) -> float:
+        total = sum(self.reference_weights.values())
+        return self.matched_weight / total if total else 0.0
+
+    @cached_property
+    def bounded_recall(self) -> float:
+        """Recall against at most ENOUGH_REFERENCE_WEIGHT of the reference: a long reference
+        lists several acceptable points ("name four of ..."), and a full answer covers enough
+        of them, not all."""
         total = sum(self.reference_weights.values())
         if not total:
             return 0.0
-        return sum(self.reference_weights[unit] * credit for unit, credit in self.matched.items()) / total
+        # "Terms" are words in English but several bigrams per word in Korean: count in words.
+        content = self.reference.content_terms
+        units_per_word = max(1.0, len(content) / max(1, len({term.word for term in content})))
+        return min(1.0, self.matched_weight / min(total, ENOUGH_REFERENCE_WEIGHT * units_per_word))
 
     @cached_property
     def order(self) -> float:
@@ -244,7 +260,10 @@ class Evidence:
                 and endings.get(word.text[-1], 0.0) >= KOREAN_ENDING_ZIPF
             )
             return inflected / len(words) >= 0.25
-        function_words = sum(term.is_function_word for term in self.answer.terms)
+        terms = self.answer.terms
+        if sum(term.zipf > UNKNOWN_ZIPF for term in terms) < 0.5 * len(terms):
+            return True  # mostly words the English lists do not know (another language): cannot judge
+        function_words = sum(term.is_function_word for term in terms)
         return function_words / len(words) >= 0.15
 
     @cached_property
@@ -279,11 +298,12 @@ class Evidence:
         words = [word.text for word in self.answer.words]
         if len(words) < 6:
             return False
-        trigrams = Counter(zip(words, words[1:], words[2:], strict=False))
-        if trigrams and trigrams.most_common(1)[0][1] >= 3:
+        trigrams = list(zip(words, words[1:], words[2:], strict=False))
+        repeated = sum(count - 1 for count in Counter(trigrams).values())
+        if trigrams and repeated / len(trigrams) >= 0.4:  # much of the text says the same again
             return True
         content = [term.unit for term in self.answer.content_terms]
-        return len(content) >= 6 and len(set(content)) / len(content) < 0.5
+        return len(content) >= 6 and len(set(content)) / len(content) < 0.4
 
     def _contains(self, shown: str) -> bool:
         shown = " ".join(shown.split())
@@ -302,7 +322,7 @@ class Evidence:
         content = self.answer.content_terms
         from_stem = sum(term.weight for term in content if term.unit in stem_units)
         total = sum(term.weight for term in content)
-        return len(content) >= 3 and total > 0 and from_stem / total >= 0.8
+        return len(content) >= 3 and total > 0 and from_stem / total >= 0.9
 
     def _copied_choices(self) -> bool:
         return sum(self._contains(text) for text in self.material.shown) >= 2
@@ -310,7 +330,9 @@ class Evidence:
     def _shuffled(self) -> bool:
         words = [word.text for word in self.answer.words]
         alphabetical = len(words) >= 6 and sum(a <= b for a, b in pairwise(words)) >= 0.85 * (len(words) - 1)
-        scrambled = len(self.matched) >= 6 and self.alignment < 0.5 and self.order < 0.25
+        # Most of the reference's vocabulary, with its phrases broken: a paraphrase that uses
+        # that much of the reference keeps some of its word pairs.
+        scrambled = len(self.matched) >= 6 and self.recall >= 0.6 and self.alignment < 0.5 and self.order < 0.2
         return alphabetical or scrambled
 
     def _keywords_amid_unrelated_words(self) -> bool:

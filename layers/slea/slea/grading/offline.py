@@ -2,11 +2,12 @@
 confidence, and abstention where text statistics cannot decide.
 
 Method (the measures are defined in `evidence.py`):
-1. Coverage. `meaning = 0.8 * recall + 0.2 * order` is how much of the reference's meaning the
-   answer carries: its informative terms (stems; character bigrams for Korean; rare terms weigh
-   more; terms the question already states weigh less), and its phrases in order. A complete
-   answer in ordinary words does not repeat the whole reference, so coverage saturates:
-   `coverage = min(1, meaning / FULL_COVERAGE)`.
+1. Coverage. `meaning = 0.8 * bounded_recall + 0.2 * order` is how much of the reference's
+   meaning the answer carries: its informative terms (stems; character bigrams for Korean; rare
+   terms weigh more; terms the question already states weigh less; a long reference that lists
+   several acceptable points needs only about eight terms' worth), and its phrases in order. A
+   complete answer in ordinary words does not repeat the whole reference, so coverage
+   saturates: `coverage = min(1, meaning / FULL_COVERAGE)`.
 2. Points. Key terms (40): `40 * (KEYWORD_SHARE * keyword_coverage + (1 - KEYWORD_SHARE) *
    coverage)`, i.e. the expected keywords or the reference's key concepts. Correctness and
    relevance (40): `40 * coverage * topicality`, where topicality falls when most of the answer
@@ -30,14 +31,15 @@ from dataclasses import dataclass
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.grading.evidence import Evidence, Material
 
-FULL_COVERAGE = 0.5  # `meaning` at which an answer covers the reference's ideas
-KEYWORD_SHARE = 0.5
+FULL_COVERAGE = 0.45  # `meaning` at which an answer covers the reference's ideas
+KEYWORD_SHARE = 0.35
 GAMING_SCORE_CAP = 60
 NON_ANSWER_SCORE_CAP = 10
 # Confidence: a pass whose coverage is at least PASS_MARGIN beyond what the pass mark needs is
 # finalised; see `_confidence`.
 FINALISE_CONFIDENCE = 0.7
 THIN_REFERENCE_CONFIDENCE = 0.4
+FINALISE_MIN_ON_TOPIC = 0.4
 
 
 @dataclass(frozen=True)
@@ -84,16 +86,18 @@ def _confidence(evidence: Evidence, score: int, coverage: float, meaning: float)
         return 0.9
     if evidence.reference_is_thin:
         return THIN_REFERENCE_CONFIDENCE
+    if score >= HIGH_SCORE_THRESHOLD and evidence.on_topic < FINALISE_MIN_ON_TOPIC:
+        return 0.5  # enough of the reference's terms, but most of the answer is about other things
     if score >= HIGH_SCORE_THRESHOLD:
         # 0.5 at the pass mark, rising with the coverage beyond it; fragments are less certain.
-        margin = min(1.0, max(0.0, meaning / FULL_COVERAGE - 0.8) / 0.6)
+        margin = min(1.0, max(0.0, meaning / FULL_COVERAGE - 1.0) / 0.8)
         return round((0.5 + 0.45 * margin) * (1.0 if evidence.prose else 0.8), 2)
     return round(0.3 + 0.2 * coverage, 2)
 
 
 def grade(material: Material) -> OfflineGrade:
     evidence = Evidence(material)
-    meaning = 0.8 * evidence.recall + 0.2 * evidence.order
+    meaning = 0.8 * evidence.bounded_recall + 0.2 * evidence.order
     coverage = min(1.0, meaning / FULL_COVERAGE)
     points = _points(evidence, coverage, bool(material.keywords))
     score = points.total
