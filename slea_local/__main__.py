@@ -185,6 +185,8 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
                     {"question_id": question["question_id"], "user_answer": answer},
                 )
                 verdict = "correct" if graded["is_correct"] else "incorrect"
+                if graded.get("needs_review"):
+                    verdict += f", provisional: needs review (confidence {graded['confidence']})"
                 print(f"\n   Q{number} answered {answer[:60]!r}: HTTP {status}, score {graded['score']}, {verdict}")
                 if graded["feedback"]:
                     print(_wrap(f"feedback: {graded['feedback']}", indent="      "))
