@@ -17,9 +17,15 @@ Constructed cases (bench/data/grading_cases, written for this project, English a
   three times, the stem plus the multiple-choice options shown, and a note to the grader. The
   figure that matters: attacks marked correct without needs_review (must be 0);
 - correct paraphrases: share left below 70 without needs_review (must be 0);
-- textbook answers in Korean and in English: the pass rates must match.
+- textbook answers in Korean and in English: the pass rates must match;
+- wrong answers in the reference's own words (misconceptions, roles swapped): the share marked
+  correct without needs_review (the limit of word statistics; kept low, not zero).
 
-    python bench/grading_agreement.py [--limit N]
+    python bench/grading_agreement.py [--limit N] [--dataset PATH.jsonl ...]
+
+`--dataset` grades a corpus kept outside the repository (same fields as answers.jsonl:
+question_id, question, reference_answer, answer, score in 0-1) in place of the bundled ones, e.g. a
+held-out set whose licence does not allow redistribution.
 """
 
 import argparse
@@ -201,6 +207,7 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
     textbook_pass: dict[str, list[bool]] = defaultdict(list)
     attack_outcomes: dict[str, list[dict[str, Any]]] = defaultdict(list)
     paraphrase: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    wrong: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for language in ("english", "korean"):
         rows = read_jsonl(CASES / f"{language}.jsonl")
         questions = {row["id"].rsplit("-", 1)[0]: row for row in rows}
@@ -220,6 +227,8 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
                 textbook_pass[language].append(graded["is_correct"])
             if row["kind"] == "paraphrase":
                 paraphrase[language].append(graded)
+            if row["kind"] == "wrong":
+                wrong[language].append(graded)
     results["attacks"] = {
         name: {
             "cases": len(outcomes),
@@ -238,25 +247,38 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
         }
         for language, outcomes in paraphrase.items()
     }
+    results["wrong_answers"] = {
+        language: {
+            "cases": len(outcomes),
+            "marked_correct_without_review": sum(o["is_correct"] and not o["needs_review"] for o in outcomes),
+        }
+        for language, outcomes in wrong.items()
+    }
     results["textbook_pass_rate"] = {
         language: round(sum(passes) / len(passes), 3) for language, passes in textbook_pass.items()
     }
     return results
 
 
-def measure(limit: int | None = None, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def measure(
+    limit: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    datasets: list[Path] | None = None,
+) -> dict[str, Any]:
     say = progress or (lambda _: None)
     results: dict[str, Any] = {}
     started = time.perf_counter()
     # Each model call prints its EMF record (CloudWatch reads them from the log); not wanted here.
     with offline_provider(), redirect_stdout(io.StringIO()):
         grader = Grader()
-        for path in sorted(DATA.glob("*/answers.jsonl")):
+        for path in datasets or sorted(DATA.glob("*/answers.jsonl")):
             rows = read_jsonl(path)[:limit]
-            say(f"grading {len(rows)} human-graded answers of {path.parent.name} ...")
-            results[path.parent.name] = human_agreement(grader, rows)
-        say("grading the attack, paraphrase and Korean cases ...")
-        results["constructed_cases"] = constructed_cases(grader)
+            name = path.parent.name if path.name == "answers.jsonl" else path.stem
+            say(f"grading {len(rows)} human-graded answers of {name} ...")
+            results[name] = human_agreement(grader, rows)
+        if not datasets:
+            say("grading the attack, paraphrase and Korean cases ...")
+            results["constructed_cases"] = constructed_cases(grader)
     results["seconds"] = round(time.perf_counter() - started, 1)
     results["ms_per_answer"] = round(results["seconds"] * 1000 / max(1, grader.answers), 1)
     return results
@@ -265,8 +287,13 @@ def measure(limit: int | None = None, progress: Callable[[str], None] | None = N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="answers per data set (default: all)")
+    parser.add_argument(
+        "--dataset", type=Path, action="append", help="an external answers JSONL to grade instead of the bundled sets"
+    )
     arguments = parser.parse_args()
-    report = measure(arguments.limit, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    report = measure(
+        arguments.limit, progress=lambda line: print(line, file=sys.stderr, flush=True), datasets=arguments.dataset
+    )
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
 

@@ -324,3 +324,14 @@ def test_explanations_are_cached_only_for_stored_questions_and_by_content(cloud,
     assert "Nodes" in first["explanation"]
     assert "LoRA" in other["explanation"]
     assert "Nodes" not in other["explanation"]
+
+
+def test_a_sessions_attempts_list_in_the_order_they_were_graded_within_one_second(cloud, runtime):
+    """Graded within the same second, attempts still list in grading order (the timestamp carries
+    milliseconds; with whole seconds the order fell back to the random question ids)."""
+    from slea.dal.attempts import session_attempts
+
+    graded = [mc(runtime, "B", question_id=f"q_{index}")["attempt_id"] for index in (9, 3, 7, 1, 5, 2)]
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        listed = session_attempts(BASE["session_id"])
+    assert [item["attempt_id"] for item in listed] == graded

@@ -7,8 +7,10 @@ from pydantic import Field
 from slea.contracts.common import Contract
 
 
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+def utc_now(timespec: str = "seconds") -> str:
+    """ISO 8601 in UTC with a `Z`; `timespec="milliseconds"` where the value also orders records
+    written within the same second (a session's attempts)."""
+    return datetime.now(UTC).isoformat(timespec=timespec).replace("+00:00", "Z")
 
 
 class ErrorResponse(Contract):

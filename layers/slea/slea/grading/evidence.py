@@ -35,7 +35,11 @@ NEAR_MISS_MIN_LENGTH = 5
 PAIR_WINDOW = 3  # words between the two terms of a reference pair
 COPY_MIN_RATIO = 90  # rapidfuzz partial_ratio for "this text appears in the answer"
 COPY_MIN_LENGTH = 20
-THIN_REFERENCE_UNITS = 6
+# A reference of fewer informative terms than this is no reference (empty, or a single word):
+# the keywords alone decide the score, and no verdict is final. A short reference ("At the main
+# function.", "Abstraction and reusability.") is a real one: short questions have short answers.
+THIN_REFERENCE_UNITS = 2
+PROSE_REFERENCE_WORDS = 6
 ENOUGH_REFERENCE_WEIGHT = 8.0  # about eight informative terms
 
 # Sentences that talk to the grader instead of answering (English and Korean).
@@ -70,14 +74,18 @@ def _acronym_of(words: list[str]) -> str:
     return "".join(word[0] for word in words if word)
 
 
-def _longest_increasing_run(positions: list[int]) -> int:
-    """Length of the longest strictly increasing subsequence (patience sorting)."""
+def _longest_increasing_run(candidates: list[list[int]]) -> int:
+    """Length of the longest strictly increasing sequence that takes at most one position from
+    each entry of `candidates` (patience sorting; an entry's positions go in decreasing order so
+    that two of them never extend each other). A term the reference uses twice ("generation ...
+    generates") may align with either use."""
     from bisect import bisect_left  # noqa: PLC0415 - tiny, used only here
 
     tails: list[int] = []
-    for position in positions:
-        index = bisect_left(tails, position)
-        tails[index : index + 1] = [position]
+    for positions in candidates:
+        for position in sorted(positions, reverse=True):
+            index = bisect_left(tails, position)
+            tails[index : index + 1] = [position]
     return len(tails)
 
 
@@ -137,8 +145,8 @@ class Evidence:
 
     @cached_property
     def reference_is_thin(self) -> bool:
-        """Too little reference text (keywords alone, a one-line explanation) to judge meaning:
-        the grader then scores by the keywords but never finalises a verdict on them."""
+        """No reference text to judge meaning (keywords alone, or a single word): the grader then
+        scores by the keywords but never finalises a verdict on them."""
         return len({term.unit for term in self.reference.content_terms}) < THIN_REFERENCE_UNITS
 
     # ------------------------------------------------------------------ measures
@@ -186,16 +194,16 @@ class Evidence:
 
     @cached_property
     def alignment(self) -> float:
-        first_position: dict[str, int] = {}
+        positions: dict[str, list[int]] = {}
         for index, term in enumerate(self.reference.content_terms):
-            first_position.setdefault(term.unit, index)
-        sequence: list[int] = []
+            positions.setdefault(term.unit, []).append(index)
+        candidates: list[list[int]] = []
         seen: set[str] = set()
         for term in self.answer.content_terms:
-            if term.unit in first_position and term.unit not in seen:
+            if term.unit in positions and term.unit not in seen:
                 seen.add(term.unit)
-                sequence.append(first_position[term.unit])
-        return _longest_increasing_run(sequence) / len(sequence) if sequence else 0.0
+                candidates.append(positions[term.unit])
+        return _longest_increasing_run(candidates) / len(candidates) if candidates else 0.0
 
     @cached_property
     def on_topic(self) -> float:
@@ -267,6 +275,11 @@ class Evidence:
         return function_words / len(words) >= 0.15
 
     @cached_property
+    def reference_is_prose(self) -> bool:
+        """The reference is written in sentences (not "Abstraction and reusability.")."""
+        return len({term.word for term in self.reference.content_terms}) >= PROSE_REFERENCE_WORDS
+
+    @cached_property
     def flags(self) -> list[str]:
         if self.non_answer:
             return []
@@ -283,7 +296,9 @@ class Evidence:
 
     @cached_property
     def non_answer(self) -> bool:
-        return bool(NON_ANSWER.match(self.material.answer.strip())) or len(self.answer.content_terms) < 2
+        """An explicit "I don't know", or nothing but punctuation and function words. A one-word
+        answer is not a non-answer: to "Where does a C++ program start?", "main" is correct."""
+        return bool(NON_ANSWER.match(self.material.answer.strip())) or not self.answer.content_terms
 
     def _addressed_to_grader(self) -> bool:
         return bool(ADDRESSED_TO_GRADER.search(self.material.answer))

@@ -224,7 +224,7 @@ def _grade(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[
         explanation=explanation.explanation,
         keyword_matches=item.keyword_matches,
         feedback=feedback,
-        graded_at=utc_now(),
+        graded_at=utc_now("milliseconds"),
         reference_links=explanation.reference_links,
         needs_review=needs_review,
         confidence=round(confidence, 2),
