@@ -7,6 +7,7 @@ from typing import Final, Literal
 QuestionType = Literal["multiple_choice", "true_false", "short_answer"]
 Category = Literal["technical", "business", "general"]
 SelfLevel = Literal["beginner", "intermediate", "advanced"]
+Language = Literal["en", "ko"]  # a learner's language and an item's
 
 QUESTION_TYPES: Final = frozenset({"multiple_choice", "true_false", "short_answer"})
 SUPPORTED_CATEGORIES: Final = frozenset({"technical", "business", "general"})
@@ -52,7 +53,7 @@ TEMPLATE_SEARCH_LIMIT: Final = 10
 
 # Tool 3: keyword record limits and cache
 KEYWORDS_MAX: Final = 20
-CONCEPTS_MAX: Final = 10
+CONCEPTS_MAX: Final = 60  # a 20-question round needs 20 distinct concepts in the learner's language
 EXAMPLE_QUESTIONS_MAX: Final = 5
 KEYWORDS_CACHE_TTL_SECONDS: Final = 3600
 

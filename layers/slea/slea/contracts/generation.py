@@ -5,9 +5,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from slea.constants import QuestionType
+from slea.constants import Language, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
-from slea.contracts.keywords import DifficultyKeywords
+from slea.contracts.keywords import Concept, DifficultyKeywords
 from slea.contracts.profile import UserProfile
 from slea.contracts.templates import QuestionTemplate
 
@@ -29,6 +29,10 @@ class DraftQuestion(Contract):
     reference_answer: str = Field(default="", description="short_answer: a model answer of 1-3 sentences")
     difficulty: int = Field(ge=1, le=10)
     categories: list[str] = Field(default_factory=list)
+    language: Language | None = Field(default=None, description="the language the item is written in")
+    source: Concept | None = Field(
+        default=None, description="the concept record the item was written from (Tool 4 checks the item against it)"
+    )
 
 
 class DraftBatch(Contract):
@@ -50,6 +54,11 @@ class GenerateQuestionsInput(Contract):
     feedback: list[str] = Field(default_factory=list, description="Tool 4's issues on the previous attempt")
     avoid_stems: list[str] = Field(default_factory=list, description="stems already used this round")
     attempt: int = Field(default=0, ge=0, description="regeneration attempt, varies the offline generator")
+    language: Language | None = Field(default=None, description="overrides the profile's language for this round")
+
+    def resolved_language(self) -> Language:
+        """The round's language: the request's, else the learner's, else English."""
+        return self.language or self.profile.language or "en"
 
     def type_sequence(self, count: int) -> list[QuestionType]:
         """The question type of each of `count` questions: the requested mix (or the default one)

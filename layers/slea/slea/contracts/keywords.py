@@ -2,7 +2,7 @@
 
 from pydantic import Field
 
-from slea.constants import CONCEPTS_MAX, EXAMPLE_QUESTIONS_MAX, KEYWORDS_MAX, QuestionType
+from slea.constants import CONCEPTS_MAX, EXAMPLE_QUESTIONS_MAX, KEYWORDS_MAX, Language, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty
 
 
@@ -19,6 +19,11 @@ class Concept(Contract):
     acronym: str
     definition: str = Field(min_length=1)
     key_points: list[str] = Field(min_length=1, max_length=5)
+    domain: str | None = Field(
+        default=None,
+        description="the interest it belongs to (e.g. RAG), matched like Tool 2's domains: case and spaces ignored",
+    )
+    language: Language | None = Field(default=None, description="en or ko; absent: read from the text")
 
 
 class ExampleQuestion(Contract):

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
-from slea.constants import SCORE_MAX, YEARS_EXPERIENCE_MAX, SelfLevel
+from slea.constants import SCORE_MAX, YEARS_EXPERIENCE_MAX, Language, SelfLevel
 from slea.contracts.common import Contract
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -44,6 +44,7 @@ class UserProfile(Contract):
     duty: str
     interests: list[str]
     previous_score: int = Field(ge=0, le=SCORE_MAX)
+    language: Language | None = Field(default=None, description="the learner's language (en or ko); absent: en")
 
 
 class SurveyRecord(UserProfile):
