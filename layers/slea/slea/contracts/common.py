@@ -2,9 +2,17 @@
 `ValueError`/`TypeError` that the tools' callers (Step Functions, agents) expect."""
 
 import math
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 from pydantic_core import PydanticCustomError
 
 from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN, SUPPORTED_CATEGORIES, Category
@@ -14,6 +22,21 @@ class Contract(BaseModel):
     """Base of every contract: unknown keys are ignored so callers may pass extra context."""
 
     model_config = ConfigDict(extra="ignore")
+
+
+class OptionalExtras(Contract):
+    """A contract with optional fields added to a spec shape: left out of the output when unset,
+    so the spec's output object is unchanged for records that do not use them."""
+
+    OMIT_WHEN_UNSET: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_extras(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in self.OMIT_WHEN_UNSET:
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
 
 def _difficulty_before(value: Any) -> Any:

@@ -1,9 +1,11 @@
 """Tool 3 `get_difficulty_keywords` contracts (spec 000 Tool 3)."""
 
+from typing import ClassVar
+
 from pydantic import Field
 
 from slea.constants import CONCEPTS_MAX, EXAMPLE_QUESTIONS_MAX, KEYWORDS_MAX, Language, QuestionType
-from slea.contracts.common import CategoryName, Contract, Difficulty
+from slea.contracts.common import CategoryName, Contract, Difficulty, OptionalExtras
 
 
 class GetKeywordsInput(Contract):
@@ -14,7 +16,9 @@ class GetKeywordsInput(Contract):
         return f"{self.difficulty}_{self.category}"
 
 
-class Concept(Contract):
+class Concept(OptionalExtras):
+    OMIT_WHEN_UNSET: ClassVar[tuple[str, ...]] = ("domain", "language")
+
     name: str = Field(min_length=1)
     acronym: str
     definition: str = Field(min_length=1)

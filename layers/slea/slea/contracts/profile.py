@@ -1,13 +1,13 @@
 """Tool 1 `get_user_profile` contracts (spec 000 Tool 1; `self_level` as in 000, not 004)."""
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
 from slea.constants import SCORE_MAX, YEARS_EXPERIENCE_MAX, Language, SelfLevel
-from slea.contracts.common import Contract
+from slea.contracts.common import Contract, OptionalExtras
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
@@ -34,8 +34,10 @@ class GetUserProfileInput(Contract):
     user_id: UserId
 
 
-class UserProfile(Contract):
+class UserProfile(OptionalExtras):
     """The profile Tool 1 returns (also the fallback profile, echoing the caller's user_id)."""
+
+    OMIT_WHEN_UNSET: ClassVar[tuple[str, ...]] = ("language",)
 
     user_id: str
     self_level: SelfLevel

@@ -25,7 +25,7 @@ from slea.constants import (
     MIN_REFERENCE_LINKS,
     PARTIAL_CREDIT_RANGE,
 )
-from slea.contracts.answers import choice_index
+from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.errors import utc_now
 from slea.contracts.scoring import ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import attempts, explanations, questions
@@ -201,8 +201,9 @@ def _grade(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[
         answer_key = request.correct_answer or ""
         if request.question_type == "multiple_choice":
             is_correct = _multiple_choice_correct(request.user_answer, answer_key, item.choices)
-        else:
-            is_correct = request.user_answer.strip().casefold() == answer_key.strip().casefold()
+        else:  # true/false in either language: True/False, 참/거짓, O/X
+            expected = truth_value(answer_key)
+            is_correct = expected is not None and truth_value(request.user_answer) == expected
         score = 100 if is_correct else 0
     item.is_correct = is_correct
     # Only stored MC/TF questions are cached: their content is known and fixed.

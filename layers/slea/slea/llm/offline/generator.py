@@ -1,32 +1,50 @@
 """Automatic item generation without a model: questions built from the keyword record's concepts
-(name, acronym, definition, key points), in the language of the few-shot templates.
+(name, acronym, definition, key points), for one learner.
 
-Item families (each concept yields several, each frame in several phrasings):
-- MC "which best describes X": the true definition among definitions of sibling concepts;
-- MC "which concept does this describe": X's name among sibling names;
-- MC "which is a key aspect of X": one of X's key points among siblings' key points;
-- TF "X: <definition>": true with X's own definition, false with a sibling's;
-- TF "a key aspect of X is <point>": true with X's point, false with a sibling's;
-- SA "explain X": graded by keywords drawn from X's key points;
-- SA "explain the role of <keyword>": for records with few concepts.
-Distractors are the siblings closest in length to the correct choice and never carry absolute
-words, so every item passes Tool 4's rules. The same request always yields the same questions.
+Which concepts: those in the learner's language (the round's `language`, else the profile's, else
+English; a concept's `language`, else read from its text), those whose `domain` matches one of
+the learner's interests first (case and surrounding spaces ignored, as Tool 2 matches template
+domains), then the rest of the record. One item per concept until the concepts run out.
+
+Which items (frames in `frames.py`): recall frames at low difficulty (definition <-> name, true or
+false definition), application and comparison at high difficulty (which concept a described need
+calls for, is this key point true of it, how does it differ from a sibling).
+
+Item-writing rules (single best answer, no cues), enforced here and checked again by Tool 4:
+- distractors are sibling concepts' definitions or names (same domain first), never another true
+  property of the item's own concept; a false statement pairs the concept with a sibling's
+  definition;
+- no surface cue: options close in length; an item whose key is the only option sharing content
+  words with the stem is not used;
+- an acronym is shown only where the record defines it (it appears in the record's text, or is
+  the initials of the name); short-answer keywords are words of the concept's key points;
+- no item states another item's answer (its stem contains the key of another item of the round);
+- true/false items in Korean are answered 참/거짓.
+The same request always yields the same questions.
 """
 
 import hashlib
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from slea.constants import MIN_CHOICES, STEM_MAX_LENGTH, QuestionType
+from rapidfuzz import fuzz
+
+from slea.constants import MIN_CHOICES, STEM_MAX_LENGTH, Language, QuestionType
+from slea.contracts.answers import TRUE_FALSE_CHOICES
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import Concept
+from slea.grading.terms import Text
+from slea.llm.offline.frames import FRAMES, families_for
 from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of
 
 LABELS = "ABCDE"
 HANGUL = re.compile("[\uac00-\ud7a3]")
+REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
+REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
 STOPWORDS = frozenset(
     {
         "the",
@@ -87,65 +105,6 @@ STOPWORDS = frozenset(
     }
 )
 
-# Each frame has several phrasings: questions of one frame about different concepts must not
-# read as near-duplicates of each other (Tool 4 flags those).
-FRAMES: dict[str, dict[str, tuple[str, ...]]] = {
-    "en": {
-        "mc_definition": (
-            "Which of the following best describes {label}?",
-            "What is {label}?",
-            "Select the most accurate definition of {label} from the options below.",
-        ),
-        "mc_identify": ('Which concept does the following describe? "{definition}"',),
-        "mc_key_point": (
-            "Which of the following is a key aspect of {name}?",
-            "Which statement reflects an important principle of {name}?",
-            "When applying {name}, which of these points matters most?",
-        ),
-        "tf_definition": ("True or False: {name} can be described as follows. {definition}",),
-        "tf_key_point": ('True or False: "{point}" is a key aspect of {name}.',),
-        "sa_explain": (
-            "Explain {label} and describe its key aspects.",
-            "In your own words, what is {label} and why does it matter in practice?",
-            "Describe how {label} works and give one situation where you would use it.",
-        ),
-        "sa_keyword": (
-            "Explain the role of {keyword} in {category} work, with a concrete example.",
-            "Why does {keyword} matter at this level? Answer with an example from practice.",
-            "Describe a situation in which {keyword} makes a difference, and explain why.",
-        ),
-        "explain": ("{label}: {definition} Key points: {points}.",),
-        "reference": ("{name} is {definition_lower} Its key aspects are: {points}.",),
-    },
-    "ko": {
-        "mc_definition": (
-            "다음 중 {label}에 대한 설명으로 가장 적절한 것은?",
-            "{label}(이)란 무엇인가?",
-            "{label}의 정의로 가장 정확한 것을 고르시오.",
-        ),
-        "mc_identify": ('다음 설명에 해당하는 개념은 무엇인가? "{definition}"',),
-        "mc_key_point": (
-            "다음 중 {name}의 핵심 요소로 가장 적절한 것은?",
-            "{name}을(를) 적용할 때 가장 중요하게 고려할 점은?",
-            "{name}의 원리를 가장 잘 나타내는 설명을 고르시오.",
-        ),
-        "tf_definition": ("다음은 {name}에 대한 올바른 설명이다. (참/거짓) {definition}",),
-        "tf_key_point": ('참/거짓: "{point}"은(는) {name}의 핵심 요소이다.',),
-        "sa_explain": (
-            "{label}의 개념과 핵심 요소를 설명하시오.",
-            "{label}이(가) 실무에서 왜 중요한지 자신의 말로 설명하시오.",
-            "{label}의 동작 방식을 설명하고, 이를 적용할 수 있는 상황을 한 가지 제시하시오.",
-        ),
-        "sa_keyword": (
-            "{category} 분야에서 {keyword}의 역할을 구체적인 예를 들어 설명하시오.",
-            "{keyword}이(가) 이 수준에서 왜 중요한지 실무 사례와 함께 설명하시오.",
-            "{keyword}이(가) 결과를 좌우하는 상황을 하나 들고, 그 이유를 설명하시오.",
-        ),
-        "explain": ("{label}: {definition} 핵심 요소: {points}.",),
-        "reference": ("{name}: {definition} 핵심 요소는 {points}입니다.",),
-    },
-}
-
 
 @dataclass(frozen=True)
 class Item:
@@ -155,13 +114,33 @@ class Item:
     build: Callable[[], DraftQuestion | None]
 
 
+def concept_language(concept: Concept) -> Language:
+    if concept.language:
+        return concept.language
+    return "ko" if HANGUL.search(concept.name + concept.definition) else "en"
+
+
+def matches_interest(domain: str | None, interests: list[str]) -> bool:
+    """Tool 2's rule for template domains: case and surrounding spaces ignored."""
+    wanted = {interest.strip().casefold() for interest in interests}
+    return bool(domain) and str(domain).strip().casefold() in wanted
+
+
 def _weak(text: str) -> bool:
     return bool(ABSOLUTE.search(text) or CATCH_ALL.search(text))
 
 
-def _label(concept: Concept) -> str:
+def defined_acronym(concept: Concept, record_keywords: list[str] | None = None) -> str:
+    """The concept's acronym if the source defines it: it appears in the record's own text or
+    keywords. An acronym the record merely asserts ("Quantization (QNT)", "Cloud Computing (CC)")
+    is not shown: initials alone do not make a term people use."""
     acronym = concept.acronym.strip()
-    return f"{concept.name} ({acronym})" if acronym and acronym.casefold() != concept.name.casefold() else concept.name
+    if not acronym or acronym.casefold() == concept.name.strip().casefold():
+        return ""
+    text = " ".join([concept.name, concept.definition, *concept.key_points, *(record_keywords or [])])
+    if re.search(rf"(?<!\w){re.escape(acronym)}(?!\w)", text):
+        return acronym
+    return ""
 
 
 def _rng(*parts: object) -> random.Random:
@@ -174,52 +153,74 @@ def _distinctiveness(word: str) -> tuple[bool, bool, int]:
     return (word.isupper() or "-" in word or word[:1].isupper(), not word.endswith(("ed", "ing")), len(word))
 
 
-def _keywords_of(concept: Concept) -> list[str]:
-    """Terms a good explanation of the concept mentions: the acronym, and the most distinctive
-    word of each key point."""
-    found: list[str] = []
-    acronym = concept.acronym.strip()
-    if 2 <= len(acronym) <= 8 and acronym.casefold() not in concept.name.casefold().split():
-        found.append(acronym)
-    for point in concept.key_points:
-        words = [word.strip("-'") for word in re.findall(r"[\w\-']+", point)]
-        candidates = [word for word in words if len(word) >= 4 and word.casefold() not in STOPWORDS]
-        if candidates:
-            found.append(max(candidates, key=_distinctiveness))
-    unique = list({word.casefold(): word for word in found}.values())
-    return unique[:5] if len(unique) >= 2 else [*unique, concept.name][:5]
+def content_units(text: str) -> set[str]:
+    """Informative stems (English) or character bigrams (Korean) of a text."""
+    return {term.unit for term in Text(text).content_terms}
+
+
+def cued(stem: str, key: str, distractors: list[str]) -> bool:
+    """The key is the only option that shares content words with the stem: a test-wise guess."""
+    stem_units = content_units(stem)
+    return bool(stem_units & content_units(key)) and not any(stem_units & content_units(d) for d in distractors)
 
 
 class ItemBank:
-    """Every item one keyword record supports, in a deterministic, varied order."""
+    """Every item one keyword record supports for one learner, concepts in priority order."""
 
     def __init__(self, request: GenerateQuestionsInput) -> None:
         self.request = request
-        self.concepts = [concept for concept in request.keywords.concepts if not _weak(concept.definition)]
-        korean = sum(bool(HANGUL.search(template.stem)) for template in request.templates)
-        self.language = "ko" if request.templates and korean * 2 > len(request.templates) else "en"
+        usable = [concept for concept in request.keywords.concepts if not _weak(concept.definition)]
+        self.language: Language = request.resolved_language()
+        in_language = [concept for concept in usable if concept_language(concept) == self.language]
+        if not in_language and usable:
+            # The record has nothing in the learner's language: whole items in the record's own
+            # language are better than mixed ones.
+            self.language = concept_language(usable[0])
+            in_language = [concept for concept in usable if concept_language(concept) == self.language]
         self.frames = FRAMES[self.language]
         self.rng = _rng(request.session_id, request.round, request.attempt, request.difficulty, request.category)
+        shuffled = list(in_language)
+        self.rng.shuffle(shuffled)
+        interests = request.profile.interests
+        self.concepts = [c for c in shuffled if matches_interest(c.domain, interests)] + [
+            c for c in shuffled if not matches_interest(c.domain, interests)
+        ]
 
     # ------------------------------------------------------------------ helpers
     def _phrase(self, frame: str, variant: int, **values: str) -> str:
         phrasings = self.frames[frame]
         return phrasings[variant % len(phrasings)].format(**values)
 
+    def _label(self, concept: Concept) -> str:
+        acronym = defined_acronym(concept, self.request.keywords.keywords)
+        return (
+            f"{concept.name} ({acronym})"
+            if acronym and acronym.casefold() not in concept.name.casefold()
+            else concept.name
+        )
+
     def _siblings(self, concept: Concept) -> list[Concept]:
-        return [other for other in self.concepts if other.name != concept.name]
+        """Other concepts of the record, those of the same domain first (distractors from an
+        unrelated topic are a cue)."""
+        others = [other for other in self.concepts if other.name != concept.name]
+        same = [other for other in others if concept.domain and other.domain == concept.domain]
+        return same + [other for other in others if other not in same]
 
     def _closest(self, correct: str, pool: list[str], count: int) -> list[str] | None:
-        """`count` distractors closest in length to the correct choice (length is no cue)."""
+        """`count` distractors closest in length to the correct choice (length is no cue), from
+        the front of `pool` (same domain) where it has enough."""
         usable = [text for text in dict.fromkeys(pool) if text != correct and not _weak(text)]
         if len(usable) < count:
             return None
-        self.rng.shuffle(usable)  # ties broken differently per round
-        return sorted(usable, key=lambda text: abs(len(text) - len(correct)))[:count]
+        front = usable[: max(count * 2, count)]
+        self.rng.shuffle(front)  # ties broken differently per round
+        return sorted(front, key=lambda text: abs(len(text) - len(correct)))[:count]
 
     def _multiple_choice(self, stem: str, correct: str, pool: list[str], concept: Concept) -> DraftQuestion | None:
         distractors = self._closest(correct, pool, MIN_CHOICES - 1)
         if distractors is None or len(stem) > STEM_MAX_LENGTH or lengths_unequal([correct, *distractors]):
+            return None
+        if cued(stem, correct, distractors):
             return None
         options = [correct, *distractors]
         self.rng.shuffle(options)
@@ -235,9 +236,8 @@ class ItemBank:
     def _true_false(self, stem: str, truth: bool, concept: Concept) -> DraftQuestion | None:
         if len(stem) > STEM_MAX_LENGTH:
             return None
-        return self._draft(
-            "true_false", stem, concept, choices=["True", "False"], correct_answer="True" if truth else "False"
-        )
+        choices = TRUE_FALSE_CHOICES[self.language]
+        return self._draft("true_false", stem, concept, choices=choices, correct_answer=choices[0 if truth else 1])
 
     def _reference_answer(self, concept: Concept) -> str:
         """The model answer of a short-answer item: the concept's definition and key points, the
@@ -251,6 +251,22 @@ class ItemBank:
             definition_lower=definition[:1].lower() + definition[1:] if definition[1:2].islower() else definition,
             points="; ".join(point.strip().rstrip(".") for point in concept.key_points),
         )
+
+    def _keywords_of(self, concept: Concept) -> list[str]:
+        """Terms a good explanation mentions: the acronym the record defines, and the most
+        distinctive word of each key point (real terms of the source)."""
+        found: list[str] = []
+        acronym = defined_acronym(concept, self.request.keywords.keywords)
+        if 2 <= len(acronym) <= 8 and acronym.casefold() not in concept.name.casefold().split():
+            found.append(acronym)
+        for point in concept.key_points:
+            words = [word.strip("-'") for word in re.findall(r"[\w\-']+", point)]
+            candidates = [word for word in words if len(word) >= (2 if HANGUL.search(word) else 4)]
+            candidates = [word for word in candidates if word.casefold() not in STOPWORDS]
+            if candidates:
+                found.append(max(candidates, key=_distinctiveness))
+        unique = list({word.casefold(): word for word in found}.values())
+        return unique[:5] if len(unique) >= 2 else [*unique, concept.name][:5]
 
     def _concepts_mentioning(self, keyword: str) -> list[Concept]:
         wanted = keyword.casefold()
@@ -266,7 +282,11 @@ class ItemBank:
         explanation = ""
         if concept is not None:
             explanation = self._phrase(
-                "explain", 0, label=_label(concept), definition=concept.definition, points="; ".join(concept.key_points)
+                "explain",
+                0,
+                label=self._label(concept),
+                definition=concept.definition,
+                points="; ".join(concept.key_points),
             )
             if question_type == "short_answer":
                 answer.setdefault("reference_answer", self._reference_answer(concept))
@@ -277,129 +297,218 @@ class ItemBank:
                 "explanation": explanation,
                 "difficulty": self.request.difficulty,
                 "categories": [self.request.category],
+                "language": self.language,
+                "source": concept.model_dump() if concept is not None else None,
                 **answer,
             }
         )
 
     # ------------------------------------------------------------------ item families
-    def _concept_items(self, concept: Concept, variant: int) -> Iterator[Item]:
-        """Every item about one concept; `variant` (its position in the round) picks phrasings."""
-        siblings = self._siblings(concept)
-        name, label, phrase = concept.name, _label(concept), self._phrase
-        mc, tf = self._multiple_choice, self._true_false
-        yield Item(
-            "mc_definition",
-            name,
-            "multiple_choice",
-            partial(
-                mc,
-                phrase("mc_definition", variant, label=label),
-                concept.definition,
-                [s.definition for s in siblings],
-                concept,
-            ),
-        )
+    def concept_items(self, concept: Concept, variant: int) -> Iterator[Item]:
+        """The items about one concept that suit the round's difficulty, best first; `variant`
+        (its position in the round) picks phrasings."""
+        builders = {
+            "mc_definition": self._mc_definition,
+            "mc_identify": self._mc_identify,
+            "mc_scenario": self._mc_scenario,
+            "tf_definition": self._tf_definition,
+            "tf_key_point": self._tf_key_point,
+            "sa_explain": self._sa_explain,
+            "sa_compare": self._sa_compare,
+        }
+        for family in families_for(self.request.difficulty):
+            yield from builders[family](concept, variant)
+
+    def _mc_definition(self, concept: Concept, variant: int) -> Iterator[Item]:
+        stem = self._phrase("mc_definition", variant, label=self._label(concept))
+        pool = [s.definition for s in self._siblings(concept)]
+        build = partial(self._multiple_choice, stem, concept.definition, pool, concept)
+        yield Item("mc_definition", concept.name, "multiple_choice", build)
+
+    def _mc_identify(self, concept: Concept, variant: int) -> Iterator[Item]:
+        stem = self._phrase("mc_identify", variant, definition=concept.definition)
+        pool = [s.name for s in self._siblings(concept)]
         yield Item(
             "mc_identify",
-            name,
+            concept.name,
             "multiple_choice",
-            partial(
-                mc,
-                phrase("mc_identify", variant, definition=concept.definition),
-                name,
-                [s.name for s in siblings],
-                concept,
-            ),
+            partial(self._multiple_choice, stem, concept.name, pool, concept),
         )
-        other_points = [p for s in siblings for p in s.key_points if p not in concept.key_points]
-        for index, point in enumerate(concept.key_points):
-            stem = phrase("mc_key_point", variant + index, name=name)
-            yield Item(
-                f"mc_key_point:{index}", name, "multiple_choice", partial(mc, stem, point, other_points, concept)
-            )
-        yield Item(
-            "tf_definition_true",
-            name,
-            "true_false",
-            partial(tf, phrase("tf_definition", variant, name=name, definition=concept.definition), True, concept),
+
+    def _mc_scenario(self, concept: Concept, variant: int) -> Iterator[Item]:
+        """Which concept a need calls for, the need told by two of its key points at a time."""
+        points = [point.strip().rstrip(".") for point in concept.key_points]
+        pool = [s.name for s in self._siblings(concept)]
+        for index in range(0, max(1, len(points) - 1), 2):
+            stem = self._phrase("mc_scenario", variant + index, needs="; ".join(points[index : index + 2]))
+            build = partial(self._multiple_choice, stem, concept.name, pool, concept)
+            yield Item("mc_scenario", concept.name, "multiple_choice", build)
+
+    def _tf_definition(self, concept: Concept, variant: int) -> Iterator[Item]:
+        siblings = self._siblings(concept)
+        truth = not siblings or self.rng.random() < 0.5
+        definition = concept.definition if truth else siblings[0].definition
+        stem = self._phrase("tf_definition", variant, name=concept.name, definition=definition)
+        yield Item("tf_definition", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
+
+    def _tf_key_point(self, concept: Concept, variant: int) -> Iterator[Item]:
+        """One true statement per key point (a concept's later items, once concepts run out)."""
+        points = (
+            concept.key_points[variant % len(concept.key_points) :]
+            + concept.key_points[: variant % len(concept.key_points)]
         )
-        yield Item(
-            "sa_explain",
-            name,
-            "short_answer",
-            partial(
-                self._draft,
-                "short_answer",
-                phrase("sa_explain", variant, label=label),
-                concept,
-                correct_keywords=_keywords_of(concept),
-            ),
-        )
+        for index, point in enumerate(points):
+            stem = self._phrase("tf_key_point", variant + index, point=point.strip().rstrip("."), name=concept.name)
+            yield Item("tf_key_point", concept.name, "true_false", partial(self._true_false, stem, True, concept))
+
+    def _sa_explain(self, concept: Concept, variant: int) -> Iterator[Item]:
+        stem = self._phrase("sa_explain", variant, label=self._label(concept))
+        build = partial(self._draft, "short_answer", stem, concept, correct_keywords=self._keywords_of(concept))
+        yield Item("sa_explain", concept.name, "short_answer", build)
+
+    def _sa_compare(self, concept: Concept, variant: int) -> Iterator[Item]:
+        siblings = self._siblings(concept)
         if not siblings:
             return
-        wrong = self.rng.choice(siblings)
-        point = self.rng.choice(concept.key_points)
-        wrong_point = self.rng.choice([p for s in siblings for p in s.key_points])
-        for family, stem, truth in (
-            ("tf_definition_false", phrase("tf_definition", variant, name=name, definition=wrong.definition), False),
-            ("tf_key_point_true", phrase("tf_key_point", variant, point=point, name=name), True),
-            ("tf_key_point_false", phrase("tf_key_point", variant, point=wrong_point, name=name), False),
-        ):
-            yield Item(family, name, "true_false", partial(tf, stem, truth, concept))
+        other = siblings[0]
+        stem = self._phrase("sa_compare", variant, name=concept.name, other=other.name)
+        reference = self._phrase(
+            "compare_reference",
+            0,
+            name=concept.name,
+            definition=concept.definition,
+            other=other.name,
+            other_definition=other.definition,
+        )
+        build = partial(
+            self._draft,
+            "short_answer",
+            stem,
+            concept,
+            correct_keywords=self._keywords_of(concept),
+            reference_answer=reference,
+        )
+        yield Item("sa_compare", concept.name, "short_answer", build)
 
-    def _keyword_items(self) -> Iterator[Item]:
+    def keyword_items(self) -> list[Item]:
+        """Last resort when the concepts run out: explain one of the record's keywords."""
         concept_names = {concept.name.casefold() for concept in self.concepts}
         keywords = [keyword for keyword in self.request.keywords.keywords if keyword.casefold() not in concept_names]
+        if self.language == "ko":
+            keywords = [keyword for keyword in keywords if HANGUL.search(keyword)] or keywords
+        items = []
         for index, keyword in enumerate(keywords):
             # The concepts that mention the keyword are the model answer; a keyword no concept
             # explains has none, and Tool 6 then grades by the keyword alone (and abstains more).
             sources = self._concepts_mentioning(keyword)
             stem = self._phrase("sa_keyword", index, keyword=keyword, category=self.request.category)
             reference = " ".join(self._reference_answer(concept) for concept in sources[:2])
-            yield Item(
-                "sa_keyword",
-                keyword,
+            build = partial(
+                self._draft,
                 "short_answer",
-                partial(
-                    self._draft, "short_answer", stem, None, correct_keywords=[keyword], reference_answer=reference
-                ),
+                stem,
+                sources[0] if sources else None,
+                correct_keywords=[keyword],
+                reference_answer=reference,
             )
+            items.append(Item("sa_keyword", keyword, "short_answer", build))
+        return items
 
-    def items(self) -> list[Item]:
-        """Round-robin over concepts, so a round covers as many concepts as it can."""
-        concepts = list(self.concepts)
-        self.rng.shuffle(concepts)
-        per_concept = [list(self._concept_items(concept, variant)) for variant, concept in enumerate(concepts)]
-        for items in per_concept:
-            self.rng.shuffle(items)
-        ordered = [
-            items[i] for i in range(max(map(len, per_concept), default=0)) for items in per_concept if i < len(items)
-        ]
-        return ordered + list(self._keyword_items())
+
+def _answer_text(draft: DraftQuestion) -> str:
+    """What answering the item reveals, when it is long enough to recognise elsewhere."""
+    if draft.type == "multiple_choice" and draft.correct_answer:
+        index = LABELS.find(draft.correct_answer)
+        if 0 <= index < len(draft.choices):
+            return draft.choices[index].split(") ", 1)[-1]
+    return ""
+
+
+def reveals(draft: DraftQuestion, others: list[DraftQuestion]) -> bool:
+    """`draft`'s stem states another item's answer, or another stem states `draft`'s."""
+    mine = _answer_text(draft)
+    for other in others:
+        theirs = _answer_text(other)
+        for answer, stem in ((theirs, draft.stem), (mine, other.stem)):
+            if (
+                len(answer) >= REVEAL_MIN_LENGTH
+                and fuzz.partial_ratio(answer.casefold(), stem.casefold()) >= REVEAL_RATIO
+            ):
+                return True
+    return False
+
+
+class RoundBuilder:
+    """Picks a round's items: for each slot, the least-used concept (in priority order) with an
+    item of the wanted type that builds, is no near-duplicate and gives no other item away."""
+
+    def __init__(self, request: GenerateQuestionsInput) -> None:
+        self.bank = ItemBank(request)
+        self.items = {
+            concept.name: list(self.bank.concept_items(concept, v)) for v, concept in enumerate(self.bank.concepts)
+        }
+        self.keyword_items = self.bank.keyword_items()
+        self.uses: Counter[str] = Counter()
+        self.taken_stems = list(request.avoid_stems)
+        self.drafts: list[DraftQuestion] = []
+
+    def _acceptable(self, draft: DraftQuestion | None) -> bool:
+        return (
+            draft is not None
+            and near_duplicate_of(draft.stem, self.taken_stems) is None
+            and not reveals(draft, self.drafts)
+        )
+
+    def _from_concepts(self, question_type: QuestionType | None) -> DraftQuestion | None:
+        order = sorted(self.items, key=lambda name: self.uses[name])  # stable: priority order within a use count
+        for name in order:
+            for item in list(self.items[name]):
+                if question_type is not None and item.type != question_type:
+                    continue
+                draft = item.build()
+                if draft is None or not self._acceptable(draft):
+                    continue
+                self.items[name].remove(item)
+                self.uses[name] += 1
+                return draft
+        return None
+
+    def _from_keywords(self) -> DraftQuestion | None:
+        for item in list(self.keyword_items):
+            draft = item.build()
+            if self._acceptable(draft):
+                self.keyword_items.remove(item)
+                return draft
+        return None
+
+    def take(self, question_type: QuestionType) -> DraftQuestion | None:
+        unused_first = self._unused_concept_item(question_type)
+        draft = unused_first or self._from_concepts(question_type) or self._from_concepts(None) or self._from_keywords()
+        if draft is not None:
+            self.drafts.append(draft)
+            self.taken_stems.append(draft.stem)
+        return draft
+
+    def _unused_concept_item(self, question_type: QuestionType) -> DraftQuestion | None:
+        """An unused concept in the wanted type, else in any type: a concept repeats only when
+        none is left unused."""
+        for wanted in (question_type, None):
+            for name in [name for name in self.items if self.uses[name] == 0]:
+                for item in list(self.items[name]):
+                    if wanted is not None and item.type != wanted:
+                        continue
+                    draft = item.build()
+                    if self._acceptable(draft):
+                        self.items[name].remove(item)
+                        self.uses[name] += 1
+                        return draft
+        return None
 
 
 def generate_offline(request: GenerateQuestionsInput, count: int) -> list[DraftQuestion]:
     """`count` distinct questions following the requested type mix (or the default one), fewer
     only if the record cannot support that many. No question is a near-duplicate of another or
-    of the stems to avoid."""
-    remaining = ItemBank(request).items()
-    taken = list(request.avoid_stems)
-    questions: list[DraftQuestion] = []
-    for question_type in request.type_sequence(count):
-        draft = _take(remaining, question_type, taken) or _take(remaining, None, taken)
-        if draft is not None:
-            questions.append(draft)
-            taken.append(draft.stem)
-    return questions
-
-
-def _take(remaining: list[Item], question_type: QuestionType | None, taken: list[str]) -> DraftQuestion | None:
-    for index, item in enumerate(remaining):
-        if question_type is not None and item.type != question_type:
-            continue
-        draft = item.build()
-        if draft is None or near_duplicate_of(draft.stem, taken) is not None:
-            continue
-        del remaining[index]
-        return draft
-    return None
+    of the stems to avoid, and none gives another away."""
+    builder = RoundBuilder(request)
+    drafts = [builder.take(question_type) for question_type in request.type_sequence(count)]
+    return [draft for draft in drafts if draft is not None]

@@ -1,0 +1,97 @@
+"""The offline generator's item frames, in each learner language. Every frame has several
+phrasings, so items of one frame about different concepts never read as near-duplicates (Tool 4
+flags those). A frame's placeholders are filled from the concept record only: no frame asks for
+something the record does not state (no "give one situation where you would use it", which
+reads oddly for a risk such as prompt injection).
+
+Frames by the thinking they ask for (the generator matches them to the round's difficulty):
+- recall: which definition fits the name; which name fits the definition; is this statement of
+  the definition true;
+- application: which concept a described need calls for (from the concept's key points, not its
+  definition); is this key point true of the concept; explain the concept;
+- comparison: how the concept differs from a sibling of the same domain.
+"""
+
+from slea.constants import Language
+
+FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
+    "en": {
+        "mc_definition": (
+            "Which of the following best describes {label}?",
+            "What is {label}?",
+            "Select the most accurate definition of {label} from the options below.",
+        ),
+        "mc_identify": (
+            'Which concept does the following describe? "{definition}"',
+            'Which term matches this definition? "{definition}"',
+        ),
+        "mc_scenario": (
+            "A team needs the following: {needs}. Which concept provides this?",
+            "Your design must satisfy these points: {needs}. Which concept fits best?",
+        ),
+        "tf_definition": ("True or False: {name} can be described as follows. {definition}",),
+        "tf_key_point": ('True or False: "{point}" holds for {name}.',),
+        "sa_explain": (
+            "Explain {label} and describe its key aspects.",
+            "In your own words, what is {label} and why does it matter in practice?",
+            "Describe how {label} works and what it is characterised by.",
+        ),
+        "sa_compare": (
+            "How does {name} differ from {other}? Explain the key difference.",
+            "Compare {name} with {other}: what sets {name} apart?",
+        ),
+        "sa_keyword": (
+            "Explain the role of {keyword} in {category} work, with a concrete example.",
+            "Why does {keyword} matter at this level? Answer with an example from practice.",
+        ),
+        "explain": ("{label}: {definition} Key points: {points}.",),
+        "reference": ("{name} is {definition_lower} Its key aspects are: {points}.",),
+        "compare_reference": ("{name}: {definition} By contrast, {other}: {other_definition}",),
+    },
+    "ko": {
+        "mc_definition": (
+            "다음 중 {label}에 대한 설명으로 가장 적절한 것은?",
+            "{label}(이)란 무엇인가?",
+            "{label}의 정의로 가장 정확한 것을 고르시오.",
+        ),
+        "mc_identify": (
+            '다음 설명에 해당하는 개념은 무엇인가? "{definition}"',
+            '다음 정의에 맞는 용어를 고르시오. "{definition}"',
+        ),
+        "mc_scenario": (
+            "한 팀에 다음이 필요하다: {needs}. 이를 제공하는 개념은 무엇인가?",
+            "설계가 다음 요건을 만족해야 한다: {needs}. 가장 적합한 개념을 고르시오.",
+        ),
+        "tf_definition": ("다음은 {name}에 대한 올바른 설명이다. (참/거짓) {definition}",),
+        "tf_key_point": ('참/거짓: "{point}"은(는) {name}에 해당한다.',),
+        "sa_explain": (
+            "{label}의 개념과 핵심 요소를 설명하시오.",
+            "{label}이(가) 실무에서 왜 중요한지 자신의 말로 설명하시오.",
+            "{label}의 동작 방식과 특징을 설명하시오.",
+        ),
+        "sa_compare": (
+            "{name}은(는) {other}와(과) 어떻게 다른가? 핵심 차이를 설명하시오.",
+            "{name}을(를) {other}와(과) 비교하여, {name}만의 특징을 설명하시오.",
+        ),
+        "sa_keyword": (
+            "{category} 분야에서 {keyword}의 역할을 구체적인 예를 들어 설명하시오.",
+            "{keyword}이(가) 이 수준에서 왜 중요한지 실무 사례와 함께 설명하시오.",
+        ),
+        "explain": ("{label}: {definition} 핵심 요소: {points}.",),
+        "reference": ("{name}: {definition} 핵심 요소는 {points}입니다.",),
+        "compare_reference": ("{name}: {definition} 반면 {other}: {other_definition}",),
+    },
+}
+
+# Which frames suit which difficulty: recall below 5, application and comparison from 7 up,
+# both between. A concept's items follow this order; the frames of the other band come after
+# them, used only when a round has more items than the record has concepts.
+RECALL = ("mc_definition", "mc_identify", "tf_definition", "sa_explain")
+APPLICATION = ("mc_scenario", "sa_compare", "tf_key_point", "sa_explain")
+MIXED = ("mc_scenario", "mc_definition", "tf_key_point", "tf_definition", "sa_explain", "sa_compare")
+ALL = (*dict.fromkeys((*RECALL, *APPLICATION, "mc_identify")),)
+
+
+def families_for(difficulty: int) -> tuple[str, ...]:
+    band = RECALL if difficulty <= 4 else APPLICATION if difficulty >= 7 else MIXED
+    return (*band, *(family for family in ALL if family not in band))
