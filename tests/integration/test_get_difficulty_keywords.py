@@ -122,7 +122,8 @@ def test_concurrent_cold_calls_read_the_table_once(load, runtime):
 def test_oversized_record_is_trimmed_to_the_limits(load, runtime):
     big = record()
     big["keywords"] = [f"k{i}" for i in range(25)]
-    big["concepts"] = [{**concept, "name": f"{concept['name']} {i}"} for i in range(70) for concept in big["concepts"][:1]]
+    first = big["concepts"][0]
+    big["concepts"] = [{**first, "name": f"{first['name']} {i}"} for i in range(70)]
     big["example_questions"] = big["example_questions"] * 7
     import boto3
 
