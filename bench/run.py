@@ -13,6 +13,7 @@ import grading_agreement
 import llm_calls
 import mode1_round
 import mode2_answers
+import near_duplicates
 import retry_path
 import template_search
 
@@ -26,6 +27,7 @@ def main() -> None:
         "grading_agreement": grading_agreement.measure(),
         "tool5_retry_path_1000_questions": retry_path.measure(1000, write_failure_rate=0.2, duplicate_rate=0.1),
         "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=21),
+        "tool4_batch_near_duplicates": near_duplicates.measure(),
     }
     print(json.dumps(results, indent=2))
 

@@ -2,9 +2,11 @@
 
 import pytest
 
+from slea.constants import QUESTION_STEM_MAX, VALIDATION_BATCH_MAX, VALIDATION_EXISTING_STEMS_MAX
 from slea.contracts.validation import ValidateQuestionInput
 from slea.llm.offline.semantic import semantic_score
 from slea.llm.schemas import ValidationItem
+from slea.question_quality import StemIndex
 from slea.tools.validate_question import rule_check, verdict
 
 TOOL = "validate_question_quality"
@@ -159,6 +161,47 @@ def test_near_duplicates_in_the_batch_and_of_existing_templates(runtime):
     assert "Near-duplicate of an existing template" in results[2]["issues"]
 
 
+def test_a_long_near_duplicate_is_flagged_and_a_distinct_long_stem_is_not(runtime):
+    policy = (
+        "A retrieval-augmented generation pipeline answers questions about internal policy documents, but users "
+        "report that answers cite outdated versions of the {} policy. Which change to the retrieval stage most "
+        "directly addresses this problem?"
+    )
+    agent = (
+        "An agent that plans multi-step tasks calls external tools through a gateway and sometimes repeats a "
+        "payment call after a timeout. Which design change makes the repeated call safe without losing retries?"
+    )
+    results = runtime.invoke(
+        TOOL,
+        {
+            "stem": [policy.format("travel"), agent, policy.format("expense")],
+            "question_type": ["short_answer"] * 3,
+            "batch": True,
+            "existing_stems": [agent.replace("gateway", "proxy")],
+        },
+    )
+    assert min(len(stem) for stem in (policy, agent)) >= 200
+    assert "Near-duplicate of question 1 of this batch" in results[2]["issues"]
+    assert "Near-duplicate of an existing template" in results[1]["issues"]
+    assert not any(issue.startswith("Near-duplicate") for issue in results[0]["issues"])
+
+
+def test_an_invalid_entry_still_counts_in_the_batch_numbering(runtime):
+    stem = "What is the main purpose of retrieval in RAG?"
+    results = runtime.invoke(TOOL, {"stem": [3, stem, stem], "question_type": ["short_answer"] * 3, "batch": True})
+    assert "error" in results[0]
+    assert "Near-duplicate of question 2 of this batch" in results[2]["issues"]
+
+
+def test_rule_check_takes_prepared_stems_or_plain_lists():
+    question = ValidateQuestionInput.model_validate({**GOOD, "stem": "Explain LoRA fine-tuning in practice."})
+    earlier = ["What is RAG?", "Explain LoRA fine tuning in practice"]
+    expected = (0.8, ["Near-duplicate of question 2 of this batch"])
+    assert rule_check(question, earlier, []) == expected
+    assert rule_check(question, StemIndex(earlier), StemIndex()) == expected
+    assert rule_check(question, [], earlier)[1] == ["Near-duplicate of an existing template"]
+
+
 def test_distractor_quality_checks(runtime):
     catch_all = validate(runtime, choices=["A) Retrieval", "B) Generation", "C) All of the above", "D) Neither"])
     assert "Avoid 'all of the above' / 'none of the above' choices" in catch_all["issues"]
@@ -183,6 +226,34 @@ def test_distractor_quality_checks(runtime):
 def test_invalid_input_raises_naming_the_field(runtime, event, field):
     with pytest.raises((ValueError, TypeError), match=field):
         runtime.invoke(TOOL, event)
+
+
+def _batch_of(count: int, **changes):
+    stems = [f"Question {number} about retrieval?" for number in range(count)]
+    return {"stem": stems, "question_type": ["short_answer"] * count, "batch": True, **changes}
+
+
+@pytest.mark.parametrize(
+    ("event", "field"),
+    [
+        (_batch_of(VALIDATION_BATCH_MAX + 1), "stem"),
+        (_batch_of(1, existing_stems=["Q?"] * (VALIDATION_EXISTING_STEMS_MAX + 1)), "existing_stems"),
+        (_batch_of(1, existing_stems=["x" * (QUESTION_STEM_MAX + 1)]), r"existing_stems\[0\]"),
+        ({**GOOD, "stem": "x" * (QUESTION_STEM_MAX + 1)}, "stem"),
+    ],
+)
+def test_oversized_input_raises_naming_the_field(runtime, event, field):
+    with pytest.raises(ValueError, match=rf"^{field}: .*at most"):
+        runtime.invoke(TOOL, event)
+
+
+def test_the_largest_batch_is_accepted_and_an_overlong_stem_is_its_own_error(runtime):
+    event = _batch_of(VALIDATION_BATCH_MAX, existing_stems=["Q?"] * VALIDATION_EXISTING_STEMS_MAX)
+    event["stem"][0] = "x" * (QUESTION_STEM_MAX + 1)
+    results = runtime.invoke(TOOL, event)
+    assert len(results) == VALIDATION_BATCH_MAX
+    assert results[0]["error"].startswith("stem: ")
+    assert all("error" not in result for result in results[1:])
 
 
 # ---------------------------------------------------------------- the offline semantic heuristic

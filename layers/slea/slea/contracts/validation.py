@@ -1,27 +1,36 @@
 """Tool 4 `validate_question_quality` contracts (spec 000 Tool 4): single and batch."""
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from slea.constants import QuestionType
+from slea.constants import (
+    QUESTION_STEM_MAX,
+    VALIDATION_BATCH_MAX,
+    VALIDATION_EXISTING_STEMS_MAX,
+    QuestionType,
+)
 from slea.contracts.common import Contract, NonEmptyStr
 
 Recommendation = Literal["pass", "revise", "reject"]
+# Stems are compared pairwise, at a cost that grows with their length: Tool 5's limit bounds it.
+# Past STEM_MAX_LENGTH a stem is still valid input; the rule score reports it.
+StemText = Annotated[str, Field(max_length=QUESTION_STEM_MAX)]
 
 
 class ValidateQuestionInput(Contract):
     """One question to validate. Rule violations (stem too long, wrong number of choices, answer
-    not among the choices, duplicate choices) lower the rule score; they are not input errors."""
+    not among the choices, duplicate choices) lower the rule score; they are not input errors.
+    Only a stem longer than Tool 5 would save is (QUESTION_STEM_MAX, see StemText)."""
 
-    stem: NonEmptyStr
+    stem: NonEmptyStr = Field(max_length=QUESTION_STEM_MAX)
     question_type: QuestionType
     choices: list[str] | None = None
     correct_answer: str | None = Field(default=None, strict=True)
     correct_keywords: list[str] | None = Field(default=None, description="short answer: the expected terms")
     batch: Literal[False] = False
-    existing_stems: list[str] = Field(default_factory=list)
+    existing_stems: list[StemText] = Field(default_factory=list, max_length=VALIDATION_EXISTING_STEMS_MAX)
 
     @model_validator(mode="after")
     def _conditional_fields(self) -> "ValidateQuestionInput":
@@ -40,14 +49,16 @@ class ValidateQuestionBatchInput(Contract):
     """Parallel lists, one entry per question (spec: `batch=True`). Each entry is validated on its
     own, so one malformed question yields its own error entry and the others are still scored."""
 
-    stem: list[Any] = Field(strict=True, min_length=1)
+    stem: list[Any] = Field(strict=True, min_length=1, max_length=VALIDATION_BATCH_MAX)
     question_type: list[Any] = Field(strict=True)
     choices: list[Any] | None = Field(default=None, strict=True)
     correct_answer: list[Any] | None = Field(default=None, strict=True)
     correct_keywords: list[Any] | None = Field(default=None, strict=True)
     batch: Literal[True]
-    existing_stems: list[str] = Field(
-        default_factory=list, description="stems already in the bank (e.g. Tool 2's templates), to flag near-duplicates"
+    existing_stems: list[StemText] = Field(
+        default_factory=list,
+        max_length=VALIDATION_EXISTING_STEMS_MAX,
+        description="stems already in the bank (e.g. Tool 2's templates), to flag near-duplicates",
     )
 
     @model_validator(mode="after")

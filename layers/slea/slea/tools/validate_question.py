@@ -22,7 +22,7 @@ from slea.contracts.validation import (
 from slea.llm.provider import LLMError, get_provider
 from slea.llm.schemas import ValidationItem
 from slea.observability import logger, metrics, tracer
-from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of, normalised
+from slea.question_quality import ABSOLUTE, CATCH_ALL, StemIndex, lengths_unequal, normalised
 
 FEEDBACK: dict[Recommendation, str] = {
     "pass": "질문이 우수한 품질입니다. 즉시 저장할 수 있습니다.",
@@ -40,8 +40,11 @@ UNEQUAL_LENGTHS = (0.0, "Choice lengths are very unequal; length can cue the ans
 ABSOLUTE_WORDING = (0.0, "Absolute words (always/never) in choices can cue the answer")
 
 
-def rule_check(question: ValidateQuestionInput, earlier: list[str], existing: list[str]) -> tuple[float, list[str]]:
-    """The rule score (1.0 minus deductions, floored at 0) and the issues found."""
+def rule_check(
+    question: ValidateQuestionInput, earlier: StemIndex | list[str], existing: StemIndex | list[str]
+) -> tuple[float, list[str]]:
+    """The rule score (1.0 minus deductions, floored at 0) and the issues found. A batch passes
+    `StemIndex`es, so that no stem is prepared again for each question it is compared with."""
     found: list[tuple[float, str]] = []
     if len(question.stem) > STEM_MAX_LENGTH:
         found.append(STEM_TOO_LONG)
@@ -58,12 +61,23 @@ def rule_check(question: ValidateQuestionInput, earlier: list[str], existing: li
         found.append(DUPLICATE_CHOICES)
     if question.question_type == "multiple_choice" and choices:
         found.extend(_distractor_problems(choices))
-    if (index := near_duplicate_of(question.stem, earlier)) is not None:
-        found.append((NEAR_DUPLICATE[0], NEAR_DUPLICATE[1].format(other=f"question {index + 1} of this batch")))
-    elif near_duplicate_of(question.stem, existing) is not None:
-        found.append((NEAR_DUPLICATE[0], NEAR_DUPLICATE[1].format(other="an existing template")))
+    if (duplicate := _near_duplicate(question.stem, _indexed(earlier), _indexed(existing))) is not None:
+        found.append(duplicate)
     score = max(0.0, 1.0 - sum(deduction for deduction, _ in found))
     return round(score, 4), [issue for _, issue in found]
+
+
+def _indexed(stems: StemIndex | list[str]) -> StemIndex:
+    return stems if isinstance(stems, StemIndex) else StemIndex(stems)
+
+
+def _near_duplicate(stem: str, earlier: StemIndex, existing: StemIndex) -> tuple[float, str] | None:
+    deduction, issue = NEAR_DUPLICATE
+    if (position := earlier.first_match(stem)) is not None:
+        return deduction, issue.format(other=f"question {position + 1} of this batch")
+    if existing.first_match(stem) is not None:
+        return deduction, issue.format(other="an existing template")
+    return None
 
 
 def _distractor_problems(choices: list[str]) -> list[tuple[float, str]]:
@@ -141,14 +155,15 @@ def validate_parsed(
     questions = {index: entry for index, entry in enumerate(entries) if isinstance(entry, ValidateQuestionInput)}
     semantic = _semantic_scores(questions)
     results = []
-    stems_so_far: list[str] = []
+    existing = StemIndex(existing_stems)
+    stems_so_far = StemIndex()
     for index, entry in enumerate(entries):
         if isinstance(entry, Exception):
             results.append(_invalid_entry(entry))
-            stems_so_far.append("")
+            stems_so_far.add("")  # keeps "question N of this batch" counting every entry
             continue
-        rule_score, issues = rule_check(entry, stems_so_far, existing_stems)
-        stems_so_far.append(entry.stem)
+        rule_score, issues = rule_check(entry, stems_so_far, existing)
+        stems_so_far.add(entry.stem)
         results.append(verdict(semantic[index], rule_score, issues))
     metrics.add_metric(name="QuestionsValidated", unit="Count", value=len(results))
     metrics.add_metric(name="QuestionsRejected", unit="Count", value=sum(not result.is_valid for result in results))
