@@ -238,3 +238,12 @@ def test_unparseable_grade_gives_the_default_score_with_a_note(gemini, seeded):
     result = seeded.invoke("score_and_explain", SHORT_ANSWER)
     assert (result["score"], result["is_correct"]) == (50, False)
     assert "Automatic grading was unavailable" in result["feedback"]
+
+
+def test_a_source_the_model_writes_is_not_kept(gemini, seeded, round_input):
+    """Only the offline generator's items have a concept record behind them."""
+    invented = {"name": "RAG", "acronym": "RAG", "definition": "Made up by the model.", "key_points": ["made up"]}
+    gemini.script(model_reply({"questions": [{**question, "source": invented} for question in drafts(2)["questions"]]}))
+    result = seeded.invoke("generate_questions", round_input(count=2))
+    assert result["provider"] == "gemini"
+    assert [question["source"] for question in result["questions"]] == [None, None]

@@ -31,7 +31,10 @@ def generate_questions(request: GenerateQuestionsInput) -> GenerateQuestionsOutp
     for draft in drafts:
         if len(questions) < request.count and _usable(draft, seen):
             seen.add(draft.stem.strip().casefold())
-            questions.append(draft.model_copy(update={"difficulty": request.difficulty}))
+            update: dict[str, object] = {"difficulty": request.difficulty}
+            if provider.name != "offline":  # a model's draft has no concept record behind it, whatever it wrote
+                update["source"] = None
+            questions.append(draft.model_copy(update=update))
     missing = request.count - len(questions)
     if missing and provider.name != "offline":
         topped_up = request.model_copy(update={"avoid_stems": [*request.avoid_stems, *(q.stem for q in questions)]})

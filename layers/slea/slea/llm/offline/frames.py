@@ -7,7 +7,7 @@ reads oddly for a risk such as prompt injection).
 Frames by the thinking they ask for (the generator matches them to the round's difficulty):
 - recall: which definition fits the name; which name fits the definition; is this statement of
   the definition true;
-- application: which concept a described need calls for (from the concept's key points, not its
+- application: which concept a situation described by its key points is about (not by its
   definition); is this key point true of the concept; explain the concept;
 - comparison: how the concept differs from a sibling of the same domain.
 """
@@ -26,8 +26,8 @@ FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
             'Which term matches this definition? "{definition}"',
         ),
         "mc_scenario": (
-            "A team needs the following: {needs}. Which concept provides this?",
-            "Your design must satisfy these points: {needs}. Which concept fits best?",
+            "A design review notes the following: {needs}. Which concept is this about?",
+            "A team observes these points in its system: {needs}. Which concept do they describe?",
         ),
         "tf_definition": ("True or False: {name} can be described as follows. {definition}",),
         "tf_key_point": ('True or False: "{point}" holds for {name}.',),
@@ -59,8 +59,8 @@ FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
             '다음 정의에 맞는 용어를 고르시오. "{definition}"',
         ),
         "mc_scenario": (
-            "한 팀에 다음이 필요하다: {needs}. 이를 제공하는 개념은 무엇인가?",
-            "설계가 다음 요건을 만족해야 한다: {needs}. 가장 적합한 개념을 고르시오.",
+            "설계 검토에서 다음 사항이 확인되었다: {needs}. 이는 어떤 개념에 관한 것인가?",
+            "한 팀이 시스템에서 다음을 관찰했다: {needs}. 이 내용이 설명하는 개념을 고르시오.",
         ),
         "tf_definition": ("다음은 {name}에 대한 올바른 설명이다. (참/거짓) {definition}",),
         "tf_key_point": ('참/거짓: "{point}"은(는) {name}에 해당한다.',),

@@ -7,8 +7,9 @@ the learner's interests first (case and surrounding spaces ignored, as Tool 2 ma
 domains), then the rest of the record. One item per concept until the concepts run out.
 
 Which items (frames in `frames.py`): recall frames at low difficulty (definition <-> name, true or
-false definition), application and comparison at high difficulty (which concept a described need
-calls for, is this key point true of it, how does it differ from a sibling).
+false definition), application and comparison at high difficulty (which concept a situation
+described by its key points is about, is this key point true of it, how does it differ from a
+sibling).
 
 Item-writing rules (single best answer, no cues), enforced here and checked again by Tool 4:
 - distractors are sibling concepts' definitions or names (same domain first), never another true
@@ -212,7 +213,7 @@ class ItemBank:
         usable = [text for text in dict.fromkeys(pool) if text != correct and not _weak(text)]
         if len(usable) < count:
             return None
-        front = usable[: max(count * 2, count)]
+        front = usable[: count * 2]
         self.rng.shuffle(front)  # ties broken differently per round
         return sorted(front, key=lambda text: abs(len(text) - len(correct)))[:count]
 
@@ -336,7 +337,7 @@ class ItemBank:
         )
 
     def _mc_scenario(self, concept: Concept, variant: int) -> Iterator[Item]:
-        """Which concept a need calls for, the need told by two of its key points at a time."""
+        """Which concept a situation is about, the situation told by two of its key points at a time."""
         points = [point.strip().rstrip(".") for point in concept.key_points]
         pool = [s.name for s in self._siblings(concept)]
         for index in range(0, max(1, len(points) - 1), 2):
@@ -459,18 +460,17 @@ class RoundBuilder:
             and not reveals(draft, self.drafts)
         )
 
-    def _from_concepts(self, question_type: QuestionType | None) -> DraftQuestion | None:
-        order = sorted(self.items, key=lambda name: self.uses[name])  # stable: priority order within a use count
-        for name in order:
+    def _from_concepts(self, question_type: QuestionType | None, names: list[str]) -> DraftQuestion | None:
+        """The first acceptable item of `question_type` (any, if None) among `names`' concepts."""
+        for name in names:
             for item in list(self.items[name]):
                 if question_type is not None and item.type != question_type:
                     continue
                 draft = item.build()
-                if draft is None or not self._acceptable(draft):
-                    continue
-                self.items[name].remove(item)
-                self.uses[name] += 1
-                return draft
+                if self._acceptable(draft):
+                    self.items[name].remove(item)
+                    self.uses[name] += 1
+                    return draft
         return None
 
     def _from_keywords(self) -> DraftQuestion | None:
@@ -482,27 +482,19 @@ class RoundBuilder:
         return None
 
     def take(self, question_type: QuestionType) -> DraftQuestion | None:
-        unused_first = self._unused_concept_item(question_type)
-        draft = unused_first or self._from_concepts(question_type) or self._from_concepts(None) or self._from_keywords()
+        """Unused concepts first (the wanted type, else any): a concept repeats only when none is
+        left unused; then the least-used ones (priority order within a use count)."""
+        unused = [name for name in self.items if self.uses[name] == 0]
+        by_use = sorted(self.items, key=lambda name: self.uses[name])
+        draft = None
+        for names, wanted in ((unused, question_type), (unused, None), (by_use, question_type), (by_use, None)):
+            if draft := self._from_concepts(wanted, names):
+                break
+        draft = draft or self._from_keywords()
         if draft is not None:
             self.drafts.append(draft)
             self.taken_stems.append(draft.stem)
         return draft
-
-    def _unused_concept_item(self, question_type: QuestionType) -> DraftQuestion | None:
-        """An unused concept in the wanted type, else in any type: a concept repeats only when
-        none is left unused."""
-        for wanted in (question_type, None):
-            for name in [name for name in self.items if self.uses[name] == 0]:
-                for item in list(self.items[name]):
-                    if wanted is not None and item.type != wanted:
-                        continue
-                    draft = item.build()
-                    if self._acceptable(draft):
-                        self.items[name].remove(item)
-                        self.uses[name] += 1
-                        return draft
-        return None
 
 
 def generate_offline(request: GenerateQuestionsInput, count: int) -> list[DraftQuestion]:
