@@ -41,12 +41,39 @@ def _print_profile(profile: dict[str, Any]) -> None:
         f" · previous score {profile['previous_score']}"
     )
     print(f"      interests: {', '.join(profile['interests']) or '(none)'}")
+    print(f"      language: {profile.get('language') or 'not set (English)'}")
 
 
-def _print_round(output: dict[str, Any]) -> None:
+def _interest_note(question: dict[str, Any], interests: list[str]) -> str:
+    """Why this item's concept was chosen: the personalisation rule, made visible."""
+    from slea.llm.offline.generator import matches_interest
+
+    if not question.get("concept"):
+        return "about: no concept record (written by the model, or from a keyword)"
+    domain = question.get("concept_domain")
+    if matches_interest(domain, interests):
+        return f"about: {question['concept']} (domain {domain}: one of the learner's interests)"
+    why = f"domain {domain}" if domain else "no domain"
+    return f"about: {question['concept']} ({why}: the record had no more unused concepts on the interests)"
+
+
+def matches_interest_of(question: dict[str, Any], interests: list[str]) -> bool:
+    from slea.llm.offline.generator import matches_interest
+
+    return matches_interest(question.get("concept_domain"), interests)
+
+
+def _print_round(output: dict[str, Any], profile: dict[str, Any]) -> None:
     print(
         f"      generated {output['total_generated']}, valid {output['total_valid']},"
         f" rejected {output['total_rejected']}"
+    )
+    interests = profile["interests"]
+    on_interests = sum(matches_interest_of(question, interests) for question in output["questions"])
+    print(
+        f"      {on_interests} of {len(output['questions'])} items on the learner's interests"
+        " (concepts whose domain matches an interest come first; the category's record fills the rest),"
+        f" written in {profile.get('language') or 'en'}"
     )
     for number, question in enumerate(output["questions"], start=1):
         saved = "queued for retry" if question["queued_for_retry"] else f"saved as {question['question_id']}"
@@ -54,6 +81,7 @@ def _print_round(output: dict[str, Any]) -> None:
             f"\n   Q{number}. [{question['type']}, difficulty {question['difficulty']},"
             f" validation {question['validation_score']:.2f}, {saved}]"
         )
+        print(_wrap(_interest_note(question, interests), indent="       "))
         print(_wrap(question["stem"], indent="       "))
         for choice in question["choices"]:
             print(_wrap(choice, indent="         "))
@@ -135,8 +163,8 @@ def _demo_answer(question: dict[str, Any], right: bool, model_answer: str) -> st
     key: str = question["correct_answer"]
     if question["type"] == "short_answer":
         return f"{key}. {model_answer}" if right else "I am not sure, I think it is a kind of database."
-    if question["type"] == "true_false":
-        return key if right else ("False" if key.lower() == "true" else "True")
+    if question["type"] == "true_false":  # True/False, or 참/거짓 for a Korean learner
+        return key if right else next(choice for choice in question["choices"] if choice != key)
     letters = [choice.split(")")[0] for choice in question["choices"]]
     return key if right else next(letter for letter in letters if letter != key)
 
@@ -153,7 +181,8 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
         _step(
             2, total, f"Seeded {DEMO_SEED.relative_to(REPO_ROOT)}: " + ", ".join(f"{n} {k}" for k, n in written.items())
         )
-        _print_profile(runtime.invoke("get_user_profile", {"user_id": user_id}))
+        profile = runtime.invoke("get_user_profile", {"user_id": user_id})
+        _print_profile(profile)
         with _local_api(runtime) as url:
             request: dict[str, Any] = {"category": category, "count": count}
             if difficulty is not None:
@@ -168,7 +197,7 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
             if execution.status != "SUCCEEDED":
                 print(f"      {execution.error}: {execution.cause}")
                 return 1
-            _print_round(execution.output)
+            _print_round(execution.output, profile)
             _step(
                 4, total, f"Mode 2: answering through POST {url}/sessions/{session_id}/answers (some right, some wrong)"
             )
@@ -219,7 +248,10 @@ def generate(execution_input: dict[str, Any]) -> int:
         output = generate_round(runtime, execution_input, name="cli-round")
         if output is None:
             return 1
-        _print_round(output)
+        profile = runtime.invoke("get_user_profile", {"user_id": execution_input["user_id"]})
+        print(f"      learner {execution_input['user_id']}:")
+        _print_profile(profile)
+        _print_round(output, profile)
     return 0
 
 

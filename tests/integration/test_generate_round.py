@@ -1,11 +1,13 @@
 """Mode 1 on its real definition: executions of GenerateRoundStateMachine on moto's interpreter."""
 
 import itertools
+import re
 
 import boto3
 import pytest
 
 from slea.llm.provider import get_provider
+from slea.llm.schemas import ItemScore
 
 MACHINE = "GenerateRoundStateMachine"
 USER = "550e8400-e29b-41d4-a716-446655440000"  # demo user: intermediate, 5 years, previous score 72
@@ -143,7 +145,11 @@ def test_regeneration_is_bounded_and_asks_only_for_the_missing(step_functions, m
     import slea.llm.offline as offline
 
     calls = itertools.count()  # the validator rejects every other question
-    monkeypatch.setattr(offline, "semantic_score", lambda item: 0.9 if next(calls) % 2 == 0 else 0.2)
+    monkeypatch.setattr(
+        offline,
+        "semantic_review",
+        lambda item: ItemScore(index=item.index, score=0.9 if next(calls) % 2 == 0 else 0.2),
+    )
     execution = run(step_functions, count=4)
     assert execution.status == "SUCCEEDED"
     generated = [
@@ -223,3 +229,36 @@ def test_round_two_never_repeats_round_one(step_functions):
     second = run(step_functions, session_id="sess_twice", round=2, count=5)
     assert second.status == "SUCCEEDED"
     assert not {q["stem"] for q in first.output["questions"]} & {q["stem"] for q in second.output["questions"]}
+
+
+def test_a_korean_learners_round_is_in_korean_on_their_interests_and_tool4_checked_it(step_functions, monkeypatch):
+    """The Validate state hands Tool 4 each draft's source and language: a key tampered with after
+    generation is caught by the check against the source, not passed."""
+    korean_learner, interests = "576f24fe-bc2d-4d30-aed1-51a1dd76449c", {"mlops", "llm", "rag"}
+    execution = run(step_functions, user_id=korean_learner, session_id="sess_ko", count=10, difficulty=5)
+    assert execution.status == "SUCCEEDED", execution.cause
+    questions = execution.output["questions"]
+    assert len(questions) == 10
+    assert {q["language"] for q in questions} == {"ko"}
+    assert all(re.search("[\uac00-\ud7a3]", q["stem"]) for q in questions)
+    assert len({q["concept"] for q in questions}) == 10
+    assert sum(q["concept_domain"].casefold() in interests for q in questions) >= 8
+
+    from slea.llm.offline import OfflineProvider
+
+    real = OfflineProvider.generate_questions
+
+    def tampered(self, request, count):
+        batch = real(self, request, count)
+        for draft in batch.questions:
+            if draft.type == "multiple_choice":
+                draft.correct_answer = "A" if draft.correct_answer != "A" else "B"
+        return batch
+
+    monkeypatch.setattr(OfflineProvider, "generate_questions", tampered)
+    execution = run(
+        step_functions, user_id=korean_learner, session_id="sess_ko2", count=4, question_types=["multiple_choice"]
+    )
+    assert execution.status == "SUCCEEDED", execution.cause
+    assert execution.output["total_valid"] == 0
+    assert execution.output["total_rejected"] >= 4

@@ -247,3 +247,27 @@ def test_a_source_the_model_writes_is_not_kept(gemini, seeded, round_input):
     result = seeded.invoke("generate_questions", round_input(count=2))
     assert result["provider"] == "gemini"
     assert [question["source"] for question in result["questions"]] == [None, None]
+
+
+@pytest.mark.parametrize(("profile_language", "override", "named"), [("ko", None, "Korean"), ("ko", "en", "English")])
+def test_the_generation_prompt_names_the_learners_language(
+    gemini, seeded, round_input, profile_language, override, named
+):
+    event = round_input(count=3)
+    event["profile"]["language"] = profile_language
+    if override:
+        event["language"] = override
+    gemini.script(model_reply(drafts(3)))
+    seeded.invoke("generate_questions", event)
+    assert f"Language: {named}" in gemini.requests[0].prompt
+
+
+def test_the_models_issues_are_reported_and_a_large_batch_gets_room_to_answer(gemini, seeded):
+    questions = [{**MC, "stem": f"{MC['stem']} (variant {n})"} for n in range(200)]
+    scores = [{"index": n, "score": 0.9} for n in range(200)]
+    scores[3] = {"index": 3, "score": 0.6, "issues": ["Option C is also correct"]}
+    gemini.script(model_reply({"scores": scores}))
+    results = seeded.invoke("validate_question_quality", batch_event(questions))
+    assert "Option C is also correct" in results[3]["issues"]
+    assert results[3]["recommendation"] == "reject"
+    assert gemini.requests[0].body["generationConfig"]["maxOutputTokens"] >= 200 * 64

@@ -19,6 +19,9 @@ def tool4_batch(questions, existing):
         "correct_answer": [
             ", ".join(q["correct_keywords"]) if q["type"] == "short_answer" else q["correct_answer"] for q in questions
         ],
+        "correct_keywords": [q["correct_keywords"] or None for q in questions],
+        "source": [q["source"] for q in questions],
+        "language": [q["language"] for q in questions],
         "batch": True,
         "existing_stems": existing,
     }

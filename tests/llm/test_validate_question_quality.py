@@ -4,25 +4,54 @@ import pytest
 
 from slea.constants import QUESTION_STEM_MAX, VALIDATION_BATCH_MAX, VALIDATION_EXISTING_STEMS_MAX
 from slea.contracts.validation import ValidateQuestionInput
+from slea.item_rules import UNVERIFIABLE
 from slea.llm.offline.semantic import semantic_score
-from slea.llm.schemas import ValidationItem
+from slea.llm.schemas import ItemScore, ValidationItem
 from slea.question_quality import StemIndex
 from slea.tools.validate_question import rule_check, verdict
 
 TOOL = "validate_question_quality"
 CHOICES = ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"]
-GOOD = {"stem": "What is RAG?", "question_type": "multiple_choice", "choices": CHOICES, "correct_answer": "C"}
+# Rule checks need no source; an item without one is unverifiable offline (at most "revise").
+UNGROUNDED = {"stem": "What is RAG?", "question_type": "multiple_choice", "choices": CHOICES, "correct_answer": "C"}
+RAG = {
+    "name": "Retrieval-Augmented Generation",
+    "acronym": "RAG",
+    "definition": "Answering with a language model that is given documents retrieved for the question",
+    "key_points": [
+        "Retrieves passages from an index at query time",
+        "Grounds the answer in the retrieved text",
+        "Needs no retraining when the documents change",
+    ],
+}
+DEFINITIONS = [
+    "A) Adapting a model's weights to a task with labelled examples",
+    "B) Answering with a language model that is given documents retrieved for the question",
+    "C) Reducing a model's numeric precision to save memory and time",
+    "D) Writing instructions that steer the format of a model's output",
+]
+GOOD = {
+    "stem": "Which of the following best describes RAG?",
+    "question_type": "multiple_choice",
+    "choices": DEFINITIONS,
+    "correct_answer": "B",
+    "source": RAG,
+}
 PASS = "질문이 우수한 품질입니다. 즉시 저장할 수 있습니다."
 REVISE = "질문이 기본 기준을 충족하지만 개선이 가능합니다. 피드백을 바탕으로 재생성을 권장합니다."
 REJECT = "질문이 기준을 충족하지 않습니다. 새로운 질문 생성을 권장합니다."
 
 
 def validate(runtime, **changes):
+    return runtime.invoke(TOOL, {**UNGROUNDED, **changes})
+
+
+def validate_grounded(runtime, **changes):
     return runtime.invoke(TOOL, {**GOOD, **changes})
 
 
 def test_a_good_question_passes_with_the_spec_output(runtime):
-    result = validate(runtime)
+    result = validate_grounded(runtime)
     assert set(result) == {"is_valid", "score", "rule_score", "final_score", "feedback", "issues", "recommendation"}
     assert result == {**result, "is_valid": True, "rule_score": 1.0, "recommendation": "pass", "feedback": PASS}
     assert result["final_score"] == min(result["score"], result["rule_score"])
@@ -85,15 +114,15 @@ def test_true_false_answer_must_be_true_or_false(runtime):
     ],
 )
 def test_threshold_edges(semantic, rule, recommendation, valid, feedback):
-    result = verdict(semantic, rule, [])
+    result = verdict(ItemScore(index=0, score=semantic), rule, [])
     assert (result.recommendation, result.is_valid, result.feedback) == (recommendation, valid, feedback)
     assert result.final_score == min(semantic, rule)
 
 
 def test_threshold_edges_through_the_handler(runtime):
-    duplicate = validate(runtime, choices=["A) Both", "B) Generation", "C) Both", "D) Neither"], correct_answer="B")
+    duplicate = validate_grounded(runtime, choices=[*DEFINITIONS[:3], DEFINITIONS[0].replace("A)", "D)")])
     assert (duplicate["final_score"], duplicate["recommendation"]) == (0.85, "pass")
-    missing = validate(runtime, correct_answer="E")
+    missing = validate_grounded(runtime, correct_answer="E")
     assert (missing["final_score"], missing["recommendation"], missing["is_valid"]) == (0.7, "revise", True)
 
 
@@ -155,7 +184,7 @@ def test_near_duplicates_in_the_batch_and_of_existing_templates(runtime):
             "existing_stems": ["Explain LoRA fine tuning"],
         },
     )
-    assert results[0]["issues"] == []
+    assert results[0]["issues"] == [UNVERIFIABLE]
     assert "Near-duplicate of question 1 of this batch" in results[1]["issues"]
     assert results[1]["rule_score"] == 0.8
     assert "Near-duplicate of an existing template" in results[2]["issues"]
@@ -194,7 +223,7 @@ def test_an_invalid_entry_still_counts_in_the_batch_numbering(runtime):
 
 
 def test_rule_check_takes_prepared_stems_or_plain_lists():
-    question = ValidateQuestionInput.model_validate({**GOOD, "stem": "Explain LoRA fine-tuning in practice."})
+    question = ValidateQuestionInput.model_validate({**UNGROUNDED, "stem": "Explain LoRA fine-tuning in practice."})
     earlier = ["What is RAG?", "Explain LoRA fine tuning in practice"]
     expected = (0.8, ["Near-duplicate of question 2 of this batch"])
     assert rule_check(question, earlier, []) == expected
@@ -239,7 +268,7 @@ def _batch_of(count: int, **changes):
         (_batch_of(VALIDATION_BATCH_MAX + 1), "stem"),
         (_batch_of(1, existing_stems=["Q?"] * (VALIDATION_EXISTING_STEMS_MAX + 1)), "existing_stems"),
         (_batch_of(1, existing_stems=["x" * (QUESTION_STEM_MAX + 1)]), r"existing_stems\[0\]"),
-        ({**GOOD, "stem": "x" * (QUESTION_STEM_MAX + 1)}, "stem"),
+        ({**UNGROUNDED, "stem": "x" * (QUESTION_STEM_MAX + 1)}, "stem"),
     ],
 )
 def test_oversized_input_raises_naming_the_field(runtime, event, field):
@@ -284,4 +313,5 @@ def test_offline_semantic_score_is_deterministic_and_not_constant():
 
 def test_rule_check_is_pure():
     question = ValidateQuestionInput.model_validate(GOOD)
+    assert rule_check(question, [], []) == (1.0, [])
     assert rule_check(question, [], []) == (1.0, [])

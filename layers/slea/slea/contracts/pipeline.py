@@ -2,7 +2,7 @@
 
 from pydantic import Field
 
-from slea.constants import QuestionType
+from slea.constants import Language, QuestionType
 from slea.contracts.common import Contract, Difficulty
 
 
@@ -18,6 +18,9 @@ class GeneratedQuestionOutput(Contract):
     validation_score: float = Field(ge=0.0, le=1.0)
     saved_at: str
     queued_for_retry: bool = False
+    language: Language | None = Field(default=None, description="the language the item is written in")
+    concept: str | None = Field(default=None, description="the concept record the item was written from, if any")
+    concept_domain: str | None = Field(default=None, description="that concept's domain (matched to interests)")
 
 
 class PipelineOutput(Contract):

@@ -9,9 +9,11 @@ from slea.constants import (
     QUESTION_STEM_MAX,
     VALIDATION_BATCH_MAX,
     VALIDATION_EXISTING_STEMS_MAX,
+    Language,
     QuestionType,
 )
 from slea.contracts.common import Contract, NonEmptyStr
+from slea.contracts.keywords import Concept
 
 Recommendation = Literal["pass", "revise", "reject"]
 # Stems are compared pairwise, at a cost that grows with their length: Tool 5's limit bounds it.
@@ -29,6 +31,12 @@ class ValidateQuestionInput(Contract):
     choices: list[str] | None = None
     correct_answer: str | None = Field(default=None, strict=True)
     correct_keywords: list[str] | None = Field(default=None, description="short answer: the expected terms")
+    source: Concept | None = Field(
+        default=None, description="the concept record the item was written from: the key is checked against it"
+    )
+    language: Language | None = Field(
+        default=None, description="the learner's language (en or ko): the item must be in it; feedback is in it"
+    )
     batch: Literal[False] = False
     existing_stems: list[StemText] = Field(default_factory=list, max_length=VALIDATION_EXISTING_STEMS_MAX)
 
@@ -45,6 +53,9 @@ class ValidateQuestionInput(Contract):
         return self
 
 
+PARALLEL_FIELDS = ("question_type", "choices", "correct_answer", "correct_keywords", "source", "language")
+
+
 class ValidateQuestionBatchInput(Contract):
     """Parallel lists, one entry per question (spec: `batch=True`). Each entry is validated on its
     own, so one malformed question yields its own error entry and the others are still scored."""
@@ -54,6 +65,8 @@ class ValidateQuestionBatchInput(Contract):
     choices: list[Any] | None = Field(default=None, strict=True)
     correct_answer: list[Any] | None = Field(default=None, strict=True)
     correct_keywords: list[Any] | None = Field(default=None, strict=True)
+    source: list[Any] | None = Field(default=None, strict=True, description="per question: its concept record, or null")
+    language: list[Any] | None = Field(default=None, strict=True, description="per question: en, ko or null")
     batch: Literal[True]
     existing_stems: list[StemText] = Field(
         default_factory=list,
@@ -63,23 +76,21 @@ class ValidateQuestionBatchInput(Contract):
 
     @model_validator(mode="after")
     def _same_lengths(self) -> "ValidateQuestionBatchInput":
-        for name in ("question_type", "choices", "correct_answer", "correct_keywords"):
+        for name in PARALLEL_FIELDS:
             values = getattr(self, name)
             if values is not None and len(values) != len(self.stem):
                 raise PydanticCustomError("batch_length", f"{name} must have one entry per stem ({len(self.stem)})")
         return self
 
     def entries(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "stem": stem,
-                "question_type": self.question_type[index],
-                "choices": self.choices[index] if self.choices is not None else None,
-                "correct_answer": self.correct_answer[index] if self.correct_answer is not None else None,
-                "correct_keywords": self.correct_keywords[index] if self.correct_keywords is not None else None,
-            }
-            for index, stem in enumerate(self.stem)
-        ]
+        entries = []
+        for index, stem in enumerate(self.stem):
+            entry = {"stem": stem}
+            for name in PARALLEL_FIELDS:
+                values = getattr(self, name)
+                entry[name] = values[index] if values is not None else None
+            entries.append(entry)
+        return entries
 
 
 class ValidationResult(Contract):

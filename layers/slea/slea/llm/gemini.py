@@ -29,6 +29,8 @@ from slea.llm.settings import LLMSettings
 RETRIED_STATUS_CODES = [408, 429, 500, 502, 503, 504]
 # The spec's 1024 output tokens fit about four generated questions; a batch gets that per four.
 TOKENS_PER_QUESTION = 256
+TOKENS_PER_SCORE = 64  # one {"index", "score", "issues"} entry: a 200-question batch must not be cut off
+LANGUAGE_NAMES = {"en": "English", "ko": "Korean (한국어)"}
 # Grading runs cold, unlike the spec's 0.7 (chosen for varied question writing): a grade must be
 # reproducible, so the same answer gets the same score on a retry, a regrade or a review, and
 # sampling noise must not move an answer across the pass mark.
@@ -128,6 +130,7 @@ class GeminiProvider:
                 "difficulty": request.difficulty,
                 "category": request.category,
                 "types": ", ".join(types_in_order),
+                "language": LANGUAGE_NAMES[request.resolved_language()],
             },
             data,
         )
@@ -135,8 +138,9 @@ class GeminiProvider:
         return self._structured("generate", prompts.GENERATION_SYSTEM, prompt, DraftBatch, max_output_tokens=budget)
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
-        prompt = prompts.validation_prompt([item.model_dump(mode="json") for item in items])
-        return self._structured("validate", prompts.VALIDATION_SYSTEM, prompt, SemanticScores)
+        prompt = prompts.validation_prompt([item.model_dump(mode="json", exclude_none=True) for item in items])
+        budget = max(self.settings.max_output_tokens, TOKENS_PER_SCORE * len(items))
+        return self._structured("validate", prompts.VALIDATION_SYSTEM, prompt, SemanticScores, max_output_tokens=budget)
 
     def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
         """One structured call: the three criteria scored separately against the reference

@@ -4,6 +4,7 @@ models and parses the answer into it (no free-text parsing)."""
 from pydantic import BaseModel, Field
 
 from slea.constants import QuestionType
+from slea.contracts.keywords import Concept
 from slea.contracts.scoring import ReferenceLink, RubricPoints
 
 
@@ -15,11 +16,14 @@ class ValidationItem(BaseModel):
     question_type: QuestionType
     choices: list[str] = Field(default_factory=list)
     correct_answer: str | None = None
+    correct_keywords: list[str] = Field(default_factory=list)
+    source: Concept | None = Field(default=None, description="the concept record the item was written from")
 
 
 class ItemScore(BaseModel):
     index: int = Field(description="the question's index in the request")
     score: float = Field(ge=0.0, le=1.0, description="clarity, appropriateness, correctness, bias, format")
+    issues: list[str] = Field(default_factory=list, description="each problem found, one short sentence")
 
 
 class SemanticScores(BaseModel):

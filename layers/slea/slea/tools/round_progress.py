@@ -82,6 +82,9 @@ def finish_round(request: FinishRoundInput) -> PipelineOutput:
                 validation_score=item.validation_score,
                 saved_at=saved.saved_at,
                 queued_for_retry=not saved.success,
+                language=item.draft.language,
+                concept=item.draft.source.name if item.draft.source else None,
+                concept_domain=item.draft.source.domain if item.draft.source else None,
             )
         )
     metrics.add_metric(name="RoundQuestionsValid", unit="Count", value=len(questions))

@@ -10,6 +10,7 @@ from slea.constants import (
     PASS_THRESHOLD,
     REJECT_THRESHOLD,
     STEM_MAX_LENGTH,
+    Language,
 )
 from slea.contracts.answers import choice_index, choice_text, is_true_false_key
 from slea.contracts.common import parse_input
@@ -19,16 +20,27 @@ from slea.contracts.validation import (
     ValidateQuestionInput,
     ValidationResult,
 )
+from slea.item_rules import cue_problems, language_problems
 from slea.llm.provider import LLMError, get_provider
-from slea.llm.schemas import ValidationItem
+from slea.llm.schemas import ItemScore, ValidationItem
 from slea.observability import logger, metrics, tracer
 from slea.question_quality import ABSOLUTE, CATCH_ALL, StemIndex, lengths_unequal, normalised
 
-FEEDBACK: dict[Recommendation, str] = {
-    "pass": "질문이 우수한 품질입니다. 즉시 저장할 수 있습니다.",
-    "revise": "질문이 기본 기준을 충족하지만 개선이 가능합니다. 피드백을 바탕으로 재생성을 권장합니다.",
-    "reject": "질문이 기준을 충족하지 않습니다. 새로운 질문 생성을 권장합니다.",
+# The spec's feedback is Korean; a caller that names the learner's language gets it in that language.
+FEEDBACK: dict[Language, dict[Recommendation, str]] = {
+    "ko": {
+        "pass": "질문이 우수한 품질입니다. 즉시 저장할 수 있습니다.",
+        "revise": "질문이 기본 기준을 충족하지만 개선이 가능합니다. 피드백을 바탕으로 재생성을 권장합니다.",
+        "reject": "질문이 기준을 충족하지 않습니다. 새로운 질문 생성을 권장합니다.",
+    },
+    "en": {
+        "pass": "The question is of high quality and can be saved as it is.",
+        "revise": "The question meets the basic criteria but can be improved; regenerating it with the issues "
+        "below is recommended.",
+        "reject": "The question does not meet the criteria; generating a new question is recommended.",
+    },
 }
+SPEC_FEEDBACK_LANGUAGE: Language = "ko"
 # (deduction, issue message) per rule: the spec's table, then checks of our own.
 STEM_TOO_LONG = (0.2, "Stem length exceeds maximum")
 WRONG_CHOICE_COUNT = (0.2, "Invalid number of choices")
@@ -61,6 +73,8 @@ def rule_check(
         found.append(DUPLICATE_CHOICES)
     if question.question_type == "multiple_choice" and choices:
         found.extend(_distractor_problems(choices))
+        found.extend(cue_problems(question.stem, choices, question.correct_answer))
+    found.extend(language_problems(question.language, question.stem, choices, question.correct_keywords or []))
     if (duplicate := _near_duplicate(question.stem, _indexed(earlier), _indexed(existing))) is not None:
         found.append(duplicate)
     score = max(0.0, 1.0 - sum(deduction for deduction, _ in found))
@@ -98,16 +112,19 @@ def recommendation_for(final_score: float) -> Recommendation:
     return "revise" if final_score >= REJECT_THRESHOLD else "reject"
 
 
-def verdict(semantic: float, rule_score: float, issues: list[str]) -> ValidationResult:
-    final = round(min(semantic, rule_score), 4)
+def verdict(
+    semantic: ItemScore, rule_score: float, issues: list[str], language: Language | None = None
+) -> ValidationResult:
+    """The final score is the lower of the two stages; the issues of both are reported."""
+    final = round(min(semantic.score, rule_score), 4)
     recommendation = recommendation_for(final)
     return ValidationResult(
         is_valid=final >= REJECT_THRESHOLD,
-        score=semantic,
+        score=semantic.score,
         rule_score=rule_score,
         final_score=final,
-        feedback=FEEDBACK[recommendation],
-        issues=issues,
+        feedback=FEEDBACK[language or SPEC_FEEDBACK_LANGUAGE][recommendation],
+        issues=[*issues, *(issue for issue in semantic.issues if issue not in issues)],
         recommendation=recommendation,
     )
 
@@ -118,14 +135,14 @@ def _invalid_entry(error: Exception) -> ValidationResult:
         score=0.0,
         rule_score=0.0,
         final_score=0.0,
-        feedback=FEEDBACK["reject"],
+        feedback=FEEDBACK[SPEC_FEEDBACK_LANGUAGE]["reject"],
         issues=[f"Invalid input: {error}"],
         recommendation="reject",
         error=str(error),
     )
 
 
-def _semantic_scores(questions: dict[int, ValidateQuestionInput]) -> dict[int, float]:
+def _semantic_scores(questions: dict[int, ValidateQuestionInput]) -> dict[int, ItemScore]:
     """One LLM call for every question; the spec's default score for any it could not score."""
     if not questions:
         return {}
@@ -136,15 +153,22 @@ def _semantic_scores(questions: dict[int, ValidateQuestionInput]) -> dict[int, f
             question_type=question.question_type,
             choices=question.choices or [],
             correct_answer=question.correct_answer or ", ".join(question.correct_keywords or []) or None,
+            correct_keywords=question.correct_keywords or [],
+            source=question.source,
         )
         for index, question in questions.items()
     ]
     try:
-        scored = {item.index: item.score for item in get_provider().score_questions(items).scores}
+        scored = {item.index: item for item in get_provider().score_questions(items).scores}
     except LLMError as error:
         logger.warning("semantic validation failed, using the default score", extra={"reason": str(error)})
         scored = {}
-    return {index: round(scored.get(index, DEFAULT_VALIDATION_LLM_SCORE), 4) for index in questions}
+    return {
+        index: ItemScore(index=index, score=round(item.score, 4), issues=item.issues)
+        if (item := scored.get(index))
+        else ItemScore(index=index, score=DEFAULT_VALIDATION_LLM_SCORE)
+        for index in questions
+    }
 
 
 @tracer.capture_method
@@ -164,7 +188,7 @@ def validate_parsed(
             continue
         rule_score, issues = rule_check(entry, stems_so_far, existing)
         stems_so_far.add(entry.stem)
-        results.append(verdict(semantic[index], rule_score, issues))
+        results.append(verdict(semantic[index], rule_score, issues, entry.language))
     metrics.add_metric(name="QuestionsValidated", unit="Count", value=len(results))
     metrics.add_metric(name="QuestionsRejected", unit="Count", value=sum(not result.is_valid for result in results))
     return results

@@ -4,9 +4,9 @@ heuristic semantic scores). The default when no Gemini key is configured."""
 from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
 from slea.llm.offline.generator import generate_offline
 from slea.llm.offline.grading import explain_offline, grade_offline
-from slea.llm.offline.semantic import semantic_score
+from slea.llm.offline.semantic import semantic_review
 from slea.llm.provider import llm_call
-from slea.llm.schemas import Explanation, GradingItem, ItemScore, SemanticScores, ShortAnswerGrade, ValidationItem
+from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
 
 
 class OfflineProvider:
@@ -18,7 +18,7 @@ class OfflineProvider:
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
         with llm_call("validate", self.name):
-            return SemanticScores(scores=[ItemScore(index=item.index, score=semantic_score(item)) for item in items])
+            return SemanticScores(scores=[semantic_review(item) for item in items])
 
     def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
         with llm_call("score", self.name):

@@ -17,8 +17,8 @@ Item-writing rules (single best answer, no cues), enforced here and checked agai
   definition;
 - no surface cue: options close in length; an item whose key is the only option sharing content
   words with the stem is not used;
-- an acronym is shown only where the record defines it (it appears in the record's text, or is
-  the initials of the name); short-answer keywords are words of the concept's key points;
+- an acronym is shown only where the concept's own text uses it (not merely its `acronym` field);
+  short-answer keywords are words of the concept's key points;
 - no item states another item's answer (its stem contains the key of another item of the round);
 - true/false items in Korean are answered 참/거짓.
 The same request always yields the same questions.
@@ -131,17 +131,27 @@ def _weak(text: str) -> bool:
     return bool(ABSOLUTE.search(text) or CATCH_ALL.search(text))
 
 
-def defined_acronym(concept: Concept, record_keywords: list[str] | None = None) -> str:
-    """The concept's acronym if the source defines it: it appears in the record's own text or
-    keywords. An acronym the record merely asserts ("Quantization (QNT)", "Cloud Computing (CC)")
-    is not shown: initials alone do not make a term people use."""
+def defined_acronym(concept: Concept) -> str:
+    """The concept's acronym if the concept's own text uses it (its name, definition or key
+    points), the source Tool 4 checks an item against. An acronym the record merely asserts
+    ("Quantization (QNT)", "Cloud Computing (CC)") is not shown: initials alone do not make a term
+    people use."""
     acronym = concept.acronym.strip()
     if not acronym or acronym.casefold() == concept.name.strip().casefold():
         return ""
-    text = " ".join([concept.name, concept.definition, *concept.key_points, *(record_keywords or [])])
+    text = " ".join([concept.name, concept.definition, *concept.key_points])
     if re.search(rf"(?<!\w){re.escape(acronym)}(?!\w)", text):
         return acronym
     return ""
+
+
+def _sentence_inside(definition: str) -> str:
+    """A definition continued after "X is ...": its first letter lowered unless it starts an acronym
+    or a name ("A control point ..." -> "a control point ..."; "LLM-based ..." stays)."""
+    first_word = definition.split(" ", 1)[0]
+    if first_word in {"A", "An", "The"} or (first_word[1:2].islower() and not any(c.isupper() for c in first_word[1:])):
+        return definition[:1].lower() + definition[1:]
+    return definition
 
 
 def _rng(*parts: object) -> random.Random:
@@ -193,7 +203,7 @@ class ItemBank:
         return phrasings[variant % len(phrasings)].format(**values)
 
     def _label(self, concept: Concept) -> str:
-        acronym = defined_acronym(concept, self.request.keywords.keywords)
+        acronym = defined_acronym(concept)
         return (
             f"{concept.name} ({acronym})"
             if acronym and acronym.casefold() not in concept.name.casefold()
@@ -249,7 +259,7 @@ class ItemBank:
             0,
             name=concept.name,
             definition=definition,
-            definition_lower=definition[:1].lower() + definition[1:] if definition[1:2].islower() else definition,
+            definition_lower=_sentence_inside(definition),
             points="; ".join(point.strip().rstrip(".") for point in concept.key_points),
         )
 
@@ -257,7 +267,7 @@ class ItemBank:
         """Terms a good explanation mentions: the acronym the record defines, and the most
         distinctive word of each key point (real terms of the source)."""
         found: list[str] = []
-        acronym = defined_acronym(concept, self.request.keywords.keywords)
+        acronym = defined_acronym(concept)
         if 2 <= len(acronym) <= 8 and acronym.casefold() not in concept.name.casefold().split():
             found.append(acronym)
         for point in concept.key_points:
