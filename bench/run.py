@@ -10,6 +10,7 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
 
 import cold_import
 import grading_agreement
+import item_quality
 import llm_calls
 import mode1_round
 import mode2_answers
@@ -28,6 +29,7 @@ def main() -> None:
         "tool5_retry_path_1000_questions": retry_path.measure(1000, write_failure_rate=0.2, duplicate_rate=0.1),
         "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=21),
         "tool4_batch_near_duplicates": near_duplicates.measure(),
+        "offline_item_quality": item_quality.measure(),
     }
     print(json.dumps(results, indent=2))
 

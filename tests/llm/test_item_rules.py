@@ -174,3 +174,28 @@ def test_a_batch_carries_one_source_and_language_per_question(runtime):
 def test_bad_source_or_language_raises_naming_the_field(runtime, event, field):
     with pytest.raises((ValueError, TypeError), match=field):
         runtime.invoke(TOOL, event)
+
+
+def test_a_short_korean_key_point_is_a_fact_the_statement_can_state():
+    perplexity = Concept.model_validate(
+        {
+            "name": "퍼플렉서티(Perplexity)",
+            "acronym": "",
+            "definition": "토큰당 평균 음의 로그 우도에 지수를 취한 언어 모델 평가 지표.",
+            "key_points": ["교차 엔트로피의 지수", "낮을수록 좋음"],
+        }
+    )
+    stem = '참/거짓: "낮을수록 좋음"은(는) 퍼플렉서티(Perplexity)에 해당한다.'
+    assert grounding_problems("true_false", stem, ["참", "거짓"], "참", [], perplexity) == []
+    assert grounding_problems("true_false", stem, ["참", "거짓"], "거짓", [], perplexity) == [
+        STATEMENT_CONTRADICTS_SOURCE
+    ]
+
+
+def test_a_key_sharing_more_stem_words_than_any_distractor_is_cued_by_the_generator():
+    from slea.llm.offline.generator import cued
+
+    stem = "A team observes these points in its system: no connection setup; datagrams may be lost."
+    key, distractors = "User Datagram Protocol", ["Domain Name System", "Transmission Control Protocol", "ARP"]
+    assert cued(stem, key, distractors, generic=frozenset({"system", "team", "observ", "point"}))
+    assert not cued(stem, "Network Address Translation", distractors, generic=frozenset({"system"}))

@@ -35,7 +35,8 @@ Problem = tuple[float, str]
 
 SAME_TEXT_RATIO = 85  # rapidfuzz ratio: the option says what the record says
 STATES_RATIO = 90  # rapidfuzz partial_ratio: the statement contains that text
-FACT_MIN_LENGTH = 8  # shorter facts ("Yes") match anything
+# Shorter facts ("Yes") match inside anything; Korean packs a fact into fewer characters ("낮을수록 좋음").
+FACT_MIN_LENGTH = {"en": 8, "ko": 4}
 HANGUL = re.compile("[\uac00-\ud7a3]")
 
 ONLY_KEY_SHARES_STEM_WORDS = (0.15, "Only the key shares content words with the stem; it cues the answer")
@@ -110,7 +111,7 @@ def _states(statement: str, facts: list[str]) -> bool:
     return any(
         fuzz.partial_ratio(fact.casefold().strip().rstrip("."), flat) >= STATES_RATIO
         for fact in facts
-        if len(fact.strip()) >= FACT_MIN_LENGTH
+        if len(fact.strip()) >= FACT_MIN_LENGTH["ko" if HANGUL.search(fact) else "en"]
     )
 
 

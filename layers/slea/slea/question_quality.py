@@ -14,9 +14,9 @@ ABSOLUTE = re.compile(r"\b(always|never)\b|항상|절대", re.IGNORECASE)
 MAX_LENGTH_RATIO = 3
 
 
-def lengths_unequal(texts: list[str]) -> bool:
+def lengths_unequal(texts: list[str], ratio: float = MAX_LENGTH_RATIO) -> bool:
     lengths = [len(text) for text in texts if text]
-    return bool(lengths) and min(lengths) * MAX_LENGTH_RATIO < max(lengths)
+    return bool(lengths) and min(lengths) * ratio < max(lengths)
 
 
 NEAR_DUPLICATE_RATIO = 0.9

@@ -45,6 +45,7 @@ from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_dup
 LABELS = "ABCDE"
 HANGUL = re.compile("[\uac00-\ud7a3]")
 REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
+LENGTH_BAND = 1.6  # distractors within 1/1.6 to 1.6 times the key's length
 REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
 STOPWORDS = frozenset(
     {
@@ -169,10 +170,25 @@ def content_units(text: str) -> set[str]:
     return {term.unit for term in Text(text).content_terms}
 
 
-def cued(stem: str, key: str, distractors: list[str]) -> bool:
-    """The key is the only option that shares content words with the stem: a test-wise guess."""
-    stem_units = content_units(stem)
-    return bool(stem_units & content_units(key)) and not any(stem_units & content_units(d) for d in distractors)
+def cued(stem: str, key: str, distractors: list[str], generic: frozenset[str] = frozenset()) -> bool:
+    """A test-wise learner could pick the key by word overlap with the stem: it is the only option
+    sharing any of the stem's content words (Tool 4's rule, frame words included: "A team
+    observes ..." cues "Team Topologies"), or, leaving out the frame's own `generic` words, it
+    shares more of them than any distractor (a distractor containing the frame's "system" must not
+    hide a key that echoes the stem's "datagrams")."""
+    all_units = content_units(stem)
+    options = [content_units(text) for text in (key, *distractors)]
+    if all_units & options[0] and not any(all_units & units for units in options[1:]):
+        return True
+    specific = all_units - generic
+    key_overlap = len(specific & options[0])
+    return key_overlap > 0 and all(len(specific & units) < key_overlap for units in options[1:])
+
+
+def frame_units(phrasings: dict[str, tuple[str, ...]]) -> frozenset[str]:
+    """The content words of every frame's own text (placeholders removed)."""
+    text = " ".join(re.sub(r"\{\w+\}", " ", phrasing) for options in phrasings.values() for phrasing in options)
+    return frozenset(content_units(text))
 
 
 class ItemBank:
@@ -189,6 +205,7 @@ class ItemBank:
             self.language = concept_language(usable[0])
             in_language = [concept for concept in usable if concept_language(concept) == self.language]
         self.frames = FRAMES[self.language]
+        self.generic_units = frame_units(self.frames)
         self.rng = _rng(request.session_id, request.round, request.attempt, request.difficulty, request.category)
         shuffled = list(in_language)
         self.rng.shuffle(shuffled)
@@ -217,21 +234,26 @@ class ItemBank:
         same = [other for other in others if concept.domain and other.domain == concept.domain]
         return same + [other for other in others if other not in same]
 
-    def _closest(self, correct: str, pool: list[str], count: int) -> list[str] | None:
-        """`count` distractors closest in length to the correct choice (length is no cue), from
-        the front of `pool` (same domain) where it has enough."""
+    def _distractors(self, correct: str, pool: list[str], count: int) -> list[str] | None:
+        """`count` distractors of comparable length, picked at random among those in the length
+        band, from the front of `pool` (same domain) where it has enough. Random within the band,
+        not the closest in length: the closest make the key the middle-length option, itself a
+        cue (a test-wise learner picking the second-longest option would beat chance)."""
         usable = [text for text in dict.fromkeys(pool) if text != correct and not _weak(text)]
         if len(usable) < count:
             return None
-        front = usable[: count * 2]
-        self.rng.shuffle(front)  # ties broken differently per round
-        return sorted(front, key=lambda text: abs(len(text) - len(correct)))[:count]
+        comparable = [text for text in usable if not lengths_unequal([correct, text], LENGTH_BAND)]
+        front = [text for text in comparable if text in usable[: count * 2]]
+        for candidates in (front, comparable):
+            if len(candidates) >= count:
+                return self.rng.sample(candidates, count)
+        return sorted(usable, key=lambda text: abs(len(text) - len(correct)))[:count]
 
     def _multiple_choice(self, stem: str, correct: str, pool: list[str], concept: Concept) -> DraftQuestion | None:
-        distractors = self._closest(correct, pool, MIN_CHOICES - 1)
+        distractors = self._distractors(correct, pool, MIN_CHOICES - 1)
         if distractors is None or len(stem) > STEM_MAX_LENGTH or lengths_unequal([correct, *distractors]):
             return None
-        if cued(stem, correct, distractors):
+        if cued(stem, correct, distractors, self.generic_units):
             return None
         options = [correct, *distractors]
         self.rng.shuffle(options)

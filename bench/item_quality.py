@@ -1,0 +1,440 @@
+"""Item quality of the offline generator's rounds (no model call): can a learner who knows nothing
+of the subject pass its multiple-choice items on surface cues, does a round cover distinct
+concepts, does it follow the learner's interests, and is every item wholly in the round's language.
+A score earned on cues measures test-wiseness, a repeated concept tests one idea twice and leaves
+another untested, off-interest items ignore the profile the round was built for, and a mixed-
+language item is one the learner may not be able to read.
+
+Inputs, reported separately:
+- demo_seed: every keyword record of data/demo_seed.json for every demo learner (the newest
+  survey per user_id), the data the generator was written against;
+- heldout: bench/data/item_quality_heldout.json, records in areas the demo does not cover (data
+  engineering, databases, networking, observability; finance, marketing, sales, operations; a
+  Korean record on systems) and invented learners (one Korean, one whose interests match
+  nothing), written after the generator so its rules cannot have been tuned to them.
+Each (record, learner) pair gets two rounds of 20 items: multiple choice only, and the default
+type mix. The cue figures come from the multiple-choice rounds, the other figures from both.
+
+Figures and targets:
+1. surface cues: a test-wise answerer sees the stem and the four options, never the key, and
+   picks (a) the longest option, (b) the option sharing most content words with the stem, (c) the
+   odd one out (least like the other options), (d) the three combined as test-wise learners use
+   them. Accuracy of each (and of (d) per language); chance is 25%, target for (d) <= 35%. Also
+   where the key ranks by length (longest first): a key kept from the extremes is a cue too.
+2. concept repeats: items whose concept already had an item in the round while concepts in the
+   learner's language were still unused (target 0), and the most items any one concept got.
+3. interest share: in rounds whose record holds a full round of concepts in the learner's
+   language on the learner's interests, the share of items on those interests (target >= 80%),
+   min and mean over rounds and per mix. Where the record holds fewer (all the demo learners), the
+   share of those concepts the round used (target 100%: interests come first).
+4. language consistency: share of items wholly in the round's language (target 100%): Korean
+   items have Hangul in the stem, explanation, model answer and every option or keyword longer
+   than one word (a lone term such as "TCP" reads the same in both); English items have none.
+
+    python bench/item_quality.py
+"""
+
+import json
+import re
+import statistics
+import string
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
+
+from rapidfuzz import fuzz, utils  # noqa: E402
+
+from slea.constants import Language, QuestionType  # noqa: E402
+from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput  # noqa: E402
+from slea.contracts.keywords import Concept, DifficultyKeywords  # noqa: E402
+from slea.grading.terms import Text  # noqa: E402
+from slea.llm.offline.generator import concept_language, generate_offline, matches_interest  # noqa: E402
+
+DEMO_SEED = REPO_ROOT / "data" / "demo_seed.json"
+HELDOUT = REPO_ROOT / "bench" / "data" / "item_quality_heldout.json"
+ROUND_SIZE = 20
+MIXES: dict[str, list[QuestionType] | None] = {"multiple_choice": ["multiple_choice"], "default_mix": None}
+OPTION_COUNT = 4  # the cue answerer plays 4-option items, where chance is 25%
+CHANCE = 1 / OPTION_COUNT
+TARGET_COMBINED_CUE_MAX = 0.35
+TARGET_INTEREST_SHARE_MIN = 0.8
+LONGEST_MARGIN = 1.25  # a test-wise learner notices the longest option only when it clearly stands out
+EXAMPLES_KEPT = 3  # offending items shown per figure, enough to see the pattern
+LABEL = re.compile(r"^\s*[A-Z]\)\s*")
+HANGUL = re.compile("[\uac00-\ud7a3]")
+
+
+# ---------------------------------------------------------------- the test-wise answerer
+# Each strategy sees only the stem and the option texts (labels removed) and returns the index of
+# the option it picks. Ties go to the first option, so a cue-free item scores no better than chance.
+Strategy = Callable[[str, list[str]], int]
+
+
+def first_highest(scores: Sequence[float]) -> int:
+    return scores.index(max(scores))
+
+
+def option_texts(choices: list[str]) -> list[str]:
+    return [LABEL.sub("", choice, count=1) for choice in choices]
+
+
+def longest_option(stem: str, options: list[str]) -> int:
+    return first_highest([len(option) for option in options])
+
+
+@cache  # options recur across items (a concept's name or definition is a distractor many times)
+def content_units(text: str) -> frozenset[str]:
+    """Word stems (English) or character bigrams (Korean) that carry meaning."""
+    return frozenset(term.unit for term in Text(text).content_terms)
+
+
+def stem_overlaps(stem: str, options: list[str]) -> list[int]:
+    stem_units = content_units(stem)
+    return [len(stem_units & content_units(option)) for option in options]
+
+
+def most_stem_overlap(stem: str, options: list[str]) -> int:
+    return first_highest(stem_overlaps(stem, options))
+
+
+def similarity_to_others(options: list[str]) -> list[float]:
+    """Each option's mean word-set similarity (0-100) to the other options."""
+    return [
+        statistics.mean(
+            fuzz.token_set_ratio(option, other, processor=utils.default_process)
+            for index, other in enumerate(options)
+            if index != position
+        )
+        for position, option in enumerate(options)
+    ]
+
+
+def odd_one_out(stem: str, options: list[str]) -> int:
+    return first_highest([-similarity for similarity in similarity_to_others(options)])
+
+
+def longest_stands_out(options: list[str]) -> bool:
+    first, second = sorted((len(option) for option in options), reverse=True)[:2]
+    return first >= LONGEST_MARGIN * second
+
+
+def combined_cues(stem: str, options: list[str]) -> int:
+    """The cues in the order a test-wise learner trusts them: a single option echoing the stem,
+    then a clearly longest option, then the odd one out."""
+    overlaps = stem_overlaps(stem, options)
+    if max(overlaps) > 0 and overlaps.count(max(overlaps)) == 1:
+        return first_highest(overlaps)
+    if longest_stands_out(options):
+        return longest_option(stem, options)
+    return odd_one_out(stem, options)
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "longest_option": longest_option,
+    "most_stem_overlap": most_stem_overlap,
+    "odd_one_out": odd_one_out,
+    "combined": combined_cues,
+}
+
+
+# ---------------------------------------------------------------- rounds
+@dataclass(frozen=True)
+class Round:
+    request: GenerateQuestionsInput
+    drafts: list[DraftQuestion]
+
+    @property
+    def learner(self) -> str:
+        return self.request.profile.user_id
+
+    @property
+    def record(self) -> str:
+        return f"{self.request.category}/{self.request.difficulty}"
+
+    @cached_property
+    def learner_concepts(self) -> list[Concept]:
+        """The record's concepts in the learner's language."""
+        wanted = self.request.resolved_language()
+        return [concept for concept in self.request.keywords.concepts if concept_language(concept) == wanted]
+
+    @property
+    def language(self) -> Language:
+        """The learner's language, or the record's own when it has nothing in the learner's (the
+        generator's documented fallback: whole items in one language rather than mixed ones)."""
+        concepts = self.request.keywords.concepts
+        if self.learner_concepts or not concepts:
+            return self.request.resolved_language()
+        return concept_language(concepts[0])
+
+
+def latest_profiles(surveys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The newest survey of each learner, as Tool 1 returns it."""
+    newest: dict[str, dict[str, Any]] = {}
+    for survey in sorted(surveys, key=lambda survey: survey.get("submitted_at", "")):
+        newest[survey["user_id"]] = survey
+    return list(newest.values())
+
+
+def requests(path: Path, question_types: list[QuestionType] | None) -> Iterator[GenerateQuestionsInput]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for record in map(DifficultyKeywords.model_validate, document["keywords"]):
+        for profile in latest_profiles(document["profiles"]):
+            yield GenerateQuestionsInput.model_validate(
+                {
+                    "profile": profile,
+                    "keywords": record,
+                    # One session for both mixes: the two rounds take the concepts in the same
+                    # order and differ only by their question types.
+                    "session_id": f"item-quality-{profile['user_id']}-{record.category}-{record.difficulty}",
+                    "difficulty": record.difficulty,
+                    "category": record.category,
+                    "count": ROUND_SIZE,
+                    "question_types": question_types,
+                }
+            )
+
+
+def generate_rounds(path: Path) -> dict[str, list[Round]]:
+    return {
+        mix: [Round(request, generate_offline(request, request.count)) for request in requests(path, question_types)]
+        for mix, question_types in MIXES.items()
+    }
+
+
+def describe(generated: Round, draft: DraftQuestion) -> dict[str, Any]:
+    """An offending item, with enough context to find and judge it."""
+    return {
+        "record": generated.record,
+        "learner": generated.learner,
+        "type": draft.type,
+        "stem": draft.stem,
+        "choices": draft.choices,
+        "keywords": draft.correct_keywords,
+        "concept": draft.source.name if draft.source else None,
+    }
+
+
+# ---------------------------------------------------------------- surface cues
+def key_index(draft: DraftQuestion) -> int:
+    """The key's position ("B" is 1); an item without a key fails loudly rather than counting as A."""
+    return string.ascii_uppercase.index(draft.correct_answer or "?")
+
+
+def cue_items(rounds: list[Round]) -> list[DraftQuestion]:
+    return [
+        draft
+        for generated in rounds
+        for draft in generated.drafts
+        if draft.type == "multiple_choice" and len(draft.choices) == OPTION_COUNT
+    ]
+
+
+def accuracy(pick: Strategy, items: list[DraftQuestion]) -> float | None:
+    if not items:
+        return None
+    return round(sum(pick(item.stem, option_texts(item.choices)) == key_index(item) for item in items) / len(items), 3)
+
+
+def key_length_ranks(items: list[DraftQuestion]) -> list[float]:
+    """Share of items whose key is the longest option, the second longest, ... the shortest: a key
+    kept away from both extremes is itself a cue ("avoid the extremes"), beyond the longest option."""
+    ranks: Counter[int] = Counter()
+    for item in items:
+        options = option_texts(item.choices)
+        by_length = sorted(range(len(options)), key=lambda index: (-len(options[index]), index))
+        ranks[by_length.index(key_index(item))] += 1
+    return [round(ranks[rank] / len(items), 3) for rank in range(OPTION_COUNT)] if items else []
+
+
+def cue_accuracy(rounds: list[Round]) -> dict[str, Any]:
+    items = cue_items(rounds)
+    by_language = {language: [item for item in items if item.language == language] for language in ("en", "ko")}
+    return {
+        "items": len(items),
+        "chance": CHANCE,
+        "target_combined_max": TARGET_COMBINED_CUE_MAX,
+        **{name: accuracy(pick, items) for name, pick in STRATEGIES.items()},
+        "combined_by_language": {
+            language: {"items": len(subset), "accuracy": accuracy(combined_cues, subset)}
+            for language, subset in by_language.items()
+        },
+        "key_length_rank_shares": key_length_ranks(items),
+    }
+
+
+# ---------------------------------------------------------------- concept repeats
+def concept_key(concept: Concept) -> str:
+    return concept.name.strip().casefold()
+
+
+def repeats_while_unused(generated: Round) -> list[DraftQuestion]:
+    """Items on a concept already used in the round, taken while another concept in the
+    learner's language was still unused."""
+    available = {concept_key(concept) for concept in generated.learner_concepts}
+    seen: set[str] = set()
+    repeats = []
+    for draft in generated.drafts:
+        if draft.source is None:
+            continue
+        key = concept_key(draft.source)
+        if key in seen and available - seen:
+            repeats.append(draft)
+        seen.add(key)
+    return repeats
+
+
+def most_items_on_one_concept(generated: Round) -> int:
+    uses = Counter(concept_key(draft.source) for draft in generated.drafts if draft.source is not None)
+    return max(uses.values(), default=0)
+
+
+def concept_repeats(rounds: list[Round]) -> dict[str, Any]:
+    offending = [(generated, draft) for generated in rounds for draft in repeats_while_unused(generated)]
+    return {
+        "rounds": len(rounds),
+        "repeats_while_concepts_unused": len(offending),
+        "target": 0,
+        "most_items_on_one_concept": max(map(most_items_on_one_concept, rounds), default=0),
+        "examples": [describe(generated, draft) for generated, draft in offending[:EXAMPLES_KEPT]],
+    }
+
+
+# ---------------------------------------------------------------- interest share
+def interest_concepts(generated: Round) -> set[str]:
+    """The record's concepts in the learner's language on one of the learner's interests."""
+    interests = generated.request.profile.interests
+    return {concept_key(c) for c in generated.learner_concepts if matches_interest(c.domain, interests)}
+
+
+def on_interest(generated: Round, draft: DraftQuestion) -> bool:
+    return draft.source is not None and matches_interest(draft.source.domain, generated.request.profile.interests)
+
+
+def interest_share(generated: Round) -> float | None:
+    """Share of items on the learner's interests, where the record holds a full round of
+    concepts on them (elsewhere some off-interest items are unavoidable)."""
+    if len(interest_concepts(generated)) < generated.request.count or not generated.drafts:
+        return None
+    return sum(on_interest(generated, draft) for draft in generated.drafts) / len(generated.drafts)
+
+
+def interest_concepts_used(generated: Round) -> float | None:
+    """Where the record has fewer concepts on the learner's interests than the round has items,
+    the share of them the round used: all, since interests come first (the demo seed's learners
+    are all in this case, so this is the figure that shows them)."""
+    wanted = interest_concepts(generated)
+    if not wanted or len(wanted) >= generated.request.count:
+        return None
+    used = {concept_key(draft.source) for draft in generated.drafts if draft.source is not None}
+    return len(wanted & used) / len(wanted)
+
+
+def spread(values: list[float]) -> dict[str, Any]:
+    return {
+        "rounds": len(values),
+        "min": round(min(values), 3) if values else None,
+        "mean": round(statistics.mean(values), 3) if values else None,
+    }
+
+
+def off_interest_example(generated: Round, share: float) -> dict[str, Any]:
+    off = [draft for draft in generated.drafts if not on_interest(generated, draft)]
+    return {
+        "record": generated.record,
+        "learner": generated.learner,
+        "share": round(share, 3),
+        "off_interest_concepts": [draft.source.name if draft.source else None for draft in off],
+    }
+
+
+def interest_shares(rounds: dict[str, list[Round]]) -> dict[str, Any]:
+    """Over all rounds, then per mix: in a round of one question type the type comes first, so an
+    interest concept with no acceptable item of that type gives way to an off-interest one."""
+    full = {mix: [(generated, interest_share(generated)) for generated in mixed] for mix, mixed in rounds.items()}
+    full_shares = {mix: [share for _, share in pairs if share is not None] for mix, pairs in full.items()}
+    used = {mix: [interest_concepts_used(generated) for generated in mixed] for mix, mixed in rounds.items()}
+    below = [
+        (generated, share)
+        for pairs in full.values()
+        for generated, share in pairs
+        if share is not None and share < TARGET_INTEREST_SHARE_MIN
+    ]
+    return {
+        **spread([share for shares in full_shares.values() for share in shares]),
+        "target_min": TARGET_INTEREST_SHARE_MIN,
+        "by_mix": {mix: spread(shares) for mix, shares in full_shares.items()},
+        "examples": [off_interest_example(generated, share) for generated, share in below[:EXAMPLES_KEPT]],
+        "fewer_interest_concepts_than_items": {
+            "target": 1.0,
+            "by_mix": {mix: spread([share for share in shares if share is not None]) for mix, shares in used.items()},
+        },
+    }
+
+
+# ---------------------------------------------------------------- language consistency
+def is_single_term(text: str) -> bool:
+    """A term or acronym ("LoRA", "TCP") reads the same in either language."""
+    return len(text.split()) <= 1
+
+
+def in_korean(draft: DraftQuestion) -> bool:
+    sentences = [draft.stem, draft.explanation, draft.reference_answer]
+    options = [option for option in option_texts(draft.choices) if not is_single_term(option)]
+    keywords = [keyword for keyword in draft.correct_keywords if not is_single_term(keyword)]
+    return all(HANGUL.search(text) for text in [*sentences, *options, *keywords] if text.strip())
+
+
+def in_english(draft: DraftQuestion) -> bool:
+    texts = [draft.stem, draft.explanation, draft.reference_answer, *draft.choices, *draft.correct_keywords]
+    return not any(HANGUL.search(text) for text in texts)
+
+
+def in_language(draft: DraftQuestion, language: Language) -> bool:
+    written_in = in_korean(draft) if language == "ko" else in_english(draft)
+    return written_in and draft.language == language
+
+
+def language_consistency(rounds: list[Round]) -> dict[str, Any]:
+    checked = [(generated, draft) for generated in rounds for draft in generated.drafts]
+    mixed = [(generated, draft) for generated, draft in checked if not in_language(draft, generated.language)]
+    return {
+        "items": len(checked),
+        "share_consistent": round(1 - len(mixed) / len(checked), 4) if checked else None,
+        "target": 1.0,
+        "examples": [describe(generated, draft) for generated, draft in mixed[:EXAMPLES_KEPT]],
+    }
+
+
+# ---------------------------------------------------------------- the report
+def measure_input(path: Path) -> dict[str, Any]:
+    rounds = generate_rounds(path)
+    every_round = [generated for mix in rounds.values() for generated in mix]
+    return {
+        "cue_accuracy": cue_accuracy(rounds["multiple_choice"]),
+        "concept_repeats": concept_repeats(every_round),
+        "interest_share": interest_shares(rounds),
+        "language_consistency": language_consistency(every_round),
+    }
+
+
+def measure(inputs: dict[str, Path] | None = None) -> dict[str, Any]:
+    started = time.perf_counter()
+    inputs = inputs or {"demo_seed": DEMO_SEED, "heldout": HELDOUT}
+    results = {name: measure_input(path) for name, path in inputs.items()}
+    return {**results, "seconds": round(time.perf_counter() - started, 1)}
+
+
+def main() -> None:
+    print(json.dumps(measure(), indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
