@@ -1,5 +1,8 @@
 """template.yaml: the properties the issues require of every resource."""
 
+import json
+import re
+import typing
 from pathlib import Path
 
 import pytest
@@ -113,14 +116,20 @@ def test_worker_reports_partial_batch_failures_from_the_retry_queue():
 
 
 def test_an_alarm_watches_the_dead_letter_queue_depth():
-    (alarm,) = TEMPLATE.of_type("AWS::CloudWatch::Alarm").values()
-    properties = alarm["Properties"]
+    properties = TEMPLATE.resources["RetryDeadLetterAlarm"]["Properties"]
     assert properties["MetricName"] == "ApproximateNumberOfMessagesVisible"
     assert properties["Dimensions"] == [
         {"Name": "QueueName", "Value": {"Fn::GetAtt": ["RetryDeadLetterQueue", "QueueName"]}}
     ]
     assert properties["Threshold"] == 1
     assert properties["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+    # The operator command it names exists: `python -m slea.retry_queue_admin peek|redrive`.
+    commands = re.findall(r"python -m ([\w.]+) (\w+)", properties["AlarmDescription"])
+    assert commands
+    for module, subcommand in commands:
+        source = REPO_ROOT / "layers" / "slea" / (module.replace(".", "/") + ".py")
+        assert source.is_file(), f"{module} does not exist"
+        assert f'"{subcommand}"' in source.read_text(encoding="utf-8")
 
 
 def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
@@ -164,3 +173,236 @@ def test_the_api_functions_timeout_holds_a_grading_and_an_explanation_at_their_w
         timeout_seconds=float(variables["LLM_TIMEOUT_SECONDS"]), retry_attempts=int(variables["LLM_RETRY_ATTEMPTS"])
     )
     assert 2 * worst_case_seconds(settings) + RESERVE_SECONDS <= api["Timeout"] <= 29
+
+
+# ---------------------------------------------------------------- operations
+PARAMETERS = TEMPLATE.document["Parameters"]
+CONDITIONS = TEMPLATE.document["Conditions"]
+ALARMS = TEMPLATE.of_type("AWS::CloudWatch::Alarm")
+LOG_GROUPS = TEMPLATE.of_type("AWS::Logs::LogGroup")
+NAMESPACE = TEMPLATE.function_globals["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"]
+SERVICE = TEMPLATE.function_globals["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"]
+LAYER_PACKAGE = REPO_ROOT / "layers" / "slea" / "slea"
+VALID_RETENTION_DAYS = {1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557}
+
+
+def _retention_is_the_parameter(log_group):
+    assert log_group["Type"] == "AWS::Logs::LogGroup"
+    assert log_group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionInDays"}
+
+
+def test_log_retention_is_a_parameter_with_a_valid_default():
+    parameter = PARAMETERS["LogRetentionInDays"]
+    assert parameter["Default"] in VALID_RETENTION_DAYS
+    assert set(parameter["AllowedValues"]) >= VALID_RETENTION_DAYS
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_every_function_logs_to_its_own_log_group_with_retention(name):
+    reference = FUNCTIONS[name]["Properties"]["LoggingConfig"]["LogGroup"]
+    assert set(reference) == {"Ref"}
+    _retention_is_the_parameter(TEMPLATE.resources[reference["Ref"]])
+    users = [other for other, spec in FUNCTIONS.items() if spec["Properties"]["LoggingConfig"]["LogGroup"] == reference]
+    assert users == [name]
+
+
+def test_every_log_group_has_the_retention_parameter():
+    assert LOG_GROUPS
+    for log_group in LOG_GROUPS.values():
+        _retention_is_the_parameter(log_group)
+
+
+def test_the_state_machine_logs_to_a_retained_group():
+    (machine,) = TEMPLATE.of_type("AWS::Serverless::StateMachine").values()
+    (destination,) = machine["Properties"]["Logging"]["Destinations"]
+    arn = destination["CloudWatchLogsLogGroup"]["LogGroupArn"]
+    _retention_is_the_parameter(TEMPLATE.resources[arn["Fn::GetAtt"][0]])
+
+
+def _http_api():
+    (api,) = TEMPLATE.of_type("AWS::Serverless::HttpApi").values()
+    return api["Properties"]
+
+
+def test_http_api_writes_a_json_access_log_to_a_retained_group():
+    settings = _http_api()["AccessLogSettings"]
+    _retention_is_the_parameter(TEMPLATE.resources[settings["DestinationArn"]["Fn::GetAtt"][0]])
+    fields = json.loads(settings["Format"])
+    assert fields["requestId"] == "$context.requestId"
+    assert fields["ip"] == "$context.identity.sourceIp"
+    assert fields["routeKey"] == "$context.routeKey"
+    assert fields["status"] == "$context.status"
+    assert fields["latency"] == "$context.responseLatency"
+    assert fields["userAgent"] == "$context.identity.userAgent"
+    assert fields["sub"] == "$context.authorizer.claims.sub"
+
+
+def test_http_api_is_throttled_by_parameters():
+    route_settings = _http_api()["DefaultRouteSettings"]
+    assert route_settings["ThrottlingRateLimit"] == {"Ref": "ApiThrottlingRateLimit"}
+    assert route_settings["ThrottlingBurstLimit"] == {"Ref": "ApiThrottlingBurstLimit"}
+    assert 0 < PARAMETERS["ApiThrottlingRateLimit"]["Default"] <= PARAMETERS["ApiThrottlingBurstLimit"]["Default"]
+
+
+def _calls_the_model(name):
+    """A function whose handler imports the model: through slea.llm, or a tool that uses it."""
+    code = (REPO_ROOT / FUNCTIONS[name]["Properties"]["CodeUri"] / "app.py").read_text(encoding="utf-8")
+    modules = re.findall(r"^\s*(?:from|import) (slea[\w.]*)", code, re.MULTILINE)
+    for module in modules:
+        path = LAYER_PACKAGE.parent / (module.replace(".", "/") + ".py")
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if module.startswith("slea.llm") or "slea.llm" in text:
+            return True
+    return False
+
+
+MODEL_FUNCTIONS = sorted(name for name in FUNCTIONS if _calls_the_model(name))
+
+
+def test_the_model_calling_functions_are_found():
+    assert {"GenerateQuestionsFunction", "ValidateQuestionQualityFunction", "ScoreAndExplainFunction"} <= set(
+        MODEL_FUNCTIONS
+    )
+
+
+@pytest.mark.parametrize("name", MODEL_FUNCTIONS)
+def test_model_calling_functions_have_reserved_concurrency_from_a_parameter(name):
+    value = FUNCTIONS[name]["Properties"]["ReservedConcurrentExecutions"]
+    condition, reserved, otherwise = value["Fn::If"]
+    assert otherwise == {"Ref": "AWS::NoValue"}
+    parameter = reserved["Ref"]
+    assert PARAMETERS[parameter]["Type"] == "Number"
+    assert PARAMETERS[parameter]["Default"] > 0
+    # 0 means "no reservation" (a reservation of 0 would stop the function).
+    assert CONDITIONS[condition] == {"Fn::Not": [{"Fn::Equals": [{"Ref": parameter}, "0"]}]}
+
+
+@pytest.mark.parametrize("name", sorted(ALARMS))
+def test_alarms_notify_the_optional_topic(name):
+    assert PARAMETERS["AlarmTopicArn"]["Default"] == ""
+    assert CONDITIONS["HasAlarmTopic"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]}
+    properties = ALARMS[name]["Properties"]
+    expected = {"Fn::If": ["HasAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}
+    assert properties["AlarmActions"] == expected
+    assert properties["OKActions"] == expected
+    assert properties["TreatMissingData"] == "notBreaching"
+
+
+def _alarm_metrics(properties):
+    """(namespace, metric name, dimensions) of every metric an alarm reads."""
+    if "MetricName" in properties:
+        dimensions = {d["Name"]: d["Value"] for d in properties.get("Dimensions", [])}
+        return [(properties["Namespace"], properties["MetricName"], dimensions)]
+    found = []
+    for query in properties["Metrics"]:
+        if "MetricStat" in query:
+            metric = query["MetricStat"]["Metric"]
+            dimensions = {d["Name"]: d["Value"] for d in metric.get("Dimensions", [])}
+            found.append((metric["Namespace"], metric["MetricName"], dimensions))
+    return found
+
+
+def test_api_5xx_alarm():
+    ((namespace, name, dimensions),) = _alarm_metrics(ALARMS["HttpApi5xxAlarm"]["Properties"])
+    assert (namespace, name, dimensions) == ("AWS/ApiGateway", "5xx", {"ApiId": {"Ref": "HttpApi"}})
+
+
+def test_llm_error_rate_alarm_divides_errors_by_calls_of_every_operation():
+    from slea.llm.provider import Operation
+
+    properties = ALARMS["LlmErrorRateAlarm"]["Properties"]
+    metrics = _alarm_metrics(properties)
+    for metric_name in ("LLMErrors", "LLMCalls"):
+        operations = {dims["Operation"] for namespace, name, dims in metrics if name == metric_name}
+        assert operations == set(typing.get_args(Operation))
+    for namespace, _, dimensions in metrics:
+        assert namespace == NAMESPACE
+        # EMF dimensions of slea.llm.provider.llm_call: Operation, Provider and Powertools' service.
+        assert set(dimensions) == {"Operation", "Provider", "service"}
+        assert dimensions["service"] == SERVICE
+        assert dimensions["Provider"] == "gemini"
+    (expression,) = [query for query in properties["Metrics"] if "Expression" in query]
+    assert expression["ReturnData"] is True
+    assert all(query["ReturnData"] is False for query in properties["Metrics"] if query is not expression)
+    ids = {query["Id"] for query in properties["Metrics"] if query is not expression}
+    assert ids == set(re.findall(r"[a-z_]+_[a-z]+(?=,0\))", expression["Expression"]))
+
+
+def test_attempts_not_recorded_alarm_matches_what_the_scoring_path_emits():
+    ((namespace, name, dimensions),) = _alarm_metrics(ALARMS["AttemptsNotRecordedAlarm"]["Properties"])
+    assert (namespace, name, dimensions) == (NAMESPACE, "AttemptsNotRecorded", {"service": SERVICE})
+    assert 'add_metric(name="AttemptsNotRecorded"' in (LAYER_PACKAGE / "tools" / "score_answer.py").read_text()
+
+
+def test_state_machine_failures_alarm():
+    metrics = _alarm_metrics(ALARMS["GenerateRoundFailedAlarm"]["Properties"])
+    assert {name for _, name, _ in metrics} == {"ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"}
+    assert all(dims == {"StateMachineArn": {"Ref": "GenerateRoundStateMachine"}} for _, _, dims in metrics)
+
+
+def _emitted_metric_names():
+    """Every metric name the layer emits: add_metric(name="...") literals, and the f-string
+    KeywordsFrom{source} expanded over slea.cache.Source."""
+    from slea.cache import Source
+
+    names = set()
+    for path in LAYER_PACKAGE.rglob("*.py"):
+        for prefix, name in re.findall(r'add_metric\(\s*name=(f?)"([^"]+)"', path.read_text(encoding="utf-8")):
+            if not prefix:
+                names.add(name)
+            elif name == "KeywordsFrom{found.source.capitalize()}":
+                names |= {f"KeywordsFrom{source.capitalize()}" for source in typing.get_args(Source)}
+            else:
+                pytest.fail(f"{path.name}: teach this test the metric names of f-string {name!r}")
+    return names
+
+
+def _dashboard():
+    (dashboard,) = TEMPLATE.of_type("AWS::CloudWatch::Dashboard").values()
+    body = dashboard["Properties"]["DashboardBody"]["Fn::Sub"]
+    for reference in re.findall(r"\$\{([^}]+)\}", body):
+        assert reference.startswith("AWS::") or reference.split(".")[0] in TEMPLATE.resources, reference
+    return json.loads(re.sub(r"\$\{([^}]+)\}", r"<\1>", body))
+
+
+def _dashboard_metrics():
+    """(namespace, name, dimensions) of the dashboard's metric rows, and its SEARCH expressions."""
+    rows, searches = [], []
+    for widget in _dashboard()["widgets"]:
+        for row in widget["properties"].get("metrics", []):
+            if isinstance(row, dict):
+                searches.append(row["expression"])
+                continue
+            fields = [field for field in row if not isinstance(field, dict)]
+            rows.append((fields[0], fields[1], dict(zip(fields[2::2], fields[3::2], strict=True))))
+    return rows, searches
+
+
+def test_the_code_emits_the_metrics_this_test_expects():
+    names = _emitted_metric_names()
+    assert {"LLMCalls", "LLMErrors", "AttemptsNotRecorded", "KeywordsFromStale", "QuestionsSaved"} <= names
+
+
+def test_the_dashboard_shows_every_metric_the_code_emits():
+    rows, searches = _dashboard_metrics()
+    shown = {name for namespace, name, dims in rows if namespace == NAMESPACE and dims == {"service": SERVICE}}
+    for search in searches:
+        assert search.startswith(f"SEARCH('{{{NAMESPACE},Operation,Provider,service}}")
+        shown |= set(re.findall(r'MetricName="(\w+)"', search))
+    missing = _emitted_metric_names() - shown
+    assert not missing, f"add these EMF metrics to OperationsDashboard: {sorted(missing)}"
+
+
+def test_the_dashboard_shows_the_api_the_functions_the_state_machine_and_the_dead_letter_queue():
+    rows, _ = _dashboard_metrics()
+    shown = {(namespace, name, tuple(sorted(dims.items()))) for namespace, name, dims in rows}
+    for metric in ("5xx", "Latency"):
+        assert ("AWS/ApiGateway", metric, (("ApiId", "<HttpApi>"),)) in shown
+    for function in FUNCTIONS:
+        for metric in ("Errors", "Throttles"):
+            assert ("AWS/Lambda", metric, (("FunctionName", f"<{function}>"),)) in shown
+    assert ("AWS/States", "ExecutionsFailed", (("StateMachineArn", "<GenerateRoundStateMachine>"),)) in shown
+    dead_letters = (("QueueName", "<RetryDeadLetterQueue.QueueName>"),)
+    assert ("AWS/SQS", "ApproximateNumberOfMessagesVisible", dead_letters) in shown
+    (alarm_widget,) = [widget for widget in _dashboard()["widgets"] if widget["type"] == "alarm"]
+    assert set(alarm_widget["properties"]["alarms"]) == {f"<{name}.Arn>" for name in ALARMS}

@@ -69,6 +69,23 @@ def test_every_call_emits_cost_metrics(gemini, seeded, round_input):
     assert seeded.metric_total("LLMLatencyMs", **dimensions) > 0
 
 
+@pytest.mark.parametrize(
+    ("replies", "errors"),
+    [
+        ([model_reply(drafts(1))], 0),
+        ([model_reply("{not json")], 1),  # an unusable answer counts like a failed call
+        ([error_reply(400)], 1),
+    ],
+)
+def test_every_call_reports_whether_it_failed(gemini, seeded, round_input, replies, errors):
+    """LLMErrors is 0 or 1 per call, so its Average is the error rate the LLM alarm watches."""
+    gemini.script(*replies)
+    seeded.invoke("generate_questions", round_input(count=1))
+    dimensions = {"Operation": "generate", "Provider": "gemini"}
+    assert seeded.metric_total("LLMCalls", **dimensions) == 1
+    assert seeded.metric_total("LLMErrors", **dimensions) == errors
+
+
 def test_model_is_the_templates_parameter(gemini, seeded, round_input):
     seeded.cloud.parameters["GeminiModel"] = "gemini-2.0-flash"  # sam deploy --parameter-overrides
     gemini.script(model_reply(drafts(1)))

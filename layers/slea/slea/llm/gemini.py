@@ -101,12 +101,13 @@ class GeminiProvider:
             if response.usage_metadata is not None:
                 usage.input_tokens = response.usage_metadata.prompt_token_count or 0
                 usage.output_tokens = response.usage_metadata.candidates_token_count or 0
-        try:
-            return schema.model_validate_json(response.text or "")
-        except ValidationError as error:
-            raise LLMError(
-                f"gemini {operation} answer does not match its schema: {error.error_count()} problems"
-            ) from error
+            # Inside the block: an unusable answer counts in LLMErrors like a failed call.
+            try:
+                return schema.model_validate_json(response.text or "")
+            except ValidationError as error:
+                raise LLMError(
+                    f"gemini {operation} answer does not match its schema: {error.error_count()} problems"
+                ) from error
 
     def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch:
         types_in_order = request.type_sequence(count)

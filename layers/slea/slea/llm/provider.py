@@ -43,17 +43,22 @@ class Usage:
 
 @contextmanager
 def llm_call(operation: Operation, provider: str) -> Iterator[Usage]:
-    """Time one model call and emit LLMCalls, LLMInputTokens, LLMOutputTokens and LLMLatencyMs
-    with dimensions Operation and Provider (EMF, flushed at once so each call is one record)."""
+    """Time one model call and emit LLMCalls, LLMErrors, LLMInputTokens, LLMOutputTokens and
+    LLMLatencyMs with dimensions Operation and Provider (EMF, flushed at once so each call is one
+    record). LLMErrors is 1 when the block raised and 0 otherwise, so its Average is the error rate
+    (the LLM error alarm in template.yaml)."""
     usage = Usage()
     started = time.perf_counter()
+    failed = True
     try:
         yield usage
+        failed = False
     finally:
         metrics = EphemeralMetrics()
         metrics.add_dimension(name="Operation", value=operation)
         metrics.add_dimension(name="Provider", value=provider)
         metrics.add_metric(name="LLMCalls", unit=MetricUnit.Count, value=1)
+        metrics.add_metric(name="LLMErrors", unit=MetricUnit.Count, value=1 if failed else 0)
         metrics.add_metric(name="LLMInputTokens", unit=MetricUnit.Count, value=usage.input_tokens)
         metrics.add_metric(name="LLMOutputTokens", unit=MetricUnit.Count, value=usage.output_tokens)
         metrics.add_metric(
