@@ -7,6 +7,7 @@ python -m slea_local invoke get_user_profile events/get_user_profile/valid.json
 import argparse
 import contextlib
 import json
+import logging
 import os
 import sys
 import textwrap
@@ -25,6 +26,9 @@ def _quiet_powertools() -> None:
     # the EMF metric lines itself).
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
     warnings.filterwarnings("ignore", "No application metrics to publish")
+    # moto's ASL interpreter logs its internal state for each failed state; the CLI prints the
+    # execution's error and cause itself, in one line.
+    logging.getLogger("moto.stepfunctions.parser").setLevel(logging.CRITICAL)
 
 
 def _step(number: int, total: int, text: str) -> None:

@@ -261,3 +261,19 @@ def test_local_generate_says_learner_difficulty_and_why(capsys):
     record = {key: value for key, value in record.items() if key != "submitted_at"}
     difficulty, reason = decide_difficulty(UserProfile.model_validate(record), 1, [])
     assert f"difficulty {difficulty} ({reason})" in captured.out
+
+
+def test_local_generate_failure_is_short(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "slea_local", "generate", "--count", "1", "--user-id", "not-a-uuid"],
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": f"{REPO_ROOT / 'layers' / 'slea'}{os.pathsep}{REPO_ROOT}"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "failed: ValueError: user_id must be valid UUID format" in done.stdout
+    assert "state_entered_event_type" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
