@@ -12,21 +12,35 @@ SAM_VENV := .venv-sam
 PY := $(VENV)/bin/python
 SAM := $(SAM_VENV)/bin/sam
 BUILD_DIR := .aws-sam/build
-# sam build looks up `python3.13` on PATH for BuildMethod python3.13.
-SAM_ENV := PATH="$(dir $(PYTHON313)):$$PATH" SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=us-east-1
+# sam build looks up `python3.13` on PATH for BuildMethod python3.13: the interpreter's own bin
+# directory goes first (sys.executable, so a pyenv shim resolves to the real one).
+PYTHON313_BIN := $(dir $(shell $(PYTHON313) -c 'import sys; print(sys.executable)'))
+SAM_RUN := PATH="$(PYTHON313_BIN):$$PATH" SAM_CLI_TELEMETRY=0
+SAM_ENV := $(SAM_RUN) AWS_DEFAULT_REGION=us-east-1
+# `make lock` needs uv (e.g. `python3.13 -m venv /tmp/uv && /tmp/uv/bin/pip install uv`, then
+# `make lock UV=/tmp/uv/bin/uv`); add --upgrade-package NAME to move one pin.
+UV ?= uv
+LOCK := $(UV) pip compile --quiet --generate-hashes --python-version 3.13 --python-platform x86_64-manylinux_2_28 \
+	--index-url https://pypi.org/simple --custom-compile-command "make lock"
 export PYTHONPATH := layers/slea:.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help test lint typecheck sam-validate sam-build unit demo bench clean
+.PHONY: help test lint typecheck sam-validate sam-build build deploy lock unit demo bench clean
 
 help:
 	@echo "make demo   - run the main job locally (offline, no AWS account, no API key)"
 	@echo "make test   - everything CI checks: ruff, mypy, sam validate --lint, sam build, pytest"
 	@echo "make bench  - the benchmarks in bench/"
+	@echo "make build  - sam build (with the Python 3.13 that the layer and functions need)"
+	@echo "make deploy - sam deploy (first time: make deploy ARGS=--guided)"
+	@echo "make lock   - recompile the hashed lock files from the .in files (needs uv)"
 
-$(VENV)/.installed: requirements/dev.txt layers/slea/requirements.txt
+# The locks (exact versions, hashes), then this project with no dependencies of its own to
+# resolve: console commands slea-retry-queue, slea-seed and slea-local.
+$(VENV)/.installed: requirements/dev.txt layers/slea/requirements.txt pyproject.toml
 	$(PYTHON313) -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements/dev.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements/dev.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 $(SAM_VENV)/.installed: requirements/sam.txt
@@ -48,6 +62,16 @@ sam-validate: $(SAM_VENV)/.installed
 
 sam-build: $(SAM_VENV)/.installed
 	$(SAM_ENV) $(SAM) build --build-dir $(BUILD_DIR)
+
+build: sam-build
+
+# No region override: samconfig.toml (or the AWS profile) decides where the stack goes.
+deploy: $(SAM_VENV)/.installed
+	$(SAM_RUN) $(SAM) deploy $(ARGS)
+
+lock:
+	$(LOCK) layers/slea/requirements.in -o layers/slea/requirements.txt
+	$(LOCK) requirements/dev.in -o requirements/dev.txt
 
 unit: $(VENV)/.installed
 	$(PY) -m pytest

@@ -15,11 +15,13 @@ import llm_calls
 import mode1_round
 import mode2_answers
 import near_duplicates
+import progress
 import retry_path
 import template_search
 
 
 def main() -> None:
+    progress.report_progress()  # each benchmark's name and time on stderr
     results = {
         "tool2_items_read_1k_vs_50k": template_search.measure(1_000, 50_000),
         "llm_calls_one_round_of_5": llm_calls.measure(5),

@@ -7,6 +7,7 @@ python -m slea_local invoke get_user_profile events/get_user_profile/valid.json
 import argparse
 import contextlib
 import json
+import logging
 import os
 import sys
 import textwrap
@@ -25,6 +26,9 @@ def _quiet_powertools() -> None:
     # the EMF metric lines itself).
     os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
     warnings.filterwarnings("ignore", "No application metrics to publish")
+    # moto's ASL interpreter logs its internal state for each failed state; the CLI prints the
+    # execution's error and cause itself, in one line.
+    logging.getLogger("moto.stepfunctions.parser").setLevel(logging.CRITICAL)
 
 
 def _step(number: int, total: int, text: str) -> None:
@@ -94,6 +98,7 @@ def _seeded_local_aws() -> Iterator[tuple[Any, Any, dict[str, int]]]:
     from slea_local.demo_aws import seeded_local_aws
 
     _quiet_powertools()
+    print("local AWS: building template.yaml's resources in moto, loading the demo seed …", file=sys.stderr, flush=True)
     with seeded_local_aws() as aws:
         yield aws.cloud, aws.runtime, aws.written
 
@@ -102,6 +107,10 @@ def generate_round(runtime: Any, execution_input: dict[str, Any], name: str) -> 
     """Run one Mode 1 execution, printing each state as it is entered; returns its output."""
     from slea_local.executions import LocalStepFunctions
 
+    print(
+        f"      learner {execution_input['user_id']} · session {execution_input['session_id']}"
+        f" round {execution_input.get('round', 1)} · {execution_input['category']}"
+    )
     print("      states: ", end="", flush=True)
     with LocalStepFunctions(runtime) as step_functions:
         execution = step_functions.run(
@@ -111,12 +120,36 @@ def generate_round(runtime: Any, execution_input: dict[str, Any], name: str) -> 
             on_state=lambda state: print(f"{state} → ", end="", flush=True),
         )
     print(execution.status)
+    plan = round_plan(execution.events)
+    if plan:
+        print(f"      difficulty {plan['difficulty']} ({plan['difficulty_reason']})")
     if execution.status != "SUCCEEDED":
-        print(f"      {execution.error}: {execution.cause}")
+        print(f"      {short_error(execution.error, execution.cause)}")
         return None
     print(f"      {execution.transitions} state transitions")
     output: dict[str, Any] = execution.output
     return output
+
+
+def round_plan(events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The plan PlanRound returned in this execution (its difficulty and the reason for it)."""
+    for event in events:
+        details = event.get("stateExitedEventDetails") or {}
+        if details.get("name") == "PlanRound":
+            plan: dict[str, Any] | None = json.loads(details.get("output") or "{}").get("plan")
+            return plan
+    return None
+
+
+def short_error(error: str | None, cause: str | None, limit: int = 300) -> str:
+    """A failed execution in one line: the error and the cause's message, never a whole dump."""
+    message = cause or ""
+    with contextlib.suppress(ValueError, AttributeError):
+        message = json.loads(message).get("errorMessage") or message
+    first = " ".join(str(message).strip().splitlines()[:1]) if message else "no cause given"
+    if len(first) > limit:
+        first = first[: limit - 1] + "…"
+    return f"failed: {error or 'error'}: {first}"
 
 
 def _http(url: str, method: str, path: str, token: str, body: Any = None) -> tuple[int, Any]:
@@ -195,7 +228,7 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
             )
             print(f"{execution.status} ({execution.transitions} transitions)")
             if execution.status != "SUCCEEDED":
-                print(f"      {execution.error}: {execution.cause}")
+                print(f"      {short_error(execution.error, execution.cause)}")
                 return 1
             _print_round(execution.output, profile)
             _step(

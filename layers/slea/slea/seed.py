@@ -3,7 +3,11 @@
 Table names come from the same environment variables the functions read (PROFILES_TABLE,
 TEMPLATES_TABLE, KEYWORDS_TABLE), or, from the command line, from a deployed stack's outputs:
 
-    python -m slea.seed data/demo_seed.json --stack slea-ssem
+    slea-seed data/demo_seed.json [--stack slea-ssem] [--region ap-northeast-2]
+
+(`python -m slea.seed` is the same command.) The stack is --stack, else SLEA_STACK, else
+samconfig.toml's stack_name, unless the three table variables are set; the region is --region,
+else AWS_REGION or AWS_DEFAULT_REGION, else samconfig.toml's region.
 """
 
 import argparse
@@ -17,13 +21,14 @@ from typing import Any
 import boto3
 from pydantic import Field, ValidationError
 
+from slea import cli
 from slea.contracts.common import Contract, to_python_error
 from slea.contracts.keywords import DifficultyKeywords
 from slea.contracts.profile import SurveyRecord
 from slea.contracts.templates import TemplateRecord
 from slea.dal import keywords, profiles, templates
 from slea.dal.items import dynamo_numbers
-from slea.settings import resource_name, stack_outputs
+from slea.settings import resource_name
 
 # Seed section -> (table variable, output of template.yaml naming the table)
 SECTIONS = {
@@ -69,21 +74,45 @@ def load_seed(doc: dict[str, Any]) -> dict[str, int]:
 
 
 def _use_stack_outputs(stack: str) -> None:
-    outputs = stack_outputs(stack)
-    for variable, output in SECTIONS.values():
-        os.environ[variable] = outputs[output]
+    outputs = cli.stack_outputs(stack, dict(SECTIONS.values()))
+    os.environ.update(outputs)
+
+
+def _stack(explicit: str | None) -> str | None:
+    """The stack to read table names from; None when the environment names all three tables."""
+    if explicit or os.environ.get("SLEA_STACK"):
+        return cli.resolve_stack(explicit)
+    if all(os.environ.get(variable) for variable, _output in SECTIONS.values()):
+        return None
+    stack = cli.resolve_stack(None)
+    if not stack:
+        raise cli.CommandError("no stack: pass --stack or set SLEA_STACK", cli.EXIT_CONFIG)
+    return stack
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m slea.seed", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="slea-seed", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("file", type=Path, help="seed JSON document")
-    parser.add_argument("--stack", help="read table names from this CloudFormation stack's outputs")
+    cli.add_aws_options(parser)
     args = parser.parse_args(argv)
-    if args.stack:
-        _use_stack_outputs(args.stack)
-    written = load_seed(json.loads(args.file.read_text(encoding="utf-8")))
-    print(json.dumps(written))
-    return 0
+
+    def command() -> int:
+        try:
+            doc = json.loads(args.file.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise cli.CommandError(f"cannot read {args.file}: {error.strerror}", cli.EXIT_CONFIG) from error
+        except json.JSONDecodeError as error:
+            raise cli.CommandError(f"{args.file} is not JSON: {error}", cli.EXIT_CONFIG) from error
+        cli.use_region(args.region)
+        stack = _stack(args.stack)
+        if stack:
+            _use_stack_outputs(stack)
+        print(json.dumps(load_seed(doc)))
+        return 0
+
+    return cli.run(parser.prog, command)
 
 
 if __name__ == "__main__":
