@@ -27,7 +27,9 @@ def measure(answers: int = 100) -> dict[str, Any]:
         api = HttpApiAdapter(runtime)
         with LocalStepFunctions(runtime) as step_functions:
             request = {"category": "technical", "count": 1, "question_types": ["multiple_choice"]}
-            _, _, started = call(api, "POST", "/sessions/bench/rounds", request, DEMO_USER)
+            _, _, created = call(api, "POST", "/sessions", None, DEMO_USER)
+            session_id = created["session_id"]
+            _, _, started = call(api, "POST", f"/sessions/{session_id}/rounds", request, DEMO_USER)
             execution = step_functions.watch(started["execution_arn"])
             question = execution.output["questions"][0]
             wrong = next(c.split(")")[0] for c in question["choices"] if not c.startswith(question["correct_answer"]))
@@ -38,7 +40,7 @@ def measure(answers: int = 100) -> dict[str, Any]:
                 graded = runtime.invoke(
                     "score_and_explain",
                     {
-                        "session_id": "bench",
+                        "session_id": session_id,
                         "user_id": f"learner-{number}",
                         "question_id": question["question_id"],
                         "question_type": "multiple_choice",

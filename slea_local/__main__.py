@@ -208,7 +208,7 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
 
     print("slea-ssem local demo — offline: moto built from template.yaml, no AWS account", end="")
     print(" (Gemini: GEMINI_API_KEY is set)" if os.environ.get("GEMINI_API_KEY") else ", no API key")
-    total, session_id = 5, "demo-session"
+    total = 5
     with _seeded_local_aws() as (cloud, runtime, written), LocalStepFunctions(runtime) as step_functions:
         _step(1, total, f"Local AWS from template.yaml: {', '.join(sorted(cloud.physical_names))}")
         _step(
@@ -220,7 +220,14 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
             request: dict[str, Any] = {"category": category, "count": count}
             if difficulty is not None:
                 request["difficulty"] = difficulty
-            _step(3, total, f"Mode 1 through the API: POST {url}/sessions/{session_id}/rounds {json.dumps(request)}")
+            status, created = _http(url, "POST", "/sessions", user_id)
+            session_id = created["session_id"]
+            _step(
+                3,
+                total,
+                f"Mode 1 through the API: POST {url}/sessions -> {status}, session {session_id};"
+                f" POST /sessions/{session_id}/rounds {json.dumps(request)}",
+            )
             status, started = _http(url, "POST", f"/sessions/{session_id}/rounds", user_id, request)
             print(f"      HTTP {status}; GenerateRoundStateMachine states: ", end="", flush=True)
             execution = step_functions.watch(
@@ -352,9 +359,10 @@ def serve(port: int) -> int:
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"
             print(f"slea-ssem HTTP API on {url} (local JWT stand-in: 'Authorization: Bearer <user id>')")
-            print(f"  curl -X POST {url}/sessions/s1/rounds -H 'Authorization: Bearer {DEMO_USER}' \\")
+            print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
+            print(f"  curl -X POST {url}/sessions/SESSION_ID/rounds -H 'Authorization: Bearer {DEMO_USER}' \\")
             print('       -H \'content-type: application/json\' -d \'{"category": "technical", "count": 3}\'')
-            print(f"  curl {url}/sessions/s1/questions -H 'Authorization: Bearer {DEMO_USER}'")
+            print(f"  curl {url}/sessions/SESSION_ID/questions -H 'Authorization: Bearer {DEMO_USER}'")
             server.serve_forever()
     return 0
 

@@ -79,3 +79,21 @@ def test_malformed_events_raise_only_field_naming_value_or_type_errors(tool, see
         assert any(message.startswith(name) for name in named), (event, message)
 
     check()
+
+
+def test_collect_round_with_a_bad_count_names_the_field(runtime):
+    """A plan whose count is impossible (0, or more than a round holds) is refused at the door,
+    naming `plan.count`, rather than failing inside the step with an unnamed ValidationError."""
+    plan = {
+        "session_id": "s",
+        "round": 1,
+        "round_id": "s_1_2026-11-23T00:00:00Z",
+        "category": "technical",
+        "count": -3,
+        "difficulty": 5,
+        "difficulty_reason": "test",
+        "interests": ["LLM"],
+        "progress": {"attempt": 0, "missing": 0},
+    }
+    with pytest.raises(ValueError, match=r"plan\.count"):
+        runtime.invoke("collect_round", {"plan": plan, "questions": [], "verdicts": []})

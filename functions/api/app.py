@@ -1,6 +1,7 @@
 """Mode 2 HTTP API (API Gateway HTTP API, JWT authorizer): the caller is the token's `sub`.
 
-POST /sessions/{session_id}/rounds     start a Mode 1 round (the session becomes the caller's)
+POST /sessions                         create a session for the caller (the server chooses its id)
+POST /sessions/{session_id}/rounds     start a Mode 1 round in one of the caller's sessions
 GET  /sessions/{session_id}/questions  the session's saved questions, without answer keys
 POST /sessions/{session_id}/answers    grade an answer (the key is looked up server-side)
 GET  /sessions/{session_id}/attempts   the session's graded attempts
@@ -14,9 +15,17 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from slea.api import SESSION_ID_PATTERN, caller, error_response, responses, validation_error_response
+from slea.api import (
+    SESSION_ID_PATTERN,
+    caller,
+    error_response,
+    responses,
+    unparseable_body,
+    validation_error_response,
+)
 from slea.contracts.common import parse_input
-from slea.contracts.round import RoundStarted, SessionQuestions, StartRoundRequest
+from slea.contracts.errors import ErrorResponse
+from slea.contracts.round import RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.errors import DataAccessError
 from slea.llm import budget
@@ -28,10 +37,40 @@ SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=SESSION_ID_
 
 
 @app.post(
+    "/sessions",
+    status_code=201,
+    summary="Create a session for the caller",
+    responses={
+        201: {"description": "The new session", "content": {"application/json": {"model": SessionCreated}}},
+        401: {
+            "description": "No bearer token, or one without a subject",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+        403: {
+            "description": "The token's subject is not a UUID",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+        503: {
+            "description": "Storage is temporarily unavailable; retry",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def create_session() -> SessionCreated:
+    return sessions.create_session(caller(app))
+
+
+@app.post(
     "/sessions/<session_id>/rounds",
     status_code=202,
     summary="Start a Mode 1 round",
-    responses=responses(202, RoundStarted, "The round is being generated"),
+    responses={
+        **responses(202, RoundStarted, "The round is being generated"),
+        429: {
+            "description": "The caller has started the most rounds allowed per day",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
 )
 def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Body()]) -> RoundStarted:
     return sessions.start_round(session_id, caller(app), request)
@@ -90,5 +129,7 @@ def not_found(_: Exception) -> Response[Any]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
+    if (refused := unparseable_body(event)) is not None:
+        return refused
     budget.start(context)  # model calls must end before API Gateway gives up on us
     return app.resolve(event, context)

@@ -20,7 +20,18 @@ def test_runtime_is_python_3_13():
     assert all("Runtime" not in spec["Properties"] for spec in FUNCTIONS.values())
 
 
-@pytest.mark.parametrize("name", sorted(TABLES))
+# The usage counters expire by TTL within two days: nothing in them to recover or retain.
+COUNTER_TABLES = {"UsageTable"}
+
+
+def test_usage_counters_expire_by_ttl():
+    assert TABLES["UsageTable"]["Properties"]["TimeToLiveSpecification"] == {
+        "AttributeName": "expires_at",
+        "Enabled": True,
+    }
+
+
+@pytest.mark.parametrize("name", sorted(set(TABLES) - COUNTER_TABLES))
 def test_tables_are_on_demand_recoverable_and_encrypted(name):
     properties = TABLES[name]["Properties"]
     assert properties["BillingMode"] == "PAY_PER_REQUEST"
@@ -142,6 +153,7 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         for event in FUNCTIONS["ApiFunction"]["Properties"]["Events"].values()
     }
     assert routes == {
+        ("POST", "/sessions"),
         ("POST", "/sessions/{session_id}/rounds"),
         ("GET", "/sessions/{session_id}/questions"),
         ("POST", "/sessions/{session_id}/answers"),

@@ -2,6 +2,7 @@
 Gateway and its JWT authorizer)."""
 
 import json
+import re
 import time
 
 import boto3
@@ -11,7 +12,28 @@ ALICE = "550e8400-e29b-41d4-a716-446655440000"
 BOB = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
 
 
+SESSIONS = {}
+
+
+@pytest.fixture(autouse=True)
+def sessions_table(step_functions):
+    SESSIONS["table"] = boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("SessionsTable"))
+
+
+def own(session, user):
+    """`session` as `POST /sessions` would have made it for `user` (these tests name their
+    sessions; the server's ids are random). An existing session keeps its owner."""
+    try:
+        SESSIONS["table"].put_item(
+            Item={"session_id": session, "user_id": user, "created_at": "2026-11-23T00:00:00Z"},
+            ConditionExpression="attribute_not_exists(session_id)",
+        )
+    except SESSIONS["table"].meta.client.exceptions.ConditionalCheckFailedException:
+        pass
+
+
 def start(http, session="s1", user=ALICE, **changes):
+    own(session, user)
     return http("POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3, **changes}, user)
 
 
@@ -212,10 +234,10 @@ def test_concurrent_identical_answers_are_recorded_once(http, step_functions):
     assert stored_question(step_functions.runtime.cloud, question["question_id"])["usage_count"] == 1
 
 
-def test_a_subject_that_is_not_a_uuid_cannot_start_a_round(http, step_functions):
-    status, _, body = start(http, user="not-a-uuid")
+def test_a_subject_that_is_not_a_uuid_cannot_create_a_session(http, step_functions):
+    status, _, body = http("POST", "/sessions", None, "not-a-uuid")
     assert (status, body["error_code"]) == (403, "UNSUPPORTED_SUBJECT")
-    assert http("GET", "/sessions/s1/questions", None, ALICE)[0] == 404  # nothing was claimed
+    assert SESSIONS["table"].scan()["Items"] == []  # nothing was created
 
 
 def test_storage_outage_is_a_503_in_the_error_shape(http, step_functions, faults):
@@ -224,3 +246,79 @@ def test_storage_outage_is_a_503_in_the_error_shape(http, step_functions, faults
     with faults.dynamodb("api", "GetItem", error="InternalServerError"):
         status, _, body = http("GET", "/sessions/s1/attempts", None, ALICE)
     assert (status, body["error_code"]) == (503, "SERVICE_UNAVAILABLE")
+
+
+# ---------------------------------------------------------------- hardening: bodies, quotas, failed starts
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ("[" * 30_000 + "]" * 30_000, 422, "VALIDATION_ERROR"),  # within 64 KiB, past any recursion limit
+        ('{"category": "technical", "count": ' + "9" * 5000 + "}", 422, "VALIDATION_ERROR"),
+        ('{"category": "technical", "note": "' + "x" * 70_000 + '"}', 413, "BODY_TOO_LARGE"),
+        ('{"category": ', 422, "VALIDATION_ERROR"),
+    ],
+)
+def test_bodies_no_route_could_read_are_refused_without_a_5xx(step_functions, body, status, code):
+    from slea_local.http import HttpApiAdapter, call
+
+    answered, _, error = call(HttpApiAdapter(step_functions.runtime), "POST", "/sessions/s1/rounds", body, ALICE)
+    assert (answered, error["error_code"]) == (status, code)
+    assert error["error"].startswith("body: ")
+
+
+def _usage_table(step_functions):
+    return boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("UsageTable"))
+
+
+def test_a_user_past_the_daily_round_limit_gets_429_and_others_do_not(http, step_functions):
+    import datetime
+
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    _usage_table(step_functions).put_item(Item={"user_id": ALICE, "day": today, "rounds": 30})
+    status, _, body = start(http)
+    assert (status, body["error_code"]) == (429, "QUOTA_EXCEEDED")
+    assert "30 rounds today" in body["error"]
+    assert start(http, session="s-bob", user=BOB)[0] == 202
+    counted = _usage_table(step_functions).get_item(Key={"user_id": BOB, "day": today})["Item"]
+    assert counted["rounds"] == 1
+    assert counted["expires_at"] > time.time() + 86_400  # the table's TTL removes it after two days
+
+
+def test_a_failed_start_answers_503_releases_the_session_and_does_not_count(http, step_functions, monkeypatch):
+    from botocore.exceptions import ClientError
+
+    import slea.tools.sessions as session_logic
+
+    class Unavailable:
+        def start_execution(self, **_):
+            raise ClientError({"Error": {"Code": "ServiceUnavailable", "Message": "down"}}, "StartExecution")
+
+    monkeypatch.setattr(session_logic, "stepfunctions", lambda tool: Unavailable())
+    status, _, body = start(http, session="s-new")
+    assert (status, body["error_code"]) == (503, "ROUND_NOT_STARTED")
+    assert _usage_table(step_functions).scan()["Items"][0]["rounds"] == 0
+    assert http("GET", "/sessions/s-new/questions", None, ALICE)[2]["questions"] == []
+    monkeypatch.undo()
+    assert start(http, session="s-new")[0] == 202  # the same round starts once the service is back
+    assert _usage_table(step_functions).scan()["Items"][0]["rounds"] == 1
+
+
+def test_sessions_are_created_by_the_server_and_cannot_be_claimed(http, step_functions):
+    status, _, created = http("POST", "/sessions", None, ALICE)
+    assert status == 201
+    session = created["session_id"]
+    assert re.fullmatch(r"[0-9a-f\-]{36}", session)
+    assert http("POST", "/sessions", None, ALICE)[2]["session_id"] != session
+    request = {"category": "technical", "count": 2}
+    assert http("POST", f"/sessions/{session}/rounds", request, ALICE)[0] == 202
+    assert http("POST", f"/sessions/{session}/rounds", request, BOB)[0] == 403
+    # An id nobody created cannot be taken by naming it: there is no session to start a round in.
+    status, _, body = http("POST", "/sessions/exam-2026/rounds", request, BOB)
+    assert (status, body["error_code"]) == (404, "SESSION_NOT_FOUND")
+    assert http("POST", "/sessions", None, "not-a-uuid")[0] == 403
+    assert http("POST", "/sessions", None, None)[0] == 401
+
+
+def test_request_lists_are_bounded(http, step_functions):
+    status, _, body = start(http, question_types=["multiple_choice"] * 21)
+    assert (status, body["error"].split(":")[0]) == (422, "question_types")

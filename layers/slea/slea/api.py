@@ -1,5 +1,7 @@
 """Shared pieces of the HTTP API: who is calling, and the ErrorResponse body of every error."""
 
+import base64
+import binascii
 import json
 from typing import Any
 
@@ -11,6 +13,7 @@ from slea.contracts.errors import ErrorResponse
 from slea.tools.sessions import ApiError
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
+MAX_BODY_BYTES = 64 * 1024  # the largest valid request (an answer of 4,000 characters) is far smaller
 
 
 def caller(app: APIGatewayHttpResolver) -> str:
@@ -50,7 +53,8 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         403: _error("The session belongs to another user"),
         404: _error("Unknown session or question"),
         409: _error("The question has already been answered"),
-        503: _error("Storage is temporarily unavailable; retry"),
+        413: _error("The body is larger than 64 KiB"),
+        503: _error("Storage, or starting the round, is temporarily unavailable; retry"),
     }
 
 
@@ -75,3 +79,38 @@ def openapi_document(app: APIGatewayHttpResolver) -> dict[str, Any]:
     if "schemas/ValidationError" in json.dumps(document["paths"]):
         raise RuntimeError("a route still refers to Powertools' ValidationError schema")
     return document
+
+
+def unparseable_body(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The API Gateway response for a body no route could read (422 naming `body`, as route
+    validation answers, or 413), else None. Checked before routing
+    because Python's own limits raise outside any validation: JSON nested 100,000 deep is a
+    RecursionError, an integer of 4,300+ digits a ValueError, and both would answer 500."""
+    body = event.get("body")
+    if not body:
+        return None
+    raw = body.encode() if isinstance(body, str) else body
+    if event.get("isBase64Encoded"):
+        try:
+            raw = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            return _gateway_error(422, "VALIDATION_ERROR", "body: not valid base64")
+    if len(raw) > MAX_BODY_BYTES:
+        return _gateway_error(413, "BODY_TOO_LARGE", f"body: larger than {MAX_BODY_BYTES} bytes")
+    try:
+        json.loads(raw)
+    except RecursionError:
+        return _gateway_error(422, "VALIDATION_ERROR", "body: JSON nested too deeply")
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
+        return _gateway_error(422, "VALIDATION_ERROR", f"body: not valid JSON ({str(error).split(':')[0]})")
+    return None
+
+
+def _gateway_error(status: int, code: str, message: str) -> dict[str, Any]:
+    body = ErrorResponse(error=message, error_code=code)
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": "application/json"},
+        "body": body.model_dump_json(),
+        "isBase64Encoded": False,
+    }

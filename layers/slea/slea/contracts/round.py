@@ -24,7 +24,7 @@ class RoundRequest(Contract):
     category: CategoryName
     count: int = Field(default=5, ge=1, le=MAX_QUESTIONS_PER_ROUND)
     difficulty: Difficulty | None = Field(default=None, description="override the adaptive difficulty")
-    question_types: list[QuestionType] | None = Field(default=None, min_length=1)
+    question_types: list[QuestionType] | None = Field(default=None, min_length=1, max_length=MAX_QUESTIONS_PER_ROUND)
 
 
 class AcceptedQuestion(Contract):
@@ -49,7 +49,7 @@ class RoundPlan(Contract):
     round: int
     round_id: str
     category: CategoryName
-    count: int
+    count: int = Field(ge=1, le=MAX_QUESTIONS_PER_ROUND)
     difficulty: Difficulty
     difficulty_reason: str
     interests: list[str] = Field(min_length=1, description="interests to search templates for")
@@ -81,7 +81,13 @@ class StartRoundRequest(Contract):
     category: CategoryName
     count: int = Field(default=5, ge=1, le=MAX_QUESTIONS_PER_ROUND)
     difficulty: Difficulty | None = None
-    question_types: list[QuestionType] | None = Field(default=None, min_length=1)
+    question_types: list[QuestionType] | None = Field(default=None, min_length=1, max_length=MAX_QUESTIONS_PER_ROUND)
+
+
+class SessionCreated(Contract):
+    """POST /sessions: a new session of the caller's, with an id the server chose."""
+
+    session_id: str = Field(examples=["3f2b6c1e-9a4d-4e8b-b1f7-0c5d2a9e7f31"])
 
 
 class RoundStarted(Contract):

@@ -1,5 +1,5 @@
-"""Test sessions and who owns them. Key design: partition `session_id`; the first user to start
-a round in a session owns it, and only they may use it afterwards."""
+"""Test sessions and who owns them. Key design: partition `session_id`. The server creates every
+session (a random id, `POST /sessions`) for the caller, who alone may use it afterwards."""
 
 from botocore.exceptions import ClientError
 
@@ -24,8 +24,8 @@ def owner_of(session_id: str) -> str | None:
     return item["user_id"]["S"] if item else None
 
 
-def claim(session_id: str, user_id: str) -> str:
-    """Create the session for `user_id` unless it exists; returns its owner either way."""
+def create(session_id: str, user_id: str) -> bool:
+    """Store a new session owned by `user_id`; False if the id is taken (never overwritten)."""
     with storage_errors("sessions put"):
         try:
             dynamodb(TOOL).put_item(
@@ -36,5 +36,5 @@ def claim(session_id: str, user_id: str) -> str:
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                 raise
-            return owner_of(session_id) or user_id
-    return user_id
+            return False
+    return True

@@ -1,16 +1,19 @@
-"""The HTTP API's logic: sessions belong to the user who started them; answers are graded with
-the answer key looked up server-side; questions are listed without their keys."""
+"""The HTTP API's logic: the server creates sessions, each for the user who asked and only for
+them; answers are graded with the answer key looked up server-side; questions are listed
+without their keys."""
 
 import json
 import uuid
 from typing import Any
 
+from botocore.exceptions import BotoCoreError, ClientError
+
 from slea.aws import stepfunctions
 from slea.contracts.profile import is_uuid
-from slea.contracts.round import QuestionView, RoundStarted, SessionQuestions, StartRoundRequest
+from slea.contracts.round import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
-from slea.dal import attempts, questions, sessions
-from slea.observability import tracer
+from slea.dal import attempts, questions, sessions, usage
+from slea.observability import logger, tracer
 from slea.settings import resource_name
 from slea.tools.score_answer import AlreadyAnsweredError, GradeNotRecordedError, score_and_explain, shown_to_learner
 
@@ -32,21 +35,42 @@ def _owned(session_id: str, user_id: str) -> None:
 
 
 @tracer.capture_method
-def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
+def create_session(user_id: str) -> SessionCreated:
+    """A new session with a random id (a client cannot choose, so cannot take, another's id)."""
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
-        raise ApiError(403, "UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a round")
-    if sessions.claim(session_id, user_id) != user_id:
-        raise ApiError(403, "FORBIDDEN", f"session {session_id} belongs to another user")
+        raise ApiError(403, "UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
+    session_id = str(uuid.uuid4())
+    if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
+        raise ApiError(503, "SERVICE_UNAVAILABLE", "could not create a session, please retry")
+    return SessionCreated(session_id=session_id)
+
+
+@tracer.capture_method
+def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
+    _owned(session_id, user_id)
+    if not usage.take_round(user_id):
+        raise ApiError(
+            429,
+            "QUOTA_EXCEEDED",
+            f"you have started {usage.daily_round_limit()} rounds today; try again tomorrow (UTC)",
+        )
     execution_input = {
         "user_id": user_id,
         "session_id": session_id,
         **request.model_dump(mode="json", exclude_none=True),
     }
-    execution = stepfunctions("api").start_execution(
-        stateMachineArn=resource_name(STATE_MACHINE_VARIABLE),
-        name=f"{session_id[:40]}-r{request.round}-{uuid.uuid4().hex[:12]}",
-        input=json.dumps(execution_input),
-    )
+    try:
+        execution = stepfunctions("api").start_execution(
+            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE),
+            name=f"{session_id[:40]}-r{request.round}-{uuid.uuid4().hex[:12]}",
+            input=json.dumps(execution_input),
+        )
+    except (ClientError, BotoCoreError) as error:
+        # Nothing was generated and nothing is left half-done: the round is not counted and can
+        # be started again in the same session.
+        logger.error("the round could not be started", extra={"session_id": session_id, "reason": str(error)})
+        usage.give_back_round(user_id)
+        raise ApiError(503, "ROUND_NOT_STARTED", "the round could not be started; please retry") from error
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
 
 
