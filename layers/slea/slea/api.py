@@ -7,7 +7,6 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer
 
 from slea.contracts.errors import ErrorResponse
 from slea.tools.sessions import ApiError
@@ -62,6 +61,8 @@ def openapi_document(app: APIGatewayHttpResolver) -> dict[str, Any]:
     """The API's OpenAPI document. Powertools documents every 422 as its HTTPValidationError
     (whose schema marks `msg` required although its body omits it); our 422 body is
     ErrorResponse, so the shared component is made to say so — once, where all 422s point."""
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer  # noqa: PLC0415 - docs only
+
     document: dict[str, Any] = json.loads(
         app.get_openapi_json_schema(
             title="slea-ssem Mode 2 API",

@@ -15,7 +15,6 @@ from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, Scor
 from slea.dal import attempts, questions, sessions, usage
 from slea.observability import logger, tracer
 from slea.settings import resource_name
-from slea.tools.score_answer import AlreadyAnsweredError, GradeNotRecordedError, score_and_explain, shown_to_learner
 
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
@@ -96,6 +95,15 @@ def list_questions(session_id: str, user_id: str) -> SessionQuestions:
 
 @tracer.capture_method
 def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> ScoreAnswerOutput:
+    # The grading path (word lists, grader, explainer) loads on the first answer, not at every
+    # cold start of the API function: most requests list or start, and it is a fifth of the import.
+    from slea.tools.score_answer import (  # noqa: PLC0415
+        AlreadyAnsweredError,
+        GradeNotRecordedError,
+        score_and_explain,
+        shown_to_learner,
+    )
+
     _owned(session_id, user_id)
     stored = questions.get_question(answer.question_id)
     if stored is None or stored.get("session_id") != session_id:
