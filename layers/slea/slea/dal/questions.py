@@ -17,6 +17,7 @@ from slea.settings import resource_name
 TABLE_VARIABLE = "QUESTIONS_TABLE"
 TOOL = "save_generated_question"
 
+
 def put_new_question(item: dict[str, Any]) -> dict[str, Any] | None:
     """Write the question unless its id is taken. Returns None when written, else the item already
     stored under that id. The failed write itself returns that item
