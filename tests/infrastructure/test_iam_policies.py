@@ -125,16 +125,25 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
     assert not findings.unused, "\n" + findings.report()
 
 
-def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkeypatch, demo_seed):
-    """With GeminiApiKeyParameterName set, the LLM functions read the key from SSM: the
-    conditional ssm:GetParameter grants are checked too (the model itself is unreachable here)."""
+@pytest.fixture
+def cold_parameters():
+    """Powertools caches parameters per execution environment (5 minutes): start and end cold."""
     from aws_lambda_powertools.utilities.parameters.constants import DEFAULT_PROVIDERS
+
+    DEFAULT_PROVIDERS.clear()
+    yield DEFAULT_PROVIDERS
+    DEFAULT_PROVIDERS.clear()
+
+
+def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkeypatch, cold_parameters):
+    """With GeminiApiKeyParameterName set, the LLM functions read the key from SSM (what each
+    function's Gemini provider does first, run as that function with its environment): the
+    conditional ssm:GetParameter grants are checked too. The model itself is not called."""
+    from slea.llm.gemini import _api_key
+    from slea.llm.settings import LLMSettings
 
     name = "/slea-ssem/gemini-api-key"
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    monkeypatch.setenv("GEMINI_BASE_URL", "http://127.0.0.1:9")  # refused at once
-    monkeypatch.setenv("LLM_RETRY_ATTEMPTS", "1")
-    monkeypatch.setenv("LLM_TIMEOUT_SECONDS", "1")
     llm_functions = [
         "GenerateQuestionsFunction",
         "ValidateQuestionQualityFunction",
@@ -146,12 +155,8 @@ def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkey
         runtime = LocalRuntime(cloud)
         with recording() as recorded:
             for function in llm_functions:
-                DEFAULT_PROVIDERS.clear()  # a cold execution environment
+                cold_parameters.clear()  # each function has an execution environment of its own
                 with cloud.environment(cloud.environment_of(function)):
-                    from slea.llm.gemini import _api_key
-                    from slea.llm.settings import LLMSettings
-
-                    # What each function's provider does first; run inside that function's identity.
                     runtime_key = _in_function(runtime, function, lambda: _api_key(LLMSettings.from_environment()))
                 assert runtime_key == "test-key"
         ssm_uses = {(use.principal, use.action, use.resource) for _, use in recorded.uses}
