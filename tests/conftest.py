@@ -15,6 +15,9 @@ from slea_local.runtime import LocalRuntime
 
 prepare_process_environment()
 
+# Records the AWS operations of every function and checks them against template.yaml's Policies.
+pytest_plugins = ["tests.aws_operations"]
+
 DEMO_SEED_PATH = REPO_ROOT / "data" / "demo_seed.json"
 
 

@@ -156,7 +156,9 @@ def test_unparseable_validation_answer_gives_the_default_score(gemini, seeded, a
 def test_api_key_comes_from_ssm_in_aws(gemini, seeded, round_input, monkeypatch):
     boto3.client("ssm").put_parameter(Name="/slea-ssem/gemini-api-key", Value="from-ssm", Type="SecureString")
     monkeypatch.delenv("GEMINI_API_KEY")
-    monkeypatch.setenv("GEMINI_API_KEY_PARAMETER", "/slea-ssem/gemini-api-key")
+    # As deployed with GeminiApiKeyParameterName: the template gives the function the parameter's
+    # name and its ssm:GetParameter grant (checked by tests/aws_operations.py).
+    monkeypatch.setitem(seeded.cloud.parameters, "GeminiApiKeyParameterName", "/slea-ssem/gemini-api-key")
     gemini.script(model_reply(drafts(1)))
     seeded.invoke("generate_questions", round_input(count=1))
     assert gemini.requests[0].headers["x-goog-api-key"] == "from-ssm"

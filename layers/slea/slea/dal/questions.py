@@ -5,7 +5,7 @@ Writes are conditional on the id being new, so a question is never overwritten; 
 fixed before the first attempt, "already there" means an earlier attempt of the same save won.
 """
 
-from typing import Any, Literal
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -17,22 +17,26 @@ from slea.settings import resource_name
 TABLE_VARIABLE = "QUESTIONS_TABLE"
 TOOL = "save_generated_question"
 
-PutOutcome = Literal["created", "already_saved"]
 
-
-def put_new_question(item: dict[str, Any]) -> PutOutcome:
+def put_new_question(item: dict[str, Any]) -> dict[str, Any] | None:
+    """Write the question unless its id is taken. Returns None when written, else the item already
+    stored under that id. The failed write itself returns that item
+    (ReturnValuesOnConditionCheckFailure=ALL_OLD), so the check needs no GetItem - the saving
+    functions are granted dynamodb:PutItem only."""
     with storage_errors("questions put"):
         try:
             dynamodb(TOOL).put_item(
                 TableName=resource_name(TABLE_VARIABLE),
                 Item=to_item(item),
                 ConditionExpression="attribute_not_exists(question_id)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return "already_saved"
+                existing: dict[str, Any] = error.response.get("Item") or {}  # type: ignore[assignment]
+                return from_item(existing) if existing else {}
             raise
-    return "created"
+    return None
 
 
 def get_question(question_id: str) -> dict[str, Any] | None:

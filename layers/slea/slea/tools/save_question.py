@@ -52,8 +52,8 @@ def store(request: SaveQuestionInput, question_id: str) -> str:
     the id already belongs to a different question."""
     saved_at = utc_now()
     item = question_item(request, question_id, saved_at)
-    if questions.put_new_question(item) == "already_saved":
-        existing = questions.get_question(question_id) or {}
+    existing = questions.put_new_question(item)
+    if existing is not None:
         if any(
             existing.get(field) != item[field]
             for field in ("round_id", "item_type", "stem", "choices", "answer_schema")

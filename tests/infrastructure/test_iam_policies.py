@@ -1,0 +1,313 @@
+"""Least privilege, both ways: every function is driven through its main paths in-process, each
+AWS operation it performs is recorded (tests/aws_operations.py), and the recording is compared
+with the function's Policies in template.yaml: nothing used that is not granted, nothing granted
+that is never used (exceptions: tests/aws_operations.py UNUSED_GRANT_EXCEPTIONS, with reasons)."""
+
+import glob
+import json
+import time
+from pathlib import Path
+
+import boto3
+import pytest
+
+from slea_local import REPO_ROOT
+from slea_local.cloud import LocalCloud
+from slea_local.runtime import LocalRuntime, QueuePoller
+from tests.aws_operations import (
+    SAM_POLICY_TEMPLATES,
+    UNUSED_GRANT_EXCEPTIONS,
+    Grant,
+    Use,
+    check,
+    expand_policies,
+    iam_uses,
+    principals,
+    recording,
+)
+
+ALICE = "550e8400-e29b-41d4-a716-446655440000"
+ROUND_ID = "sess_iam_1_2026-11-22T10:30:00Z"
+REGION = "us-east-1"
+TABLE = "arn:aws:dynamodb:us-east-1:123456789012:table/questions"
+
+
+def question(**changes):
+    return {
+        "item_type": "multiple_choice",
+        "stem": "What is RAG?",
+        "choices": ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"],
+        "correct_key": "C",
+        "difficulty": 7,
+        "categories": ["LLM", "RAG"],
+        "round_id": ROUND_ID,
+        "validation_score": 0.92,
+        "explanation": "RAG combines retrieval with generation.",
+        **changes,
+    }
+
+
+def _wait_for_questions(http, session, count):
+    for _ in range(400):
+        status, _, body = http("GET", f"/sessions/{session}/questions", None, ALICE)
+        if status == 200 and len(body["questions"]) >= count:
+            return body["questions"]
+        time.sleep(0.05)
+    raise AssertionError("the round did not produce its questions")
+
+
+# ---------------------------------------------------------------- the template, driven end to end
+def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functions, faults):
+    runtime: LocalRuntime = step_functions.runtime
+    cloud = runtime.cloud
+    with recording() as recorded:
+        # Mode 2 API: start a round (StartExecution -> the whole state machine: Tools 1-5, plan,
+        # collect, finish), list its questions, answer them, list the attempts.
+        status, _, started = http("POST", "/sessions/iam/rounds", {"category": "technical", "count": 3}, ALICE)
+        assert status == 202, started
+        questions = _wait_for_questions(http, "iam", 3)
+        step_functions.wait_for_running()
+        for item in questions:
+            status, _, graded = http(
+                "POST", "/sessions/iam/answers", {"question_id": item["question_id"], "user_answer": "C"}, ALICE
+            )
+            assert status == 200, graded
+        assert http("GET", "/sessions/iam/attempts", None, ALICE)[0] == 200
+        # Round 2 plans from round 1's attempts.
+        status, _, started = http(
+            "POST", "/sessions/iam/rounds", {"category": "technical", "count": 3, "round": 2}, ALICE
+        )
+        assert status == 202, started
+        _wait_for_questions(http, "iam", 6)
+        step_functions.wait_for_running()
+
+        # Tool 5: a new question, the same save again (already saved: the item comes back with the
+        # failed conditional write), and a failed write that goes to the retry queue.
+        first = runtime.invoke("save_generated_question", question())
+        assert runtime.invoke("save_generated_question", question(question_id=first["question_id"]))["success"]
+        short = runtime.invoke(
+            "save_generated_question",
+            question(item_type="short_answer", choices=None, correct_key=None, correct_keywords=["RAG", "retrieval"]),
+        )
+        with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+            queued = runtime.invoke("save_generated_question", question(stem="What is a vector index?"))
+        assert queued["success"] is False
+
+        # Tool 6 by direct invocation: a stored multiple-choice question (explanation cache), a
+        # stored short answer (the session's questions for the copy check), each retried once.
+        base = {"session_id": "iam-direct", "user_id": ALICE, "difficulty": 7}
+        for event in (
+            {
+                **base,
+                "question_id": first["question_id"],
+                "question_type": "multiple_choice",
+                "user_answer": "C",
+                "correct_answer": "C",
+            },
+            {
+                **base,
+                "question_id": short["question_id"],
+                "question_type": "short_answer",
+                "user_answer": "RAG is retrieval plus generation",
+                "correct_keywords": ["RAG", "retrieval"],
+            },
+        ):
+            assert runtime.invoke("score_and_explain", event) == runtime.invoke("score_and_explain", event)
+
+        # The retry worker saves the queued question; redelivered, it finds it already saved.
+        report = QueuePoller(runtime, "RetryQueue").drain(redeliver=lambda message: True)
+        assert report.deleted == 1
+        assert report.reported_failures == 0
+
+    assert recorded.invoked == set(principals(cloud))
+    findings = recorded.findings(check_unused=True)
+    assert not findings.missing, "\n" + findings.report()
+    assert not findings.unused, "\n" + findings.report()
+
+
+@pytest.fixture
+def cold_parameters():
+    """Powertools caches parameters per execution environment (5 minutes): start and end cold."""
+    from aws_lambda_powertools.utilities.parameters.constants import DEFAULT_PROVIDERS
+
+    DEFAULT_PROVIDERS.clear()
+    yield DEFAULT_PROVIDERS
+    DEFAULT_PROVIDERS.clear()
+
+
+def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkeypatch, cold_parameters):
+    """With GeminiApiKeyParameterName set, the LLM functions read the key from SSM (what each
+    function's Gemini provider does first, run as that function with its environment): the
+    conditional ssm:GetParameter grants are checked too. The model itself is not called."""
+    from slea.llm.gemini import _api_key
+    from slea.llm.settings import LLMSettings
+
+    name = "/slea-ssem/gemini-api-key"
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    llm_functions = [
+        "GenerateQuestionsFunction",
+        "ValidateQuestionQualityFunction",
+        "ScoreAndExplainFunction",
+        "ApiFunction",
+    ]
+    with LocalCloud(parameters={"GeminiApiKeyParameterName": name}) as cloud:
+        boto3.client("ssm").put_parameter(Name=name, Value="test-key", Type="SecureString")
+        runtime = LocalRuntime(cloud)
+        with recording() as recorded:
+            for function in llm_functions:
+                cold_parameters.clear()  # each function has an execution environment of its own
+                with cloud.environment(cloud.environment_of(function)):
+                    runtime_key = _in_function(runtime, function, lambda: _api_key(LLMSettings.from_environment()))
+                assert runtime_key == "test-key"
+        ssm_uses = {(use.principal, use.action, use.resource) for _, use in recorded.uses}
+        arn = f"arn:aws:ssm:us-east-1:123456789012:parameter{name}"
+        assert ssm_uses == {(function, "ssm:GetParameter", arn) for function in llm_functions}
+        findings = recorded.findings()
+        assert not findings.missing, findings.report()
+        for function in llm_functions:
+            granted = {g.action for g in _grants(cloud, function)}
+            assert "ssm:GetParameter" in granted
+
+
+def _in_function(runtime, function, action):
+    from tests.aws_operations import _CLOUD, PRINCIPAL
+
+    principal, cloud = PRINCIPAL.set(function), _CLOUD.set(runtime.cloud)
+    try:
+        return action()
+    finally:
+        PRINCIPAL.reset(principal)
+        _CLOUD.reset(cloud)
+
+
+def _grants(cloud, principal):
+    from tests.aws_operations import principal_grants
+
+    return principal_grants(cloud, principal)
+
+
+def test_every_policy_of_the_template_can_be_checked(cloud):
+    """An unsupported policy (a managed policy, a template not in the table) fails here first."""
+    for principal in principals(cloud):
+        _grants(cloud, principal)
+
+
+def test_unused_grant_exceptions_name_grants_that_exist(cloud):
+    granted = {(g.principal, g.action) for p in principals(cloud) for g in _grants(cloud, p)}
+    assert set(UNUSED_GRANT_EXCEPTIONS) <= granted
+
+
+# ---------------------------------------------------------------- the checker itself
+def _use(action, resource=TABLE, principal="Fn"):
+    return Use(principal, action, resource, "test")
+
+
+def test_a_call_the_policy_does_not_grant_is_reported():
+    grants = expand_policies(
+        "Fn", [{"Statement": [{"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": TABLE}]}], REGION
+    )
+    findings = check([_use("dynamodb:PutItem"), _use("dynamodb:GetItem")], grants)
+    assert findings.missing == [_use("dynamodb:GetItem")]
+    assert not findings.unused
+
+
+def test_a_grant_never_used_is_reported():
+    statement = {"Effect": "Allow", "Action": ["dynamodb:PutItem", "dynamodb:GetItem"], "Resource": TABLE}
+    findings = check([_use("dynamodb:PutItem")], expand_policies("Fn", [{"Statement": [statement]}], REGION))
+    assert not findings.missing
+    assert [g.action for g in findings.unused] == ["dynamodb:GetItem"]
+    assert "UNUSED GRANT: Fn dynamodb:GetItem" in findings.report()
+
+
+def test_a_grant_on_another_resource_or_principal_does_not_count():
+    grants = expand_policies(
+        "Fn", [{"Statement": [{"Effect": "Allow", "Action": "dynamodb:PutItem", "Resource": TABLE + "-other"}]}], REGION
+    )
+    assert check([_use("dynamodb:PutItem")], grants).missing == [_use("dynamodb:PutItem")]
+    assert check([_use("dynamodb:PutItem", principal="Other")], grants, check_unused=False).missing
+
+
+def test_an_index_query_needs_the_index_arn():
+    (query,) = iam_uses("dynamodb", "Query", {"TableName": "questions", "IndexName": "by-session"}, REGION)
+    assert query == ("dynamodb:Query", TABLE + "/index/by-session")
+    crud = expand_policies("Fn", [{"DynamoDBReadPolicy": {"TableName": "questions"}}], REGION)
+    assert not check([_use(*query)], crud, check_unused=False).missing
+    table_only = expand_policies(
+        "Fn", [{"Statement": [{"Effect": "Allow", "Action": "dynamodb:Query", "Resource": TABLE}]}], REGION
+    )
+    assert check([_use(*query)], table_only).missing
+
+
+def test_a_crud_policy_where_only_put_is_used_reports_the_rest():
+    grants = expand_policies("Fn", [{"DynamoDBCrudPolicy": {"TableName": "questions"}}], REGION)
+    findings = check([_use("dynamodb:PutItem")], grants)
+    assert "dynamodb:GetItem" in {g.action for g in findings.unused}
+    assert "dynamodb:PutItem" not in {g.action for g in findings.unused}
+
+
+def test_a_transaction_is_authorised_item_by_item():
+    uses = iam_uses(
+        "dynamodb",
+        "TransactWriteItems",
+        {"TransactItems": [{"Put": {"TableName": "attempts"}}, {"Update": {"TableName": "questions"}}]},
+        REGION,
+    )
+    assert uses == [
+        ("dynamodb:PutItem", "arn:aws:dynamodb:us-east-1:123456789012:table/attempts"),
+        ("dynamodb:UpdateItem", TABLE),
+    ]
+
+
+def test_other_services_map_to_their_iam_actions():
+    url = "https://sqs.us-east-1.amazonaws.com/123456789012/retry"
+    assert iam_uses("sqs", "SendMessage", {"QueueUrl": url}, REGION) == [
+        ("sqs:SendMessage", "arn:aws:sqs:us-east-1:123456789012:retry")
+    ]
+    assert iam_uses("ssm", "GetParameter", {"Name": "/a/b"}, REGION) == [
+        ("ssm:GetParameter", "arn:aws:ssm:us-east-1:123456789012:parameter/a/b")
+    ]
+    assert iam_uses("lambda", "Invoke", {"FunctionName": "f"}, REGION) == [
+        ("lambda:InvokeFunction", "arn:aws:lambda:us-east-1:123456789012:function:f")
+    ]
+    assert iam_uses("states", "StartExecution", {"stateMachineArn": "arn:sm"}, REGION) == [
+        ("states:StartExecution", "arn:sm")
+    ]
+    sent = iam_uses("sqs", "SendMessageBatch", {"QueueUrl": url}, REGION)
+    assert not check(
+        [_use(*sent[0])], expand_policies("Fn", [{"SQSSendMessagePolicy": {"QueueName": "retry"}}], REGION)
+    ).missing
+
+
+def test_an_unused_grant_exception_silences_only_its_grant():
+    grants = [Grant("Fn", "logs:CreateLogDelivery", ("*",), "test"), Grant("Fn", "logs:GetLogDelivery", ("*",), "test")]
+    findings = check([], grants, unused_exceptions={("Fn", "logs:CreateLogDelivery"): "service-side"})
+    assert [g.action for g in findings.unused] == ["logs:GetLogDelivery"]
+
+
+SAM_TEMPLATES_JSON = sorted(
+    glob.glob(
+        str(REPO_ROOT / ".venv-sam/lib/python*/site-packages/samtranslator/policy_templates_data/policy_templates.json")
+    )
+)
+
+
+@pytest.mark.skipif(not SAM_TEMPLATES_JSON, reason="samtranslator is installed in .venv-sam by `make sam-validate`")
+def test_the_policy_template_table_matches_sam():
+    templates = json.loads(Path(SAM_TEMPLATES_JSON[-1]).read_text(encoding="utf-8"))["Templates"]
+    for name, statements in SAM_POLICY_TEMPLATES.items():
+        expected = []
+        for statement in templates[name]["Definition"]["Statement"]:
+            resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            expected.append((statement["Action"], [_sam_resource(resource) for resource in resources]))
+        assert statements == expected, name
+
+
+def _sam_resource(resource):
+    if resource == "*":
+        return "*"
+    text, variables = resource["Fn::Sub"]
+    text = text.replace("${AWS::Partition}", "{partition}").replace("${AWS::Region}", "{region}")
+    text = text.replace("${AWS::AccountId}", "{account}")
+    for variable, value in variables.items():
+        text = text.replace(f"${{{variable}}}", "{" + value["Ref"] + "}")
+    return text
