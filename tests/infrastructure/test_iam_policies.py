@@ -61,24 +61,28 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
     runtime: LocalRuntime = step_functions.runtime
     cloud = runtime.cloud
     with recording() as recorded:
-        # Mode 2 API: start a round (StartExecution -> the whole state machine: Tools 1-5, plan,
-        # collect, finish), list its questions, answer them, list the attempts.
-        status, _, started = http("POST", "/sessions/iam/rounds", {"category": "technical", "count": 3}, ALICE)
+        # Mode 2 API: create a session, start a round in it (the daily quota, StartExecution ->
+        # the whole state machine: Tools 1-5, plan, collect, finish), list its questions, answer
+        # them, list the attempts.
+        status, _, created = http("POST", "/sessions", None, ALICE)
+        assert status == 201, created
+        session = created["session_id"]
+        status, _, started = http("POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3}, ALICE)
         assert status == 202, started
-        questions = _wait_for_questions(http, "iam", 3)
+        questions = _wait_for_questions(http, session, 3)
         step_functions.wait_for_running()
         for item in questions:
             status, _, graded = http(
-                "POST", "/sessions/iam/answers", {"question_id": item["question_id"], "user_answer": "C"}, ALICE
+                "POST", f"/sessions/{session}/answers", {"question_id": item["question_id"], "user_answer": "C"}, ALICE
             )
             assert status == 200, graded
-        assert http("GET", "/sessions/iam/attempts", None, ALICE)[0] == 200
+        assert http("GET", f"/sessions/{session}/attempts", None, ALICE)[0] == 200
         # Round 2 plans from round 1's attempts.
         status, _, started = http(
-            "POST", "/sessions/iam/rounds", {"category": "technical", "count": 3, "round": 2}, ALICE
+            "POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3, "round": 2}, ALICE
         )
         assert status == 202, started
-        _wait_for_questions(http, "iam", 6)
+        _wait_for_questions(http, session, 6)
         step_functions.wait_for_running()
 
         # Tool 5: a new question, the same save again (already saved: the item comes back with the
