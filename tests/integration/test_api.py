@@ -322,3 +322,14 @@ def test_sessions_are_created_by_the_server_and_cannot_be_claimed(http, step_fun
 def test_request_lists_are_bounded(http, step_functions):
     status, _, body = start(http, question_types=["multiple_choice"] * 21)
     assert (status, body["error"].split(":")[0]) == (422, "question_types")
+
+
+def test_giving_back_a_round_when_the_day_has_turned_is_no_error(step_functions):
+    from slea.dal import usage
+
+    cloud = step_functions.runtime.cloud
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        usage.give_back_round(BOB)  # no counter today: nothing to give back, nothing raised
+        assert usage.take_round(BOB)
+        usage.give_back_round(BOB)
+    assert _usage_table(step_functions).scan()["Items"][0]["rounds"] == 0

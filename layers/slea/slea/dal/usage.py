@@ -53,10 +53,15 @@ def take_round(user_id: str) -> bool:
 def give_back_round(user_id: str) -> None:
     """Undo `take_round` when the round could not be started (it cost nothing)."""
     with storage_errors("usage update"):
-        dynamodb(TOOL).update_item(
-            TableName=resource_name(TABLE_VARIABLE),
-            Key={"user_id": {"S": user_id}, "day": {"S": _today().date().isoformat()}},
-            UpdateExpression="ADD rounds :minus_one",
-            ConditionExpression="rounds > :zero",
-            ExpressionAttributeValues={":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
-        )
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"user_id": {"S": user_id}, "day": {"S": _today().date().isoformat()}},
+                UpdateExpression="ADD rounds :minus_one",
+                ConditionExpression="rounds > :zero",
+                ExpressionAttributeValues={":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
+            )
+        except ClientError as error:
+            # Nothing to give back (the UTC day turned in between): the new day starts at zero.
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
