@@ -58,7 +58,10 @@ def _interest_note(question: dict[str, Any], interests: list[str]) -> str:
     if matches_interest(domain, interests):
         return f"about: {question['concept']} (domain {domain}: one of the learner's interests)"
     why = f"domain {domain}" if domain else "no domain"
-    return f"about: {question['concept']} ({why}: the record had no more unused concepts on the interests)"
+    return (
+        f"about: {question['concept']} ({why}: not one of the learner's interests;"
+        " the record has no unused concept on them)"
+    )
 
 
 def matches_interest_of(question: dict[str, Any], interests: list[str]) -> bool:
@@ -289,7 +292,6 @@ def generate(execution_input: dict[str, Any]) -> int:
         if output is None:
             return 1
         profile = runtime.invoke("get_user_profile", {"user_id": execution_input["user_id"]})
-        print(f"      learner {execution_input['user_id']}:")
         _print_profile(profile)
         _print_round(output, profile)
     return 0

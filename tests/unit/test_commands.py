@@ -277,3 +277,14 @@ def test_local_generate_failure_is_short(tmp_path):
     assert "failed: ValueError: user_id must be valid UUID format" in done.stdout
     assert "state_entered_event_type" not in done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_demo_says_why_each_item_is_about_what_it_is_about():
+    from slea_local.__main__ import _interest_note
+
+    interests = ["LLM", " RAG "]
+    on_interest = _interest_note({"concept": "HyDE", "concept_domain": "rag"}, interests)
+    off_interest = _interest_note({"concept": "Pareto Analysis", "concept_domain": "Problem Solving"}, interests)
+    assert on_interest == "about: HyDE (domain rag: one of the learner's interests)"
+    assert "not one of the learner's interests" in off_interest
+    assert _interest_note({"concept": None}, interests).startswith("about: no concept record")
