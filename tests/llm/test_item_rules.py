@@ -199,3 +199,12 @@ def test_a_key_sharing_more_stem_words_than_any_distractor_is_cued_by_the_genera
     key, distractors = "User Datagram Protocol", ["Domain Name System", "Transmission Control Protocol", "ARP"]
     assert cued(stem, key, distractors, generic=frozenset({"system", "team", "observ", "point"}))
     assert not cued(stem, "Network Address Translation", distractors, generic=frozenset({"system"}))
+
+
+def test_true_false_labels_do_not_count_against_the_language():
+    from slea.item_rules import language_problems
+
+    stem = '참/거짓: "교차 엔트로피의 지수"는 퍼플렉서티에 해당한다.'
+    assert language_problems("ko", stem, ["True", "False"], []) == []
+    assert language_problems("ko", stem, ["참", "거짓"], []) == []
+    assert language_problems("ko", "True or False: perplexity is lower for better models.", ["참", "거짓"], [])

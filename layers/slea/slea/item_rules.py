@@ -8,7 +8,8 @@ Cue rules (every multiple-choice item):
 - the key is by far the longest option.
 
 Language rule (when the learner's language is known): an English item has no Hangul; a Korean item
-has Hangul in its stem and in most of its options.
+has Hangul in its stem and in most of its options (true/false labels are not counted: Tool 6
+accepts True/False as well as 참/거짓).
 
 Grounding (an item with a `source` concept), by fuzzy matching (rapidfuzz) against the record:
 - multiple choice: the key must be the concept's name, acronym, definition or one of its key
@@ -81,7 +82,8 @@ def cue_problems(stem: str, choices: list[str], key: str | None) -> list[Problem
 def language_problems(language: Language | None, stem: str, choices: list[str], keywords: list[str]) -> list[Problem]:
     if language is None:
         return []
-    options = [choice_text(choice) for choice in choices]
+    # True/false labels are answers, not text: Tool 6 accepts True/False in either language.
+    options = [choice_text(choice) for choice in choices if truth_value(choice_text(choice)) is None]
     if language == "en":
         written_in_it = not any(HANGUL.search(text) for text in [stem, *options, *keywords])
     else:
