@@ -52,7 +52,7 @@ sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
 from rapidfuzz import fuzz, utils  # noqa: E402
 
-from slea.constants import Language, QuestionType  # noqa: E402
+from slea.constants import HANGUL, Language, QuestionType  # noqa: E402
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput  # noqa: E402
 from slea.contracts.keywords import Concept, DifficultyKeywords  # noqa: E402
 from slea.grading.terms import Text  # noqa: E402
@@ -69,7 +69,6 @@ TARGET_INTEREST_SHARE_MIN = 0.8
 LONGEST_MARGIN = 1.25  # a test-wise learner notices the longest option only when it clearly stands out
 EXAMPLES_KEPT = 3  # offending items shown per figure, enough to see the pattern
 LABEL = re.compile(r"^\s*[A-Z]\)\s*")
-HANGUL = re.compile("[\uac00-\ud7a3]")
 
 
 # ---------------------------------------------------------------- the test-wise answerer

@@ -64,19 +64,15 @@ def _interest_note(question: dict[str, Any], interests: list[str]) -> str:
     )
 
 
-def matches_interest_of(question: dict[str, Any], interests: list[str]) -> bool:
-    from slea.llm.offline.generator import matches_interest
-
-    return matches_interest(question.get("concept_domain"), interests)
-
-
 def _print_round(output: dict[str, Any], profile: dict[str, Any]) -> None:
     print(
         f"      generated {output['total_generated']}, valid {output['total_valid']},"
         f" rejected {output['total_rejected']}"
     )
+    from slea.llm.offline.generator import matches_interest
+
     interests = profile["interests"]
-    on_interests = sum(matches_interest_of(question, interests) for question in output["questions"])
+    on_interests = sum(matches_interest(question.get("concept_domain"), interests) for question in output["questions"])
     print(
         f"      {on_interests} of {len(output['questions'])} items on the learner's interests"
         " (concepts whose domain matches an interest come first; the category's record fills the rest),"

@@ -5,7 +5,6 @@ that is never used (exceptions: tests/aws_operations.py UNUSED_GRANT_EXCEPTIONS,
 
 import glob
 import json
-import time
 from pathlib import Path
 
 import boto3
@@ -25,35 +24,12 @@ from tests.aws_operations import (
     principals,
     recording,
 )
+from tests.integration.test_api import wait_for_questions
+from tests.integration.test_save_generated_question import question
 
 ALICE = "550e8400-e29b-41d4-a716-446655440000"
-ROUND_ID = "sess_iam_1_2026-11-22T10:30:00Z"
 REGION = "us-east-1"
 TABLE = "arn:aws:dynamodb:us-east-1:123456789012:table/questions"
-
-
-def question(**changes):
-    return {
-        "item_type": "multiple_choice",
-        "stem": "What is RAG?",
-        "choices": ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"],
-        "correct_key": "C",
-        "difficulty": 7,
-        "categories": ["LLM", "RAG"],
-        "round_id": ROUND_ID,
-        "validation_score": 0.92,
-        "explanation": "RAG combines retrieval with generation.",
-        **changes,
-    }
-
-
-def _wait_for_questions(http, session, count):
-    for _ in range(400):
-        status, _, body = http("GET", f"/sessions/{session}/questions", None, ALICE)
-        if status == 200 and len(body["questions"]) >= count:
-            return body["questions"]
-        time.sleep(0.05)
-    raise AssertionError("the round did not produce its questions")
 
 
 # ---------------------------------------------------------------- the template, driven end to end
@@ -69,7 +45,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         session = created["session_id"]
         status, _, started = http("POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3}, ALICE)
         assert status == 202, started
-        questions = _wait_for_questions(http, session, 3)
+        questions = wait_for_questions(http, session, count=3)
         step_functions.wait_for_running()
         for item in questions:
             status, _, graded = http(
@@ -82,7 +58,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
             "POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3, "round": 2}, ALICE
         )
         assert status == 202, started
-        _wait_for_questions(http, session, 6)
+        wait_for_questions(http, session, count=6)
         step_functions.wait_for_running()
 
         # Tool 5: a new question, the same save again (already saved: the item comes back with the

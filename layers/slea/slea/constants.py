@@ -1,6 +1,7 @@
 """The specification's constants, in one place (spec 001 "Constants & Ranges", 000 TOOL_CONFIG
 and LLM configuration). Contracts, logic and docs import these; nothing else hard-codes them."""
 
+import re
 from typing import Final, Literal
 
 # Question types and categories
@@ -8,6 +9,7 @@ QuestionType = Literal["multiple_choice", "true_false", "short_answer"]
 Category = Literal["technical", "business", "general"]
 SelfLevel = Literal["beginner", "intermediate", "advanced"]
 Language = Literal["en", "ko"]  # a learner's language and an item's
+HANGUL: Final = re.compile("[\uac00-\ud7a3]")  # any Hangul syllable: the text is (partly) Korean
 
 QUESTION_TYPES: Final = frozenset({"multiple_choice", "true_false", "short_answer"})
 SUPPORTED_CATEGORIES: Final = frozenset({"technical", "business", "general"})

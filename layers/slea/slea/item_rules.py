@@ -27,7 +27,7 @@ import re
 from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
-from slea.constants import Language, QuestionType
+from slea.constants import HANGUL, Language, QuestionType
 from slea.contracts.answers import choice_index, choice_text, truth_value
 from slea.contracts.keywords import Concept
 from slea.question_quality import lengths_unequal
@@ -38,7 +38,6 @@ SAME_TEXT_RATIO = 85  # rapidfuzz ratio: the option says what the record says
 STATES_RATIO = 90  # rapidfuzz partial_ratio: the statement contains that text
 # Shorter facts ("Yes") match inside anything; Korean packs a fact into fewer characters ("낮을수록 좋음").
 FACT_MIN_LENGTH = {"en": 8, "ko": 4}
-HANGUL = re.compile("[\uac00-\ud7a3]")
 
 ONLY_KEY_SHARES_STEM_WORDS = (0.15, "Only the key shares content words with the stem; it cues the answer")
 KEY_IS_LONGEST = (0.1, "The key is by far the longest option; its length cues the answer")

@@ -30,11 +30,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 
 from rapidfuzz import fuzz
 
-from slea.constants import MIN_CHOICES, STEM_MAX_LENGTH, Language, QuestionType
+from slea.constants import HANGUL, MIN_CHOICES, STEM_MAX_LENGTH, Language, QuestionType
 from slea.contracts.answers import TRUE_FALSE_CHOICES
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import Concept
@@ -43,7 +43,6 @@ from slea.llm.offline.frames import FRAMES, families_for
 from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of
 
 LABELS = "ABCDE"
-HANGUL = re.compile("[\uac00-\ud7a3]")
 REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
 LENGTH_BAND = 1.6  # distractors within 1/1.6 to 1.6 times the key's length
 REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
@@ -185,8 +184,11 @@ def cued(stem: str, key: str, distractors: list[str], generic: frozenset[str] = 
     return key_overlap > 0 and all(len(specific & units) < key_overlap for units in options[1:])
 
 
-def frame_units(phrasings: dict[str, tuple[str, ...]]) -> frozenset[str]:
-    """The content words of every frame's own text (placeholders removed)."""
+@cache
+def frame_units(language: Language) -> frozenset[str]:
+    """The content words of every frame's own text in `language` (placeholders removed); worked
+    out once per execution environment, not for every round."""
+    phrasings = FRAMES[language]
     text = " ".join(re.sub(r"\{\w+\}", " ", phrasing) for options in phrasings.values() for phrasing in options)
     return frozenset(content_units(text))
 
@@ -205,7 +207,7 @@ class ItemBank:
             self.language = concept_language(usable[0])
             in_language = [concept for concept in usable if concept_language(concept) == self.language]
         self.frames = FRAMES[self.language]
-        self.generic_units = frame_units(self.frames)
+        self.generic_units = frame_units(self.language)
         self.rng = _rng(request.session_id, request.round, request.attempt, request.difficulty, request.category)
         shuffled = list(in_language)
         self.rng.shuffle(shuffled)

@@ -8,16 +8,13 @@ answer), why (the explanation stored with the question), which expected terms th
 missed, and how to study the topic next.
 """
 
-import re
-
+from slea.constants import HANGUL
 from slea.contracts.answers import choice_index
 from slea.contracts.scoring import RubricPoints
 from slea.grading.evidence import Material
 from slea.grading.offline import OfflineGrade, grade
 from slea.llm.references import references_for, topic_terms
 from slea.llm.schemas import Explanation, GradingItem, ShortAnswerGrade
-
-HANGUL = re.compile("[\uac00-\ud7a3]")
 
 
 def material_for(item: GradingItem) -> Material:
