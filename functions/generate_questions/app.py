@@ -1,6 +1,12 @@
 """Mode 1 generation step: Tools 1-3's outputs plus the round's context -> exactly `count`
 draft questions, from one LLM call (Gemini, or the offline generator without a key)."""
 
+import gc
+
+# Cyclic garbage collection is paused while the modules below load (about a sixth of a cold
+# start: bench/cold_import.py) and resumed at the end of this module.
+gc.disable()
+
 from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -17,3 +23,6 @@ from slea.tools.generate_questions import generate_questions
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = parse_input(GenerateQuestionsInput, event)
     return generate_questions(request).model_dump(mode="json")
+
+
+gc.enable()

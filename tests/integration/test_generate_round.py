@@ -142,11 +142,11 @@ def test_llm_failing_still_succeeds_with_the_fallbacks(step_functions, monkeypat
 
 
 def test_regeneration_is_bounded_and_asks_only_for_the_missing(step_functions, monkeypatch):
-    import slea.llm.offline as offline
+    import slea.llm.offline.semantic as semantic  # the offline provider looks it up there when called
 
     calls = itertools.count()  # the validator rejects every other question
     monkeypatch.setattr(
-        offline,
+        semantic,
         "semantic_review",
         lambda item: ItemScore(index=item.index, score=0.9 if next(calls) % 2 == 0 else 0.2),
     )

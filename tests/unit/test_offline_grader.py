@@ -5,8 +5,9 @@ import json
 
 import pytest
 
+from slea.constants import FINALISE_CONFIDENCE
 from slea.grading.evidence import Evidence, Material
-from slea.grading.offline import FINALISE_CONFIDENCE, grade
+from slea.grading.offline import grade
 from slea.grading.terms import Text
 from slea_local import REPO_ROOT
 

@@ -5,13 +5,12 @@ from typing import Annotated
 
 from pydantic import Field
 
-from slea.constants import Language, QuestionType
+from slea.constants import MAX_QUESTIONS_PER_ROUND, Language, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
 from slea.contracts.keywords import Concept, DifficultyKeywords
 from slea.contracts.profile import UserProfile
 from slea.contracts.templates import QuestionTemplate
 
-MAX_QUESTIONS_PER_ROUND = 20
 DEFAULT_QUESTION_TYPES: tuple[QuestionType, ...] = ("multiple_choice", "true_false", "short_answer", "multiple_choice")
 
 

@@ -5,9 +5,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from slea.constants import QuestionType
+from slea.constants import MAX_QUESTIONS_PER_ROUND, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
-from slea.contracts.generation import MAX_QUESTIONS_PER_ROUND, DraftQuestion
+from slea.contracts.generation import DraftQuestion
 from slea.contracts.profile import UserId, UserProfile
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchResult
 from slea.contracts.validation import ValidationResult
@@ -71,44 +71,3 @@ class CollectRoundInput(Contract):
 class FinishRoundInput(Contract):
     plan: RoundPlan
     saved: SaveQuestionsBatchResult
-
-
-# ---------------------------------------------------------------- HTTP API contracts
-class StartRoundRequest(Contract):
-    """POST /sessions/{session_id}/rounds: the caller is the token's subject."""
-
-    round: Literal[1, 2] = 1
-    category: CategoryName
-    count: int = Field(default=5, ge=1, le=MAX_QUESTIONS_PER_ROUND)
-    difficulty: Difficulty | None = None
-    question_types: list[QuestionType] | None = Field(default=None, min_length=1, max_length=MAX_QUESTIONS_PER_ROUND)
-
-
-class SessionCreated(Contract):
-    """POST /sessions: a new session of the caller's, with an id the server chose."""
-
-    session_id: str = Field(examples=["3f2b6c1e-9a4d-4e8b-b1f7-0c5d2a9e7f31"])
-
-
-class RoundStarted(Contract):
-    session_id: str
-    round: int
-    execution_arn: str
-    status: Literal["RUNNING"] = "RUNNING"
-
-
-class QuestionView(Contract):
-    """A saved question as learners see it: everything but the answer key."""
-
-    question_id: str
-    round: int
-    type: QuestionType
-    stem: str
-    choices: list[str] = Field(default_factory=list)
-    difficulty: int
-    category: str
-
-
-class SessionQuestions(Contract):
-    session_id: str
-    questions: list[QuestionView]

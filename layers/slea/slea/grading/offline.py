@@ -34,7 +34,7 @@ bench/grading_agreement.py. None is fitted to one question set.
 
 from dataclasses import dataclass
 
-from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.constants import FINALISE_CONFIDENCE, HIGH_SCORE_THRESHOLD
 from slea.grading.evidence import Evidence, Material
 
 FULL_COVERAGE = 0.32  # `meaning` at which an answer covers the reference's ideas
@@ -42,8 +42,7 @@ KEYWORD_SHARE = 0.35
 GAMING_SCORE_CAP = 60
 NON_ANSWER_SCORE_CAP = 10
 # Confidence: a pass whose coverage is at least PASS_MARGIN beyond what the pass mark needs is
-# finalised; see `_confidence`.
-FINALISE_CONFIDENCE = 0.7
+# finalised (FINALISE_CONFIDENCE, in slea.constants); see `_confidence`.
 THIN_REFERENCE_CONFIDENCE = 0.4
 FINALISE_MIN_ON_TOPIC = 0.4
 FINALISE_MIN_RECALL = 0.35  # share of the whole reference's weight a finalised pass covers

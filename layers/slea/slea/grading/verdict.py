@@ -9,7 +9,8 @@ the verdict is (a confident model that disagrees with all the textual evidence i
 case a human should see). The offline form checks (gaming patterns) apply whoever graded.
 """
 
-from slea.grading.offline import FINALISE_CONFIDENCE, OfflineGrade
+from slea.constants import FINALISE_CONFIDENCE
+from slea.grading.offline import OfflineGrade
 from slea.llm.schemas import ShortAnswerGrade
 
 __all__ = ["FINALISE_CONFIDENCE", "with_second_opinion"]

@@ -3,18 +3,22 @@
 Operations are task-shaped (generate a batch, score a batch, ...) rather than "send a prompt",
 so the offline provider can do the same work without a model."""
 
+from __future__ import annotations
+
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
-from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
-from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
 from slea.llm.settings import LLMSettings
+
+if TYPE_CHECKING:  # only annotations: a function that grades answers need not load the generation contracts
+    from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
+    from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
 
 Operation = Literal["generate", "validate", "score", "explain"]
 

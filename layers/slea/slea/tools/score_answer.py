@@ -21,6 +21,7 @@ from typing import Any
 from slea.constants import (
     DEFAULT_SCORING_LLM_SCORE,
     EXPLANATION_MIN_LENGTH,
+    FINALISE_CONFIDENCE,
     HIGH_SCORE_THRESHOLD,
     MIN_REFERENCE_LINKS,
     PARTIAL_CREDIT_RANGE,
@@ -30,9 +31,8 @@ from slea.contracts.errors import utc_now
 from slea.contracts.scoring import ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import attempts, explanations, questions
 from slea.errors import DataAccessError
-from slea.grading.verdict import FINALISE_CONFIDENCE, with_second_opinion
 from slea.llm import budget
-from slea.llm.offline.grading import as_short_answer_grade, explain_offline, grade_with_evidence
+from slea.llm.offline.explanation import explain_offline
 from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError, get_provider
 from slea.llm.references import references_for, topic_terms
@@ -71,7 +71,13 @@ def _feedback(score: int) -> str | None:
 def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None]:
     """The grade and, when the model was unavailable, a note for the learner. The offline
     evidence is always computed: it gives the keyword matches and the form checks, and with a
-    model it is the second opinion whose disagreement lowers the model's confidence."""
+    model it is the second opinion whose disagreement lowers the model's confidence.
+
+    The grading modules are imported here, not at the top: multiple-choice and true/false answers
+    (most of them) never need them, and they are a fifth of this function's cold start."""
+    from slea.grading.verdict import with_second_opinion  # noqa: PLC0415
+    from slea.llm.offline.grading import as_short_answer_grade, grade_with_evidence  # noqa: PLC0415
+
     evidence = grade_with_evidence(item)
     item.keyword_matches = evidence.keyword_matches
     provider = get_provider()

@@ -10,8 +10,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.aws import stepfunctions
 from slea.contracts.profile import is_uuid
-from slea.contracts.round import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
+from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.dal import attempts, questions, sessions, usage
 from slea.observability import logger, tracer
 from slea.settings import resource_name

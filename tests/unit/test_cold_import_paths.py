@@ -1,0 +1,66 @@
+"""What a handler's cold start loads (bench/cold_import.py measures how long it takes): garbage
+collection is on again once a handler module has loaded, and modules a function may never need
+are left until it does."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from slea_local import REPO_ROOT
+from slea_local.template import repository_template
+
+SCRIPT = """
+import gc, importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("app", {path!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+print(json.dumps({{"gc_enabled": gc.isenabled(), "modules": sorted(sys.modules)}}))
+"""
+
+HANDLERS = sorted(
+    str(REPO_ROOT / spec["Properties"]["CodeUri"] / "app.py")
+    for spec in repository_template().of_type("AWS::Serverless::Function").values()
+)
+# Loaded only when first needed: short-answer grading, the offline item writer and its semantic
+# review, and the Mode 1 pipeline contracts in the HTTP API.
+NOT_AT_IMPORT = {
+    "score_and_explain": [
+        "slea.grading.offline",
+        "slea.grading.verdict",
+        "snowballstemmer",
+        "slea.llm.offline.generator",
+    ],
+    "generate_questions": ["slea.llm.offline.generator", "slea.llm.offline.semantic", "slea.grading.offline"],
+    "validate_question_quality": ["slea.llm.offline.generator", "slea.grading.offline"],
+    "api": ["slea.contracts.round", "slea.contracts.generation", "slea.grading.offline", "slea.llm.offline"],
+}
+
+
+def _import_in_fresh_interpreter(path: str) -> dict[str, object]:
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(REPO_ROOT / "layers" / "slea"),
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "POWERTOOLS_SERVICE_NAME": "test",
+        "POWERTOOLS_METRICS_NAMESPACE": "test",
+    }
+    output = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(path=path)], env=environment, capture_output=True, text=True, check=True
+    )
+    loaded: dict[str, object] = json.loads(output.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+@pytest.mark.parametrize("path", HANDLERS, ids=lambda path: path.split("/")[-2])
+def test_garbage_collection_is_on_once_a_handler_has_loaded(path: str) -> None:
+    assert _import_in_fresh_interpreter(path)["gc_enabled"] is True
+
+
+@pytest.mark.parametrize("function", sorted(NOT_AT_IMPORT))
+def test_modules_a_function_may_never_need_are_not_loaded_at_import(function: str) -> None:
+    loaded = _import_in_fresh_interpreter(str(REPO_ROOT / "functions" / function / "app.py"))["modules"]
+    assert isinstance(loaded, list)
+    assert [name for name in NOT_AT_IMPORT[function] if name in loaded] == []
+    assert "slea.observability" in loaded  # the handler did load
