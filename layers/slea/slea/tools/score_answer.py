@@ -74,7 +74,7 @@ def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None
     model it is the second opinion whose disagreement lowers the model's confidence.
 
     The grading modules are imported here, not at the top: multiple-choice and true/false answers
-    (most of them) never need them, and they are a fifth of this function's cold start."""
+    (most of them) never need them, and loading them is a large part of this function's cold start."""
     from slea.grading.verdict import with_second_opinion  # noqa: PLC0415
     from slea.llm.offline.grading import as_short_answer_grade, grade_with_evidence  # noqa: PLC0415
 
