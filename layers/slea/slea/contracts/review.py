@@ -4,7 +4,7 @@ function does not load those (bench/cold_import.py)."""
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from slea.constants import SCORE_MAX
@@ -120,14 +120,18 @@ class ReviewQueue(Contract):
 
 class AttemptReviewRequest(Contract):
     action: Literal["accept", "override"]
-    score: int | None = Field(default=None, ge=0, le=SCORE_MAX, description="required to override")
+    # A field validator (not a model one), so that the error names `score`.
+    score: int | None = Field(
+        default=None, ge=0, le=SCORE_MAX, validate_default=True, description="required to override"
+    )
     note: str | None = Field(default=None, max_length=1000)
 
-    @model_validator(mode="after")
-    def _score_with_override(self) -> "AttemptReviewRequest":
-        if self.action == "override" and self.score is None:
-            raise PydanticCustomError("score", "score is required to override a grade")
-        return self
+    @field_validator("score")
+    @classmethod
+    def _score_with_override(cls, score: int | None, info: ValidationInfo) -> int | None:
+        if info.data.get("action") == "override" and score is None:
+            raise PydanticCustomError("missing", "score is required to override a grade")
+        return score
 
 
 class AttemptReviewed(Contract):
@@ -148,12 +152,8 @@ class QuestionReviewRequest(Contract):
     correct_keywords: list[NonBlankStr] | None = None
     note: str | None = Field(default=None, max_length=1000)
 
-    @model_validator(mode="after")
-    def _something_to_edit(self) -> "QuestionReviewRequest":
-        changes = (self.stem, self.choices, self.correct_answer, self.correct_keywords)
-        if self.action == "edit" and all(change is None for change in changes):
-            raise PydanticCustomError("stem", "edit needs stem, choices, correct_answer or correct_keywords")
-        return self
+    def changes_nothing(self) -> bool:
+        return all(change is None for change in (self.stem, self.choices, self.correct_answer, self.correct_keywords))
 
 
 class QuestionReviewed(Contract):

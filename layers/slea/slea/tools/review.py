@@ -221,6 +221,8 @@ def _edited(stored: dict[str, Any], request: QuestionReviewRequest) -> dict[str,
     """The question's new stem, choices and key, validated as Tool 5 validates a question."""
     from slea.contracts.questions import SaveQuestionInput  # noqa: PLC0415 - edits are rare
 
+    if request.changes_nothing():
+        raise ApiError(422, "VALIDATION_ERROR", "stem: edit needs stem, choices, correct_answer or correct_keywords")
     key = stored.get("answer_schema") or {}
     candidate = {
         "item_type": stored["item_type"],
