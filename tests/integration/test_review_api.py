@@ -360,23 +360,27 @@ def test_a_fault_in_the_middle_of_an_override_leaves_nothing_half_done(http, ste
 
 
 def test_retiring_a_question_hides_it_deactivates_its_template_and_later_rounds_avoid_it(http, step_functions):
+    from slea.dal.templates import with_search_key
+
     runtime, cloud = step_functions.runtime, step_functions.runtime.cloud
     start(http)
     first, second, _ = wait_for_questions(http)
     answer(http, first["question_id"], "A")
     templates = table(cloud, "TemplatesTable")
     templates.put_item(
-        Item={
-            "id": "tmpl-retired",
-            "stem": second["stem"],
-            "category": "technical",
-            "domain": "LLM",
-            "is_active": True,
-            "usage_count": 3,
-            "search_key": "technical#llm",
-            "avg_difficulty_score": 5,
-        }
+        Item=with_search_key(
+            {
+                "id": "tmpl-retired",
+                "stem": f"  {second['stem'].upper()} ",  # the same stem, spacing and case aside
+                "category": "technical",
+                "domain": "LLM",
+                "is_active": True,
+                "usage_count": 3,
+                "avg_difficulty_score": 5,
+            }
+        )
     )
+    assert "search_key" in templates.get_item(Key={"id": "tmpl-retired"})["Item"]
     for question in (first, second):
         status, _, body = http(
             "POST", f"/review/questions/{question['question_id']}", {"action": "retire", "note": "ambiguous"}, REVIEWER

@@ -18,6 +18,7 @@ from botocore.exceptions import ClientError
 
 from slea.aws import dynamodb
 from slea.dal.items import from_item, query_all, to_item
+from slea.dal.templates import stem_digest
 from slea.errors import storage_errors
 from slea.settings import resource_name
 
@@ -112,23 +113,16 @@ def get_question(question_id: str) -> dict[str, Any] | None:
 
 
 def templates_with_stem(stem: str) -> list[str]:
-    """The ids of the templates whose stem is `stem`. A Scan: retiring is a rare reviewer action,
-    the templates table is small, and an index on whole stems would serve nothing else."""
-    ids: list[str] = []
-    with storage_errors("templates scan"):
-        pages = (
-            dynamodb(TOOL)
-            .get_paginator("scan")
-            .paginate(
-                TableName=resource_name(TEMPLATES_TABLE),
-                FilterExpression="stem = :stem",
-                ProjectionExpression="id",
-                ExpressionAttributeValues={":stem": {"S": stem}},
-            )
+    """The ids of the templates whose stem is `stem` (spacing and case aside)."""
+    with storage_errors("templates stem query"):
+        keys = query_all(
+            dynamodb(TOOL),
+            TableName=resource_name(TEMPLATES_TABLE),
+            IndexName="template-stems",
+            KeyConditionExpression="stem_digest = :digest",
+            ExpressionAttributeValues={":digest": {"S": stem_digest(stem)}},
         )
-        for page in pages:
-            ids += [item["id"]["S"] for item in page.get("Items", [])]
-    return ids[:MAX_TEMPLATES_DEACTIVATED]
+    return [str(key["id"]) for key in keys][:MAX_TEMPLATES_DEACTIVATED]
 
 
 # ---------------------------------------------------------------- transaction items

@@ -185,9 +185,10 @@ def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest
     )
     items.append(review.count("reviewed", "accepted" if request.action == "accept" else "overridden"))
     _commit(items, f"attempt {attempt_id}")
-    metrics.add_metric(
-        name="GradesAccepted" if request.action == "accept" else "GradesOverridden", unit="Count", value=1
-    )
+    if request.action == "accept":
+        metrics.add_metric(name="GradesAccepted", unit="Count", value=1)
+    else:
+        metrics.add_metric(name="GradesOverridden", unit="Count", value=1)
     if is_correct != was_correct:
         _refresh_stats_flag(attempt["question_id"])
     return AttemptReviewed(
