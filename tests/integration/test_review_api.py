@@ -153,6 +153,18 @@ def test_a_failed_round_reports_failed_and_may_be_started_again(http, step_funct
     assert failed["finished_at"]
 
 
+def test_a_round_whose_execution_arn_was_not_recorded_is_still_followed(http, step_functions, faults):
+    import itertools
+
+    calls = itertools.count()  # the first UpdateItem takes the quota; the next records the ARN
+    with faults.dynamodb("api", "UpdateItem", error="InternalServerError", when=lambda: next(calls) >= 1):
+        assert start(http)[0] == 202
+    record = table(step_functions.runtime.cloud, "SessionsTable").get_item(Key={"session_id": "s1#round#1"})["Item"]
+    assert "execution_arn" not in record
+    assert wait_for_status(http, "SUCCEEDED")["saved"] == 3
+    assert start(http)[0] == 409
+
+
 # ---------------------------------------------------------------- summary
 def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(http, step_functions):
     from slea.tools.plan_round import decide_difficulty

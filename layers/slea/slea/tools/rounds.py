@@ -14,6 +14,7 @@ from slea.contracts.errors import utc_now
 from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds
 from slea.observability import logger, tracer
+from slea.settings import resource_name
 from slea.tools.errors import ApiError
 
 RUNNING, SUCCEEDED, FAILED = "RUNNING", "SUCCEEDED", "FAILED"
@@ -21,6 +22,7 @@ RUNNING, SUCCEEDED, FAILED = "RUNNING", "SUCCEEDED", "FAILED"
 # between claiming and starting (the API function's timeout is 29 s): the round did not start.
 ABANDONED_CLAIM = datetime.timedelta(minutes=2)
 ROUNDS = (1, 2)
+STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
 
 def claim_round(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -50,13 +52,33 @@ def _abandoned(record: dict[str, Any]) -> bool:
     return datetime.datetime.now(datetime.UTC) - started > ABANDONED_CLAIM
 
 
+def _execution(record: dict[str, Any]) -> dict[str, Any] | None:
+    """DescribeExecution of the round's execution, None if it does not exist (yet, or ever)."""
+    arn = record.get("execution_arn")
+    if not arn and record.get("execution_name"):
+        machine = resource_name(STATE_MACHINE_VARIABLE)
+        arn = f"{machine.replace(':stateMachine:', ':execution:', 1)}:{record['execution_name']}"
+    if not arn:
+        return None
+    try:
+        return dict(stepfunctions("api").describe_execution(executionArn=arn))
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") == "ExecutionDoesNotExist":
+            return None
+        logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
+        raise ApiError(503, "SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
+    except BotoCoreError as error:
+        logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
+        raise ApiError(503, "SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
+
+
 def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
     """The record with a RUNNING round's execution looked up; a finished round's outcome is
     written back, so it is looked up once and a FAILED round can be claimed again."""
     if record.get("round_status") != RUNNING:
         return record
-    arn = record.get("execution_arn")
-    if not arn:
+    described = _execution(record)
+    if described is None:
         if not _abandoned(record):
             return record
         changes: dict[str, Any] = {
@@ -65,11 +87,6 @@ def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
             "error": "the round's execution was never started",
         }
     else:
-        try:
-            described = stepfunctions("api").describe_execution(executionArn=arn)
-        except (ClientError, BotoCoreError) as error:
-            logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
-            raise ApiError(503, "SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
         if described["status"] in (RUNNING, "PENDING_REDRIVE"):
             return record
         changes = {"round_status": SUCCEEDED if described["status"] == SUCCEEDED else FAILED}

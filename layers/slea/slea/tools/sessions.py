@@ -15,6 +15,7 @@ from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, Se
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
 from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.dal import attempts, questions, rounds, sessions, usage
+from slea.errors import DataAccessError
 from slea.observability import logger, tracer
 from slea.settings import resource_name
 from slea.tools import rounds as round_logic
@@ -52,7 +53,10 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         "session_id": session_id,
         "round": request.round,
         "round_status": round_logic.RUNNING,
-        "claim_id": uuid.uuid4().hex,
+        "claim_id": (claim_id := uuid.uuid4().hex),
+        # Named before it starts, so the round's execution can be found even if recording its
+        # ARN below fails.
+        "execution_name": f"{session_id[:40]}-r{request.round}-{claim_id[:12]}",
         "user_id": user_id,
         "requested": request.count,
         "category": request.category,
@@ -74,7 +78,7 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
     try:
         execution = stepfunctions("api").start_execution(
             stateMachineArn=resource_name(STATE_MACHINE_VARIABLE),
-            name=f"{session_id[:40]}-r{request.round}-{uuid.uuid4().hex[:12]}",
+            name=record["execution_name"],
             input=json.dumps(execution_input),
         )
     except (ClientError, BotoCoreError) as error:
@@ -84,7 +88,10 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         usage.give_back_round(user_id)
         rounds.release(record, previous)
         raise ApiError(503, "ROUND_NOT_STARTED", "the round could not be started; please retry") from error
-    rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, str(record["claim_id"]))
+    try:
+        rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
+    except DataAccessError as error:  # the round has started; its status finds it by name
+        logger.warning("execution ARN not recorded", extra={"session_id": session_id, "reason": str(error)})
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
 
 
