@@ -39,6 +39,15 @@ def claims_from(authorization: str) -> dict[str, Any] | None:
     return {"sub": token}
 
 
+def gateway_claims(claims: dict[str, Any]) -> dict[str, Any]:
+    """The claims as API Gateway's JWT authorizer hands them on: an array claim (e.g.
+    `cognito:groups`) becomes one string, "[reviewers admins]"."""
+    return {
+        name: "[" + " ".join(map(str, value)) + "]" if isinstance(value, list) else value
+        for name, value in claims.items()
+    }
+
+
 def http_api_event(
     method: str, path: str, query: str, headers: dict[str, str], *, body: str, claims: dict[str, Any]
 ) -> dict[str, Any]:
@@ -67,7 +76,7 @@ def http_api_event(
             "stage": "$default",
             "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
             "timeEpoch": int(now * 1000),
-            "authorizer": {"jwt": {"claims": claims, "scopes": None}},
+            "authorizer": {"jwt": {"claims": gateway_claims(claims), "scopes": None}},
         },
         "body": body or None,
         "isBase64Encoded": False,

@@ -3,6 +3,7 @@ AWS operation it performs is recorded (tests/aws_operations.py), and the recordi
 with the function's Policies in template.yaml: nothing used that is not granted, nothing granted
 that is never used (exceptions: tests/aws_operations.py UNUSED_GRANT_EXCEPTIONS, with reasons)."""
 
+import datetime
 import glob
 import json
 from pathlib import Path
@@ -60,6 +61,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         assert status == 202, started
         wait_for_questions(http, session, count=6)
         step_functions.wait_for_running()
+        _issue_12_routes(http, cloud, session, questions)
 
         # Tool 5: a new question, the same save again (already saved: the item comes back with the
         # failed conditional write), and a failed write that goes to the retry queue.
@@ -103,6 +105,39 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
     findings = recorded.findings(check_unused=True)
     assert not findings.missing, "\n" + findings.report()
     assert not findings.unused, "\n" + findings.report()
+
+
+def _issue_12_routes(http, cloud, session, questions):
+    """Round status and summary, a report, a reviewer's work (the queue, an override, retiring a
+    question whose stem a template shares, the statistics and the audit record), and a round
+    that the daily quota refuses (its claim is released)."""
+    from slea.dal.templates import with_search_key
+    from tests.integration.test_review_api import REVIEWER
+
+    assert http("GET", f"/sessions/{session}/rounds/1", None, ALICE)[0] == 200
+    assert http("GET", f"/sessions/{session}/summary", None, ALICE)[0] == 200
+    report = {"reason": "unclear"}
+    path = f"/sessions/{session}/questions/{questions[0]['question_id']}/reports"
+    assert http("POST", path, report, ALICE)[0] == 202
+    assert http("GET", "/review/queue", None, REVIEWER)[0] == 200
+    attempt = http("GET", f"/sessions/{session}/attempts", None, ALICE)[2]["attempts"][0]
+    override = {"action": "override", "score": 100 - attempt["score"]}  # is_correct flips: the count changes
+    assert http("POST", f"/review/attempts/{attempt['attempt_id']}", override, REVIEWER)[0] == 200
+    boto3.resource("dynamodb").Table(cloud.table_name("TemplatesTable")).put_item(
+        Item=with_search_key({"id": "iam-template", "stem": questions[1]["stem"], "is_active": True})
+    )
+    retire = {"action": "retire"}
+    assert http("POST", f"/review/questions/{questions[1]['question_id']}", retire, REVIEWER)[0] == 200
+    assert http("GET", "/review/stats", None, REVIEWER)[0] == 200
+    assert http("GET", f"/review/audit?target_id={attempt['attempt_id']}", None, REVIEWER)[0] == 200
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    boto3.resource("dynamodb").Table(cloud.table_name("UsageTable")).put_item(
+        Item={"user_id": ALICE, "day": today, "rounds": 1000}
+    )
+    created = http("POST", "/sessions", None, ALICE)[2]
+    assert http("POST", f"/sessions/{created['session_id']}/rounds", {"category": "technical"}, ALICE)[0] == 429
+    # Round 1 is next there: the summary plans its difficulty from the learner's profile.
+    assert http("GET", f"/sessions/{created['session_id']}/summary", None, ALICE)[2]["next_round"] == 1
 
 
 @pytest.fixture

@@ -94,7 +94,11 @@ def test_tool_tables_key_designs():
 
     assert keys("ProfilesTable") == {"user_id": "HASH", "submitted_at": "RANGE"}
     assert keys("KeywordsTable") == {"difficulty": "HASH", "category": "RANGE"}
-    (index,) = TABLES["TemplatesTable"]["Properties"]["GlobalSecondaryIndexes"]
+    index, stems = TABLES["TemplatesTable"]["Properties"]["GlobalSecondaryIndexes"]
+    assert (stems["IndexName"], stems["KeySchema"]) == (
+        "template-stems",
+        [{"AttributeName": "stem_digest", "KeyType": "HASH"}],
+    )
     assert {key["AttributeName"]: key["KeyType"] for key in index["KeySchema"]} == {
         "search_key": "HASH",
         "avg_difficulty_score": "RANGE",
@@ -158,6 +162,14 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("GET", "/sessions/{session_id}/questions"),
         ("POST", "/sessions/{session_id}/answers"),
         ("GET", "/sessions/{session_id}/attempts"),
+        ("GET", "/sessions/{session_id}/rounds/{round}"),
+        ("GET", "/sessions/{session_id}/summary"),
+        ("POST", "/sessions/{session_id}/questions/{question_id}/reports"),
+        ("GET", "/review/queue"),
+        ("POST", "/review/attempts/{attempt_id}"),
+        ("POST", "/review/questions/{question_id}"),
+        ("GET", "/review/stats"),
+        ("GET", "/review/audit"),
     }
 
 

@@ -34,7 +34,18 @@ NOT_AT_IMPORT = {
     ],
     "generate_questions": ["slea.llm.offline.generator", "slea.llm.offline.semantic", "slea.grading.offline"],
     "validate_question_quality": ["slea.llm.offline.generator", "slea.grading.offline"],
-    "api": ["slea.contracts.round", "slea.contracts.generation", "slea.grading.offline", "slea.llm.offline"],
+    # ... and in the HTTP API the grading path, and what only the session summary (the planner,
+    # the profile) or a reviewer's edit (Tool 5's contract) needs.
+    "api": [
+        "slea.contracts.round",
+        "slea.contracts.generation",
+        "slea.grading.offline",
+        "slea.llm.offline",
+        "slea.tools.score_answer",
+        "slea.tools.plan_round",
+        "slea.tools.user_profile",
+        "slea.contracts.questions",
+    ],
 }
 
 

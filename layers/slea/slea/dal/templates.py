@@ -2,8 +2,10 @@
 `search_key` = "{category}#{domain, case-folded}" with `avg_difficulty_score` as sort key.
 Only active templates that have been used (usage_count > 0) carry `search_key`, so the index
 holds exactly Tool 2's candidates and a search reads one difficulty window per interest,
-however large the table grows."""
+however large the table grows. A second index, `template-stems` on `stem_digest`, finds the
+templates with a given stem (a reviewer retiring a question deactivates them)."""
 
+import hashlib
 from decimal import Decimal
 from typing import Any
 
@@ -20,9 +22,17 @@ def search_key(category: str, domain: str) -> str:
     return f"{category}#{domain.strip().casefold()}"
 
 
+def stem_digest(stem: str) -> str:
+    """A stem as an index key (a stem may be longer than a key may be): spacing and case aside."""
+    return hashlib.sha256(" ".join(stem.split()).casefold().encode()).hexdigest()[:32]
+
+
 def with_search_key(template: dict[str, Any]) -> dict[str, Any]:
-    """The template with `search_key` set if it belongs in the search index, removed if not."""
+    """The template with `search_key` set if it belongs in the search index, removed if not,
+    and the `stem_digest` of its stem."""
     stored = {key: value for key, value in template.items() if key != "search_key"}
+    if isinstance(stored.get("stem"), str):
+        stored["stem_digest"] = stem_digest(stored["stem"])
     if stored.get("is_active", True) and stored.get("usage_count", 0) > 0:
         stored["search_key"] = search_key(stored["category"], stored["domain"])
     return stored
