@@ -164,6 +164,8 @@ class LocalCloud:
             return {"Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:{queue_name}", "QueueName": queue_name, "QueueUrl": name}[
                 attribute
             ]
+        if resource_type == "AWS::Serverless::StateMachine":  # the physical name is its ARN
+            return {"Arn": name, "Name": name.rsplit(":", 1)[-1]}[attribute]
         raise NotImplementedError(f"!GetAtt {logical_id}.{attribute} is not resolved locally yet")
 
     def resolve(self, value: Any) -> Any:

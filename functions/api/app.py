@@ -5,6 +5,11 @@ POST /sessions/{session_id}/rounds     start a Mode 1 round in one of the caller
 GET  /sessions/{session_id}/questions  the session's saved questions, without answer keys
 POST /sessions/{session_id}/answers    grade an answer (the key is looked up server-side)
 GET  /sessions/{session_id}/attempts   the session's graded attempts
+GET  /sessions/{session_id}/rounds/{round}                  a round's status
+GET  /sessions/{session_id}/summary                         scores, what to review, the next round
+POST /sessions/{session_id}/questions/{question_id}/reports report a problem with a question
+GET  /review/queue, /review/stats, /review/audit            reviewers only (slea.roles)
+POST /review/attempts/{attempt_id}, /review/questions/{question_id}
 """
 
 import gc
@@ -17,7 +22,7 @@ from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
@@ -26,20 +31,37 @@ from slea.api import (
     caller,
     error_response,
     responses,
+    review_refusal,
+    review_responses,
+    reviewer,
     unparseable_body,
     validation_error_response,
 )
 from slea.contracts.common import parse_input
 from slea.contracts.errors import ErrorResponse
+from slea.contracts.review import (
+    AttemptReviewed,
+    AttemptReviewRequest,
+    AuditRecords,
+    QuestionReviewed,
+    QuestionReviewRequest,
+    ReportAccepted,
+    ReportRequest,
+    ReviewQueue,
+    ReviewStats,
+    RoundStatus,
+    SessionSummary,
+)
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.errors import DataAccessError
 from slea.llm import budget
 from slea.observability import logger, metrics, tracer
-from slea.tools import sessions
+from slea.tools import review, sessions
 
 app = APIGatewayHttpResolver(enable_validation=True)
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=SESSION_ID_PATTERN)]
+ItemId = Annotated[str, Path(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)]
 
 
 @app.post(
@@ -109,6 +131,86 @@ def list_attempts(session_id: SessionId) -> AttemptList:
     return sessions.list_attempts(session_id, caller(app))
 
 
+@app.get(
+    "/sessions/<session_id>/rounds/<round>",
+    summary="A round's status: its execution and the questions it saved",
+    responses=responses(200, RoundStatus, "The round's status"),
+)
+def get_round(session_id: SessionId, round: Annotated[int, Path(ge=1, le=2)]) -> RoundStatus:
+    return sessions.round_status(session_id, caller(app), round)
+
+
+@app.get(
+    "/sessions/<session_id>/summary",
+    summary="The session so far: scores per round, answers to review, the next round",
+    responses=responses(200, SessionSummary, "The session's summary"),
+)
+def get_summary(session_id: SessionId) -> SessionSummary:
+    return sessions.session_summary(session_id, caller(app))
+
+
+@app.post(
+    "/sessions/<session_id>/questions/<question_id>/reports",
+    status_code=202,
+    summary="Report a problem with a question (it goes to the reviewers)",
+    responses=responses(202, ReportAccepted, "The report is queued for review"),
+)
+def report_question(
+    session_id: SessionId, question_id: ItemId, request: Annotated[ReportRequest, Body()]
+) -> ReportAccepted:
+    return sessions.report_question(session_id, caller(app), question_id, request)
+
+
+@app.get(
+    "/review/queue",
+    summary="Reviewers: the open review entries, oldest first",
+    responses=review_responses(200, ReviewQueue, "The queue"),
+)
+def review_queue(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> ReviewQueue:
+    reviewer(app)
+    return review.review_queue(limit)
+
+
+@app.post(
+    "/review/attempts/<attempt_id>",
+    summary="Reviewers: accept or override an automatic grade",
+    responses=review_responses(200, AttemptReviewed, "The attempt as reviewed"),
+)
+def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
+    return review.review_attempt(attempt_id, reviewer(app), request)
+
+
+@app.post(
+    "/review/questions/<question_id>",
+    summary="Reviewers: accept, retire or edit a question",
+    responses=review_responses(200, QuestionReviewed, "The question as reviewed"),
+)
+def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
+    return review.review_question(question_id, reviewer(app), request)
+
+
+@app.get(
+    "/review/stats",
+    summary="Reviewers: how often reviewers agreed with the automatic grades, and the queue's size",
+    responses=review_responses(200, ReviewStats, "The statistics"),
+)
+def review_stats() -> ReviewStats:
+    reviewer(app)
+    return review.review_stats()
+
+
+@app.get(
+    "/review/audit",
+    summary="Reviewers: the review record of an attempt or question",
+    responses=review_responses(200, AuditRecords, "The records, oldest first"),
+)
+def review_audit(
+    target_id: Annotated[str, Query(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)],
+) -> AuditRecords:
+    reviewer(app)
+    return review.audit(target_id)
+
+
 @app.exception_handler(sessions.ApiError)  # type: ignore[untyped-decorator]
 def api_error(error: sessions.ApiError) -> Response[Any]:
     return error_response(error.status, error.code, error.message)
@@ -135,7 +237,7 @@ def not_found(_: Exception) -> Response[Any]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
-    if (refused := unparseable_body(event)) is not None:
+    if (refused := review_refusal(event) or unparseable_body(event)) is not None:
         return refused
     budget.start(context)  # model calls must end before API Gateway gives up on us
     return app.resolve(event, context)

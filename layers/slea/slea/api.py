@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
 from slea.contracts.errors import ErrorResponse
+from slea.roles import is_reviewer
 from slea.tools.sessions import ApiError
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
@@ -22,6 +23,31 @@ def caller(app: APIGatewayHttpResolver) -> str:
     if not subject:
         raise ApiError(401, "UNAUTHORIZED", "a bearer token with a subject is required")
     return str(subject)
+
+
+REVIEW_PREFIX = "/review"
+
+
+def _is_review_path(path: str) -> bool:
+    return path == REVIEW_PREFIX or path.startswith(REVIEW_PREFIX + "/")
+
+
+def review_refusal(event: dict[str, Any]) -> dict[str, Any] | None:
+    """403 for a caller without the reviewer role on any review path, else None. Checked before
+    routing, so no review route (nor its request validation) is reached without the role."""
+    path = str(event.get("rawPath") or "")
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims")
+    if not _is_review_path(path) or is_reviewer(claims):
+        return None
+    return _gateway_error(403, "FORBIDDEN", "reviewing needs the reviewer role")
+
+
+def reviewer(app: APIGatewayHttpResolver) -> str:
+    """The reviewing caller's subject (the role was checked before routing: review_refusal)."""
+    subject = caller(app)
+    if not is_reviewer(app.current_event.request_context.authorizer.jwt_claim):
+        raise ApiError(403, "FORBIDDEN", "reviewing needs the reviewer role")
+    return subject
 
 
 def error_response(status: int, code: str, message: str, detail: str | None = None) -> Response[Any]:
@@ -54,6 +80,18 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         409: _error("The question has already been answered"),
         413: _error("The body is larger than 64 KiB"),
         503: _error("Storage, or starting the round, is temporarily unavailable; retry"),
+    }
+
+
+def review_responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
+    """A review route's documented responses."""
+    return {
+        status: {"description": description, "content": {"application/json": {"model": model}}},
+        401: _error("No bearer token, or one without a subject"),
+        403: _error("The caller does not have the reviewer role"),
+        404: _error("Unknown attempt or question"),
+        409: _error("The item changed while it was reviewed, or is retired"),
+        503: _error("Storage is temporarily unavailable; retry"),
     }
 
 

@@ -111,6 +111,8 @@ class AttemptView(Contract):
     needs_review: bool = False
     confidence: float = 1.0
     graded_at: str
+    reviewed: bool = Field(default=False, description="a reviewer has confirmed or corrected this grade")
+    original_score: int | None = Field(default=None, description="the automatic score, if a reviewer changed it")
 
 
 class AttemptList(Contract):

@@ -31,6 +31,8 @@ def _to_json_numbers(value: Any) -> Any:
         return {key: _to_json_numbers(inner) for key, inner in value.items()}
     if isinstance(value, list):
         return [_to_json_numbers(inner) for inner in value]
+    if isinstance(value, (set, frozenset)):  # a string set (e.g. review reasons): JSON has no sets
+        return sorted(_to_json_numbers(inner) for inner in value)
     return value
 
 

@@ -1,6 +1,12 @@
 """Saved questions. Key design: partition `question_id`; GSI `session-questions` on
 (`session_id`, `created_at`) lists a session's questions in generation order.
 
+Review (issue 12): a question waiting for a reviewer carries `review_state` = "open" and
+`queued_at`, the keys of the sparse GSI `review-queue` (only open questions are in it), and
+`review_reasons` (a string set: a statistics flag, "reported", "revise"). A retired question
+carries `retired_category` and `retired_at`, the keys of the sparse GSI `retired-questions`,
+from which later rounds learn the stems to avoid.
+
 Writes are conditional on the id being new, so a question is never overwritten; since ids are
 fixed before the first attempt, "already there" means an earlier attempt of the same save won.
 """
@@ -10,12 +16,21 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from slea.aws import dynamodb
+from slea.contracts.errors import utc_now
 from slea.dal.items import from_item, query_all, to_item
 from slea.errors import storage_errors
 from slea.settings import resource_name
 
 TABLE_VARIABLE = "QUESTIONS_TABLE"
 TOOL = "save_generated_question"
+OPEN = "open"
+MAX_REPORTS = 50  # per question: enough for a reviewer, and an item stays far below 400 KB
+RETIRED_STEMS_READ = 200  # the newest retired stems of a category that a round avoids
+
+
+def queue_fields(reason: str, at: str) -> dict[str, Any]:
+    """What puts a new question in the review queue (Tool 5 saves a `revise` question so)."""
+    return {"review_state": OPEN, "queued_at": at, "review_reasons": {reason}}
 
 
 def put_new_question(item: dict[str, Any]) -> dict[str, Any] | None:
@@ -60,13 +75,64 @@ def session_questions(session_id: str) -> list[dict[str, Any]]:
         )
 
 
-def set_stats_flag(question_id: str, flag: str | None) -> None:
+def set_stats_flag(question_id: str, flag: str | None, at: str = "") -> None:
+    """Store the statistics flag; a new flag also puts the question in the review queue."""
     expression = "SET stats_flag = :flag" if flag else "REMOVE stats_flag"
-    values = {"ExpressionAttributeValues": {":flag": {"S": flag}}} if flag else {}
+    values: dict[str, Any] = {"ExpressionAttributeValues": {":flag": {"S": flag}}} if flag else {}
+    if flag:
+        expression += ", review_state = :open, queued_at = if_not_exists(queued_at, :at) ADD review_reasons :reason"
+        values["ExpressionAttributeValues"] |= {
+            ":open": {"S": OPEN},
+            ":at": {"S": at or utc_now()},
+            ":reason": {"SS": [flag]},
+        }
     with storage_errors("questions flag"):
         dynamodb(TOOL).update_item(
             TableName=resource_name(TABLE_VARIABLE),
             Key={"question_id": {"S": question_id}},
             UpdateExpression=expression,
-            **values,  # type: ignore[arg-type]
+            **values,
         )
+
+
+def report_question(question_id: str, report: dict[str, str]) -> None:
+    """Keep a learner's report on the question and put it in the review queue (a question with
+    MAX_REPORTS reports already stays queued without keeping more)."""
+    table, key = resource_name(TABLE_VARIABLE), {"question_id": {"S": question_id}}
+    values = {
+        ":open": {"S": OPEN},
+        ":at": {"S": report["at"]},
+        ":reason": {"SS": ["reported"]},
+        ":report": {"L": [{"M": {name: {"S": value} for name, value in report.items()}}]},
+        ":none": {"L": []},
+        ":max": {"N": str(MAX_REPORTS)},
+    }
+    with storage_errors("questions report"):
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=table,
+                Key=key,
+                UpdateExpression="SET review_state = :open, queued_at = if_not_exists(queued_at, :at), "
+                "reports = list_append(if_not_exists(reports, :none), :report) ADD review_reasons :reason",
+                ConditionExpression="attribute_exists(question_id) AND "
+                "(attribute_not_exists(reports) OR size(reports) < :max)",
+                ExpressionAttributeValues=values,  # type: ignore[arg-type]
+            )
+        except ClientError as error:
+            # Full (or gone): the question is queued already, or there is nothing to review.
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+
+
+def retired_stems(category: str) -> list[str]:
+    """The stems of the newest retired questions of `category`, for a new round to avoid."""
+    with storage_errors("questions retired query"):
+        response = dynamodb(TOOL).query(
+            TableName=resource_name(TABLE_VARIABLE),
+            IndexName="retired-questions",
+            KeyConditionExpression="retired_category = :category",
+            ExpressionAttributeValues={":category": {"S": category}},
+            ScanIndexForward=False,
+            Limit=RETIRED_STEMS_READ,
+        )
+    return [str(from_item(item).get("stem", "")) for item in response.get("Items", [])]

@@ -51,13 +51,20 @@ def _round_one(profile: UserProfile) -> tuple[int, str]:
     return _clamp(base + experience + score), reason
 
 
-def _earlier_stems(session_id: str) -> list[str]:
-    """Stems the session already has, so a new round never repeats a question."""
+def _earlier_stems(session_id: str, category: str) -> list[str]:
+    """Stems the session already has, so a new round never repeats a question, and the stems
+    reviewers retired in this category, so no round brings one back."""
     try:
-        return [question["stem"] for question in questions.session_questions(session_id)]
+        earlier = [question["stem"] for question in questions.session_questions(session_id)]
     except DataAccessError as error:
         logger.warning("earlier questions unavailable, not excluding them", extra={"reason": str(error)})
-        return []
+        earlier = []
+    try:
+        retired = questions.retired_stems(category)
+    except DataAccessError as error:
+        logger.warning("retired questions unavailable, not excluding them", extra={"reason": str(error)})
+        retired = []
+    return [*earlier, *(stem for stem in retired if stem and stem not in earlier)]
 
 
 def _round_one_attempts(session_id: str) -> list[dict[str, Any]]:
@@ -87,5 +94,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
         difficulty_reason=reason,
         interests=request.profile.interests or [wanted.category],
         question_types=wanted.question_types,
-        progress=RoundProgress(attempt=0, missing=wanted.count, used_stems=_earlier_stems(wanted.session_id)),
+        progress=RoundProgress(
+            attempt=0, missing=wanted.count, used_stems=_earlier_stems(wanted.session_id, wanted.category)
+        ),
     )

@@ -3,6 +3,7 @@ queue (drained by the retry worker), so nothing is ever lost."""
 
 from typing import Any
 
+from slea.constants import REVISE_THRESHOLD
 from slea.contracts.errors import utc_now
 from slea.contracts.questions import (
     RetryMessage,
@@ -19,6 +20,8 @@ from slea.errors import DataAccessError
 from slea.observability import logger, metrics, tracer
 from slea.settings import resource_name
 
+REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
+
 
 def question_item(request: SaveQuestionInput, question_id: str, created_at: str) -> dict[str, Any]:
     """The stored question (spec 000 Tool 5 "Fields Saved"), answer key inside answer_schema."""
@@ -30,7 +33,10 @@ def question_item(request: SaveQuestionInput, question_id: str, created_at: str)
     )
     if request.reference_answer and request.reference_answer.strip():
         answer["reference_answer"] = request.reference_answer.strip()
+    # Tool 4's "revise" band: good enough to use, worth a reviewer's look.
+    revise = request.validation_score is not None and REVISE_LOW <= request.validation_score < REVISE_HIGH
     return {
+        **(questions.queue_fields("revise", created_at) if revise else {}),
         "question_id": question_id,
         "session_id": session_id,
         "round": round_number,

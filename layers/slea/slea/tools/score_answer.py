@@ -260,6 +260,8 @@ def _attempt_item(
         },
         "rubric_version": RUBRIC_VERSION,
         "prompt_version": PROMPT_VERSION,
+        # A provisional grade waits in the review queue (the attempts table's sparse GSI).
+        **({"review_state": "open", "queued_at": output.graded_at} if output.needs_review else {}),
     }
 
 

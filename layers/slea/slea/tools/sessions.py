@@ -9,20 +9,19 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.aws import stepfunctions
+from slea.contracts.errors import utc_now
 from slea.contracts.profile import is_uuid
+from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
 from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
-from slea.dal import attempts, questions, sessions, usage
+from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.observability import logger, tracer
 from slea.settings import resource_name
+from slea.tools import rounds as round_logic
+from slea.tools.errors import ApiError
 
+__all__ = ["ApiError"]  # raised by every function here; the API's error handler catches it
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 def _owned(session_id: str, user_id: str) -> None:
@@ -47,7 +46,21 @@ def create_session(user_id: str) -> SessionCreated:
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
     _owned(session_id, user_id)
+    # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a 409 that
+    # takes nothing from the quota and never generates a second set of questions.
+    record: dict[str, Any] = {
+        "session_id": session_id,
+        "round": request.round,
+        "round_status": round_logic.RUNNING,
+        "claim_id": uuid.uuid4().hex,
+        "user_id": user_id,
+        "requested": request.count,
+        "category": request.category,
+        "started_at": utc_now(),
+    }
+    previous = round_logic.claim_round(record)
     if not usage.take_round(user_id):
+        rounds.release(record, previous)
         raise ApiError(
             429,
             "QUOTA_EXCEEDED",
@@ -69,7 +82,9 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         # be started again in the same session.
         logger.error("the round could not be started", extra={"session_id": session_id, "reason": str(error)})
         usage.give_back_round(user_id)
+        rounds.release(record, previous)
         raise ApiError(503, "ROUND_NOT_STARTED", "the round could not be started; please retry") from error
+    rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, str(record["claim_id"]))
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
 
 
@@ -88,9 +103,8 @@ def _question_view(stored: dict[str, Any]) -> QuestionView:
 @tracer.capture_method
 def list_questions(session_id: str, user_id: str) -> SessionQuestions:
     _owned(session_id, user_id)
-    return SessionQuestions(
-        session_id=session_id, questions=[_question_view(item) for item in questions.session_questions(session_id)]
-    )
+    shown = [item for item in questions.session_questions(session_id) if round_logic.visible(item)]
+    return SessionQuestions(session_id=session_id, questions=[_question_view(item) for item in shown])
 
 
 @tracer.capture_method
@@ -146,3 +160,26 @@ def list_attempts(session_id: str, user_id: str) -> AttemptList:
         session_id=session_id,
         attempts=[AttemptView.model_validate(item) for item in attempts.session_attempts(session_id)],
     )
+
+
+@tracer.capture_method
+def round_status(session_id: str, user_id: str, round_number: int) -> RoundStatus:
+    _owned(session_id, user_id)
+    return round_logic.round_status(session_id, round_number)
+
+
+@tracer.capture_method
+def session_summary(session_id: str, user_id: str) -> SessionSummary:
+    _owned(session_id, user_id)
+    return round_logic.session_summary(session_id, user_id)
+
+
+@tracer.capture_method
+def report_question(session_id: str, user_id: str, question_id: str, report: ReportRequest) -> ReportAccepted:
+    """A learner's "there is a problem with this question": the question joins the review queue."""
+    _owned(session_id, user_id)
+    stored = questions.get_question(question_id)
+    if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
+        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
+    questions.report_question(question_id, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id})
+    return ReportAccepted(question_id=question_id)

@@ -1,0 +1,223 @@
+"""The human review loop's storage.
+
+- The queue: attempts and questions waiting for a reviewer carry `review_state` = "open" and
+  `queued_at`, the keys of each table's sparse GSI `review-queue`; a resolution removes both, so
+  the index holds exactly the open entries. An attempt is found by its `attempt_id` through the
+  attempts table's GSI `attempt-ids` (keys only, then a consistent read of the attempt).
+- Every resolution is one TransactWriteItems: the corrected item(s), the audit record and the
+  reviewers' counters; a failure anywhere leaves nothing half-done.
+- The audit table: partition `target_id` (an attempt or question id), sort `audit_key` =
+  "{when}#{random}", so a target's history is one Query in order. The counters behind
+  GET /review/stats are one item of the same table under COUNTERS_KEY ("#" never starts an id).
+"""
+
+import uuid
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from slea.aws import dynamodb
+from slea.dal.items import from_item, query_all, to_item
+from slea.errors import storage_errors
+from slea.settings import resource_name
+
+ATTEMPTS_TABLE = "ATTEMPTS_TABLE"
+QUESTIONS_TABLE = "QUESTIONS_TABLE"
+AUDIT_TABLE = "REVIEW_AUDIT_TABLE"
+TEMPLATES_TABLE = "TEMPLATES_TABLE"
+TOOL = "review"
+OPEN = "open"
+QUEUE_INDEX = "review-queue"
+COUNTERS_KEY = {"target_id": {"S": "#counters"}, "audit_key": {"S": "#counters"}}
+MAX_TEMPLATES_DEACTIVATED = 90  # a transaction holds 100 items; the rest are the review's own
+
+
+class ReviewConflictError(Exception):
+    """The item changed (or went) since it was read: nothing was written."""
+
+
+def _open(variable: str, limit: int) -> list[dict[str, Any]]:
+    with storage_errors("review queue query"):
+        response = dynamodb(TOOL).query(
+            TableName=resource_name(variable),
+            IndexName=QUEUE_INDEX,
+            KeyConditionExpression="review_state = :open",
+            ExpressionAttributeValues={":open": {"S": OPEN}},
+            Limit=limit,
+        )
+    return [from_item(item) for item in response.get("Items", [])]
+
+
+def open_attempts(limit: int) -> list[dict[str, Any]]:
+    """The oldest `limit` open attempts."""
+    return _open(ATTEMPTS_TABLE, limit)
+
+
+def open_questions(limit: int) -> list[dict[str, Any]]:
+    return _open(QUESTIONS_TABLE, limit)
+
+
+def count_open() -> int:
+    total = 0
+    with storage_errors("review queue count"):
+        for variable in (ATTEMPTS_TABLE, QUESTIONS_TABLE):
+            pages = (
+                dynamodb(TOOL)
+                .get_paginator("query")
+                .paginate(
+                    TableName=resource_name(variable),
+                    IndexName=QUEUE_INDEX,
+                    KeyConditionExpression="review_state = :open",
+                    ExpressionAttributeValues={":open": {"S": OPEN}},
+                    Select="COUNT",
+                )
+            )
+            total += sum(page["Count"] for page in pages)
+    return total
+
+
+def attempt_by_id(attempt_id: str) -> dict[str, Any] | None:
+    with storage_errors("attempt id query"):
+        keys = query_all(
+            dynamodb(TOOL),
+            TableName=resource_name(ATTEMPTS_TABLE),
+            IndexName="attempt-ids",
+            KeyConditionExpression="attempt_id = :id",
+            ExpressionAttributeValues={":id": {"S": attempt_id}},
+        )
+        if not keys:
+            return None
+        item = (
+            dynamodb(TOOL)
+            .get_item(
+                TableName=resource_name(ATTEMPTS_TABLE),
+                Key={"session_id": {"S": keys[0]["session_id"]}, "attempt_key": {"S": keys[0]["attempt_key"]}},
+                ConsistentRead=True,
+            )
+            .get("Item")
+        )
+    return from_item(item) if item else None
+
+
+def get_question(question_id: str) -> dict[str, Any] | None:
+    with storage_errors("review question get"):
+        item = (
+            dynamodb(TOOL)
+            .get_item(
+                TableName=resource_name(QUESTIONS_TABLE), Key={"question_id": {"S": question_id}}, ConsistentRead=True
+            )
+            .get("Item")
+        )
+    return from_item(item) if item else None
+
+
+def templates_with_stem(stem: str) -> list[str]:
+    """The ids of the templates whose stem is `stem`. A Scan: retiring is a rare reviewer action,
+    the templates table is small, and an index on whole stems would serve nothing else."""
+    ids: list[str] = []
+    with storage_errors("templates scan"):
+        pages = (
+            dynamodb(TOOL)
+            .get_paginator("scan")
+            .paginate(
+                TableName=resource_name(TEMPLATES_TABLE),
+                FilterExpression="stem = :stem",
+                ProjectionExpression="id",
+                ExpressionAttributeValues={":stem": {"S": stem}},
+            )
+        )
+        for page in pages:
+            ids += [item["id"]["S"] for item in page.get("Items", [])]
+    return ids[:MAX_TEMPLATES_DEACTIVATED]
+
+
+# ---------------------------------------------------------------- transaction items
+def update(
+    variable: str,
+    key: dict[str, Any],
+    expression: str,
+    condition: str,
+    values: dict[str, Any],
+    *,
+    names: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "TableName": resource_name(variable),
+        "Key": to_item(key),
+        "UpdateExpression": expression,
+        "ConditionExpression": condition,
+    }
+    if values:
+        body["ExpressionAttributeValues"] = to_item(values)
+    if names:
+        body["ExpressionAttributeNames"] = names
+    return {"Update": body}
+
+
+def deactivate_template(template_id: str) -> dict[str, Any]:
+    """Tool 2 searches only templates carrying `search_key` (slea.dal.templates)."""
+    return update(
+        TEMPLATES_TABLE,
+        {"id": template_id},
+        "SET is_active = :false REMOVE search_key",
+        "attribute_exists(id)",
+        {":false": False},
+    )
+
+
+def audit_record(record: dict[str, Any]) -> dict[str, Any]:
+    item = {**record, "audit_key": f"{record['at']}#{uuid.uuid4().hex[:12]}"}
+    return {
+        "Put": {
+            "TableName": resource_name(AUDIT_TABLE),
+            "Item": to_item(item),
+            "ConditionExpression": "attribute_not_exists(audit_key)",
+        }
+    }
+
+
+def count(*counters: str) -> dict[str, Any]:
+    """Add one to each of `counters` (GET /review/stats)."""
+    return {
+        "Update": {
+            "TableName": resource_name(AUDIT_TABLE),
+            "Key": COUNTERS_KEY,
+            "UpdateExpression": "ADD " + ", ".join(f"{name} :one" for name in counters),
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+        }
+    }
+
+
+def commit(items: list[dict[str, Any]]) -> None:
+    """All of `items` or none; ReviewConflictError if a condition failed (the item changed)."""
+    with storage_errors("review transaction"):
+        try:
+            dynamodb(TOOL).transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+        except ClientError as error:
+            reasons = [reason.get("Code") for reason in error.response.get("CancellationReasons", [])]
+            if error.response.get("Error", {}).get("Code") == "TransactionCanceledException" and (
+                "ConditionalCheckFailed" in reasons
+            ):
+                raise ReviewConflictError(str(error)) from error
+            raise
+
+
+# ---------------------------------------------------------------- reading the record
+def counters() -> dict[str, int]:
+    with storage_errors("review counters get"):
+        item = (
+            dynamodb(TOOL)
+            .get_item(TableName=resource_name(AUDIT_TABLE), Key=COUNTERS_KEY, ConsistentRead=True)
+            .get("Item")
+        )
+    return {name: int(value) for name, value in from_item(item).items() if isinstance(value, int)} if item else {}
+
+
+def audit_records(target_id: str) -> list[dict[str, Any]]:
+    with storage_errors("audit query"):
+        return query_all(
+            dynamodb(TOOL),
+            TableName=resource_name(AUDIT_TABLE),
+            KeyConditionExpression="target_id = :target",
+            ExpressionAttributeValues={":target": {"S": target_id}},
+        )

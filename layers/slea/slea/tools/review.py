@@ -1,0 +1,361 @@
+"""The human review loop (issue 12): one queue of provisional grades and doubtful questions, the
+reviewer's actions on them, and how often reviewers agree with the automatic grader.
+
+Every action is recorded with who, when, before, after and the reviewer's note, in the same
+transaction that applies it (slea.dal.review). The grading path is not imported here."""
+
+from typing import Any, get_args
+
+from pydantic import ValidationError
+
+from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.contracts.errors import utc_now
+from slea.contracts.review import (
+    AttemptReviewed,
+    AttemptReviewRequest,
+    AuditRecord,
+    AuditRecords,
+    QuestionReviewed,
+    QuestionReviewRequest,
+    Report,
+    ReviewedAttempt,
+    ReviewedQuestion,
+    ReviewEntry,
+    ReviewQueue,
+    ReviewReason,
+    ReviewStats,
+)
+from slea.dal import review
+from slea.observability import logger, metrics, tracer
+from slea.tools.errors import ApiError
+
+REASONS = frozenset(get_args(ReviewReason))
+QUEUE_FIELDS = "REMOVE review_state, queued_at"
+
+
+# ---------------------------------------------------------------- the queue
+def reviewed_question(stored: dict[str, Any]) -> ReviewedQuestion:
+    key = stored.get("answer_schema") or {}
+    return ReviewedQuestion(
+        question_id=stored["question_id"],
+        session_id=stored.get("session_id"),
+        round=stored.get("round"),
+        type=stored.get("item_type"),
+        stem=stored.get("stem"),
+        choices=stored.get("choices") or [],
+        correct_answer=key.get("correct_key"),
+        correct_keywords=key.get("correct_keywords"),
+        reference_answer=key.get("reference_answer"),
+        explanation=key.get("explanation"),
+        difficulty=stored.get("difficulty"),
+        category=stored.get("category"),
+        validation_score=key.get("validation_score"),
+        usage_count=int(stored.get("usage_count", 0)),
+        correct_count=int(stored.get("correct_count", 0)),
+        status=stored.get("status", "active"),
+        reports=[Report(reason=r.get("reason", ""), at=r.get("at", "")) for r in stored.get("reports") or []],
+    )
+
+
+def _question_of(attempt: dict[str, Any]) -> ReviewedQuestion:
+    """The attempt's question as stored, else what the attempt itself recorded of it (Tool 6 by
+    direct invocation grades questions that were never saved)."""
+    stored = review.get_question(attempt["question_id"])
+    if stored is not None:
+        return reviewed_question(stored)
+    key = attempt.get("answer_key") or {}
+    return ReviewedQuestion(
+        question_id=attempt["question_id"],
+        session_id=attempt.get("session_id"),
+        round=attempt.get("round"),
+        type=attempt.get("question_type"),
+        correct_answer=key.get("correct_answer"),
+        correct_keywords=key.get("correct_keywords"),
+        reference_answer=key.get("reference_answer"),
+        difficulty=attempt.get("difficulty"),
+    )
+
+
+def _attempt_entry(attempt: dict[str, Any]) -> ReviewEntry:
+    return ReviewEntry(
+        entry_id=attempt["attempt_id"],
+        kind="attempt",
+        reasons=["needs_review"],
+        queued_at=attempt.get("queued_at") or attempt["graded_at"],
+        question=_question_of(attempt),
+        attempt=ReviewedAttempt(
+            attempt_id=attempt["attempt_id"],
+            session_id=attempt["session_id"],
+            user_answer=attempt["user_answer"],
+            score=int(attempt["score"]),
+            is_correct=bool(attempt["is_correct"]),
+            confidence=float(attempt.get("confidence", 1.0)),
+            reasoning=attempt.get("grader_reasoning"),
+            keyword_matches=attempt.get("keyword_matches") or [],
+            feedback=attempt.get("feedback"),
+            graded_at=attempt["graded_at"],
+        ),
+    )
+
+
+def _question_entry(stored: dict[str, Any]) -> ReviewEntry:
+    reasons = [reason for reason in stored.get("review_reasons") or [] if reason in REASONS]
+    return ReviewEntry(
+        entry_id=stored["question_id"],
+        kind="question",
+        reasons=reasons,
+        queued_at=stored.get("queued_at") or stored.get("created_at", ""),
+        question=reviewed_question(stored),
+    )
+
+
+@tracer.capture_method
+def review_queue(limit: int) -> ReviewQueue:
+    """The `limit` oldest open entries of both kinds, oldest first."""
+    entries = [_attempt_entry(a) for a in review.open_attempts(limit)]
+    entries += [_question_entry(q) for q in review.open_questions(limit)]
+    entries.sort(key=lambda entry: entry.queued_at)
+    return ReviewQueue(entries=entries[:limit], open=review.count_open())
+
+
+# ---------------------------------------------------------------- attempts
+def _commit(items: list[dict[str, Any]], target: str) -> None:
+    try:
+        review.commit(items)
+    except review.ReviewConflictError as error:
+        raise ApiError(409, "REVIEW_CONFLICT", f"{target} changed while it was reviewed; reload it") from error
+
+
+@tracer.capture_method
+def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest) -> AttemptReviewed:
+    """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6)
+    and the question's correct count. Either way the attempt leaves the queue."""
+    attempt = review.attempt_by_id(attempt_id)
+    if attempt is None:
+        raise ApiError(404, "ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
+    now, previous, was_correct = utc_now(), int(attempt["score"]), bool(attempt["is_correct"])
+    score = previous if request.action == "accept" else int(request.score or 0)
+    is_correct = was_correct if request.action == "accept" else score >= HIGH_SCORE_THRESHOLD
+    values = {
+        ":score": score,
+        ":correct": is_correct,
+        ":previous": previous,
+        ":was_correct": was_correct,
+        ":true": True,
+        ":false": False,
+        ":by": reviewer,
+        ":at": now,
+        ":action": request.action,
+    }
+    items = [
+        review.update(
+            review.ATTEMPTS_TABLE,
+            {"session_id": attempt["session_id"], "attempt_key": attempt["attempt_key"]},
+            "SET score = :score, is_correct = :correct, original_score = if_not_exists(original_score, :previous), "
+            "reviewed = :true, needs_review = :false, reviewed_by = :by, reviewed_at = :at, review_action = :action "
+            + QUEUE_FIELDS,
+            # The grade the reviewer saw is still the grade: two reviews never both apply.
+            "score = :previous AND is_correct = :was_correct",
+            values,
+        )
+    ]
+    if is_correct != was_correct and review.get_question(attempt["question_id"]) is not None:
+        items.append(
+            review.update(
+                review.QUESTIONS_TABLE,
+                {"question_id": attempt["question_id"]},
+                "ADD correct_count :change",
+                "attribute_exists(question_id)",
+                {":change": 1 if is_correct else -1},
+            )
+        )
+    items.append(
+        review.audit_record(
+            {
+                "target_id": attempt_id,
+                "target_kind": "attempt",
+                "action": request.action,
+                "who": reviewer,
+                "at": now,
+                "before": {"score": previous, "is_correct": was_correct, "needs_review": attempt.get("needs_review")},
+                "after": {"score": score, "is_correct": is_correct, "needs_review": False},
+                "note": request.note,
+            }
+        )
+    )
+    items.append(review.count("reviewed", "accepted" if request.action == "accept" else "overridden"))
+    _commit(items, f"attempt {attempt_id}")
+    metrics.add_metric(
+        name="GradesAccepted" if request.action == "accept" else "GradesOverridden", unit="Count", value=1
+    )
+    if is_correct != was_correct:
+        _refresh_stats_flag(attempt["question_id"])
+    return AttemptReviewed(
+        attempt_id=attempt_id,
+        action=request.action,
+        score=score,
+        is_correct=is_correct,
+        previous_score=previous,
+        reviewed_by=reviewer,
+        reviewed_at=now,
+    )
+
+
+def _refresh_stats_flag(question_id: str) -> None:
+    """The corrected counts may change the question's statistics flag (best effort, as after
+    grading). Imported here: the grading module is a fifth of the API's cold start."""
+    from slea.tools.score_answer import _update_stats_flag  # noqa: PLC0415
+
+    _update_stats_flag(question_id)
+
+
+# ---------------------------------------------------------------- questions
+def _field_of(error: ValidationError) -> str:
+    problem = error.errors()[0]
+    location = ".".join(str(part) for part in problem.get("loc", ()))
+    field = location or problem["type"]
+    return {"correct_key": "correct_answer"}.get(field, field)
+
+
+def _edited(stored: dict[str, Any], request: QuestionReviewRequest) -> dict[str, Any]:
+    """The question's new stem, choices and key, validated as Tool 5 validates a question."""
+    from slea.contracts.questions import SaveQuestionInput  # noqa: PLC0415 - edits are rare
+
+    key = stored.get("answer_schema") or {}
+    candidate = {
+        "item_type": stored["item_type"],
+        "stem": request.stem if request.stem is not None else stored["stem"],
+        "choices": request.choices if request.choices is not None else stored.get("choices"),
+        "correct_key": request.correct_answer if request.correct_answer is not None else key.get("correct_key"),
+        "correct_keywords": request.correct_keywords
+        if request.correct_keywords is not None
+        else key.get("correct_keywords"),
+        "round_id": stored.get("round_id") or stored["question_id"],
+    }
+    try:
+        checked = SaveQuestionInput.model_validate(candidate)
+    except ValidationError as error:
+        field = _field_of(error)
+        raise ApiError(422, "VALIDATION_ERROR", f"{field}: {error.errors()[0]['msg']}") from error
+    answer = {**key}
+    if checked.item_type == "short_answer":
+        answer["correct_keywords"] = checked.correct_keywords
+    else:
+        answer["correct_key"] = checked.correct_key
+    return {"stem": checked.stem, "choices": checked.choices, "answer_schema": answer}
+
+
+def _snapshot(stored: dict[str, Any]) -> dict[str, Any]:
+    key = stored.get("answer_schema") or {}
+    return {
+        "status": stored.get("status", "active"),
+        "stem": stored.get("stem"),
+        "choices": stored.get("choices"),
+        "correct_answer": key.get("correct_key"),
+        "correct_keywords": key.get("correct_keywords"),
+        "review_reasons": stored.get("review_reasons") or [],
+    }
+
+
+@tracer.capture_method
+def review_question(question_id: str, reviewer: str, request: QuestionReviewRequest) -> QuestionReviewed:
+    """Accept (it stays as it is), retire (hidden from learners who have not answered it, its
+    templates deactivated, its stem avoided by later rounds) or edit it; it leaves the queue."""
+    stored = review.get_question(question_id)
+    if stored is None:
+        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found")
+    retired = stored.get("status") == "retired"
+    if retired and request.action != "accept":
+        raise ApiError(409, "QUESTION_RETIRED", f"question {question_id} is retired")
+    now = utc_now()
+    values: dict[str, Any] = {":by": reviewer, ":at": now, ":action": request.action}
+    names: dict[str, str] = {}
+    condition = "attribute_exists(question_id)"
+    if request.action != "accept":  # `status` is a DynamoDB reserved word
+        names, values[":retired"] = {"#status": "status"}, "retired"
+        condition += " AND (attribute_not_exists(#status) OR #status <> :retired)"
+    setting = "reviewed_by = :by, reviewed_at = :at, review_action = :action"
+    after = _snapshot(stored) | {"review_reasons": []}
+    extra: list[dict[str, Any]] = []
+    if request.action == "retire":
+        setting += ", #status = :retired, retired_at = :at, retired_category = :category"
+        values[":category"] = stored.get("category") or "general"
+        after["status"] = "retired"
+        extra = [review.deactivate_template(tid) for tid in review.templates_with_stem(str(stored.get("stem", "")))]
+        after["templates_deactivated"] = len(extra)
+    elif request.action == "edit":
+        edited = _edited(stored, request)
+        setting += ", stem = :stem, choices = :choices, answer_schema = :answer, edited_at = :at"
+        values |= {":stem": edited["stem"], ":choices": edited["choices"], ":answer": edited["answer_schema"]}
+        if edited["choices"] is None:  # a true/false or short-answer question has no choices
+            setting = setting.replace(", choices = :choices", "")
+            values.pop(":choices")
+        after |= {
+            "stem": edited["stem"],
+            "choices": edited["choices"],
+            "correct_answer": edited["answer_schema"].get("correct_key"),
+            "correct_keywords": edited["answer_schema"].get("correct_keywords"),
+        }
+    items = [
+        review.update(
+            review.QUESTIONS_TABLE,
+            {"question_id": question_id},
+            f"SET {setting} {QUEUE_FIELDS}, review_reasons",
+            condition,
+            values,
+            names=names,
+        ),
+        *extra,
+        review.audit_record(
+            {
+                "target_id": question_id,
+                "target_kind": "question",
+                "action": request.action,
+                "who": reviewer,
+                "at": now,
+                "before": _snapshot(stored),
+                "after": after,
+                "note": request.note,
+            }
+        ),
+        review.count(
+            {"accept": "questions_accepted", "retire": "questions_retired", "edit": "questions_edited"}[request.action]
+        ),
+    ]
+    _commit(items, f"question {question_id}")
+    logger.info("question reviewed", extra={"question_id": question_id, "action": request.action})
+    return QuestionReviewed(
+        question_id=question_id,
+        action=request.action,
+        status="retired" if retired or request.action == "retire" else "active",
+        reviewed_by=reviewer,
+        reviewed_at=now,
+    )
+
+
+# ---------------------------------------------------------------- the record
+@tracer.capture_method
+def review_stats() -> ReviewStats:
+    counted = review.counters()
+    accepted, overridden = counted.get("accepted", 0), counted.get("overridden", 0)
+    reviewed = accepted + overridden
+    return ReviewStats(
+        reviewed=reviewed,
+        accepted=accepted,
+        overridden=overridden,
+        agreement=round(accepted / reviewed, 4) if reviewed else None,
+        questions_retired=counted.get("questions_retired", 0),
+        questions_edited=counted.get("questions_edited", 0),
+        questions_accepted=counted.get("questions_accepted", 0),
+        open=review.count_open(),
+    )
+
+
+@tracer.capture_method
+def audit(target_id: str) -> AuditRecords:
+    return AuditRecords(
+        records=[
+            AuditRecord.model_validate({**record, "audit_id": record["audit_key"]})
+            for record in review.audit_records(target_id)
+        ]
+    )
