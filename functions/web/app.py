@@ -109,12 +109,30 @@ def serve(method: str, path: str, if_none_match: str | None) -> dict[str, Any]:
     return _response(200, content, CONTENT_TYPES[Path(name).suffix], headers)
 
 
-@logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
+def _request(event: Any) -> tuple[str, str, str | None]:
+    """(method, path, If-None-Match) of an HTTP API payload 2.0 event. A malformed envelope is
+    refused naming its field (without pydantic: these pages must stay light to load)."""
+    if not isinstance(event, dict):
+        raise TypeError("event must be an HTTP API (payload 2.0) event object")
+    context = event.get("requestContext")
+    if not isinstance(context, dict) or not isinstance(context.get("http"), dict):
+        raise ValueError("requestContext.http: missing (not an HTTP API payload 2.0 event)")
+    method = context["http"].get("method")
+    if not isinstance(method, str):
+        raise ValueError("requestContext.http.method: must be a string")
+    path = event.get("rawPath", "/")
+    if not isinstance(path, str):
+        raise ValueError("rawPath: must be a string")
+    headers = event.get("headers") or {}
+    if not isinstance(headers, dict):
+        raise ValueError("headers: must be an object")
+    etag = {str(key).lower(): value for key, value in headers.items()}.get("if-none-match")
+    return method, path, etag if isinstance(etag, str) else None
+
+
+@logger.inject_lambda_context
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    http = (event.get("requestContext") or {}).get("http") or {}
-    headers = {key.lower(): value for key, value in (event.get("headers") or {}).items()}
-    path = event.get("rawPath") or http.get("path") or "/"
-    return serve(http.get("method", "GET"), path, headers.get("if-none-match"))
+    return serve(*_request(event))
 
 
 gc.enable()
