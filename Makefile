@@ -25,10 +25,11 @@ LOCK := $(UV) pip compile --quiet --generate-hashes --python-version 3.13 --pyth
 export PYTHONPATH := layers/slea:.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help test lint typecheck sam-validate sam-build build deploy lock unit demo bench clean
+.PHONY: help test lint typecheck sam-validate sam-build build deploy lock unit demo serve bench clean
 
 help:
 	@echo "make demo   - run the main job locally (offline, no AWS account, no API key)"
+	@echo "make serve  - the web app and the HTTP API on http://127.0.0.1:8080/ over the local AWS"
 	@echo "make test   - everything CI checks: ruff, mypy, sam validate --lint, sam build, pytest"
 	@echo "make bench  - the benchmarks in bench/"
 	@echo "make build  - sam build (with the Python 3.13 that the layer and functions need)"
@@ -49,6 +50,12 @@ $(SAM_VENV)/.installed: requirements/sam.txt
 	touch $@
 
 test: lint typecheck sam-validate sam-build unit
+
+# tests/browser drive Debian's chromium through Playwright (never a browser build of Playwright's
+# own, which cannot be downloaded here); installed once, when it is missing.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
@@ -73,11 +80,14 @@ lock:
 	$(LOCK) layers/slea/requirements.in -o layers/slea/requirements.txt
 	$(LOCK) requirements/dev.in -o requirements/dev.txt
 
-unit: $(VENV)/.installed
+unit: $(VENV)/.installed $(CHROMIUM)
 	$(PY) -m pytest
 
 demo: $(VENV)/.installed
 	$(PY) -m slea_local demo
+
+serve: $(VENV)/.installed
+	$(PY) -m slea_local serve
 
 bench: $(VENV)/.installed
 	$(PY) bench/run.py

@@ -264,7 +264,9 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
             status, attempts = _http(url, "GET", f"/sessions/{session_id}/attempts", user_id)
             scores = [attempt["score"] for attempt in attempts["attempts"]]
             print(f"      HTTP {status}: {len(scores)} attempts, scores {scores}")
-    print("\nDone. `python -m slea_local serve` keeps the API up for you to try.")
+    print("\nDone. Try it in a browser: start the local server with")
+    print(f"  make serve      (or: {Path(sys.executable).name} -m slea_local serve --port {SERVE_PORT})")
+    print(f"then open the app at http://127.0.0.1:{SERVE_PORT}/ (reviewers: http://127.0.0.1:{SERVE_PORT}/review)")
     return 0
 
 
@@ -341,6 +343,9 @@ def openapi(path: Path) -> int:
     return 0
 
 
+SERVE_PORT = 8080
+
+
 def serve(port: int) -> int:
     """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine)."""
     from wsgiref.simple_server import WSGIRequestHandler, make_server
@@ -356,11 +361,12 @@ def serve(port: int) -> int:
         server = make_server("127.0.0.1", port, HttpApiAdapter(runtime), handler_class=QuietHandler)
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"
-            print(f"slea-ssem HTTP API on {url} (local JWT stand-in: 'Authorization: Bearer <user id>')")
+            print(f"slea-ssem on {url}")
+            print(f"  learner app:  {url}/   (sign in with any name; tick 'reviewer' for the reviewer role)")
+            print(f"  reviewer app: {url}/review")
+            print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
             print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
-            print(f"  curl -X POST {url}/sessions/SESSION_ID/rounds -H 'Authorization: Bearer {DEMO_USER}' \\")
-            print('       -H \'content-type: application/json\' -d \'{"category": "technical", "count": 3}\'')
-            print(f"  curl {url}/sessions/SESSION_ID/questions -H 'Authorization: Bearer {DEMO_USER}'")
+            print("Ctrl-C stops the server.", flush=True)
             server.serve_forever()
     return 0
 
@@ -404,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     openapi_parser = commands.add_parser("openapi", help="write the HTTP API's OpenAPI document")
     openapi_parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "openapi.json")
     serve_parser = commands.add_parser("serve", help="run the HTTP API on 127.0.0.1 over the seeded local AWS")
-    serve_parser.add_argument("--port", type=int, default=8080)
+    serve_parser.add_argument("--port", type=int, default=SERVE_PORT)
     invoke_parser = commands.add_parser("invoke", help="run one function with an event file on the seeded local AWS")
     invoke_parser.add_argument("tool", help="tool name (functions/<tool>) or the function's logical id")
     invoke_parser.add_argument("event", type=Path, help="event JSON file, e.g. events/get_user_profile/valid.json")

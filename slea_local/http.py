@@ -1,16 +1,21 @@
-"""The HTTP API locally, without Docker: a WSGI app that turns each request into the API Gateway
-HTTP API (payload 2.0) event of template.yaml's API function and its result back into a response.
+"""The HTTP API locally, without Docker: a WSGI app that routes each request as API Gateway would,
+by the HttpApi events of template.yaml (path templates, methods, each route's Auth), turns it into
+the HTTP API (payload 2.0) event of the function behind that route, and its result back into a
+response.
 
 Authorization stands in for API Gateway's JWT authorizer, locally only: `Authorization: Bearer
 <token>` where the token is a JWT (its claims are read, not verified) or simply the subject's id.
-Without it the request is refused with 401 before the function runs, as API Gateway does."""
+Without it a request to a route that needs one is refused with 401 before any function runs, as
+API Gateway does; routes whose Auth is `Authorizer: NONE` (the web app's pages) need none."""
 
 import base64
 import binascii
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -19,6 +24,7 @@ from urllib.parse import parse_qs
 from slea_local import REPO_ROOT
 from slea_local.cloud import ACCOUNT
 from slea_local.runtime import LocalRuntime
+from slea_local.template import Template
 
 OPENAPI_PATH = REPO_ROOT / "docs" / "openapi.json"
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
@@ -48,52 +54,125 @@ def gateway_claims(claims: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Route:
+    """One HttpApi event of template.yaml: `METHOD /path/{param}` served by `function`."""
+
+    method: str
+    path: str
+    function: str
+    authorized: bool  # False where the event says Auth: { Authorizer: NONE }
+
+    @property
+    def key(self) -> str:
+        return f"{self.method} {self.path}"
+
+    def match(self, method: str, path: str) -> dict[str, str] | None:
+        """The path parameters when this route serves the request, else None."""
+        if self.method not in (method, "ANY"):
+            return None
+        pattern = re.sub(
+            r"\\\{(\w+)(\\\+)?\\\}",
+            lambda found: f"(?P<{found.group(1)}>{'.+' if found.group(2) else '[^/]+'})",
+            re.escape(self.path),
+        )
+        matched = re.fullmatch(pattern, path)
+        return dict(matched.groupdict()) if matched else None
+
+
+def http_api_routes(template: Template) -> list[Route]:
+    """The routes of template.yaml's HTTP API, most specific first: API Gateway prefers a path
+    without parameters, then the one with fewer (a greedy {proxy+} last)."""
+    (api,) = template.of_type("AWS::Serverless::HttpApi").values()
+    default_authorizer = (api.get("Properties", {}).get("Auth") or {}).get("DefaultAuthorizer")
+    routes = []
+    for logical_id, spec in template.of_type("AWS::Serverless::Function").items():
+        for event in spec["Properties"].get("Events", {}).values():
+            if event["Type"] != "HttpApi":
+                continue
+            properties = event["Properties"]
+            authorizer = (properties.get("Auth") or {}).get("Authorizer", default_authorizer)
+            routes.append(
+                Route(properties["Method"].upper(), properties["Path"], logical_id, authorizer not in (None, "NONE"))
+            )
+    return sorted(routes, key=lambda route: (route.path.count("{"), "+}" in route.path, -len(route.path)))
+
+
 def http_api_event(
-    method: str, path: str, query: str, headers: dict[str, str], *, body: str, claims: dict[str, Any]
+    method: str,
+    path: str,
+    query: str,
+    headers: dict[str, str],
+    *,
+    body: str,
+    claims: dict[str, Any] | None,
+    route_key: str = "$default",
+    path_parameters: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """The payload 2.0 event; `claims` None: a route without an authorizer (no authorizer context)."""
     now = time.time()
-    return {
+    request_context: dict[str, Any] = {
+        "accountId": ACCOUNT,
+        "apiId": "local",
+        "domainName": headers.get("host", "127.0.0.1"),
+        "domainPrefix": "local",
+        "http": {
+            "method": method,
+            "path": path,
+            "protocol": "HTTP/1.1",
+            "sourceIp": "127.0.0.1",
+            "userAgent": headers.get("user-agent", ""),
+        },
+        "requestId": str(uuid.uuid4()),
+        "routeKey": route_key,
+        "stage": "$default",
+        "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+        "timeEpoch": int(now * 1000),
+    }
+    if claims is not None:
+        request_context["authorizer"] = {"jwt": {"claims": gateway_claims(claims), "scopes": None}}
+    event: dict[str, Any] = {
         "version": "2.0",
-        "routeKey": "$default",
+        "routeKey": route_key,
         "rawPath": path,
         "rawQueryString": query,
         "headers": headers,
         "queryStringParameters": {k: ",".join(v) for k, v in parse_qs(query).items()} or None,
-        "requestContext": {
-            "accountId": ACCOUNT,
-            "apiId": "local",
-            "domainName": headers.get("host", "127.0.0.1"),
-            "domainPrefix": "local",
-            "http": {
-                "method": method,
-                "path": path,
-                "protocol": "HTTP/1.1",
-                "sourceIp": "127.0.0.1",
-                "userAgent": headers.get("user-agent", ""),
-            },
-            "requestId": str(uuid.uuid4()),
-            "routeKey": "$default",
-            "stage": "$default",
-            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
-            "timeEpoch": int(now * 1000),
-            "authorizer": {"jwt": {"claims": gateway_claims(claims), "scopes": None}},
-        },
+        "requestContext": request_context,
         "body": body or None,
         "isBase64Encoded": False,
     }
+    if path_parameters:
+        event["pathParameters"] = path_parameters
+    return event
+
+
+JSON = {"content-type": "application/json"}
 
 
 class HttpApiAdapter:
-    """WSGI application serving the API function of template.yaml (and, locally, its OpenAPI
-    document at /openapi.json)."""
+    """WSGI application serving template.yaml's HTTP API: each request goes to the function whose
+    HttpApi event matches it (and, locally only, the OpenAPI document is at /openapi.json)."""
 
-    def __init__(self, runtime: LocalRuntime, function: str = "api", openapi: Path = OPENAPI_PATH) -> None:
-        self.runtime, self.function, self.openapi = runtime, function, openapi
+    def __init__(self, runtime: LocalRuntime, openapi: Path = OPENAPI_PATH) -> None:
+        self.runtime, self.openapi = runtime, openapi
+        self.routes = http_api_routes(runtime.cloud.template)
+
+    def route(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
+        for route in self.routes:
+            parameters = route.match(method, path)
+            if parameters is not None:
+                return route, parameters
+        return None
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/")
         if method == "GET" and path == "/openapi.json":
-            return self._reply(start_response, 200, {"content-type": "application/json"}, self.openapi.read_bytes())
+            return self._reply(start_response, 200, JSON, self.openapi.read_bytes())
+        found = self.route(method, path)
+        if found is None:  # API Gateway's own answer: no function runs
+            return self._reply(start_response, 404, JSON, b'{"message":"Not Found"}')
+        route, path_parameters = found
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length).decode("utf-8") if length else ""
         headers = {
@@ -101,16 +180,25 @@ class HttpApiAdapter:
         }
         if environ.get("CONTENT_TYPE"):
             headers["content-type"] = environ["CONTENT_TYPE"]
-        claims = claims_from(headers.get("authorization", ""))
-        if claims is None:
-            return self._reply(start_response, 401, {"content-type": "application/json"}, b'{"message":"Unauthorized"}')
-        event = http_api_event(method, path, environ.get("QUERY_STRING", ""), headers, body=body, claims=claims)
+        claims = None
+        if route.authorized:
+            claims = claims_from(headers.get("authorization", ""))
+            if claims is None:
+                return self._reply(start_response, 401, JSON, b'{"message":"Unauthorized"}')
+        event = http_api_event(
+            method,
+            path,
+            environ.get("QUERY_STRING", ""),
+            headers,
+            body=body,
+            claims=claims,
+            route_key=route.key,
+            path_parameters=path_parameters,
+        )
         try:
-            result = self.runtime.invoke(self.function, event)
+            result = self.runtime.invoke(route.function, event)
         except Exception:  # what API Gateway answers when the function fails
-            return self._reply(
-                start_response, 500, {"content-type": "application/json"}, b'{"message":"Internal Server Error"}'
-            )
+            return self._reply(start_response, 500, JSON, b'{"message":"Internal Server Error"}')
         payload = result.get("body") or ""
         data = base64.b64decode(payload) if result.get("isBase64Encoded") else payload.encode("utf-8")
         return self._reply(start_response, int(result["statusCode"]), result.get("headers") or {}, data)

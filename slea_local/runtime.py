@@ -47,6 +47,9 @@ class LambdaContext:
 
 
 _ONE_INVOCATION_AT_A_TIME = threading.RLock()
+# Set for every function run here and never in AWS: the web app then offers the local sign-in
+# (the stand-in token slea_local.http reads) instead of the identity provider's.
+LOCAL_RUNTIME_ENVIRONMENT = {"SLEA_LOCAL_RUNTIME": "1"}
 
 
 class _PerThreadStdout(io.TextIOBase):
@@ -167,7 +170,8 @@ class LocalRuntime:
         # shares one process (and Powertools' metric set, os.environ), so invocations take turns.
         with _ONE_INVOCATION_AT_A_TIME:
             try:
-                with self.cloud.environment(self.cloud.environment_of(logical_id)), _capture_this_thread(printed):
+                environment = {**self.cloud.environment_of(logical_id), **LOCAL_RUNTIME_ENVIRONMENT}
+                with self.cloud.environment(environment), _capture_this_thread(printed):
                     return handler(event, LambdaContext(function_name=f"{self.cloud.stack_name}-{logical_id}"))
             finally:
                 self._collect_metrics(printed.getvalue())

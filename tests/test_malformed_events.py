@@ -29,6 +29,7 @@ INPUT_CONTRACTS = {
     "finish_round": FinishRoundInput,
     "score_and_explain": ScoreAnswerInput,
     "api": APIGatewayProxyEventV2Model,
+    "web": APIGatewayProxyEventV2Model,  # the envelope's field names (the web function checks it by hand)
 }
 
 

@@ -41,6 +41,8 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         # Mode 2 API: create a session, start a round in it (the daily quota, StartExecution ->
         # the whole state machine: Tools 1-5, plan, collect, finish), list its questions, answer
         # them, list the attempts.
+        # The web app's pages (no token, no AWS operation).
+        assert http("GET", "/")[0] == 200
         status, _, created = http("POST", "/sessions", None, ALICE)
         assert status == 201, created
         session = created["session_id"]

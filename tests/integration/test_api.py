@@ -141,9 +141,42 @@ def test_bad_input_is_422_in_the_error_shape_naming_the_field(http, step_functio
     assert response["error"].startswith(field)
 
 
-def test_unknown_route_is_404_in_the_error_shape(http, step_functions):
-    status, _, body = http("GET", "/nowhere", None, ALICE)
-    assert (status, body["error_code"]) == (404, "NOT_FOUND")
+def test_unknown_route_is_404_from_api_gateway_before_any_function(http, step_functions):
+    """Routes come from template.yaml's HttpApi events, as in AWS: no function runs."""
+    assert http("GET", "/nowhere", None, ALICE)[::2] == (404, {"message": "Not Found"})
+    assert http("DELETE", "/sessions", None, ALICE)[::2] == (404, {"message": "Not Found"})
+
+
+def test_a_request_the_api_function_cannot_route_is_404_in_the_error_shape(step_functions):
+    from slea_local.http import http_api_event
+
+    event = http_api_event("GET", "/nowhere", "", {}, body="", claims={"sub": ALICE})
+    response = step_functions.runtime.invoke("ApiFunction", event)
+    assert (response["statusCode"], json.loads(response["body"])["error_code"]) == (404, "NOT_FOUND")
+
+
+def test_the_web_app_needs_no_token_and_the_api_still_does(http, step_functions):
+    for path in ("/", "/review", "/assets/common.js", "/config.json"):
+        assert http("GET", path)[0] == 200, path
+    assert http("GET", "/config.json")[2] == {"mode": "local"}
+    assert http("POST", "/sessions")[0] == 401
+    assert http("GET", "/sessions/s1/questions")[0] == 401
+
+
+def test_routes_carry_their_route_key_and_path_parameters():
+    from slea_local.http import http_api_routes
+    from slea_local.template import repository_template
+
+    routes = http_api_routes(repository_template())
+    matched = [(route.key, route.match("GET", "/sessions/abc/questions")) for route in routes]
+    assert [(key, found) for key, found in matched if found is not None] == [
+        ("GET /sessions/{session_id}/questions", {"session_id": "abc"})
+    ]
+    assert [route.key for route in routes if route.match("GET", "/") is not None] == ["GET /"]
+    assert [
+        (route.key, route.match("GET", "/assets/app.css")) for route in routes if route.match("GET", "/assets/app.css")
+    ] == [("GET /assets/{file}", {"file": "app.css"})]
+    assert not any(route.match("GET", "/assets/a/b.css") for route in routes)  # {file} is one segment
 
 
 def test_committed_openapi_document_is_current():

@@ -1,0 +1,85 @@
+"""The web app in a real browser: Debian's headless chromium (never a browser build of
+Playwright's own) driven by Playwright, against the local server (template.yaml's HTTP API over
+moto) in a thread on a free port. Screenshots go to build/screenshots/ (gitignored)."""
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+import pytest
+
+from slea_local import REPO_ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
+@pytest.fixture
+def server(step_functions: Any) -> Iterator[str]:
+    """The app's URL: the local HTTP API (pages and routes) over this test's seeded local AWS."""
+    from slea_local.http import HttpApiAdapter
+
+    httpd = make_server("127.0.0.1", 0, HttpApiAdapter(step_functions.runtime), handler_class=_Quiet)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        step_functions.wait_for_running()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    assert CHROMIUM.exists(), "tests/browser need Debian's chromium: apt-get install -y chromium (make test does)"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """new_page(viewport=...) -> a page in a fresh context (its own storage: one user each)."""
+    contexts, errors = [], []
+
+    def _open(viewport: dict[str, int] | None = None) -> Any:
+        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: errors.append(message.text) if _unexpected(message) else None)
+        return page
+
+    yield _open
+    for context in contexts:
+        context.close()
+    assert not errors, f"errors on the page: {errors}"
+
+
+def screenshot(page: Any, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def _unexpected(message: Any) -> bool:
+    """A console error other than the browser's own note of an HTTP error status (the pages show
+    those to the user in words; the tests check that)."""
+    return bool(message.type == "error" and not message.text.startswith("Failed to load resource"))
