@@ -175,3 +175,27 @@ def test_missing_keywords_names_the_field(seeded, round_input):
     del event["keywords"]
     with pytest.raises(ValueError, match="keywords"):
         seeded.invoke(TOOL, event)
+
+
+def test_short_answer_keywords_are_telling_words_not_the_verbs_key_points_open_with(seeded, round_input):
+    """One keyword per key point: a name or acronym first, never the verb a terse key point opens
+    with, then the rarer word ("mapping" or "posting", not "term" or "list"; not "supports")."""
+    event = round_input(count=1, question_types=["short_answer"])
+    inverted_index = {
+        "name": "Inverted Index",
+        "acronym": "",
+        "definition": "A data structure that maps each term to the list of documents containing it.",
+        "key_points": [
+            "term to posting list mapping",
+            "core structure of Lucene and Elasticsearch",
+            "supports exact keyword and phrase queries",
+        ],
+        "language": "en",
+    }
+    event["keywords"] = {**event["keywords"], "concepts": [inverted_index], "keywords": ["Inverted Index"]}
+    event["profile"] = {**event["profile"], "interests": []}
+    (question,) = seeded.invoke(TOOL, event)["questions"]
+    keywords = question["correct_keywords"]
+    assert not {"supports", "term", "list"} & set(keywords), keywords
+    assert keywords[0] in ("mapping", "posting"), keywords
+    assert keywords[1] in ("Lucene", "Elasticsearch"), keywords

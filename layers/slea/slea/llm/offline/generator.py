@@ -38,7 +38,7 @@ from slea.constants import HANGUL, MIN_CHOICES, STEM_MAX_LENGTH, Language, Quest
 from slea.contracts.answers import TRUE_FALSE_CHOICES
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import Concept
-from slea.grading.terms import Text
+from slea.grading.terms import Text, terms
 from slea.llm.offline.frames import FRAMES, families_for
 from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of
 
@@ -159,9 +159,15 @@ def _rng(*parts: object) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311 - reproducible variety, not secrecy
 
 
-def _distinctiveness(word: str) -> tuple[bool, bool, int]:
-    # Acronyms, capitalised and hyphenated terms first; inflected verbs ("introduced") last.
-    return (word.isupper() or "-" in word or word[:1].isupper(), not word.endswith(("ed", "ing")), len(word))
+def _distinctiveness(word: str, opens_point: bool = False) -> tuple[bool, bool, float, int]:
+    # Acronyms, capitalised and hyphenated terms first; verbs last: past forms ("introduced") and
+    # the one a terse key point opens with ("resolves example.com to ...", "supports exact phrase
+    # queries"; an -ing word elsewhere is usually a noun: "posting list"); then the rarer word, by
+    # how often its stem occurs in English text ("kernel" over "host"); then the longer.
+    verb = word.endswith("ed") or (opens_point and word.islower() and word.endswith(("s", "ing")))
+    found = terms(word)
+    rarity = -found[0].zipf if found and found[0].script == "latin" else 0.0
+    return (word.isupper() or "-" in word or word[:1].isupper(), not verb, rarity, len(word))
 
 
 def content_units(text: str) -> set[str]:
@@ -296,10 +302,13 @@ class ItemBank:
             found.append(acronym)
         for point in concept.key_points:
             words = [word.strip("-'") for word in re.findall(r"[\w\-']+", point)]
-            candidates = [word for word in words if len(word) >= (2 if HANGUL.search(word) else 4)]
-            candidates = [word for word in candidates if word.casefold() not in STOPWORDS]
+            candidates = [
+                (word, position == 0)
+                for position, word in enumerate(words)
+                if len(word) >= (2 if HANGUL.search(word) else 4) and word.casefold() not in STOPWORDS
+            ]
             if candidates:
-                found.append(max(candidates, key=_distinctiveness))
+                found.append(max(candidates, key=lambda candidate: _distinctiveness(*candidate))[0])
         unique = list({word.casefold(): word for word in found}.values())
         return unique[:5] if len(unique) >= 2 else [*unique, concept.name][:5]
 
