@@ -57,7 +57,7 @@ from slea.contracts.sessions import RoundStarted, SessionCreated, SessionQuestio
 from slea.errors import DataAccessError
 from slea.llm import budget
 from slea.observability import logger, metrics, tracer
-from slea.tools import review, sessions
+from slea.tools import sessions
 
 app = APIGatewayHttpResolver(enable_validation=True)
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=SESSION_ID_PATTERN)]
@@ -168,6 +168,8 @@ def report_question(
 )
 def review_queue(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> ReviewQueue:
     reviewer(app)
+    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
     return review.review_queue(limit)
 
 
@@ -177,6 +179,8 @@ def review_queue(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> ReviewQueue
     responses=review_responses(200, AttemptReviewed, "The attempt as reviewed"),
 )
 def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
+    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
     return review.review_attempt(attempt_id, reviewer(app), request)
 
 
@@ -186,6 +190,8 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
     responses=review_responses(200, QuestionReviewed, "The question as reviewed"),
 )
 def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
+    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
     return review.review_question(question_id, reviewer(app), request)
 
 
@@ -196,6 +202,8 @@ def review_question(question_id: ItemId, request: Annotated[QuestionReviewReques
 )
 def review_stats() -> ReviewStats:
     reviewer(app)
+    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
     return review.review_stats()
 
 
@@ -208,6 +216,8 @@ def review_audit(
     target_id: Annotated[str, Query(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)],
 ) -> AuditRecords:
     reviewer(app)
+    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
     return review.audit(target_id)
 
 

@@ -45,6 +45,8 @@ NOT_AT_IMPORT = {
         "slea.tools.plan_round",
         "slea.tools.user_profile",
         "slea.contracts.questions",
+        "slea.tools.review",
+        "slea.dal.review",
     ],
 }
 
