@@ -148,9 +148,11 @@ def _error(code: str, message: str, detail: str | None = None) -> types.CallTool
     return types.CallToolResult(content=[types.TextContent(text=body)], is_error=True)
 
 
-def _validation_error(error: ValidationError) -> types.CallToolResult:
+def _validation_error(error: ValidationError, contract: type[BaseModel]) -> types.CallToolResult:
     first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "arguments"
+    # A rule across fields (a model validator) has no location; its error type names the field.
+    named = first["type"] if first["type"] in contract.model_fields else "arguments"
+    field = ".".join(str(part) for part in first["loc"]) or named
     detail = json.dumps([{"field": ".".join(map(str, p["loc"])), "type": p["type"]} for p in error.errors()])
     return _error("VALIDATION_ERROR", f"{field}: {first['msg']}", detail)
 
@@ -205,7 +207,7 @@ def build_server(fixed_caller: str | None = None) -> Server[Any]:
         try:
             request = tool.contract.model_validate(params.arguments or {})
         except ValidationError as error:
-            return _validation_error(error)
+            return _validation_error(error, tool.contract)
         try:
             data = await anyio.to_thread.run_sync(_run, tool, caller, request)
         except ApiError as error:

@@ -111,6 +111,7 @@ def test_search_question_templates_and_validate_question_quality(call):
         ("save_generated_question", {"item_type": "true_false", "stem": "x"}, "round_id"),
         ("score_and_explain", {"session_id": "s1", "question_id": "q1"}, "user_answer"),
         ("start_round", {"category": "cooking"}, "category"),
+        ("validate_question_quality", {"stem": "Is RAG retrieval?", "question_type": "true_false"}, "correct_answer"),
         ("get_round", {"session_id": "s1", "round": 3}, "round"),
     ],
 )
@@ -246,6 +247,15 @@ def _event(body: dict[str, Any], host: str = API_HOST, sub: str | None = ALICE) 
 
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+def tool_call(runtime: LocalRuntime, tool: str, arguments: dict[str, Any], user: str = ALICE) -> dict[str, Any]:
+    """One tools/call as API Gateway hands it to McpFunction: the JSON-RPC result."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    answer = runtime.invoke("McpFunction", _event(body, sub=user))
+    assert answer["statusCode"] == 200, answer
+    result: dict[str, Any] = json.loads(answer["body"])["result"]
+    return result
 
 
 def test_warm_invocations_reuse_one_loop_and_lifespan(step_functions):
