@@ -311,3 +311,31 @@ def test_an_event_without_a_subject_is_401_with_the_challenge(step_functions):
     assert answer["statusCode"] == 401
     assert answer["headers"]["WWW-Authenticate"].startswith("Bearer")
     assert json.loads(answer["body"])["error_code"] == "UNAUTHORIZED"
+
+
+# ---------------------------------------------------------------- stdio, for desktop agents
+def test_mcp_stdio_serves_the_same_tools_to_the_official_stdio_client():
+    import sys
+
+    from mcp import StdioServerParameters
+
+    from slea_local import REPO_ROOT
+
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "slea_local", "mcp-stdio", "--user", ALICE],
+        cwd=str(REPO_ROOT),
+        env={"PYTHONPATH": f"{REPO_ROOT / 'layers' / 'slea'}:{REPO_ROOT}", "PATH": "/usr/bin:/bin"},
+    )
+
+    async def run() -> Any:
+        async with Client(parameters) as client:
+            tools = (await client.list_tools()).tools
+            profile = await client.call_tool("get_user_profile", {"user_id": ALICE})
+            other = await client.call_tool("get_user_profile", {"user_id": BOB})
+            return tools, profile, other
+
+    tools, profile, other = anyio.run(run)
+    assert SPEC_TOOLS <= {tool.name for tool in tools}
+    assert json.loads(profile.content[0].text)["user_id"] == ALICE
+    assert other.is_error
