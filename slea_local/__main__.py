@@ -386,7 +386,7 @@ def mcp_stdio(user: str | None) -> int:
         sys.stdout = protocol_out
 
         async def run() -> None:
-            from mcp.server.stdio import stdio_server  # noqa: PLC0415 - only this command needs the SDK
+            from mcp.server.stdio import stdio_server
 
             # The SDK points fd 1 at stderr while it serves: stray prints miss the protocol.
             async with stdio_server() as (read, write):

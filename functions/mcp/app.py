@@ -38,6 +38,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 from mcp.server import Server
@@ -47,6 +48,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 
 from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentStartRoundInput
+from slea.contracts.common import parse_input
 from slea.contracts.errors import ErrorResponse
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
@@ -190,6 +192,28 @@ def _run(tool: AgentTool, caller: str, request: BaseModel) -> Any:
     return agent.as_json(tool.run(caller, request))
 
 
+async def _call(tool: AgentTool, caller: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    """Validate against the tool's contract, run it off the event loop, answer its result or a
+    tool error in the ErrorResponse shape."""
+    try:
+        request = tool.contract.model_validate(arguments)
+    except ValidationError as error:
+        return _validation_error(error, tool.contract)
+    try:
+        data = await anyio.to_thread.run_sync(_run, tool, caller, request)
+    except ApiError as error:
+        return _error(error.code, error.message)
+    except (ValueError, TypeError) as error:  # the tools' own input errors (parse_input's shape)
+        return _error("VALIDATION_ERROR", str(error))
+    except DataAccessError as error:
+        logger.error("storage unavailable", extra={"reason": str(error), "tool": tool.name})
+        return _error("SERVICE_UNAVAILABLE", "storage is temporarily unavailable, please retry")
+    structured = data if isinstance(data, dict) else {"result": data}
+    return types.CallToolResult(
+        content=[types.TextContent(text=json.dumps(data, ensure_ascii=False))], structured_content=structured
+    )
+
+
 def build_server(fixed_caller: str | None = None) -> Server[Any]:
     """The MCP server. Over HTTP the caller is each request's token subject; `fixed_caller` is the
     user of a server without HTTP (stdio, the tests' in-memory client)."""
@@ -204,23 +228,7 @@ def build_server(fixed_caller: str | None = None) -> Server[Any]:
         caller = _caller_from_request(ctx.request) if ctx.request is not None else fixed_caller
         if caller is None:
             return _error("UNAUTHORIZED", "a bearer token with a subject is required")
-        try:
-            request = tool.contract.model_validate(params.arguments or {})
-        except ValidationError as error:
-            return _validation_error(error, tool.contract)
-        try:
-            data = await anyio.to_thread.run_sync(_run, tool, caller, request)
-        except ApiError as error:
-            return _error(error.code, error.message)
-        except (ValueError, TypeError) as error:  # the tools' own input errors (parse_input's shape)
-            return _error("VALIDATION_ERROR", str(error))
-        except DataAccessError as error:
-            logger.error("storage unavailable", extra={"reason": str(error), "tool": tool.name})
-            return _error("SERVICE_UNAVAILABLE", "storage is temporarily unavailable, please retry")
-        structured = data if isinstance(data, dict) else {"result": data}
-        return types.CallToolResult(
-            content=[types.TextContent(text=json.dumps(data, ensure_ascii=False))], structured_content=structured
-        )
+        return await _call(tool, caller, params.arguments or {})
 
     return Server(SERVER_NAME, version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
 
@@ -293,6 +301,7 @@ def _unauthorized() -> dict[str, Any]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     global _environment, _invocation_deadline  # noqa: PLW0603 - kept per execution environment
+    parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
     if _subject(event) is None:
         return _unauthorized()
     _invocation_deadline = time.monotonic() + context.get_remaining_time_in_millis() / 1000

@@ -132,7 +132,10 @@ def _mcp_tools(step_functions, cloud, faults):
     item = call("get_round", {"session_id": session})["structuredContent"]["questions"][0]
     graded = call("score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": "A"})
     assert not graded["isError"], graded
-    validated = call("validate_question_quality", {"stem": "Is RAG retrieval?", "question_type": "true_false", "correct_answer": "True"})
+    validated = call(
+        "validate_question_quality",
+        {"stem": "Is RAG retrieval?", "question_type": "true_false", "correct_answer": "True"},
+    )
     assert not validated["isError"], validated
     own = question(round_id=f"{session}_1_2026-11-23T10:00:00Z", stem="What does an MCP server expose?")
     assert call("save_generated_question", own)["structuredContent"]["success"] is True

@@ -70,7 +70,8 @@ def test_lists_the_six_spec_tools_and_the_round_tools_with_their_contracts_schem
 
     assert tools["get_difficulty_keywords"].input_schema == GetKeywordsInput.model_json_schema()
     for tool in tools.values():
-        assert tool.input_schema["type"] == "object" and tool.description
+        assert tool.input_schema["type"] == "object"
+        assert tool.description
     assert "answer key" in tools["score_and_explain"].description
     assert "correct_answer" not in tools["score_and_explain"].input_schema["properties"]
 
@@ -79,14 +80,16 @@ def test_get_difficulty_keywords_answers_the_spec_shape(call):
     is_error, keywords = call("get_difficulty_keywords", {"difficulty": 5, "category": "technical"})
     assert not is_error
     assert set(keywords) == {"difficulty", "category", "keywords", "concepts", "example_questions"}
-    assert keywords["difficulty"] == 5 and keywords["category"] == "technical"
+    assert keywords["difficulty"] == 5
+    assert keywords["category"] == "technical"
 
 
 def test_search_question_templates_and_validate_question_quality(call):
     is_error, templates = call(
         "search_question_templates", {"interests": ["AI"], "difficulty": 5, "category": "technical"}
     )
-    assert not is_error and isinstance(templates, list)
+    assert not is_error
+    assert isinstance(templates, list)
     is_error, verdict = call(
         "validate_question_quality",
         {
@@ -124,14 +127,17 @@ def test_bad_input_is_a_tool_error_naming_the_field(call, tool, arguments, field
 
 def test_an_unknown_tool_is_a_tool_error(call):
     is_error, error = call("drop_tables", {})
-    assert is_error and error["error_code"] == "UNKNOWN_TOOL"
+    assert is_error
+    assert error["error_code"] == "UNKNOWN_TOOL"
 
 
 def test_a_learner_reads_only_their_own_profile(call):
     is_error, profile = call("get_user_profile", {"user_id": ALICE})
-    assert not is_error and profile["user_id"] == ALICE
+    assert not is_error
+    assert profile["user_id"] == ALICE
     is_error, error = call("get_user_profile", {"user_id": BOB})
-    assert is_error and error["error_code"] == "FORBIDDEN"
+    assert is_error
+    assert error["error_code"] == "FORBIDDEN"
 
 
 def test_another_learners_session_is_refused_by_every_session_tool(call, http):
@@ -142,35 +148,43 @@ def test_another_learners_session_is_refused_by_every_session_tool(call, http):
         call("score_and_explain", {"session_id": bobs, "question_id": "q1", "user_answer": "A"}),
         call("save_generated_question", question(round_id=f"{bobs}_1_2026-11-23T10:00:00Z")),
     ]
-    for is_error, error in refused:
-        assert is_error and error["error_code"] == "FORBIDDEN", error
+    assert [(is_error, error["error_code"]) for is_error, error in refused] == [(True, "FORBIDDEN")] * 4
 
 
 def test_a_round_started_by_an_agent_then_graded_with_the_key_looked_up(call, step_functions, cloud):
-    is_error, started = call("start_round", {"category": "technical", "count": 2, "question_types": ["multiple_choice"]})
-    assert not is_error and started["status"] == "RUNNING"
+    is_error, started = call(
+        "start_round", {"category": "technical", "count": 2, "question_types": ["multiple_choice"]}
+    )
+    assert not is_error
+    assert started["status"] == "RUNNING"
     session = started["session_id"]
     step_functions.wait_for_running()
     is_error, status = call("get_round", {"session_id": session, "round": 1})
-    assert not is_error and status["status"] == "SUCCEEDED" and len(status["questions"]) == 2
+    assert not is_error
+    assert status["status"] == "SUCCEEDED"
+    assert len(status["questions"]) == 2
     shown = json.dumps(status["questions"])
-    assert "correct_key" not in shown and "answer_schema" not in shown
+    assert "correct_key" not in shown
+    assert "answer_schema" not in shown
     item = status["questions"][0]
     key = answer_key(cloud, item["question_id"])["correct_key"]
     is_error, graded = call(
         "score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": key}
     )
-    assert not is_error and graded["is_correct"] is True
+    assert not is_error
+    assert graded["is_correct"] is True
     is_error, again = call(
         "score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": "other"}
     )
-    assert is_error and again["error_code"] == "ALREADY_ANSWERED"
+    assert is_error
+    assert again["error_code"] == "ALREADY_ANSWERED"
 
 
 def test_save_generated_question_into_the_callers_own_session(call, http):
     mine = _session_of(http, ALICE)
     is_error, saved = call("save_generated_question", question(round_id=f"{mine}_1_2026-11-23T10:00:00Z"))
-    assert not is_error and saved["success"] is True
+    assert not is_error
+    assert saved["success"] is True
 
 
 # ---------------------------------------------------------------- over HTTP, as an agent would
@@ -205,10 +219,13 @@ def test_the_official_client_over_streamable_http_with_a_bearer_token(local_serv
             return tools, keywords, bad, other
 
     tools, keywords, bad, other = anyio.run(run)
-    assert SPEC_TOOLS <= {tool.name for tool in tools}
-    assert not keywords.is_error and json.loads(keywords.content[0].text)["category"] == "business"
-    assert bad.is_error and json.loads(bad.content[0].text)["error"].startswith("difficulty:")
-    assert other.is_error and json.loads(other.content[0].text)["error_code"] == "FORBIDDEN"
+    assert {tool.name for tool in tools} >= SPEC_TOOLS
+    assert not keywords.is_error
+    assert json.loads(keywords.content[0].text)["category"] == "business"
+    assert bad.is_error
+    assert json.loads(bad.content[0].text)["error"].startswith("difficulty:")
+    assert other.is_error
+    assert json.loads(other.content[0].text)["error_code"] == "FORBIDDEN"
 
 
 def _transport(url: str, http_client: httpx2.AsyncClient) -> Any:
@@ -267,7 +284,8 @@ def test_warm_invocations_reuse_one_loop_and_lifespan(step_functions):
     assert all(len(json.loads(answer["body"])["result"]["tools"]) == 8 for answer in answers)
     module = runtime.module("McpFunction")
     environment = module._environment
-    assert environment is not None and not environment.loop.is_closed()
+    assert environment is not None
+    assert not environment.loop.is_closed()
     called = runtime.invoke(
         "McpFunction",
         _event(
@@ -300,7 +318,9 @@ def _status_of(app: Any, host: str) -> int:
         async with app.router.lifespan_context(app):
             transport = httpx2.ASGITransport(app=app)
             async with httpx2.AsyncClient(transport=transport, base_url=f"http://{host}") as client:
-                response = await client.post("/mcp", json=LIST, headers={"Accept": "application/json, text/event-stream"})
+                response = await client.post(
+                    "/mcp", json=LIST, headers={"Accept": "application/json, text/event-stream"}
+                )
                 return response.status_code
 
     return anyio.run(run)
@@ -336,6 +356,6 @@ def test_mcp_stdio_serves_the_same_tools_to_the_official_stdio_client():
             return tools, profile, other
 
     tools, profile, other = anyio.run(run)
-    assert SPEC_TOOLS <= {tool.name for tool in tools}
+    assert {tool.name for tool in tools} >= SPEC_TOOLS
     assert json.loads(profile.content[0].text)["user_id"] == ALICE
     assert other.is_error
