@@ -30,9 +30,11 @@ import gc
 gc.disable()
 
 import asyncio
+import contextvars
 import json
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -265,6 +267,16 @@ class _Environment:
         self.loop.run_until_complete(started)
 
     def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # Lambda's case: no loop runs on this thread
+            return self._handle(event, context)
+        # A caller already runs an event loop on this thread (async code; in the tests, Playwright's
+        # sync API): ours runs on a thread of its own for this call, with the caller's context.
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(contextvars.copy_context().run, self._handle, event, context).result()
+
+    def _handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         # Mangum runs each request on the current thread's event loop: ours, every time (the local
         # runtime may call from another thread than the one before).
         asyncio.set_event_loop(self.loop)

@@ -2,9 +2,11 @@
 input, authorization), the official streamable HTTP client through the local server, and the
 Lambda pitfalls (warm invocations, the Host check, 401)."""
 
+import contextvars
 import json
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
@@ -17,6 +19,14 @@ from slea_local.http import HttpApiAdapter, http_api_event
 from slea_local.runtime import LocalRuntime
 from tests.integration.test_api import ALICE, BOB, answer_key
 from tests.integration.test_save_generated_question import question
+
+
+def _run(async_function: Any) -> Any:
+    """anyio.run on a thread of its own: a session-wide fixture (Playwright's sync API, in
+    tests/browser) may keep an event loop running on the main thread."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(contextvars.copy_context().run, anyio.run, async_function).result()
+
 
 SPEC_TOOLS = {
     "get_user_profile",
@@ -46,7 +56,7 @@ def call(step_functions: Any, mcp_module: Any) -> Any:
                 return await client.call_tool(tool, arguments)
 
         with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
-            result = anyio.run(run)
+            result = _run(run)
         return result.is_error, json.loads(result.content[0].text)
 
     return _call
@@ -64,7 +74,7 @@ def test_lists_the_six_spec_tools_and_the_round_tools_with_their_contracts_schem
         async with Client(mcp_module.build_server(ALICE)) as client:
             return (await client.list_tools()).tools
 
-    tools = {tool.name: tool for tool in anyio.run(run)}
+    tools = {tool.name: tool for tool in _run(run)}
     assert set(tools) == SPEC_TOOLS | {"start_round", "get_round"}
     from slea.contracts.keywords import GetKeywordsInput
 
@@ -218,7 +228,7 @@ def test_the_official_client_over_streamable_http_with_a_bearer_token(local_serv
             other = await client.call_tool("get_user_profile", {"user_id": BOB})
             return tools, keywords, bad, other
 
-    tools, keywords, bad, other = anyio.run(run)
+    tools, keywords, bad, other = _run(run)
     assert {tool.name for tool in tools} >= SPEC_TOOLS
     assert not keywords.is_error
     assert json.loads(keywords.content[0].text)["category"] == "business"
@@ -323,7 +333,7 @@ def _status_of(app: Any, host: str) -> int:
                 )
                 return response.status_code
 
-    return anyio.run(run)
+    return _run(run)
 
 
 def test_an_event_without_a_subject_is_401_with_the_challenge(step_functions):
@@ -355,7 +365,17 @@ def test_mcp_stdio_serves_the_same_tools_to_the_official_stdio_client():
             other = await client.call_tool("get_user_profile", {"user_id": BOB})
             return tools, profile, other
 
-    tools, profile, other = anyio.run(run)
+    tools, profile, other = _run(run)
     assert {tool.name for tool in tools} >= SPEC_TOOLS
     assert json.loads(profile.content[0].text)["user_id"] == ALICE
     assert other.is_error
+
+
+def test_the_handler_answers_when_its_caller_runs_an_event_loop(step_functions):
+    """Called from async code (an event loop already running on the thread), the handler runs its
+    own loop on another thread instead of failing."""
+
+    async def inside_a_loop() -> Any:
+        return step_functions.runtime.invoke("McpFunction", _event(LIST))
+
+    assert _run(inside_a_loop)["statusCode"] == 200
