@@ -79,6 +79,7 @@ deploy: $(SAM_VENV)/.installed
 lock:
 	$(LOCK) layers/slea/requirements.in -o layers/slea/requirements.txt
 	$(LOCK) requirements/dev.in -o requirements/dev.txt
+	cd functions/mcp && $(LOCK) requirements.in -o requirements.txt
 
 unit: $(VENV)/.installed $(CHROMIUM)
 	$(PY) -m pytest

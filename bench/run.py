@@ -12,6 +12,7 @@ import cold_import
 import grading_agreement
 import item_quality
 import llm_calls
+import mcp_server
 import mode1_round
 import mode2_answers
 import near_duplicates
@@ -32,6 +33,7 @@ def main() -> None:
         "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=21),
         "tool4_batch_near_duplicates": near_duplicates.measure(),
         "offline_item_quality": item_quality.measure(),
+        "mcp_server_warm": mcp_server.measure(200),
     }
     print(json.dumps(results, indent=2))
 

@@ -371,6 +371,32 @@ def serve(port: int) -> int:
     return 0
 
 
+def mcp_stdio(user: str | None) -> int:
+    """The MCP server over stdio for desktop agents, on the seeded local AWS; the caller is
+    `--user` (or SLEA_USER). stdout carries the protocol only: everything else goes to stderr."""
+    import anyio
+
+    caller = user or os.environ.get("SLEA_USER")
+    if not caller:
+        print("mcp-stdio needs the caller: --user UUID or SLEA_USER", file=sys.stderr)
+        return 2
+    protocol_out, sys.stdout = sys.stdout, sys.stderr  # seeding prints: keep it off the protocol
+    with _seeded_local_aws() as (cloud, runtime, _written):
+        server = runtime.module("McpFunction").build_server(caller)
+        sys.stdout = protocol_out
+
+        async def run() -> None:
+            from mcp.server.stdio import stdio_server
+
+            # The SDK points fd 1 at stderr while it serves: stray prints miss the protocol.
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+
+        with cloud.environment(cloud.environment_of("McpFunction")):
+            anyio.run(run)
+    return 0
+
+
 def invoke(tool: str, event_path: Path) -> int:
     """Run one function on the seeded local AWS with an event file (what `sam local invoke -e` sends)."""
     event = json.loads(event_path.read_text(encoding="utf-8"))
@@ -411,6 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     openapi_parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "openapi.json")
     serve_parser = commands.add_parser("serve", help="run the HTTP API on 127.0.0.1 over the seeded local AWS")
     serve_parser.add_argument("--port", type=int, default=SERVE_PORT)
+    stdio_parser = commands.add_parser("mcp-stdio", help="the MCP server over stdio (desktop agents), local AWS")
+    stdio_parser.add_argument("--user", help="the caller's user id (a UUID); default: SLEA_USER")
     invoke_parser = commands.add_parser("invoke", help="run one function with an event file on the seeded local AWS")
     invoke_parser.add_argument("tool", help="tool name (functions/<tool>) or the function's logical id")
     invoke_parser.add_argument("event", type=Path, help="event JSON file, e.g. events/get_user_profile/valid.json")
@@ -424,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
         "openapi": lambda: openapi(args.out),
         "serve": lambda: serve(args.port),
         "invoke": lambda: invoke(args.tool, args.event),
+        "mcp-stdio": lambda: mcp_stdio(args.user),
     }
     return commands_by_name[args.command]()
 

@@ -148,6 +148,8 @@ def http_api_event(
 
 
 JSON = {"content-type": "application/json"}
+# What API Gateway's JWT authorizer sends with its 401 (MCP clients look for it).
+CHALLENGE = {"www-authenticate": 'Bearer scope="" error="invalid_token" error_description="no bearer token"'}
 
 
 class HttpApiAdapter:
@@ -183,8 +185,8 @@ class HttpApiAdapter:
         claims = None
         if route.authorized:
             claims = claims_from(headers.get("authorization", ""))
-            if claims is None:
-                return self._reply(start_response, 401, JSON, b'{"message":"Unauthorized"}')
+            if claims is None:  # API Gateway's JWT authorizer answers so, with the challenge
+                return self._reply(start_response, 401, {**JSON, **CHALLENGE}, b'{"message":"Unauthorized"}')
         event = http_api_event(
             method,
             path,

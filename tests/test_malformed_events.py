@@ -29,7 +29,8 @@ INPUT_CONTRACTS = {
     "finish_round": FinishRoundInput,
     "score_and_explain": ScoreAnswerInput,
     "api": APIGatewayProxyEventV2Model,
-    "web": APIGatewayProxyEventV2Model,  # the envelope's field names (the web function checks it by hand)
+    "web": APIGatewayProxyEventV2Model,
+    "mcp": APIGatewayProxyEventV2Model,  # the envelope's field names (the web function checks it by hand)
 }
 
 

@@ -63,6 +63,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         assert status == 202, started
         wait_for_questions(http, session, count=6)
         step_functions.wait_for_running()
+        _mcp_tools(step_functions, cloud, faults)
         _issue_12_routes(http, cloud, session, questions)
 
         # Tool 5: a new question, the same save again (already saved: the item comes back with the
@@ -100,13 +101,53 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
 
         # The retry worker saves the queued question; redelivered, it finds it already saved.
         report = QueuePoller(runtime, "RetryQueue").drain(redeliver=lambda message: True)
-        assert report.deleted == 1
+        assert report.deleted == 2  # Tool 5's and the MCP server's queued saves
         assert report.reported_failures == 0
 
     assert recorded.invoked == set(principals(cloud))
     findings = recorded.findings(check_unused=True)
     assert not findings.missing, "\n" + findings.report()
     assert not findings.unused, "\n" + findings.report()
+
+
+def _mcp_tools(step_functions, cloud, faults):
+    """The MCP server (McpFunction): every tool over /mcp as an agent calls it, a round started
+    and followed, a failed save queued for retry, and a round that the daily quota refuses."""
+    from tests.integration.test_mcp import tool_call
+
+    runtime = step_functions.runtime
+
+    def call(tool, arguments):
+        return tool_call(runtime, tool, arguments)
+
+    assert not call("get_user_profile", {"user_id": ALICE}).get("isError")
+    assert not call("search_question_templates", {"interests": ["AI"], "difficulty": 5, "category": "technical"})[
+        "isError"
+    ]
+    assert not call("get_difficulty_keywords", {"difficulty": 9, "category": "business"})["isError"]
+    started = call("start_round", {"category": "technical", "count": 2, "question_types": ["multiple_choice"]})
+    session = started["structuredContent"]["session_id"]
+    assert call("get_round", {"session_id": session})["structuredContent"]["status"] == "RUNNING"
+    step_functions.wait_for_running()
+    item = call("get_round", {"session_id": session})["structuredContent"]["questions"][0]
+    graded = call("score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": "A"})
+    assert not graded["isError"], graded
+    validated = call(
+        "validate_question_quality",
+        {"stem": "Is RAG retrieval?", "question_type": "true_false", "correct_answer": "True"},
+    )
+    assert not validated["isError"], validated
+    own = question(round_id=f"{session}_1_2026-11-23T10:00:00Z", stem="What does an MCP server expose?")
+    assert call("save_generated_question", own)["structuredContent"]["success"] is True
+    with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+        queued = call("save_generated_question", {**own, "stem": "What is a tool schema?"})
+    assert queued["structuredContent"]["success"] is False
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    boto3.resource("dynamodb").Table(cloud.table_name("UsageTable")).put_item(
+        Item={"user_id": ALICE, "day": today, "rounds": 1000}
+    )
+    refused = call("start_round", {"session_id": session, "category": "technical", "round": 2})
+    assert "QUOTA_EXCEEDED" in refused["content"][0]["text"]
 
 
 def _issue_12_routes(http, cloud, session, questions):

@@ -25,7 +25,8 @@ __all__ = ["ApiError"]  # raised by every function here; the API's error handler
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
 
-def _owned(session_id: str, user_id: str) -> None:
+def require_owner(session_id: str, user_id: str) -> None:
+    """404 for an unknown session, 403 for another user's."""
     owner = sessions.owner_of(session_id)
     if owner is None:
         raise ApiError(404, "SESSION_NOT_FOUND", f"session {session_id} not found")
@@ -46,7 +47,7 @@ def create_session(user_id: str) -> SessionCreated:
 
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
-    _owned(session_id, user_id)
+    require_owner(session_id, user_id)
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a 409 that
     # takes nothing from the quota and never generates a second set of questions.
     record: dict[str, Any] = {
@@ -109,7 +110,7 @@ def _question_view(stored: dict[str, Any]) -> QuestionView:
 
 @tracer.capture_method
 def list_questions(session_id: str, user_id: str) -> SessionQuestions:
-    _owned(session_id, user_id)
+    require_owner(session_id, user_id)
     shown = [item for item in questions.session_questions(session_id) if round_logic.visible(item)]
     return SessionQuestions(session_id=session_id, questions=[_question_view(item) for item in shown])
 
@@ -125,7 +126,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
         shown_to_learner,
     )
 
-    _owned(session_id, user_id)
+    require_owner(session_id, user_id)
     stored = questions.get_question(answer.question_id)
     if stored is None or stored.get("session_id") != session_id:
         raise ApiError(404, "QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
@@ -162,7 +163,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
 
 @tracer.capture_method
 def list_attempts(session_id: str, user_id: str) -> AttemptList:
-    _owned(session_id, user_id)
+    require_owner(session_id, user_id)
     return AttemptList(
         session_id=session_id,
         attempts=[AttemptView.model_validate(item) for item in attempts.session_attempts(session_id)],
@@ -171,20 +172,20 @@ def list_attempts(session_id: str, user_id: str) -> AttemptList:
 
 @tracer.capture_method
 def round_status(session_id: str, user_id: str, round_number: int) -> RoundStatus:
-    _owned(session_id, user_id)
+    require_owner(session_id, user_id)
     return round_logic.round_status(session_id, round_number)
 
 
 @tracer.capture_method
 def session_summary(session_id: str, user_id: str) -> SessionSummary:
-    _owned(session_id, user_id)
+    require_owner(session_id, user_id)
     return round_logic.session_summary(session_id, user_id)
 
 
 @tracer.capture_method
 def report_question(session_id: str, user_id: str, question_id: str, report: ReportRequest) -> ReportAccepted:
     """A learner's "there is a problem with this question": the question joins the review queue."""
-    _owned(session_id, user_id)
+    require_owner(session_id, user_id)
     stored = questions.get_question(question_id)
     if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
         raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")

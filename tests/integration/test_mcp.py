@@ -1,0 +1,381 @@
+"""The MCP server (functions/mcp): the SDK's in-memory client for every tool (list, call, bad
+input, authorization), the official streamable HTTP client through the local server, and the
+Lambda pitfalls (warm invocations, the Host check, 401)."""
+
+import contextvars
+import json
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+
+from slea_local.http import HttpApiAdapter, http_api_event
+from slea_local.runtime import LocalRuntime
+from tests.integration.test_api import ALICE, BOB, answer_key
+from tests.integration.test_save_generated_question import question
+
+
+def _run(async_function: Any) -> Any:
+    """anyio.run on a thread of its own: a session-wide fixture (Playwright's sync API, in
+    tests/browser) may keep an event loop running on the main thread."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(contextvars.copy_context().run, anyio.run, async_function).result()
+
+
+SPEC_TOOLS = {
+    "get_user_profile",
+    "search_question_templates",
+    "get_difficulty_keywords",
+    "validate_question_quality",
+    "save_generated_question",
+    "score_and_explain",
+}
+API_HOST = "abc123xyz.execute-api.us-east-1.amazonaws.com"
+
+
+@pytest.fixture
+def mcp_module(step_functions: Any) -> Any:
+    return step_functions.runtime.module("McpFunction")
+
+
+@pytest.fixture
+def call(step_functions: Any, mcp_module: Any) -> Any:
+    """call(tool, arguments, user=ALICE) -> (is_error, data): one tools/call through the in-memory
+    client, with McpFunction's environment (table names) as in Lambda."""
+    runtime: LocalRuntime = step_functions.runtime
+
+    def _call(tool: str, arguments: dict[str, Any], user: str = ALICE) -> tuple[bool, Any]:
+        async def run() -> Any:
+            async with Client(mcp_module.build_server(user)) as client:
+                return await client.call_tool(tool, arguments)
+
+        with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
+            result = _run(run)
+        return result.is_error, json.loads(result.content[0].text)
+
+    return _call
+
+
+def _session_of(http: Any, user: str) -> str:
+    status, _, created = http("POST", "/sessions", None, user)
+    assert status == 201, created
+    return str(created["session_id"])
+
+
+# ---------------------------------------------------------------- in-memory client
+def test_lists_the_six_spec_tools_and_the_round_tools_with_their_contracts_schemas(mcp_module):
+    async def run() -> Any:
+        async with Client(mcp_module.build_server(ALICE)) as client:
+            return (await client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in _run(run)}
+    assert set(tools) == SPEC_TOOLS | {"start_round", "get_round"}
+    from slea.contracts.keywords import GetKeywordsInput
+
+    assert tools["get_difficulty_keywords"].input_schema == GetKeywordsInput.model_json_schema()
+    for tool in tools.values():
+        assert tool.input_schema["type"] == "object"
+        assert tool.description
+    assert "answer key" in tools["score_and_explain"].description
+    assert "correct_answer" not in tools["score_and_explain"].input_schema["properties"]
+
+
+def test_get_difficulty_keywords_answers_the_spec_shape(call):
+    is_error, keywords = call("get_difficulty_keywords", {"difficulty": 5, "category": "technical"})
+    assert not is_error
+    assert set(keywords) == {"difficulty", "category", "keywords", "concepts", "example_questions"}
+    assert keywords["difficulty"] == 5
+    assert keywords["category"] == "technical"
+
+
+def test_search_question_templates_and_validate_question_quality(call):
+    is_error, templates = call(
+        "search_question_templates", {"interests": ["AI"], "difficulty": 5, "category": "technical"}
+    )
+    assert not is_error
+    assert isinstance(templates, list)
+    is_error, verdict = call(
+        "validate_question_quality",
+        {
+            "stem": "Which index type does a vector database use to find nearest neighbours quickly?",
+            "question_type": "multiple_choice",
+            "choices": ["HNSW", "B-tree", "Hash", "Bitmap"],
+            "correct_answer": "HNSW",
+        },
+    )
+    assert not is_error
+    assert {"is_valid", "score", "rule_score", "final_score", "recommendation"} <= set(verdict)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("get_user_profile", {}, "user_id"),
+        ("get_user_profile", {"user_id": "not-a-uuid"}, "user_id"),
+        ("search_question_templates", {"interests": ["AI"], "difficulty": 5}, "category"),
+        ("get_difficulty_keywords", {"difficulty": "five", "category": "technical"}, "difficulty"),
+        ("validate_question_quality", {"question_type": "multiple_choice"}, "stem"),
+        ("save_generated_question", {"item_type": "true_false", "stem": "x"}, "round_id"),
+        ("score_and_explain", {"session_id": "s1", "question_id": "q1"}, "user_answer"),
+        ("start_round", {"category": "cooking"}, "category"),
+        ("validate_question_quality", {"stem": "Is RAG retrieval?", "question_type": "true_false"}, "correct_answer"),
+        ("get_round", {"session_id": "s1", "round": 3}, "round"),
+    ],
+)
+def test_bad_input_is_a_tool_error_naming_the_field(call, tool, arguments, field):
+    is_error, error = call(tool, arguments)
+    assert is_error
+    assert error["error_code"] == "VALIDATION_ERROR"
+    assert error["error"].startswith(f"{field}:"), error
+
+
+def test_an_unknown_tool_is_a_tool_error(call):
+    is_error, error = call("drop_tables", {})
+    assert is_error
+    assert error["error_code"] == "UNKNOWN_TOOL"
+
+
+def test_a_learner_reads_only_their_own_profile(call):
+    is_error, profile = call("get_user_profile", {"user_id": ALICE})
+    assert not is_error
+    assert profile["user_id"] == ALICE
+    is_error, error = call("get_user_profile", {"user_id": BOB})
+    assert is_error
+    assert error["error_code"] == "FORBIDDEN"
+
+
+def test_another_learners_session_is_refused_by_every_session_tool(call, http):
+    bobs = _session_of(http, BOB)
+    refused = [
+        call("get_round", {"session_id": bobs}),
+        call("start_round", {"session_id": bobs, "category": "technical", "count": 1}),
+        call("score_and_explain", {"session_id": bobs, "question_id": "q1", "user_answer": "A"}),
+        call("save_generated_question", question(round_id=f"{bobs}_1_2026-11-23T10:00:00Z")),
+    ]
+    assert [(is_error, error["error_code"]) for is_error, error in refused] == [(True, "FORBIDDEN")] * 4
+
+
+def test_a_round_started_by_an_agent_then_graded_with_the_key_looked_up(call, step_functions, cloud):
+    is_error, started = call(
+        "start_round", {"category": "technical", "count": 2, "question_types": ["multiple_choice"]}
+    )
+    assert not is_error
+    assert started["status"] == "RUNNING"
+    session = started["session_id"]
+    step_functions.wait_for_running()
+    is_error, status = call("get_round", {"session_id": session, "round": 1})
+    assert not is_error
+    assert status["status"] == "SUCCEEDED"
+    assert len(status["questions"]) == 2
+    shown = json.dumps(status["questions"])
+    assert "correct_key" not in shown
+    assert "answer_schema" not in shown
+    item = status["questions"][0]
+    key = answer_key(cloud, item["question_id"])["correct_key"]
+    is_error, graded = call(
+        "score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": key}
+    )
+    assert not is_error
+    assert graded["is_correct"] is True
+    is_error, again = call(
+        "score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": "other"}
+    )
+    assert is_error
+    assert again["error_code"] == "ALREADY_ANSWERED"
+
+
+def test_save_generated_question_into_the_callers_own_session(call, http):
+    mine = _session_of(http, ALICE)
+    is_error, saved = call("save_generated_question", question(round_id=f"{mine}_1_2026-11-23T10:00:00Z"))
+    assert not is_error
+    assert saved["success"] is True
+
+
+# ---------------------------------------------------------------- over HTTP, as an agent would
+@pytest.fixture
+def local_server(step_functions: Any) -> Iterator[str]:
+    """`python -m slea_local serve`'s app on an ephemeral 127.0.0.1 port."""
+
+    class Quiet(WSGIRequestHandler):
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            pass
+
+    server = make_server("127.0.0.1", 0, HttpApiAdapter(step_functions.runtime), handler_class=Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/mcp"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_official_client_over_streamable_http_with_a_bearer_token(local_server):
+    async def run() -> Any:
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {ALICE}"}, timeout=30) as http_client,
+            Client(_transport(local_server, http_client)) as client,
+        ):
+            tools = (await client.list_tools()).tools
+            keywords = await client.call_tool("get_difficulty_keywords", {"difficulty": 3, "category": "business"})
+            bad = await client.call_tool("get_difficulty_keywords", {"difficulty": 0, "category": "business"})
+            other = await client.call_tool("get_user_profile", {"user_id": BOB})
+            return tools, keywords, bad, other
+
+    tools, keywords, bad, other = _run(run)
+    assert {tool.name for tool in tools} >= SPEC_TOOLS
+    assert not keywords.is_error
+    assert json.loads(keywords.content[0].text)["category"] == "business"
+    assert bad.is_error
+    assert json.loads(bad.content[0].text)["error"].startswith("difficulty:")
+    assert other.is_error
+    assert json.loads(other.content[0].text)["error_code"] == "FORBIDDEN"
+
+
+def _transport(url: str, http_client: httpx2.AsyncClient) -> Any:
+    from mcp.client.streamable_http import streamable_http_client
+
+    return streamable_http_client(url, http_client=http_client)
+
+
+def test_without_a_token_401_with_the_bearer_challenge(local_server):
+    response = httpx2.post(
+        local_server,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Accept": "application/json, text/event-stream"},
+    )
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+# ---------------------------------------------------------------- the Lambda handler's pitfalls
+def _event(body: dict[str, Any], host: str = API_HOST, sub: str | None = ALICE) -> dict[str, Any]:
+    headers = {
+        "host": host,
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+    }
+    return http_api_event(
+        "POST",
+        "/mcp",
+        "",
+        headers,
+        body=json.dumps(body),
+        claims={"sub": sub} if sub else None,
+        route_key="POST /mcp",
+    )
+
+
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+def tool_call(runtime: LocalRuntime, tool: str, arguments: dict[str, Any], user: str = ALICE) -> dict[str, Any]:
+    """One tools/call as API Gateway hands it to McpFunction: the JSON-RPC result."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    answer = runtime.invoke("McpFunction", _event(body, sub=user))
+    assert answer["statusCode"] == 200, answer
+    result: dict[str, Any] = json.loads(answer["body"])["result"]
+    return result
+
+
+def test_warm_invocations_reuse_one_loop_and_lifespan(step_functions):
+    """python-sdk issue 3121: a second `run()` of the session manager fails; the second and
+    third warm calls must answer like the first."""
+    runtime: LocalRuntime = step_functions.runtime
+    answers = [runtime.invoke("McpFunction", _event(LIST)) for _ in range(3)]
+    assert [answer["statusCode"] for answer in answers] == [200, 200, 200]
+    assert all(len(json.loads(answer["body"])["result"]["tools"]) == 8 for answer in answers)
+    module = runtime.module("McpFunction")
+    environment = module._environment
+    assert environment is not None
+    assert not environment.loop.is_closed()
+    called = runtime.invoke(
+        "McpFunction",
+        _event(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "get_difficulty_keywords", "arguments": {"difficulty": 7, "category": "general"}},
+            }
+        ),
+    )
+    assert json.loads(json.loads(called["body"])["result"]["content"][0]["text"])["difficulty"] == 7
+    assert module._environment is environment
+
+
+def test_the_host_check_lets_api_gateways_host_through(step_functions, mcp_module):
+    """The SDK's default for an app built for 127.0.0.1 would answer 421 to API Gateway's host."""
+    answer = step_functions.runtime.invoke("McpFunction", _event(LIST, host=API_HOST))
+    assert answer["statusCode"] == 200
+    # The same app with the SDK's default transport security (localhost only): 421.
+    default = mcp_module.build_server().streamable_http_app(stateless_http=True, json_response=True)
+    assert _status_of(default, API_HOST) == 421
+    assert _status_of(mcp_module.http_app(mcp_module.build_server()), API_HOST) != 421
+
+
+def _status_of(app: Any, host: str) -> int:
+    """One POST /mcp through an ASGI app with the given Host, its lifespan entered around it."""
+
+    async def run() -> int:
+        async with app.router.lifespan_context(app):
+            transport = httpx2.ASGITransport(app=app)
+            async with httpx2.AsyncClient(transport=transport, base_url=f"http://{host}") as client:
+                response = await client.post(
+                    "/mcp", json=LIST, headers={"Accept": "application/json, text/event-stream"}
+                )
+                return response.status_code
+
+    return _run(run)
+
+
+def test_an_event_without_a_subject_is_401_with_the_challenge(step_functions):
+    answer = step_functions.runtime.invoke("McpFunction", _event(LIST, sub=None))
+    assert answer["statusCode"] == 401
+    assert answer["headers"]["WWW-Authenticate"].startswith("Bearer")
+    assert json.loads(answer["body"])["error_code"] == "UNAUTHORIZED"
+
+
+# ---------------------------------------------------------------- stdio, for desktop agents
+def test_mcp_stdio_serves_the_same_tools_to_the_official_stdio_client():
+    import sys
+
+    from mcp import StdioServerParameters
+
+    from slea_local import REPO_ROOT
+
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "slea_local", "mcp-stdio", "--user", ALICE],
+        cwd=str(REPO_ROOT),
+        env={"PYTHONPATH": f"{REPO_ROOT / 'layers' / 'slea'}:{REPO_ROOT}", "PATH": "/usr/bin:/bin"},
+    )
+
+    async def run() -> Any:
+        async with Client(parameters) as client:
+            tools = (await client.list_tools()).tools
+            profile = await client.call_tool("get_user_profile", {"user_id": ALICE})
+            other = await client.call_tool("get_user_profile", {"user_id": BOB})
+            return tools, profile, other
+
+    tools, profile, other = _run(run)
+    assert {tool.name for tool in tools} >= SPEC_TOOLS
+    assert json.loads(profile.content[0].text)["user_id"] == ALICE
+    assert other.is_error
+
+
+def test_the_handler_answers_when_its_caller_runs_an_event_loop(step_functions):
+    """Called from async code (an event loop already running on the thread), the handler runs its
+    own loop on another thread instead of failing."""
+
+    async def inside_a_loop() -> Any:
+        return step_functions.runtime.invoke("McpFunction", _event(LIST))
+
+    assert _run(inside_a_loop)["statusCode"] == 200
