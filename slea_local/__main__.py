@@ -167,28 +167,6 @@ def _http(url: str, method: str, path: str, token: str, body: Any = None) -> tup
         return error.code, json.loads(error.read() or b"null")
 
 
-@contextmanager
-def _local_api(runtime: Any) -> Iterator[str]:
-    """The HTTP API served on 127.0.0.1 (an ephemeral port) from a background thread."""
-    import threading
-    from wsgiref.simple_server import WSGIRequestHandler, make_server
-
-    from slea_local.http import HttpApiAdapter
-
-    class Silent(WSGIRequestHandler):
-        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-            pass
-
-    server = make_server("127.0.0.1", 0, HttpApiAdapter(runtime), handler_class=Silent)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def _demo_answer(question: dict[str, Any], right: bool, model_answer: str) -> str:
     """A right or a wrong answer to a generated question (the demo knows the key from Mode 1's
     output; for a short answer, `model_answer` is the explanation stored with the question)."""
@@ -204,6 +182,7 @@ def _demo_answer(question: dict[str, Any], right: bool, model_answer: str) -> st
 def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int:
     from slea.dal import questions
     from slea_local.executions import LocalStepFunctions
+    from slea_local.http import serve_in_background
 
     print("slea-ssem local demo — offline: moto built from template.yaml, no AWS account", end="")
     print(" (Gemini: GEMINI_API_KEY is set)" if os.environ.get("GEMINI_API_KEY") else ", no API key")
@@ -215,7 +194,7 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
         )
         profile = runtime.invoke("get_user_profile", {"user_id": user_id})
         _print_profile(profile)
-        with _local_api(runtime) as url:
+        with serve_in_background(runtime) as url:
             request: dict[str, Any] = {"category": category, "count": count}
             if difficulty is not None:
                 request["difficulty"] = difficulty

@@ -14,7 +14,8 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
@@ -243,3 +244,24 @@ def call(
     except json.JSONDecodeError:
         parsed = raw
     return captured["status"], captured["headers"], parsed
+
+
+@contextmanager
+def serve_in_background(runtime: LocalRuntime) -> Iterator[str]:
+    """The local HTTP API (pages, routes, /mcp) on an ephemeral 127.0.0.1 port from a background
+    thread, for the demo and the tests that drive it as a client would: yields its base URL."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+            pass
+
+    server = make_server("127.0.0.1", 0, HttpApiAdapter(runtime), handler_class=Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -2,39 +2,27 @@
 Playwright's own) driven by Playwright, against the local server (template.yaml's HTTP API over
 moto) in a thread on a free port. Screenshots go to build/screenshots/ (gitignored)."""
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 
 from slea_local import REPO_ROOT
+from slea_local.http import serve_in_background
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
 PHONE = {"width": 390, "height": 844}
 
 
-class _Quiet(WSGIRequestHandler):
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        pass
-
-
 @pytest.fixture
 def server(step_functions: Any) -> Iterator[str]:
     """The app's URL: the local HTTP API (pages and routes) over this test's seeded local AWS."""
-    from slea_local.http import HttpApiAdapter
-
-    httpd = make_server("127.0.0.1", 0, HttpApiAdapter(step_functions.runtime), handler_class=_Quiet)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{httpd.server_port}"
+        with serve_in_background(step_functions.runtime) as url:
+            yield url
     finally:
-        httpd.shutdown()
-        httpd.server_close()
         step_functions.wait_for_running()
 
 

@@ -4,18 +4,16 @@ Lambda pitfalls (warm invocations, the Host check, 401)."""
 
 import contextvars
 import json
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import anyio
 import httpx2
 import pytest
 from mcp import Client
 
-from slea_local.http import HttpApiAdapter, http_api_event
+from slea_local.http import http_api_event, serve_in_background
 from slea_local.runtime import LocalRuntime
 from tests.integration.test_api import ALICE, BOB, answer_key
 from tests.integration.test_save_generated_question import question
@@ -201,19 +199,8 @@ def test_save_generated_question_into_the_callers_own_session(call, http):
 @pytest.fixture
 def local_server(step_functions: Any) -> Iterator[str]:
     """`python -m slea_local serve`'s app on an ephemeral 127.0.0.1 port."""
-
-    class Quiet(WSGIRequestHandler):
-        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-            pass
-
-    server = make_server("127.0.0.1", 0, HttpApiAdapter(step_functions.runtime), handler_class=Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/mcp"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_in_background(step_functions.runtime) as url:
+        yield f"{url}/mcp"
 
 
 def test_the_official_client_over_streamable_http_with_a_bearer_token(local_server):
