@@ -345,6 +345,7 @@ def serve(port: int) -> int:
             print(f"  reviewer app: {url}/review")
             print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
             print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
+            print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
             print("Ctrl-C stops the server.", flush=True)
             server.serve_forever()
     return 0
