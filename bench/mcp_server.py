@@ -37,7 +37,13 @@ def _event(body: dict[str, Any]) -> dict[str, Any]:
         "mcp-protocol-version": "2025-11-25",
     }
     return http_api_event(
-        "POST", "/mcp", "", headers, body=json.dumps(body), claims={"sub": USER}, route_key="POST /mcp"
+        "POST",
+        "/mcp",
+        "",
+        headers,
+        body=json.dumps(body),
+        claims={"sub": USER, "cognito:groups": ["authors"]},  # Tools 2 and 3 are authoring tools
+        route_key="POST /mcp",
     )
 
 

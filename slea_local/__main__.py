@@ -351,15 +351,21 @@ def serve(port: int) -> int:
     return 0
 
 
-def mcp_stdio(user: str | None) -> int:
+def mcp_stdio(user: str | None, groups: str | None) -> int:
     """The MCP server over stdio for desktop agents, on the seeded local AWS; the caller is
-    `--user` (or SLEA_USER). stdout carries the protocol only: everything else goes to stderr."""
+    `--user` (or SLEA_USER) in the Cognito groups `--groups` (or SLEA_GROUPS), decided by
+    slea.roles as for a token's claims. stdout carries the protocol only: everything else goes to
+    stderr."""
     import anyio
 
-    caller = user or os.environ.get("SLEA_USER")
-    if not caller:
+    from slea.roles import Caller
+
+    user = user or os.environ.get("SLEA_USER")
+    if not user:
         print("mcp-stdio needs the caller: --user UUID or SLEA_USER", file=sys.stderr)
         return 2
+    group_names = (groups if groups is not None else os.environ.get("SLEA_GROUPS", "")).split()
+    caller = Caller.from_claims({"sub": user, "cognito:groups": group_names})
     protocol_out, sys.stdout = sys.stdout, sys.stderr  # seeding prints: keep it off the protocol
     with _seeded_local_aws() as (cloud, runtime, _written):
         server = runtime.module("McpFunction").build_server(caller)
@@ -419,6 +425,13 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument("--port", type=int, default=SERVE_PORT)
     stdio_parser = commands.add_parser("mcp-stdio", help="the MCP server over stdio (desktop agents), local AWS")
     stdio_parser.add_argument("--user", help="the caller's user id (a UUID); default: SLEA_USER")
+    stdio_parser.add_argument(
+        "--groups",
+        metavar="'G1 G2'",
+        help="the caller's Cognito groups, space-separated; 'authors' gives the authoring tools"
+        " (search_question_templates, get_difficulty_keywords, validate_question_quality,"
+        " save_generated_question); default: SLEA_GROUPS, else none (a learner's agent)",
+    )
     invoke_parser = commands.add_parser("invoke", help="run one function with an event file on the seeded local AWS")
     invoke_parser.add_argument("tool", help="tool name (functions/<tool>) or the function's logical id")
     invoke_parser.add_argument("event", type=Path, help="event JSON file, e.g. events/get_user_profile/valid.json")
@@ -432,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         "openapi": lambda: openapi(args.out),
         "serve": lambda: serve(args.port),
         "invoke": lambda: invoke(args.tool, args.event),
-        "mcp-stdio": lambda: mcp_stdio(args.user),
+        "mcp-stdio": lambda: mcp_stdio(args.user, args.groups),
     }
     return commands_by_name[args.command]()
 

@@ -1,9 +1,16 @@
 """The MCP server for LLM agents (spec 000: the six tools "registered in the FastMCP server"), on
-route /mcp of the HTTP API behind its JWT authorizer: the caller is the token's `sub`.
+route /mcp of the HTTP API behind its JWT authorizer: the caller is the token's `sub`, with the
+roles its groups and scopes give it (slea.roles). A learner's agent is offered, and may call,
+only the learner tools; the authoring tools need the author role (slea.tools.agent).
 
 Streamable HTTP, stateless, JSON responses (no SSE): every POST is one JSON-RPC exchange, so one
 Lambda invocation answers it and nothing is kept between requests but the app itself. The tools
 call slea.tools.agent, i.e. the same logic as the Lambda functions and the HTTP API.
+
+Bounded: GET (the optional SSE stream) and DELETE (ending a session) answer 405 at once, as the
+protocol allows a server without a stream; the SDK would hold a GET open until the function
+timed out. Every request has a deadline (`_Bounded`): TOOL_SECONDS, and never past the
+function's own remaining time; a tool call that outlives it is a TIMEOUT tool error.
 
 Lambda pitfalls, and how they are met:
 - The SDK's session manager runs a task group for the app's whole life and refuses a second
@@ -48,6 +55,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentStartRoundInput
 from slea.contracts.common import parse_input
@@ -60,14 +69,18 @@ from slea.contracts.validation import ValidateQuestionInput
 from slea.errors import DataAccessError
 from slea.llm import budget
 from slea.observability import logger, metrics, tracer
+from slea.roles import Caller
 from slea.tools import agent
 from slea.tools.errors import ApiError
 
 SERVER_NAME = "slea-ssem"
 MCP_PATH = "/mcp"
-# No tool call waits longer than this for the model (the HTTP API's 30 s limit, with room for the
-# round trip): slea.llm.budget falls back offline when a model call would not fit.
+# No request runs longer than this (the HTTP API's 30 s limit, with room for the round trip);
+# slea.llm.budget falls back offline when a model call would not fit in a tool call's time.
 TOOL_SECONDS = 25.0
+# Kept back from a request's time to send its answer: a tool call ends this much before it.
+RESPONSE_SECONDS = 1.0
+DEADLINE = "slea.deadline"  # the request's deadline (time.monotonic()), in its ASGI scope
 
 
 @dataclass(frozen=True)
@@ -75,7 +88,7 @@ class AgentTool:
     name: str
     contract: type[BaseModel]
     description: str
-    run: Callable[[str, Any], Any]
+    run: Callable[[Caller, Any], Any]
 
 
 TOOLS = (
@@ -90,29 +103,30 @@ TOOLS = (
     AgentTool(
         "search_question_templates",
         SearchTemplatesInput,
-        "Tool 2: up to 10 few-shot question templates for the interests, within +-1.5 of the"
-        " difficulty (1-10) in the category (technical, business, general), best first.",
+        "Tool 2 (authors only): up to 10 few-shot question templates for the interests, within +-1.5 of"
+        " the difficulty (1-10) in the category (technical, business, general), best first.",
         agent.search_question_templates,
     ),
     AgentTool(
         "get_difficulty_keywords",
         GetKeywordsInput,
-        "Tool 3: keywords, concepts and example questions for a difficulty (1-10) and category"
-        " (technical, business, general); a default set when none is stored.",
+        "Tool 3 (authors only): keywords, concepts and example questions for a difficulty (1-10) and"
+        " category (technical, business, general); a default set when none is stored.",
         agent.get_difficulty_keywords,
     ),
     AgentTool(
         "validate_question_quality",
         ValidateQuestionInput,
-        "Tool 4: validate one generated question: rule checks plus an LLM semantic score;"
+        "Tool 4 (authors only): validate one generated question: rule checks plus an LLM semantic score;"
         " final_score = min(score, rule_score), recommendation pass (>= 0.85), revise (>= 0.70) or reject.",
         agent.validate_question_quality,
     ),
     AgentTool(
         "save_generated_question",
         SaveQuestionInput,
-        "Tool 5: save a validated question; a failed write is queued for retry. round_id"
-        " ({session_id}_{round}_{timestamp}) must name one of the caller's sessions.",
+        "Tool 5 (authors only): save a validated question for the bank. It is kept outside every"
+        " session (never in a learner's graded round), filed under round_id authored#{author}_{round_id},"
+        " and waits in the review queue.",
         agent.save_generated_question,
     ),
     AgentTool(
@@ -137,13 +151,22 @@ TOOLS = (
     ),
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
-# Built once per execution environment: tools/list only hands this list out.
-TOOL_LIST = types.ListToolsResult(
-    tools=[
-        types.Tool(name=tool.name, description=tool.description, input_schema=tool.contract.model_json_schema())
-        for tool in TOOLS
-    ]
-)
+
+
+def _tool_list(caller: Caller) -> types.ListToolsResult:
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(name=tool.name, description=tool.description, input_schema=tool.contract.model_json_schema())
+            for tool in TOOLS
+            if agent.may_call(caller, tool.name)
+        ]
+    )
+
+
+# Built once per execution environment: tools/list only hands one of these out.
+LEARNER_TOOLS = _tool_list(Caller("learner"))
+AUTHOR_TOOLS = _tool_list(Caller("author", author=True))
+NO_TOOLS = types.ListToolsResult(tools=[])
 
 
 def _error(code: str, message: str, detail: str | None = None) -> types.CallToolResult:
@@ -161,16 +184,15 @@ def _validation_error(error: ValidationError, contract: type[BaseModel]) -> type
     return _error("VALIDATION_ERROR", f"{field}: {first['msg']}", detail)
 
 
-def _subject(event: dict[str, Any]) -> str | None:
-    """The JWT's subject, as API Gateway's authorizer hands it on (slea.api.caller reads the same)."""
-    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims") or {}
-    subject = claims.get("sub")
-    return str(subject) if subject else None
+def _claims(event: dict[str, Any]) -> dict[str, Any]:
+    """The JWT's claims, as API Gateway's authorizer hands them on (slea.api reads the same)."""
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims")
+    return claims if isinstance(claims, dict) else {}
 
 
-def _caller_from_request(request: Any) -> str | None:
-    """The subject of the API Gateway event that Mangum put in the request's ASGI scope."""
-    return _subject(getattr(request, "scope", {}).get("aws.event") or {})
+def _caller_from_request(request: Any) -> Caller | None:
+    """The caller of the API Gateway event that Mangum put in the request's ASGI scope."""
+    return Caller.from_claims(_claims(getattr(request, "scope", {}).get("aws.event") or {}))
 
 
 class _Remaining:
@@ -183,26 +205,26 @@ class _Remaining:
         return int(max(0.0, self.deadline - time.monotonic()) * 1000)
 
 
-_invocation_deadline: float | None = None  # set by lambda_handler: the function's own end
-
-
-def _run(tool: AgentTool, caller: str, request: BaseModel) -> Any:
-    deadline = time.monotonic() + TOOL_SECONDS
-    if _invocation_deadline is not None:
-        deadline = min(deadline, _invocation_deadline)
+def _run(tool: AgentTool, caller: Caller, request: BaseModel, deadline: float) -> Any:
     budget.start(_Remaining(deadline))
     return agent.as_json(tool.run(caller, request))
 
 
-async def _call(tool: AgentTool, caller: str, arguments: dict[str, Any]) -> types.CallToolResult:
-    """Validate against the tool's contract, run it off the event loop, answer its result or a
-    tool error in the ErrorResponse shape."""
+async def _call(tool: AgentTool, caller: Caller, arguments: dict[str, Any], deadline: float) -> types.CallToolResult:
+    """Validate against the tool's contract, run it off the event loop until `deadline`, answer
+    its result or a tool error in the ErrorResponse shape."""
     try:
         request = tool.contract.model_validate(arguments)
     except ValidationError as error:
         return _validation_error(error, tool.contract)
     try:
-        data = await anyio.to_thread.run_sync(_run, tool, caller, request)
+        # A thread cannot be stopped: past the deadline it is left to finish (its writes are
+        # idempotent) and the caller hears at once.
+        with anyio.fail_after(max(0.0, deadline - time.monotonic())):
+            data = await anyio.to_thread.run_sync(_run, tool, caller, request, deadline, abandon_on_cancel=True)
+    except TimeoutError:
+        logger.error("tool call past its deadline", extra={"tool": tool.name})
+        return _error("TIMEOUT", f"{tool.name} did not finish in time; please retry")
     except ApiError as error:
         return _error(error.code, error.message)
     except (ValueError, TypeError) as error:  # the tools' own input errors (parse_input's shape)
@@ -216,33 +238,91 @@ async def _call(tool: AgentTool, caller: str, arguments: dict[str, Any]) -> type
     )
 
 
-def build_server(fixed_caller: str | None = None) -> Server[Any]:
-    """The MCP server. Over HTTP the caller is each request's token subject; `fixed_caller` is the
-    user of a server without HTTP (stdio, the tests' in-memory client)."""
+def build_server(fixed_caller: Caller | None = None) -> Server[Any]:
+    """The MCP server. Over HTTP the caller is each request's token (subject and roles);
+    `fixed_caller` is the user of a server without HTTP (stdio, the tests' in-memory client)."""
+
+    def caller_of(ctx: ServerRequestContext[Any]) -> Caller | None:
+        return _caller_from_request(ctx.request) if ctx.request is not None else fixed_caller
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
-        return TOOL_LIST
+        caller = caller_of(ctx)
+        if caller is None:
+            return NO_TOOLS
+        return AUTHOR_TOOLS if caller.author else LEARNER_TOOLS
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
         tool = TOOLS_BY_NAME.get(params.name)
         if tool is None:
             return _error("UNKNOWN_TOOL", f"name: no tool {params.name!r}")
-        caller = _caller_from_request(ctx.request) if ctx.request is not None else fixed_caller
+        caller = caller_of(ctx)
         if caller is None:
             return _error("UNAUTHORIZED", "a bearer token with a subject is required")
-        return await _call(tool, caller, params.arguments or {})
+        try:  # before the arguments are read: a refusal says why, whatever was sent
+            agent.require_may_call(caller, tool.name)
+        except ApiError as error:
+            return _error(error.code, error.message)
+        scope = getattr(ctx.request, "scope", None) or {}
+        deadline = scope.get(DEADLINE, time.monotonic() + TOOL_SECONDS) - RESPONSE_SECONDS
+        return await _call(tool, caller, params.arguments or {}, deadline)
 
     return Server(SERVER_NAME, version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+def _error_reply(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    body = ErrorResponse(error=message, error_code=code).model_dump_json(exclude_none=True)
+    return Response(body, status_code=status, headers=headers, media_type="application/json")
+
+
+class _Bounded:
+    """The app's HTTP requests, bounded. POST only: this server has no SSE stream, so GET and
+    DELETE answer 405 at once. Each request gets a deadline in its scope (DEADLINE): TOOL_SECONDS
+    from now, and RESPONSE_SECONDS before the function's own end; whatever is still running then
+    (reading the body, a tool, anything) is cancelled, answered 504 if nothing was sent yet."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # the lifespan
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] != "POST":
+            message = f"{scope['method']} {MCP_PATH}: this server has no SSE stream; send JSON-RPC requests with POST"
+            await _error_reply(405, "METHOD_NOT_ALLOWED", message, {"Allow": "POST"})(scope, receive, send)
+            return
+        seconds = TOOL_SECONDS
+        context = scope.get("aws.context")
+        if context is not None:
+            seconds = min(seconds, context.get_remaining_time_in_millis() / 1000 - RESPONSE_SECONDS)
+        scope[DEADLINE] = time.monotonic() + max(0.0, seconds)
+        answered = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal answered
+            answered = answered or message["type"] == "http.response.start"
+            await send(message)
+
+        with anyio.move_on_after(max(0.0, seconds)) as bound:
+            await self.app(scope, receive, tracked)
+        if bound.cancelled_caught:
+            logger.error("request past its deadline", extra={"answered": answered})
+            if not answered:
+                await _error_reply(504, "TIMEOUT", "the request did not finish in time; please retry")(
+                    scope, receive, send
+                )
+
+
 def http_app(server: Server[Any]) -> Starlette:
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,
         json_response=True,
         # See the module's docstring: API Gateway already confines the Host.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
+    app.add_middleware(_Bounded)
+    return app
 
 
 class _Environment:
@@ -312,11 +392,10 @@ def _unauthorized() -> dict[str, Any]:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    global _environment, _invocation_deadline  # noqa: PLW0603 - kept per execution environment
+    global _environment  # noqa: PLW0603 - kept per execution environment
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
-    if _subject(event) is None:
+    if Caller.from_claims(_claims(event)) is None:
         return _unauthorized()
-    _invocation_deadline = time.monotonic() + context.get_remaining_time_in_millis() / 1000
     if _environment is None:
         _environment = _Environment()
     return _environment.handle(event, context)

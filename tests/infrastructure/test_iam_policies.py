@@ -101,7 +101,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
 
         # The retry worker saves the queued question; redelivered, it finds it already saved.
         report = QueuePoller(runtime, "RetryQueue").drain(redeliver=lambda message: True)
-        assert report.deleted == 2  # Tool 5's and the MCP server's queued saves
+        assert report.deleted == 1  # Tool 5's queued save
         assert report.reported_failures == 0
 
     assert recorded.invoked == set(principals(cloud))
@@ -111,20 +111,24 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
 
 
 def _mcp_tools(step_functions, cloud, faults):
-    """The MCP server (McpFunction): every tool over /mcp as an agent calls it, a round started
-    and followed, a failed save queued for retry, and a round that the daily quota refuses."""
-    from tests.integration.test_mcp import tool_call
+    """The MCP server (McpFunction): every tool over /mcp as an agent calls it (the authoring tools
+    as an author), a round started and followed, an author's failed save (an error, no retry
+    queue), and a round that the daily quota refuses."""
+    from tests.integration.test_mcp import AUTHOR_CLAIMS, tool_call
 
     runtime = step_functions.runtime
 
-    def call(tool, arguments):
-        return tool_call(runtime, tool, arguments)
+    def call(tool, arguments, claims=None):
+        return tool_call(runtime, tool, arguments, claims=claims)
+
+    def author(tool, arguments):
+        return call(tool, arguments, AUTHOR_CLAIMS)
 
     assert not call("get_user_profile", {"user_id": ALICE}).get("isError")
-    assert not call("search_question_templates", {"interests": ["AI"], "difficulty": 5, "category": "technical"})[
+    assert not author("search_question_templates", {"interests": ["AI"], "difficulty": 5, "category": "technical"})[
         "isError"
     ]
-    assert not call("get_difficulty_keywords", {"difficulty": 9, "category": "business"})["isError"]
+    assert not author("get_difficulty_keywords", {"difficulty": 9, "category": "business"})["isError"]
     started = call("start_round", {"category": "technical", "count": 2, "question_types": ["multiple_choice"]})
     session = started["structuredContent"]["session_id"]
     assert call("get_round", {"session_id": session})["structuredContent"]["status"] == "RUNNING"
@@ -132,16 +136,17 @@ def _mcp_tools(step_functions, cloud, faults):
     item = call("get_round", {"session_id": session})["structuredContent"]["questions"][0]
     graded = call("score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": "A"})
     assert not graded["isError"], graded
-    validated = call(
+    validated = author(
         "validate_question_quality",
         {"stem": "Is RAG retrieval?", "question_type": "true_false", "correct_answer": "True"},
     )
     assert not validated["isError"], validated
-    own = question(round_id=f"{session}_1_2026-11-23T10:00:00Z", stem="What does an MCP server expose?")
-    assert call("save_generated_question", own)["structuredContent"]["success"] is True
+    authored = question(round_id="bank_1_2026-11-23T10:00:00Z", stem="What does an MCP server expose?")
+    assert author("save_generated_question", authored)["structuredContent"]["success"] is True
     with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
-        queued = call("save_generated_question", {**own, "stem": "What is a tool schema?"})
-    assert queued["structuredContent"]["success"] is False
+        failed = author("save_generated_question", {**authored, "stem": "What is a tool schema?"})
+    assert failed["isError"]
+    assert "SERVICE_UNAVAILABLE" in failed["content"][0]["text"]
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     boto3.resource("dynamodb").Table(cloud.table_name("UsageTable")).put_item(
         Item={"user_id": ALICE, "day": today, "rounds": 1000}

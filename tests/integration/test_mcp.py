@@ -1,9 +1,11 @@
 """The MCP server (functions/mcp): the SDK's in-memory client for every tool (list, call, bad
 input, authorization), the official streamable HTTP client through the local server, and the
-Lambda pitfalls (warm invocations, the Host check, 401)."""
+Lambda pitfalls (warm invocations, the Host check, 401, 405, deadlines). The attacks of a hostile
+learner's agent are in tests/security/test_mcp_privilege.py."""
 
 import contextvars
 import json
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -13,10 +15,16 @@ import httpx2
 import pytest
 from mcp import Client
 
+from slea.roles import Caller
 from slea_local.http import http_api_event, serve_in_background
 from slea_local.runtime import LocalRuntime
 from tests.integration.test_api import ALICE, BOB, answer_key
+from tests.integration.test_review_api import token
 from tests.integration.test_save_generated_question import question
+
+DAVE = "3d6f0a1b-8c2e-4f7a-9b5d-1e2f3a4b5c6d"  # an author
+AUTHOR_CLAIMS = {"sub": DAVE, "cognito:groups": ["authors"]}
+AUTHOR_TOKEN = token(DAVE, **{"cognito:groups": ["authors"]})
 
 
 def _run(async_function: Any) -> Any:
@@ -26,14 +34,14 @@ def _run(async_function: Any) -> Any:
         return pool.submit(contextvars.copy_context().run, anyio.run, async_function).result()
 
 
-SPEC_TOOLS = {
-    "get_user_profile",
+AUTHORING_TOOLS = {
     "search_question_templates",
     "get_difficulty_keywords",
     "validate_question_quality",
     "save_generated_question",
-    "score_and_explain",
 }
+LEARNER_TOOLS = {"get_user_profile", "score_and_explain", "start_round", "get_round"}
+SPEC_TOOLS = AUTHORING_TOOLS | {"get_user_profile", "score_and_explain"}
 API_HOST = "abc123xyz.execute-api.us-east-1.amazonaws.com"
 
 
@@ -42,15 +50,28 @@ def mcp_module(step_functions: Any) -> Any:
     return step_functions.runtime.module("McpFunction")
 
 
+def caller(user: str, *groups: str) -> Caller | None:
+    """The caller a token with this subject and these groups makes (slea.roles decides)."""
+    return Caller.from_claims({"sub": user, "cognito:groups": list(groups)})
+
+
+@pytest.fixture
+def author_call(call: Any) -> Any:
+    """call() as DAVE, in the authors group."""
+    return lambda tool, arguments: call(tool, arguments, DAVE, ("authors",))
+
+
 @pytest.fixture
 def call(step_functions: Any, mcp_module: Any) -> Any:
-    """call(tool, arguments, user=ALICE) -> (is_error, data): one tools/call through the in-memory
-    client, with McpFunction's environment (table names) as in Lambda."""
+    """call(tool, arguments, user=ALICE, groups=()) -> (is_error, data): one tools/call through the
+    in-memory client, with McpFunction's environment (table names) as in Lambda."""
     runtime: LocalRuntime = step_functions.runtime
 
-    def _call(tool: str, arguments: dict[str, Any], user: str = ALICE) -> tuple[bool, Any]:
+    def _call(
+        tool: str, arguments: dict[str, Any], user: str = ALICE, groups: tuple[str, ...] = ()
+    ) -> tuple[bool, Any]:
         async def run() -> Any:
-            async with Client(mcp_module.build_server(user)) as client:
+            async with Client(mcp_module.build_server(caller(user, *groups))) as client:
                 return await client.call_tool(tool, arguments)
 
         with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
@@ -67,13 +88,24 @@ def _session_of(http: Any, user: str) -> str:
 
 
 # ---------------------------------------------------------------- in-memory client
-def test_lists_the_six_spec_tools_and_the_round_tools_with_their_contracts_schemas(mcp_module):
+def _listed(mcp_module: Any, listing_caller: Caller | None) -> dict[str, Any]:
     async def run() -> Any:
-        async with Client(mcp_module.build_server(ALICE)) as client:
+        async with Client(mcp_module.build_server(listing_caller)) as client:
             return (await client.list_tools()).tools
 
-    tools = {tool.name: tool for tool in _run(run)}
-    assert set(tools) == SPEC_TOOLS | {"start_round", "get_round"}
+    return {tool.name: tool for tool in _run(run)}
+
+
+def test_a_learner_is_offered_the_learner_tools_only(mcp_module):
+    assert set(_listed(mcp_module, caller(ALICE))) == LEARNER_TOOLS
+    assert set(_listed(mcp_module, caller(ALICE, "reviewers", "authors,x"))) == LEARNER_TOOLS
+    assert _listed(mcp_module, None) == {}
+
+
+def test_an_author_is_offered_the_six_spec_tools_and_the_round_tools_with_their_contracts_schemas(mcp_module):
+    tools = _listed(mcp_module, caller(DAVE, "authors"))
+    assert set(tools) == SPEC_TOOLS | LEARNER_TOOLS
+    assert set(_listed(mcp_module, Caller.from_claims({"sub": DAVE, "scope": "openid slea/author"}))) == set(tools)
     from slea.contracts.keywords import GetKeywordsInput
 
     assert tools["get_difficulty_keywords"].input_schema == GetKeywordsInput.model_json_schema()
@@ -84,21 +116,21 @@ def test_lists_the_six_spec_tools_and_the_round_tools_with_their_contracts_schem
     assert "correct_answer" not in tools["score_and_explain"].input_schema["properties"]
 
 
-def test_get_difficulty_keywords_answers_the_spec_shape(call):
-    is_error, keywords = call("get_difficulty_keywords", {"difficulty": 5, "category": "technical"})
+def test_get_difficulty_keywords_answers_the_spec_shape(author_call):
+    is_error, keywords = author_call("get_difficulty_keywords", {"difficulty": 5, "category": "technical"})
     assert not is_error
     assert set(keywords) == {"difficulty", "category", "keywords", "concepts", "example_questions"}
     assert keywords["difficulty"] == 5
     assert keywords["category"] == "technical"
 
 
-def test_search_question_templates_and_validate_question_quality(call):
-    is_error, templates = call(
+def test_search_question_templates_and_validate_question_quality(author_call):
+    is_error, templates = author_call(
         "search_question_templates", {"interests": ["AI"], "difficulty": 5, "category": "technical"}
     )
     assert not is_error
     assert isinstance(templates, list)
-    is_error, verdict = call(
+    is_error, verdict = author_call(
         "validate_question_quality",
         {
             "stem": "Which index type does a vector database use to find nearest neighbours quickly?",
@@ -126,8 +158,8 @@ def test_search_question_templates_and_validate_question_quality(call):
         ("get_round", {"session_id": "s1", "round": 3}, "round"),
     ],
 )
-def test_bad_input_is_a_tool_error_naming_the_field(call, tool, arguments, field):
-    is_error, error = call(tool, arguments)
+def test_bad_input_is_a_tool_error_naming_the_field(author_call, tool, arguments, field):
+    is_error, error = author_call(tool, arguments)
     assert is_error
     assert error["error_code"] == "VALIDATION_ERROR"
     assert error["error"].startswith(f"{field}:"), error
@@ -154,9 +186,8 @@ def test_another_learners_session_is_refused_by_every_session_tool(call, http):
         call("get_round", {"session_id": bobs}),
         call("start_round", {"session_id": bobs, "category": "technical", "count": 1}),
         call("score_and_explain", {"session_id": bobs, "question_id": "q1", "user_answer": "A"}),
-        call("save_generated_question", question(round_id=f"{bobs}_1_2026-11-23T10:00:00Z")),
     ]
-    assert [(is_error, error["error_code"]) for is_error, error in refused] == [(True, "FORBIDDEN")] * 4
+    assert [(is_error, error["error_code"]) for is_error, error in refused] == [(True, "FORBIDDEN")] * 3
 
 
 def test_a_round_started_by_an_agent_then_graded_with_the_key_looked_up(call, step_functions, cloud):
@@ -188,11 +219,41 @@ def test_a_round_started_by_an_agent_then_graded_with_the_key_looked_up(call, st
     assert again["error_code"] == "ALREADY_ANSWERED"
 
 
-def test_save_generated_question_into_the_callers_own_session(call, http):
-    mine = _session_of(http, ALICE)
-    is_error, saved = call("save_generated_question", question(round_id=f"{mine}_1_2026-11-23T10:00:00Z"))
-    assert not is_error
+def test_an_authors_item_is_kept_outside_every_session_and_queued_for_review(author_call, http, cloud):
+    mine = _session_of(http, DAVE)
+    round_id = f"{mine}_1_2026-11-23T10:00:00Z"
+    is_error, saved = author_call("save_generated_question", question(round_id=round_id, validation_score=0.75))
+    assert not is_error, saved
+    assert set(saved) >= {"success", "question_id", "round_id", "saved_at"}
     assert saved["success"] is True
+    assert saved["round_id"] == f"authored#{DAVE}_{round_id}"
+    stored = _stored(cloud, saved["question_id"])
+    assert stored["session_id"] == f"authored#{DAVE}"
+    assert (stored["origin"], stored["authored_by"]) == ("author", DAVE)
+    assert (stored["review_state"], stored["review_reasons"]) == ("open", {"authored"})
+    assert http("GET", f"/sessions/{mine}/questions", None, DAVE)[2]["questions"] == []
+    # The same save again is the same item (idempotent), not a second one.
+    is_error, again = author_call("save_generated_question", question(round_id=round_id, validation_score=0.75))
+    assert (is_error, again["question_id"]) == (False, saved["question_id"])
+
+
+def test_a_failed_authored_write_is_an_error_to_retry_not_a_retry_queue_message(author_call, faults, cloud):
+    with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+        is_error, error = author_call("save_generated_question", question())
+    assert is_error
+    assert error["error_code"] == "SERVICE_UNAVAILABLE"
+    assert _stored_all(cloud) == {}
+
+
+def _stored_all(cloud: Any) -> dict[str, Any]:
+    import boto3
+
+    items = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).scan()["Items"]
+    return {item["question_id"]: item for item in items}
+
+
+def _stored(cloud: Any, question_id: str) -> dict[str, Any]:
+    return _stored_all(cloud)[question_id]
 
 
 # ---------------------------------------------------------------- over HTTP, as an agent would
@@ -206,7 +267,7 @@ def local_server(step_functions: Any) -> Iterator[str]:
 def test_the_official_client_over_streamable_http_with_a_bearer_token(local_server):
     async def run() -> Any:
         async with (
-            httpx2.AsyncClient(headers={"Authorization": f"Bearer {ALICE}"}, timeout=30) as http_client,
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {AUTHOR_TOKEN}"}, timeout=30) as http_client,
             Client(_transport(local_server, http_client)) as client,
         ):
             tools = (await client.list_tools()).tools
@@ -216,7 +277,7 @@ def test_the_official_client_over_streamable_http_with_a_bearer_token(local_serv
             return tools, keywords, bad, other
 
     tools, keywords, bad, other = _run(run)
-    assert {tool.name for tool in tools} >= SPEC_TOOLS
+    assert {tool.name for tool in tools} == SPEC_TOOLS | LEARNER_TOOLS
     assert not keywords.is_error
     assert json.loads(keywords.content[0].text)["category"] == "business"
     assert bad.is_error
@@ -242,7 +303,14 @@ def test_without_a_token_401_with_the_bearer_challenge(local_server):
 
 
 # ---------------------------------------------------------------- the Lambda handler's pitfalls
-def _event(body: dict[str, Any], host: str = API_HOST, sub: str | None = ALICE) -> dict[str, Any]:
+def _event(
+    body: dict[str, Any] | None,
+    host: str = API_HOST,
+    sub: str | None = ALICE,
+    claims: dict[str, Any] | None = None,
+    method: str = "POST",
+) -> dict[str, Any]:
+    """The event API Gateway hands McpFunction; `claims` replaces the bare subject's."""
     headers = {
         "host": host,
         "content-type": "application/json",
@@ -250,23 +318,29 @@ def _event(body: dict[str, Any], host: str = API_HOST, sub: str | None = ALICE) 
         "mcp-protocol-version": "2025-11-25",
     }
     return http_api_event(
-        "POST",
+        method,
         "/mcp",
         "",
         headers,
-        body=json.dumps(body),
-        claims={"sub": sub} if sub else None,
-        route_key="POST /mcp",
+        body=json.dumps(body) if body is not None else "",
+        claims=claims or ({"sub": sub} if sub else None),
+        route_key=f"{method} /mcp",
     )
 
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 
 
-def tool_call(runtime: LocalRuntime, tool: str, arguments: dict[str, Any], user: str = ALICE) -> dict[str, Any]:
+def tool_call(
+    runtime: LocalRuntime,
+    tool: str,
+    arguments: dict[str, Any],
+    user: str = ALICE,
+    claims: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """One tools/call as API Gateway hands it to McpFunction: the JSON-RPC result."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
-    answer = runtime.invoke("McpFunction", _event(body, sub=user))
+    answer = runtime.invoke("McpFunction", _event(body, sub=user, claims=claims))
     assert answer["statusCode"] == 200, answer
     result: dict[str, Any] = json.loads(answer["body"])["result"]
     return result
@@ -276,7 +350,7 @@ def test_warm_invocations_reuse_one_loop_and_lifespan(step_functions):
     """python-sdk issue 3121: a second `run()` of the session manager fails; the second and
     third warm calls must answer like the first."""
     runtime: LocalRuntime = step_functions.runtime
-    answers = [runtime.invoke("McpFunction", _event(LIST)) for _ in range(3)]
+    answers = [runtime.invoke("McpFunction", _event(LIST, claims=AUTHOR_CLAIMS)) for _ in range(3)]
     assert [answer["statusCode"] for answer in answers] == [200, 200, 200]
     assert all(len(json.loads(answer["body"])["result"]["tools"]) == 8 for answer in answers)
     module = runtime.module("McpFunction")
@@ -291,7 +365,8 @@ def test_warm_invocations_reuse_one_loop_and_lifespan(step_functions):
                 "id": 2,
                 "method": "tools/call",
                 "params": {"name": "get_difficulty_keywords", "arguments": {"difficulty": 7, "category": "general"}},
-            }
+            },
+            claims=AUTHOR_CLAIMS,
         ),
     )
     assert json.loads(json.loads(called["body"])["result"]["content"][0]["text"])["difficulty"] == 7
@@ -331,31 +406,44 @@ def test_an_event_without_a_subject_is_401_with_the_challenge(step_functions):
 
 
 # ---------------------------------------------------------------- stdio, for desktop agents
-def test_mcp_stdio_serves_the_same_tools_to_the_official_stdio_client():
+@pytest.mark.parametrize(
+    ("arguments", "groups", "offered"),
+    [
+        (["--user", ALICE], None, LEARNER_TOOLS),
+        (["--user", DAVE, "--groups", "authors"], None, SPEC_TOOLS | LEARNER_TOOLS),
+        (["--user", DAVE], "authors", SPEC_TOOLS | LEARNER_TOOLS),  # SLEA_GROUPS
+    ],
+    ids=["learner", "author", "author-from-environment"],
+)
+def test_mcp_stdio_serves_each_caller_its_tools_through_the_official_stdio_client(arguments, groups, offered):
     import sys
 
     from mcp import StdioServerParameters
 
     from slea_local import REPO_ROOT
 
+    user = arguments[1]
+    environment = {"PYTHONPATH": f"{REPO_ROOT / 'layers' / 'slea'}:{REPO_ROOT}", "PATH": "/usr/bin:/bin"}
     parameters = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "slea_local", "mcp-stdio", "--user", ALICE],
+        args=["-m", "slea_local", "mcp-stdio", *arguments],
         cwd=str(REPO_ROOT),
-        env={"PYTHONPATH": f"{REPO_ROOT / 'layers' / 'slea'}:{REPO_ROOT}", "PATH": "/usr/bin:/bin"},
+        env={**environment, **({"SLEA_GROUPS": groups} if groups else {})},
     )
 
     async def run() -> Any:
         async with Client(parameters) as client:
             tools = (await client.list_tools()).tools
-            profile = await client.call_tool("get_user_profile", {"user_id": ALICE})
+            profile = await client.call_tool("get_user_profile", {"user_id": user})
             other = await client.call_tool("get_user_profile", {"user_id": BOB})
-            return tools, profile, other
+            keywords = await client.call_tool("get_difficulty_keywords", {"difficulty": 3, "category": "business"})
+            return tools, profile, other, keywords
 
-    tools, profile, other = _run(run)
-    assert {tool.name for tool in tools} >= SPEC_TOOLS
-    assert json.loads(profile.content[0].text)["user_id"] == ALICE
+    tools, profile, other, keywords = _run(run)
+    assert {tool.name for tool in tools} == offered
+    assert json.loads(profile.content[0].text)["user_id"] == user
     assert other.is_error
+    assert keywords.is_error is ("get_difficulty_keywords" not in offered)
 
 
 def test_the_handler_answers_when_its_caller_runs_an_event_loop(step_functions):
@@ -366,3 +454,101 @@ def test_the_handler_answers_when_its_caller_runs_an_event_loop(step_functions):
         return step_functions.runtime.invoke("McpFunction", _event(LIST))
 
     assert _run(inside_a_loop)["statusCode"] == 200
+
+
+# ---------------------------------------------------------------- bounds: 405, deadlines
+@pytest.mark.parametrize("method", ["GET", "DELETE"])
+def test_anything_but_post_is_405_at_once_with_allow_post(step_functions, method):
+    """No SSE stream here: the SDK would hold a GET open until the function timed out."""
+    event = _event(None, method=method)
+    event["headers"]["accept"] = "text/event-stream"
+    started = time.monotonic()
+    answer = step_functions.runtime.invoke("McpFunction", event)
+    assert time.monotonic() - started < 5  # a hang guard, not a performance test
+    assert answer["statusCode"] == 405
+    assert answer["headers"]["allow"] == "POST"
+    error = json.loads(answer["body"])
+    assert error["error_code"] == "METHOD_NOT_ALLOWED"
+    assert "POST" in error["error"]
+
+
+def _slow(mcp_module: Any, monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """get_user_profile takes `seconds` (a model or storage call that does not come back)."""
+    import dataclasses
+
+    def slow(caller: Caller, request: Any) -> list[Any]:
+        time.sleep(seconds)
+        return []  # long after its caller was answered: the result goes nowhere
+
+    tool = dataclasses.replace(mcp_module.TOOLS_BY_NAME["get_user_profile"], run=slow)
+    monkeypatch.setitem(mcp_module.TOOLS_BY_NAME, "get_user_profile", tool)
+
+
+def test_a_tool_call_past_its_deadline_is_a_timeout_tool_error(step_functions, mcp_module, monkeypatch):
+    monkeypatch.setattr(mcp_module, "TOOL_SECONDS", 1.5)  # the tool itself: 1.5 - RESPONSE_SECONDS
+    _slow(mcp_module, monkeypatch, 4)
+    started = time.monotonic()
+    result = tool_call(step_functions.runtime, "get_user_profile", {"user_id": ALICE})
+    assert time.monotonic() - started < 3.5
+    assert result["isError"]
+    error = json.loads(result["content"][0]["text"])
+    assert error["error_code"] == "TIMEOUT"
+    assert error["error"].startswith("get_user_profile")
+
+
+def test_a_tool_call_never_outlives_the_function(step_functions, mcp_module, monkeypatch):
+    """With less time left in the invocation than TOOL_SECONDS, the function's end decides."""
+    from slea_local.runtime import LambdaContext
+
+    _slow(mcp_module, monkeypatch, 6)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_user_profile"}}
+    body["params"]["arguments"] = {"user_id": ALICE}
+    runtime: LocalRuntime = step_functions.runtime
+    started = time.monotonic()
+    with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
+        answer = mcp_module.lambda_handler(_event(body), LambdaContext("McpFunction", timeout_seconds=3))
+    assert time.monotonic() - started < 2.5  # 3 s left: 1 s for the answer, 1 s for the tool's
+    result = json.loads(answer["body"])["result"]
+    assert json.loads(result["content"][0]["text"])["error_code"] == "TIMEOUT"
+
+
+def test_a_request_whose_body_never_arrives_is_answered_504_at_its_deadline(mcp_module, monkeypatch):
+    monkeypatch.setattr(mcp_module, "TOOL_SECONDS", 1.0)
+    app = mcp_module.http_app(mcp_module.build_server())
+    sent: list[dict[str, Any]] = []
+
+    async def never() -> Any:
+        await anyio.sleep_forever()
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "https",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [
+            (b"host", API_HOST.encode()),
+            (b"content-type", b"application/json"),
+            (b"accept", b"application/json, text/event-stream"),
+            (b"content-length", b"1000"),
+        ],
+        "server": (API_HOST, 443),
+        "client": ("127.0.0.1", 1),
+    }
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            await app(scope, never, send)
+
+    started = time.monotonic()
+    _run(run)
+    assert time.monotonic() - started < 3
+    assert sent[0]["status"] == 504
+    assert json.loads(sent[1]["body"])["error_code"] == "TIMEOUT"

@@ -1,38 +1,70 @@
-"""Who may review: the one place the reviewer role is decided.
+"""Who is calling and what they may do: the one place roles are decided.
 
-A reviewer's JWT carries `cognito:groups` containing `reviewers` (a Cognito user pool group) or
-`scope` containing `slea/review` (an OAuth resource-server scope, e.g. for a machine client).
-API Gateway's HTTP API hands a JWT authorizer's array claims to the function as one string,
-"[reviewers admins]"; a JSON list (as a local token carries it) and a comma- or space-separated
-string are accepted too."""
+- Reviewer: `cognito:groups` contains `reviewers` (a Cognito user pool group), or `scope`
+  contains `slea/review` (an OAuth resource-server scope, e.g. for a machine client).
+- Author: `cognito:groups` contains `authors`, or `scope` contains `slea/author`. Authors write
+  items for the bank (the MCP authoring tools); learners only answer their own.
 
-import json
-import re
+Membership is an exact match of the name. Cognito group names may hold punctuation but never
+whitespace, so a list's items are split on whitespace only: "reviewers,x" is a group of its own,
+not `reviewers`. API Gateway's HTTP API hands a JWT authorizer's array claim to the function as
+one string, "[reviewers admins]"; a list (a claim not yet through API Gateway) is taken as it is.
+`scope` is space-separated (RFC 6749, section 3.3)."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 REVIEWER_GROUP = "reviewers"
 REVIEW_SCOPE = "slea/review"
+AUTHOR_GROUP = "authors"
+AUTHOR_SCOPE = "slea/author"
 
 
-def claim_values(value: Any) -> set[str]:
-    """A claim's values, whichever way the claim arrived."""
-    if isinstance(value, (list, tuple, set)):
-        return {str(item) for item in value}
+def groups(value: Any) -> frozenset[str]:
+    """The groups of a `cognito:groups` claim, whichever way the claim arrived."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return frozenset(str(item) for item in value)
     if not isinstance(value, str):
-        return set()
+        return frozenset()
     text = value.strip()
-    if text.startswith("[") and text.endswith("]"):
-        try:
-            parsed = json.loads(text)
-        except ValueError:  # API Gateway's "[a b]" form is not JSON
-            text = text[1:-1]
-        else:
-            return claim_values(parsed) if isinstance(parsed, list) else set()
-    return {part for part in re.split(r"[\s,]+", text) if part}
+    if text.startswith("[") and text.endswith("]"):  # API Gateway's form of an array claim
+        text = text[1:-1]
+    return frozenset(text.split())
 
 
-def is_reviewer(claims: dict[str, Any] | None) -> bool:
+def scopes(value: Any) -> frozenset[str]:
+    """The scopes of a `scope` claim: one space-separated string (or a list)."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return frozenset(str(item) for item in value)
+    return frozenset(value.split()) if isinstance(value, str) else frozenset()
+
+
+def _has_role(claims: Mapping[str, Any] | None, group: str, scope: str) -> bool:
     claims = claims or {}
-    return REVIEWER_GROUP in claim_values(claims.get("cognito:groups")) or REVIEW_SCOPE in claim_values(
-        claims.get("scope")
-    )
+    return group in groups(claims.get("cognito:groups")) or scope in scopes(claims.get("scope"))
+
+
+def is_reviewer(claims: Mapping[str, Any] | None) -> bool:
+    return _has_role(claims, REVIEWER_GROUP, REVIEW_SCOPE)
+
+
+def is_author(claims: Mapping[str, Any] | None) -> bool:
+    return _has_role(claims, AUTHOR_GROUP, AUTHOR_SCOPE)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A verified token's subject and the roles its claims give it."""
+
+    user_id: str
+    reviewer: bool = False
+    author: bool = False
+
+    @classmethod
+    def from_claims(cls, claims: Mapping[str, Any] | None) -> "Caller | None":
+        """None without a subject (no one to act for)."""
+        subject = (claims or {}).get("sub")
+        if not subject:
+            return None
+        return cls(str(subject), reviewer=is_reviewer(claims), author=is_author(claims))

@@ -11,7 +11,7 @@ from slea.constants import SCORE_MAX
 from slea.contracts.common import Contract, NonBlankStr
 
 RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
-ReviewReason = Literal["needs_review", "too_easy", "too_hard", "difficulty_mismatch", "reported", "revise"]
+ReviewReason = Literal["needs_review", "too_easy", "too_hard", "difficulty_mismatch", "reported", "revise", "authored"]
 
 
 # ---------------------------------------------------------------- learner side

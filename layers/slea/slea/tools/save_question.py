@@ -1,6 +1,7 @@
 """Tool 5: save validated questions; a failed write puts the whole question on the SQS retry
 queue (drained by the retry worker), so nothing is ever lost."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from slea.constants import REVISE_THRESHOLD
@@ -23,8 +24,11 @@ from slea.settings import resource_name
 REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
 
 
-def question_item(request: SaveQuestionInput, question_id: str, created_at: str) -> dict[str, Any]:
-    """The stored question (spec 000 Tool 5 "Fields Saved"), answer key inside answer_schema."""
+def question_item(
+    request: SaveQuestionInput, question_id: str, created_at: str, placement: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The stored question (spec 000 Tool 5 "Fields Saved"), answer key inside answer_schema.
+    `placement` overrides where it is kept (an author's item: outside every session)."""
     session_id, round_number = parse_round_id(request.round_id)
     answer: dict[str, Any] = (
         {"correct_keywords": request.correct_keywords}
@@ -49,15 +53,16 @@ def question_item(request: SaveQuestionInput, question_id: str, created_at: str)
         "category": request.categories[0],
         "categories": request.categories,
         "created_at": created_at,
+        **(placement or {}),
     }
 
 
-def store(request: SaveQuestionInput, question_id: str) -> str:
+def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, Any] | None = None) -> str:
     """Write the question once (idempotent: a repeat of the same save is a success). Returns the
     time it was saved; raises DataAccessError if DynamoDB failed after its retries, ValueError if
     the id already belongs to a different question."""
     saved_at = utc_now()
-    item = question_item(request, question_id, saved_at)
+    item = question_item(request, question_id, saved_at, placement)
     existing = questions.put_new_question(item)
     if existing is not None:
         if any(
