@@ -4,6 +4,7 @@ Lambda pitfalls (warm invocations, the Host check, 401, 405, deadlines). The att
 learner's agent are in tests/security/test_mcp_privilege.py."""
 
 import contextvars
+import functools
 import json
 import time
 from collections.abc import Iterator
@@ -55,30 +56,31 @@ def caller(user: str, *groups: str) -> Caller | None:
     return Caller.from_claims({"sub": user, "cognito:groups": list(groups)})
 
 
+def in_memory_call(
+    runtime: LocalRuntime, tool: str, arguments: dict[str, Any], user: str = ALICE, groups: tuple[str, ...] = ()
+) -> tuple[bool, Any]:
+    """One tools/call through the in-memory client as `user` in `groups`, with McpFunction's
+    environment (table names) as in Lambda: (is_error, data)."""
+
+    async def run() -> Any:
+        async with Client(runtime.module("McpFunction").build_server(caller(user, *groups))) as client:
+            return await client.call_tool(tool, arguments)
+
+    with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
+        result = _run(run)
+    return result.is_error, json.loads(result.content[0].text)
+
+
 @pytest.fixture
-def author_call(call: Any) -> Any:
+def call(step_functions: Any) -> Any:
+    """call(tool, arguments, user=ALICE, groups=()) -> (is_error, data): in_memory_call."""
+    return functools.partial(in_memory_call, step_functions.runtime)
+
+
+@pytest.fixture
+def author_call(step_functions: Any) -> Any:
     """call() as DAVE, in the authors group."""
-    return lambda tool, arguments: call(tool, arguments, DAVE, ("authors",))
-
-
-@pytest.fixture
-def call(step_functions: Any, mcp_module: Any) -> Any:
-    """call(tool, arguments, user=ALICE, groups=()) -> (is_error, data): one tools/call through the
-    in-memory client, with McpFunction's environment (table names) as in Lambda."""
-    runtime: LocalRuntime = step_functions.runtime
-
-    def _call(
-        tool: str, arguments: dict[str, Any], user: str = ALICE, groups: tuple[str, ...] = ()
-    ) -> tuple[bool, Any]:
-        async def run() -> Any:
-            async with Client(mcp_module.build_server(caller(user, *groups))) as client:
-                return await client.call_tool(tool, arguments)
-
-        with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
-            result = _run(run)
-        return result.is_error, json.loads(result.content[0].text)
-
-    return _call
+    return lambda tool, arguments: in_memory_call(step_functions.runtime, tool, arguments, DAVE, ("authors",))
 
 
 def _session_of(http: Any, user: str) -> str:
