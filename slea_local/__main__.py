@@ -327,17 +327,15 @@ SERVE_PORT = 8080
 
 def serve(port: int) -> int:
     """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine)."""
-    from wsgiref.simple_server import WSGIRequestHandler, make_server
-
     from slea_local.executions import LocalStepFunctions
-    from slea_local.http import HttpApiAdapter
+    from slea_local.http import QuietRequestHandler, local_server
 
-    class QuietHandler(WSGIRequestHandler):
+    class LoggingHandler(QuietRequestHandler):
         def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
             print(f"{self.command} {self.path} -> {code}", flush=True)
 
     with _seeded_local_aws() as (_cloud, runtime, _written), LocalStepFunctions(runtime):
-        server = make_server("127.0.0.1", port, HttpApiAdapter(runtime), handler_class=QuietHandler)
+        server = local_server(runtime, port, LoggingHandler)
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"
             print(f"slea-ssem on {url}")

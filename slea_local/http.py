@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import re
+import socketserver
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -21,6 +22,7 @@ from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slea_local import REPO_ROOT
 from slea_local.cloud import ACCOUNT
@@ -39,20 +41,29 @@ def claims_from(authorization: str) -> dict[str, Any] | None:
     if token.count(".") == 2:
         payload = token.split(".")[1]
         try:
-            claims: dict[str, Any] = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-        except (binascii.Error, ValueError):
+            claims: Any = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        except (binascii.Error, ValueError, RecursionError):
             return None
-        return claims if claims.get("sub") else None
+        # API Gateway's authorizer refuses a token whose payload is not a claims object, or whose
+        # subject is not a string: 401, never the function.
+        if not isinstance(claims, dict) or not isinstance(claims.get("sub"), str) or not claims["sub"].strip():
+            return None
+        return claims
     return {"sub": token}
 
 
 def gateway_claims(claims: dict[str, Any]) -> dict[str, Any]:
     """The claims as API Gateway's JWT authorizer hands them on: an array claim (e.g.
     `cognito:groups`) becomes one string, "[reviewers admins]"."""
-    return {
-        name: "[" + " ".join(map(str, value)) + "]" if isinstance(value, list) else value
-        for name, value in claims.items()
-    }
+    return {name: _gateway_claim(value) for name, value in claims.items()}
+
+
+def _gateway_claim(value: Any) -> Any:
+    if isinstance(value, list):
+        return "[" + " ".join(map(str, value)) + "]"
+    if isinstance(value, dict):  # an object claim arrives as its JSON text
+        return json.dumps(value)
+    return value
 
 
 @dataclass(frozen=True)
@@ -105,7 +116,7 @@ def http_api_event(
     query: str,
     headers: dict[str, str],
     *,
-    body: str,
+    body: str | bytes,
     claims: dict[str, Any] | None,
     route_key: str = "$default",
     path_parameters: dict[str, str] | None = None,
@@ -143,6 +154,12 @@ def http_api_event(
         "body": body or None,
         "isBase64Encoded": False,
     }
+    if isinstance(body, bytes):
+        # As API Gateway does, a body that is not UTF-8 text reaches the function base64-encoded.
+        try:
+            event["body"] = body.decode("utf-8") or None
+        except UnicodeDecodeError:
+            event["body"], event["isBase64Encoded"] = base64.b64encode(body).decode("ascii"), True
     if path_parameters:
         event["pathParameters"] = path_parameters
     return event
@@ -176,8 +193,11 @@ class HttpApiAdapter:
         if found is None:  # API Gateway's own answer: no function runs
             return self._reply(start_response, 404, JSON, b'{"message":"Not Found"}')
         route, path_parameters = found
-        length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = environ["wsgi.input"].read(length).decode("utf-8") if length else ""
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return self._reply(start_response, 400, JSON, b'{"message":"Bad Request"}')
+        raw = environ["wsgi.input"].read(length) if length > 0 else b""
         headers = {
             key[5:].replace("_", "-").lower(): value for key, value in environ.items() if key.startswith("HTTP_")
         }
@@ -193,7 +213,7 @@ class HttpApiAdapter:
             path,
             environ.get("QUERY_STRING", ""),
             headers,
-            body=body,
+            body=raw,
             claims=claims,
             route_key=route.key,
             path_parameters=path_parameters,
@@ -246,18 +266,41 @@ def call(
     return captured["status"], captured["headers"], parsed
 
 
+class _ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
+    """One thread per request, as API Gateway serves requests side by side: a slow request (a
+    model call, a client that never finishes its body) never holds up the others."""
+
+    daemon_threads = True
+
+
+# A client that has not sent its request line, headers and body within this many seconds is cut
+# off (slowloris); API Gateway's own limit for a whole request is 30 s.
+REQUEST_READ_SECONDS = 30
+
+
+class QuietRequestHandler(WSGIRequestHandler):
+    """No access log (the tests and the demo print what matters to them); reads time out."""
+
+    timeout = REQUEST_READ_SECONDS
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        pass
+
+
+def local_server(runtime: LocalRuntime, port: int, handler: type[WSGIRequestHandler] = QuietRequestHandler) -> Any:
+    """The local HTTP API's server on 127.0.0.1:`port` (0: any free port)."""
+    return make_server(
+        "127.0.0.1", port, HttpApiAdapter(runtime), server_class=_ThreadingWSGIServer, handler_class=handler
+    )
+
+
 @contextmanager
 def serve_in_background(runtime: LocalRuntime) -> Iterator[str]:
     """The local HTTP API (pages, routes, /mcp) on an ephemeral 127.0.0.1 port from a background
     thread, for the demo and the tests that drive it as a client would: yields its base URL."""
     import threading
-    from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-    class Quiet(WSGIRequestHandler):
-        def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-            pass
-
-    server = make_server("127.0.0.1", 0, HttpApiAdapter(runtime), handler_class=Quiet)
+    server = local_server(runtime, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -35,6 +35,7 @@ from slea.api import (
     review_responses,
     reviewer,
     unparseable_body,
+    unsupported_media_type,
     validation_error_response,
 )
 from slea.contracts.common import parse_input
@@ -247,7 +248,7 @@ def not_found(_: Exception) -> Response[Any]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
-    if (refused := review_refusal(event) or unparseable_body(event)) is not None:
+    if (refused := review_refusal(event) or unsupported_media_type(event) or unparseable_body(event)) is not None:
         return refused
     budget.start(context)  # model calls must end before API Gateway gives up on us
     return app.resolve(event, context)

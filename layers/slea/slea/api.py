@@ -77,8 +77,9 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         401: _error("No bearer token, or one without a subject"),
         403: _error("The session belongs to another user"),
         404: _error("Unknown session or question"),
-        409: _error("The question has already been answered"),
+        409: _error("The question has already been answered, or was retired by a reviewer"),
         413: _error("The body is larger than 64 KiB"),
+        415: _error("The body is not declared as application/json"),
         503: _error("Storage, or starting the round, is temporarily unavailable; retry"),
     }
 
@@ -143,6 +144,18 @@ def unparseable_body(event: dict[str, Any]) -> dict[str, Any] | None:
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
         return _gateway_error(422, "VALIDATION_ERROR", f"body: not valid JSON ({str(error).split(':')[0]})")
     return None
+
+
+def unsupported_media_type(event: dict[str, Any]) -> dict[str, Any] | None:
+    """415 for a body declared as something other than JSON (a form, text/plain): refused rather
+    than guessed at. A body without a content type is read as JSON, as before."""
+    content_type = str((event.get("headers") or {}).get("content-type") or "")
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    if not event.get("body") or not media_type:
+        return None
+    if media_type == "application/json" or (media_type.startswith("application/") and media_type.endswith("+json")):
+        return None
+    return _gateway_error(415, "UNSUPPORTED_MEDIA_TYPE", "content-type: the body must be application/json")
 
 
 def _gateway_error(status: int, code: str, message: str) -> dict[str, Any]:

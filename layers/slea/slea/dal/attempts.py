@@ -4,8 +4,8 @@ however often its grading is retried, and a session's attempts are one Query.
 
 A grading is recorded all-or-nothing in one transaction: the attempt, the question's statistics
 (usage and correct counts) and, for the HTTP API's one-answer-per-question rule, the question's
-"answered" marker. A retry after any failure either finds nothing recorded (and records) or finds
-the whole record (and returns it); it never counts twice.
+"answered" marker (refused for a retired question). A retry after any failure either finds
+nothing recorded (and records) or finds the whole record (and returns it); it never counts twice.
 """
 
 import hashlib
@@ -23,7 +23,7 @@ TABLE_VARIABLE = "ATTEMPTS_TABLE"
 QUESTIONS_TABLE_VARIABLE = "QUESTIONS_TABLE"
 TOOL = "score_and_explain"
 
-RecordOutcome = Literal["recorded", "already_recorded", "answered_differently"]
+RecordOutcome = Literal["recorded", "already_recorded", "answered_differently", "retired"]
 
 
 def attempt_key(question_id: str, request_identity: list[Any]) -> str:
@@ -60,10 +60,16 @@ def _question_update(question_id: str, attempt: dict[str, Any], claim: bool) -> 
     """Count the answer on the question; with `claim`, also mark it answered (once only)."""
     values: dict[str, Any] = {":one": {"N": "1"}, ":correct": {"N": "1" if attempt["is_correct"] else "0"}}
     expression, condition = "ADD usage_count :one, correct_count :correct", "attribute_exists(question_id)"
-    if claim:
+    names: dict[str, str] = {}
+    if claim:  # a learner's answer: once per question, and never to a retired one
         expression = "SET answered_at = :at, answered_attempt_key = :key " + expression
-        condition += " AND attribute_not_exists(answered_at)"
-        values |= {":at": {"S": attempt["graded_at"]}, ":key": {"S": attempt["attempt_key"]}}
+        condition += " AND attribute_not_exists(answered_at) AND (attribute_not_exists(#status) OR #status <> :retired)"
+        values |= {
+            ":at": {"S": attempt["graded_at"]},
+            ":key": {"S": attempt["attempt_key"]},
+            ":retired": {"S": "retired"},
+        }
+        names = {"#status": "status"}  # a DynamoDB reserved word
     return {
         "Update": {
             "TableName": resource_name(QUESTIONS_TABLE_VARIABLE),
@@ -71,6 +77,9 @@ def _question_update(question_id: str, attempt: dict[str, Any], claim: bool) -> 
             "UpdateExpression": expression,
             "ConditionExpression": condition,
             "ExpressionAttributeValues": values,
+            **({"ExpressionAttributeNames": names} if names else {}),
+            # Which condition failed: the question as it is tells answered from retired.
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
     }
 
@@ -102,6 +111,9 @@ def record_graded_answer(attempt: dict[str, Any], count_on_question: bool, claim
             if reasons and reasons[0] == "ConditionalCheckFailed":
                 return "already_recorded"
             if len(reasons) > 1 and reasons[1] == "ConditionalCheckFailed":
-                return "answered_differently"
+                question: dict[str, Any] = dict(error.response["CancellationReasons"][1].get("Item") or {})
+                status = from_item(question).get("status") if question else None
+                retired = status == "retired" and "answered_at" not in question
+                return "retired" if retired else "answered_differently"
             raise
     return "recorded"

@@ -25,11 +25,18 @@ from slea.contracts.review import (
     ReviewReason,
     ReviewStats,
 )
-from slea.dal import review
+from slea.dal import review, sessions
 from slea.observability import logger, metrics, tracer
 from slea.tools.errors import ApiError
 
 REASONS = frozenset(get_args(ReviewReason))
+
+
+def same_user(user_id: Any, reviewer: str) -> bool:
+    """Subjects compare as Tool 1 keys profiles: a UUID in any case is one user."""
+    return isinstance(user_id, str) and user_id.strip().casefold() == reviewer.strip().casefold()
+
+
 QUEUE_FIELDS = "REMOVE review_state, queued_at"
 
 
@@ -133,6 +140,8 @@ def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest
     attempt = review.attempt_by_id(attempt_id)
     if attempt is None:
         raise ApiError(404, "ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
+    if same_user(attempt.get("user_id"), reviewer):
+        raise ApiError(403, "OWN_ATTEMPT", f"attempt {attempt_id} is your own: another reviewer must review it")
     now, previous, was_correct = utc_now(), int(attempt["score"]), bool(attempt["is_correct"])
     score = previous if request.action == "accept" else int(request.score or 0)
     is_correct = was_correct if request.action == "accept" else score >= HIGH_SCORE_THRESHOLD
@@ -267,6 +276,9 @@ def review_question(question_id: str, reviewer: str, request: QuestionReviewRequ
     stored = review.get_question(question_id)
     if stored is None:
         raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found")
+    # A reviewer who edits (or accepts) an item of their own session could key it to their answer.
+    if stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer):
+        raise ApiError(403, "OWN_QUESTION", f"question {question_id} is in your own session: another reviewer must")
     retired = stored.get("status") == "retired"
     if retired and request.action != "accept":
         raise ApiError(409, "QUESTION_RETIRED", f"question {question_id} is retired")

@@ -167,6 +167,10 @@ class AlreadyAnsweredError(Exception):
     """The question was answered before with a different answer (HTTP API: one per question)."""
 
 
+class QuestionRetiredError(AlreadyAnsweredError):
+    """A reviewer retired the question before this answer could be recorded (HTTP API)."""
+
+
 class GradeNotRecordedError(DataAccessError):
     """The grading could not be stored; nothing was recorded, so the request can be retried."""
 
@@ -313,6 +317,8 @@ def score_and_explain(
         logger.error("attempt not recorded", extra={"attempt_id": output.attempt_id, "reason": str(error)})
         metrics.add_metric(name="AttemptsNotRecorded", unit="Count", value=1)
         raise GradeNotRecordedError(str(error)) from error
+    if outcome == "retired":
+        raise QuestionRetiredError(f"question {request.question_id} was retired by a reviewer")
     if outcome == "answered_differently":
         raise AlreadyAnsweredError(f"question {request.question_id} has already been answered")
     if outcome == "already_recorded":  # a concurrent retry won the race: its grading stands

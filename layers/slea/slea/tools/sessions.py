@@ -23,6 +23,7 @@ from slea.tools.errors import ApiError
 
 __all__ = ["ApiError"]  # raised by every function here; the API's error handler catches it
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
+RETIRED = "retired"
 
 
 def require_owner(session_id: str, user_id: str) -> None:
@@ -122,6 +123,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     from slea.tools.score_answer import (  # noqa: PLC0415
         AlreadyAnsweredError,
         GradeNotRecordedError,
+        QuestionRetiredError,
         score_and_explain,
         shown_to_learner,
     )
@@ -147,12 +149,17 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     # One graded answer per question: the explanation reveals the key, so a second try would not
     # measure anything (and would skew round 2's difficulty and the question's statistics). The
     # same answer again is a retry and gets the recorded grading back.
-    if stored.get("answered_at") and stored.get("answered_attempt_key") != attempts.attempt_key(
-        answer.question_id, request.identity()
-    ):
+    retry = stored.get("answered_attempt_key") == attempts.attempt_key(answer.question_id, request.identity())
+    if stored.get("answered_at") and not retry:
         raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
+    # A retired question measures nothing a reviewer trusts; only a retry of an answer recorded
+    # before it was retired gets its grading back.
+    if stored.get("status") == RETIRED and not retry:
+        raise ApiError(409, "QUESTION_RETIRED", f"question {answer.question_id} was retired by a reviewer")
     try:
         return score_and_explain(request, stored, one_answer_per_question=True, shown_texts=shown_to_learner(stored))
+    except QuestionRetiredError as error:
+        raise ApiError(409, "QUESTION_RETIRED", str(error)) from error
     except AlreadyAnsweredError as error:
         raise ApiError(409, "ALREADY_ANSWERED", str(error)) from error
     except GradeNotRecordedError as error:

@@ -1,0 +1,99 @@
+"""Rules reviewers and learners rely on, tried as a hostile learner or reviewer would: a retired
+question cannot be answered, no reviewer grades their own attempt or keys their own items."""
+
+from tests.integration.test_api import (  # noqa: F401 - sessions_table: the autouse fixture own() needs
+    ALICE,
+    own,
+    sessions_table,
+    start,
+    wait_for_questions,
+)
+from tests.integration.test_review_api import answer, low_confidence_grades, right_answer, table, token
+
+CAROL = "0b7e3c52-4f5e-4c1c-9d4e-2a6f8b1c3d5e"
+REVIEWER = token(CAROL, **{"cognito:groups": ["reviewers"]})
+ALICE_AS_REVIEWER = token(ALICE, **{"cognito:groups": ["reviewers"]})
+
+
+def retire(http, question_id):
+    status, _, body = http("POST", f"/review/questions/{question_id}", {"action": "retire"}, REVIEWER)
+    assert status == 200, body
+
+
+def test_a_retired_question_cannot_be_answered(http, step_functions):
+    cloud = step_functions.runtime.cloud
+    start(http)
+    question = wait_for_questions(http)[0]
+    retire(http, question["question_id"])
+    status, _, body = http(
+        "POST",
+        "/sessions/s1/answers",
+        {"question_id": question["question_id"], "user_answer": right_answer(cloud, question["question_id"])},
+        ALICE,
+    )
+    assert (status, body["error_code"]) == (409, "QUESTION_RETIRED")
+    stored = table(cloud, "QuestionsTable").get_item(Key={"question_id": question["question_id"]})["Item"]
+    assert "answered_at" not in stored
+    assert int(stored.get("usage_count", 0)) == 0
+
+
+def test_a_question_retired_while_its_answer_is_graded_is_not_recorded(http, step_functions, monkeypatch):
+    """The retirement lands between the API's check and the record: the record's transaction
+    refuses it, so the grade is never counted."""
+    from slea.tools import score_answer
+
+    cloud = step_functions.runtime.cloud
+    start(http)
+    question = wait_for_questions(http)[0]
+    grade = score_answer._grade
+
+    def retired_meanwhile(*args, **kwargs):
+        graded = grade(*args, **kwargs)
+        retire(http, question["question_id"])
+        return graded
+
+    monkeypatch.setattr(score_answer, "_grade", retired_meanwhile)
+    status, _, body = http(
+        "POST", "/sessions/s1/answers", {"question_id": question["question_id"], "user_answer": "A"}, ALICE
+    )
+    assert (status, body["error_code"]) == (409, "QUESTION_RETIRED")
+    attempts = table(cloud, "AttemptsTable").query(
+        KeyConditionExpression="session_id = :s", ExpressionAttributeValues={":s": "s1"}
+    )["Items"]
+    assert attempts == []
+
+
+def test_an_answer_recorded_before_retirement_is_still_returned_on_retry(http, step_functions):
+    cloud = step_functions.runtime.cloud
+    start(http)
+    question = wait_for_questions(http)[0]
+    first = answer(http, question["question_id"], right_answer(cloud, question["question_id"]))
+    retire(http, question["question_id"])
+    again = answer(http, question["question_id"], right_answer(cloud, question["question_id"]))
+    assert again["attempt_id"] == first["attempt_id"]
+
+
+def test_a_reviewer_cannot_accept_or_override_their_own_attempt(http, step_functions, monkeypatch):
+    start(http, question_types=["short_answer"])
+    question = wait_for_questions(http)[0]
+    low_confidence_grades(monkeypatch)
+    graded = answer(http, question["question_id"], "It looks things up first and then writes the reply.")
+    for body in ({"action": "accept"}, {"action": "override", "score": 100}):
+        status, _, refused = http("POST", f"/review/attempts/{graded['attempt_id']}", body, ALICE_AS_REVIEWER)
+        assert (status, refused["error_code"]) == (403, "OWN_ATTEMPT")
+    # The same subject in capitals is the same person.
+    shouting = token(ALICE.upper(), **{"cognito:groups": ["reviewers"]})
+    status, _, _ = http("POST", f"/review/attempts/{graded['attempt_id']}", {"action": "accept"}, shouting)
+    assert status == 403
+    status, _, reviewed = http(
+        "POST", f"/review/attempts/{graded['attempt_id']}", {"action": "override", "score": 90}, REVIEWER
+    )
+    assert (status, reviewed["score"]) == (200, 90)
+
+
+def test_a_reviewer_cannot_edit_the_key_of_an_item_in_their_own_session(http, step_functions):
+    start(http, question_types=["multiple_choice"])
+    question = wait_for_questions(http)[0]
+    edit = {"action": "edit", "correct_answer": "A"}
+    status, _, refused = http("POST", f"/review/questions/{question['question_id']}", edit, ALICE_AS_REVIEWER)
+    assert (status, refused["error_code"]) == (403, "OWN_QUESTION")
