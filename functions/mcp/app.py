@@ -218,8 +218,9 @@ async def _call(tool: AgentTool, caller: Caller, arguments: dict[str, Any], dead
     except ValidationError as error:
         return _validation_error(error, tool.contract)
     try:
-        # A thread cannot be stopped: past the deadline it is left to finish (its writes are
-        # idempotent) and the caller hears at once.
+        # A thread cannot be stopped: past the deadline it is left to finish and the caller hears
+        # at once (a repeated call is safe: an answer or a save repeats as the first, a round
+        # starts once).
         with anyio.fail_after(max(0.0, deadline - time.monotonic())):
             data = await anyio.to_thread.run_sync(_run, tool, caller, request, deadline, abandon_on_cancel=True)
     except TimeoutError:
@@ -288,7 +289,7 @@ class _Bounded:
             await self.app(scope, receive, send)
             return
         if scope["method"] != "POST":
-            message = f"{scope['method']} {MCP_PATH}: this server has no SSE stream; send JSON-RPC requests with POST"
+            message = f"{scope['method']} {scope['path']}: this server has no SSE stream; send JSON-RPC with POST"
             await _error_reply(405, "METHOD_NOT_ALLOWED", message, {"Allow": "POST"})(scope, receive, send)
             return
         seconds = TOOL_SECONDS
