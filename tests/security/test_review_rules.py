@@ -97,3 +97,29 @@ def test_a_reviewer_cannot_edit_the_key_of_an_item_in_their_own_session(http, st
     edit = {"action": "edit", "correct_answer": "A"}
     status, _, refused = http("POST", f"/review/questions/{question['question_id']}", edit, ALICE_AS_REVIEWER)
     assert (status, refused["error_code"]) == (403, "OWN_QUESTION")
+
+
+def test_a_reviewer_cannot_approve_an_item_they_authored(http, step_functions):
+    from slea.dal import questions
+
+    author = token(CAROL, **{"cognito:groups": ["reviewers", "authors"]})
+    questions_table = table(step_functions.runtime.cloud, "QuestionsTable")
+    questions_table.put_item(
+        Item={
+            "question_id": "7d0b2f0e-3c1a-4b8e-9f2d-1a2b3c4d5e6f",
+            "session_id": f"authored#{CAROL}",
+            "authored_by": CAROL,
+            "origin": "author",
+            "item_type": "true_false",
+            "stem": "A hash index answers range queries.",
+            "answer_schema": {"correct_key": "False"},
+            "difficulty": 3,
+            "category": "technical",
+            **questions.queue_fields("authored", "2026-11-24T00:00:00Z"),
+        }
+    )
+    path = "/review/questions/7d0b2f0e-3c1a-4b8e-9f2d-1a2b3c4d5e6f"
+    status, _, refused = http("POST", path, {"action": "accept"}, author)
+    assert (status, refused["error_code"]) == (403, "OWN_QUESTION")
+    another_reviewer = token("3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f", **{"cognito:groups": ["reviewers"]})
+    assert http("POST", path, {"action": "accept"}, another_reviewer)[0] == 200

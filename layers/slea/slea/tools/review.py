@@ -276,9 +276,12 @@ def review_question(question_id: str, reviewer: str, request: QuestionReviewRequ
     stored = review.get_question(question_id)
     if stored is None:
         raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found")
-    # A reviewer who edits (or accepts) an item of their own session could key it to their answer.
-    if stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer):
-        raise ApiError(403, "OWN_QUESTION", f"question {question_id} is in your own session: another reviewer must")
+    # A reviewer who edits (or accepts) an item of their own session could key it to their answer;
+    # one who wrote an item does not approve it.
+    if same_user(stored.get("authored_by"), reviewer) or (
+        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
+    ):
+        raise ApiError(403, "OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
     retired = stored.get("status") == "retired"
     if retired and request.action != "accept":
         raise ApiError(409, "QUESTION_RETIRED", f"question {question_id} is retired")
