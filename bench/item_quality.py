@@ -35,6 +35,7 @@ Figures and targets:
 """
 
 import json
+import random
 import re
 import statistics
 import string
@@ -203,7 +204,11 @@ def requests(path: Path, question_types: list[QuestionType] | None) -> Iterator[
 
 def generate_rounds(path: Path) -> dict[str, list[Round]]:
     return {
-        mix: [Round(request, generate_offline(request, request.count)) for request in requests(path, question_types)]
+        mix: [
+            # Seeded by the session alone (deployments key it under their secret): the same rounds every run.
+            Round(request, generate_offline(request, request.count, random.Random(request.session_id)))
+            for request in requests(path, question_types)
+        ]
         for mix, question_types in MIXES.items()
     }
 

@@ -1,5 +1,5 @@
 """The resources of template.yaml, created in moto, and the functions' environments resolved
-from the template's intrinsic functions. Later issues add queues and the state machine here."""
+from the template's intrinsic functions."""
 
 import json
 import os
@@ -29,6 +29,17 @@ OFFLINE_ENVIRONMENT = {
 }
 
 NO_VALUE = object()  # AWS::NoValue: the key or item disappears
+# GenerateSecretString properties that GetRandomPassword takes as they are.
+_PASSWORD = (
+    "PasswordLength",
+    "ExcludeCharacters",
+    "ExcludeNumbers",
+    "ExcludePunctuation",
+    "ExcludeUppercase",
+    "ExcludeLowercase",
+    "IncludeSpace",
+    "RequireEachIncludedType",
+)
 _TABLE_PROPERTIES = (
     "AttributeDefinitions",
     "KeySchema",
@@ -83,6 +94,7 @@ class LocalCloud:
         reset_warm_state()
         self._create_tables()
         self._create_queues()
+        self._create_secrets()
         for logical_id in self.template.of_type("AWS::Serverless::Function"):
             self.physical_names[logical_id] = f"{self.stack_name}-{logical_id}"
         self._create_state_machines()
@@ -126,6 +138,23 @@ class LocalCloud:
                 url = client.create_queue(QueueName=name, Attributes=attributes)["QueueUrl"]
                 self.physical_names[logical_id] = url
                 del pending[logical_id]
+
+    def _create_secrets(self) -> None:
+        """Each secret with a value generated as GenerateSecretString asks (moto's random
+        password), so every local cloud has secrets of its own, as every deployment does."""
+        client = boto3.client("secretsmanager", region_name=REGION)
+        for logical_id, spec in self.template.of_type("AWS::SecretsManager::Secret").items():
+            properties = self.resolve(spec.get("Properties", {}))
+            value = properties.get("SecretString")
+            if value is None:
+                options = properties["GenerateSecretString"]
+                if set(options) - set(_PASSWORD):  # e.g. SecretStringTemplate: a JSON secret
+                    raise NotImplementedError(
+                        f"{logical_id}: GenerateSecretString {sorted(options)} is not generated locally"
+                    )
+                value = client.get_random_password(**options)["RandomPassword"]
+            name = properties.get("Name", f"{self.stack_name}-{logical_id}")
+            self.physical_names[logical_id] = client.create_secret(Name=name, SecretString=value)["ARN"]
 
     def _create_state_machines(self) -> None:
         client = boto3.client("stepfunctions", region_name=REGION)

@@ -84,6 +84,8 @@ def _capture_this_thread(buffer: io.StringIO) -> Iterator[None]:
 
 def reset_warm_state() -> None:
     """Forget what execution environments keep between invocations (clients, caches): a cold start."""
+    from aws_lambda_powertools.utilities.parameters.constants import DEFAULT_PROVIDERS
+
     from slea import aws
     from slea.tools import difficulty_keywords
 
@@ -94,6 +96,7 @@ def reset_warm_state() -> None:
 
     get_provider.cache_clear()
     difficulty_keywords.keyword_cache.clear()
+    DEFAULT_PROVIDERS.clear()  # Powertools Parameters' cached secrets and SSM parameters
 
 
 def load_function_module(name: str, template: Any = None) -> ModuleType:
@@ -118,6 +121,10 @@ class LocalRuntime:
     def __init__(self, cloud: LocalCloud) -> None:
         self.cloud = cloud
         self._modules: dict[str, ModuleType] = {}
+        # Powertools Parameters' providers (and the values they cache) of each function's
+        # execution environment: in AWS a function reads a secret on its own cold start, whatever
+        # the others have read (tests/infrastructure/test_iam_policies.py sees each read).
+        self._parameter_providers: dict[str, dict[str, Any]] = {}
         # EMF documents the functions printed (Powertools Metrics), as CloudWatch would receive them.
         self.metric_documents: list[dict[str, Any]] = []
 
@@ -171,10 +178,30 @@ class LocalRuntime:
         with _ONE_INVOCATION_AT_A_TIME:
             try:
                 environment = {**self.cloud.environment_of(logical_id), **LOCAL_RUNTIME_ENVIRONMENT}
-                with self.cloud.environment(environment), _capture_this_thread(printed):
+                with (
+                    self.cloud.environment(environment),
+                    self._parameter_cache_of(logical_id),
+                    _capture_this_thread(printed),
+                ):
                     return handler(event, LambdaContext(function_name=f"{self.cloud.stack_name}-{logical_id}"))
             finally:
                 self._collect_metrics(printed.getvalue())
+
+    @contextlib.contextmanager
+    def _parameter_cache_of(self, logical_id: str) -> Iterator[None]:
+        """Powertools keeps its providers in one process-wide dict: while the function runs, the
+        dict holds that function's own."""
+        from aws_lambda_powertools.utilities.parameters.constants import DEFAULT_PROVIDERS
+
+        outside = dict(DEFAULT_PROVIDERS)
+        DEFAULT_PROVIDERS.clear()
+        DEFAULT_PROVIDERS.update(self._parameter_providers.get(logical_id, {}))
+        try:
+            yield
+        finally:
+            self._parameter_providers[logical_id] = dict(DEFAULT_PROVIDERS)
+            DEFAULT_PROVIDERS.clear()
+            DEFAULT_PROVIDERS.update(outside)
 
     def _collect_metrics(self, printed: str) -> None:
         for line in printed.splitlines():

@@ -210,7 +210,7 @@ _TRANSACT_ACTIONS = {
 
 def iam_uses(service: str, operation: str, params: dict[str, Any], region: str) -> list[tuple[str, str]]:
     """The (IAM action, resource ARN) pairs AWS authorises a call as. `service` is the client's
-    signing name (dynamodb, sqs, states, ssm, lambda)."""
+    signing name (dynamodb, sqs, states, ssm, secretsmanager, lambda)."""
     if service == "dynamodb":
         if operation == "TransactWriteItems":  # authorised item by item
             return [
@@ -234,6 +234,8 @@ def iam_uses(service: str, operation: str, params: dict[str, Any], region: str) 
             (f"ssm:{operation}", _arn("ssm", region, "parameter" + ("" if n.startswith("/") else "/") + n))
             for n in names
         ]
+    if service == "secretsmanager" and "SecretId" in params:  # the code passes the secret's ARN (!Ref)
+        return [(f"secretsmanager:{operation}", params["SecretId"])]
     if service == "lambda" and operation == "Invoke":
         name = params["FunctionName"]
         return [
@@ -290,7 +292,7 @@ def principals(cloud: LocalCloud) -> list[str]:
 
 
 # ---------------------------------------------------------------- recording
-ConfigKey = tuple[int, str, tuple[tuple[str, str], ...]]
+ConfigKey = tuple[int, str, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
 
 
 @dataclass
@@ -311,7 +313,7 @@ class Recording:
         self.invoked.add(principal)
 
     def findings(self, check_unused: bool = False) -> Findings:
-        """Each template configuration (parameters) is checked against its own grants."""
+        """Each template configuration (parameters, physical names) is checked against its own grants."""
         findings = Findings()
         for key in dict.fromkeys(key for key, _ in self.grants):
             uses = [use for use_key, use in self.uses if use_key == key]
@@ -323,7 +325,14 @@ class Recording:
 
 
 def _config_key(cloud: LocalCloud) -> ConfigKey:
-    return (id(cloud.template.document), cloud.stack_name, tuple(sorted(cloud.parameters.items())))
+    """What the grants depend on: the template, its parameters and the resources' physical names
+    (a secret's ARN ends in random characters, different in every local cloud)."""
+    return (
+        id(cloud.template.document),
+        cloud.stack_name,
+        tuple(sorted(cloud.parameters.items())),
+        tuple(sorted(cloud.physical_names.items())),
+    )
 
 
 _SESSION = Recording()

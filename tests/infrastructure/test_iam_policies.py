@@ -232,6 +232,43 @@ def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkey
             assert "ssm:GetParameter" in granted
 
 
+def test_the_id_secret_is_read_only_by_the_functions_that_make_ids_with_their_grant(cold_parameters):
+    """Each function that makes keyed ids (its environment names ID_SECRET_ARN) reads the secret
+    itself on a cold start, with its own secretsmanager:GetSecretValue grant on that one secret;
+    no other function is granted it."""
+    from slea.security import ids
+
+    with LocalCloud() as cloud:
+        runtime = LocalRuntime(cloud)
+        arn = cloud.physical_names["IdSecret"]
+        makers = [name for name in principals(cloud) if ids.SECRET_VARIABLE in _environment(cloud, name)]
+        assert set(makers) == {
+            "SaveGeneratedQuestionFunction",
+            "GenerateQuestionsFunction",
+            "ScoreAndExplainFunction",
+            "ApiFunction",
+            "McpFunction",
+        }
+        with recording() as recorded:
+            for function in makers:
+                cold_parameters.clear()
+                with cloud.environment(cloud.environment_of(function)):
+                    _in_function(runtime, function, lambda: ids.keyed_uuid("question", "x"))
+        uses = {(use.principal, use.action, use.resource) for _, use in recorded.uses}
+        assert uses == {(function, "secretsmanager:GetSecretValue", arn) for function in makers}
+        assert not recorded.findings().missing, recorded.findings().report()
+        for function in principals(cloud):
+            granted = {(g.action, g.resources) for g in _grants(cloud, function) if "secretsmanager" in g.action}
+            expected = {("secretsmanager:GetSecretValue", (arn,))} if function in makers else set()
+            assert granted == expected, function
+
+
+def _environment(cloud, principal):
+    if principal not in cloud.template.of_type("AWS::Serverless::Function"):
+        return {}
+    return cloud.environment_of(principal)
+
+
 def _in_function(runtime, function, action):
     from tests.aws_operations import _CLOUD, PRINCIPAL
 
@@ -328,6 +365,10 @@ def test_other_services_map_to_their_iam_actions():
     ]
     assert iam_uses("ssm", "GetParameter", {"Name": "/a/b"}, REGION) == [
         ("ssm:GetParameter", "arn:aws:ssm:us-east-1:123456789012:parameter/a/b")
+    ]
+    secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:ids-AbCdEf"
+    assert iam_uses("secretsmanager", "GetSecretValue", {"SecretId": secret}, REGION) == [
+        ("secretsmanager:GetSecretValue", secret)
     ]
     assert iam_uses("lambda", "Invoke", {"FunctionName": "f"}, REGION) == [
         ("lambda:InvokeFunction", "arn:aws:lambda:us-east-1:123456789012:function:f")

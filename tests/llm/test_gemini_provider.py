@@ -1,13 +1,17 @@
 """The Gemini provider through the real google-genai client, against a stub on 127.0.0.1."""
 
 import json
+from collections import Counter
 
 import boto3
 import pytest
 
+from slea.contracts.answers import choice_index
 from slea.contracts.generation import DraftBatch
 from slea.llm.schemas import SemanticScores
+from slea_local.runtime import LocalRuntime
 from tests.llm.gemini_stub import Reply, error_reply, model_reply
+from tests.security.test_question_ids import rotate_id_secret
 
 MC = {
     "type": "multiple_choice",
@@ -129,6 +133,27 @@ def test_short_model_answer_is_topped_up_to_count(gemini, seeded, round_input):
     result = seeded.invoke("generate_questions", round_input(count=5))
     assert len(result["questions"]) == 5
     assert [q["stem"] for q in result["questions"][:2]] == [q["stem"] for q in drafts(2)["questions"]]
+
+
+def test_the_models_favourite_key_position_is_shuffled_away_under_the_secret(gemini, seeded, round_input):
+    """The model keyed every item "A": the step reorders each item's choices with draws keyed on
+    the round and the stem, so keys spread over the positions and still name the same choice, and
+    another deployment's secret orders them otherwise."""
+    rotate_id_secret(seeded.cloud, "a-fixed-secret-for-this-test")  # before the step's first (cold) read
+    event = round_input(count=20, question_types=["multiple_choice"])
+    gemini.script(model_reply(drafts(20)), model_reply(drafts(20)))
+    first = seeded.invoke("generate_questions", event)["questions"]
+    positions = Counter(question["correct_answer"] for question in first)
+    assert set(positions) == set("ABCD")
+    assert max(positions.values()) <= 10  # 5 expected each; all 20 were "A"
+    for question in first:
+        assert question["choices"][choice_index(question["correct_answer"], question["choices"])] == (
+            f"{question['correct_answer']}) The retriever"
+        )
+    rotate_id_secret(seeded.cloud)
+    again = LocalRuntime(seeded.cloud).invoke("generate_questions", event)["questions"]
+    assert [q["stem"] for q in again] == [q["stem"] for q in first]
+    assert [q["correct_answer"] for q in again] != [q["correct_answer"] for q in first]
 
 
 def test_validation_scores_a_batch_in_one_call(gemini, seeded):

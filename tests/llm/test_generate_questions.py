@@ -2,10 +2,15 @@
 Tool 4's rules, deterministic, in one LLM call."""
 
 import re
+import uuid
+from collections import Counter
 
 import pytest
 
 from slea.constants import DEFAULT_KEYWORDS
+from slea.contracts.answers import choice_index, choice_text
+from slea_local.runtime import LocalRuntime
+from tests.security.test_question_ids import rotate_id_secret
 
 TOOL = "generate_questions"
 HANGUL = re.compile("[\uac00-\ud7a3]")
@@ -81,11 +86,44 @@ def test_requested_types_are_followed(seeded, round_input):
     assert [q["type"] for q in questions] == ["true_false", "short_answer"] * 3
 
 
-def test_deterministic_for_the_same_round(seeded, round_input):
+def without_ids(questions):
+    return [{field: value for field, value in question.items() if field != "question_id"} for question in questions]
+
+
+def test_deterministic_for_the_same_round_each_draft_under_a_new_random_id(seeded, round_input):
     first = seeded.invoke(TOOL, round_input(count=8))
     second = seeded.invoke(TOOL, round_input(count=8))
-    assert first["questions"] == second["questions"]
+    assert without_ids(first["questions"]) == without_ids(second["questions"])
+    ids = [question["question_id"] for question in first["questions"] + second["questions"]]
+    assert len(set(ids)) == 16
+    assert {uuid.UUID(question_id).version for question_id in ids} == {4}
     assert first["round_id"].startswith("sess_test_1_")
+
+
+def key_positions(questions):
+    return [q["correct_answer"] for q in questions if q["type"] == "multiple_choice"]
+
+
+def test_keys_are_spread_over_every_position_across_rounds(seeded, round_input):
+    rotate_id_secret(seeded.cloud, "a-fixed-secret-for-this-test")  # before the step's first (cold) read
+    positions = Counter()
+    for session in range(8):
+        event = round_input(count=20, question_types=["multiple_choice"], session_id=f"sess_spread_{session}")
+        questions = seeded.invoke(TOOL, event)["questions"]
+        for question in questions:  # the key still names the concept's own definition or name
+            keyed = choice_text(question["choices"][choice_index(question["correct_answer"], question["choices"])])
+            assert keyed in (question["source"]["definition"], question["source"]["name"])
+        positions.update(key_positions(questions))
+    assert set(positions) == set("ABCD")
+    assert min(positions.values()) >= 0.15 * sum(positions.values())  # a quarter each, expected
+
+
+def test_another_secret_gives_the_same_round_other_draws(seeded, round_input):
+    event = round_input(count=12, question_types=["multiple_choice", "true_false"])
+    first = seeded.invoke(TOOL, event)["questions"]
+    rotate_id_secret(seeded.cloud)
+    again = LocalRuntime(seeded.cloud).invoke(TOOL, event)["questions"]  # a cold start reads the new secret
+    assert without_ids(again) != without_ids(first)
 
 
 def test_regeneration_avoids_used_stems_and_varies(seeded, round_input):

@@ -1,8 +1,11 @@
 """Contracts: every input rule raises ValueError/TypeError naming its field; outputs are the spec's."""
 
+import random
+from collections import Counter
+
 import pytest
 
-from slea.contracts.answers import choice_index
+from slea.contracts.answers import choice_index, choice_text, shuffle_choices
 from slea.contracts.common import parse_input
 from slea.contracts.errors import ErrorResponse
 from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
@@ -137,6 +140,42 @@ def test_answer_key_letter_means_position_when_choices_have_no_labels():
     assert choice_index("E", ["Retrieval", "Generation", "Both", "Neither"]) is None
 
 
+def _reshuffled(choices, key, seed=7):
+    new_choices, new_key = shuffle_choices(choices, key, random.Random(seed))
+    return new_choices, new_key, choice_text(new_choices[choice_index(new_key, new_choices)])
+
+
+def test_shuffled_labelled_choices_are_relabelled_and_the_key_follows_its_choice():
+    choices = ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"]
+    for key in ("C", "c", "C) Both", "Both"):
+        new_choices, new_key, keyed_text = _reshuffled(choices, key)
+        assert [choice[:3] for choice in new_choices] == ["A) ", "B) ", "C) ", "D) "]
+        assert sorted(map(choice_text, new_choices)) == sorted(map(choice_text, choices))
+        assert new_key in "ABCD"
+        assert keyed_text == "Both"
+
+
+def test_shuffled_unlabelled_choices_keep_their_text_key_or_move_their_position_key():
+    choices = ["Retrieval", "Generation", "Both", "Neither"]
+    new_choices, new_key, keyed_text = _reshuffled(choices, "Both")
+    assert (new_key, keyed_text) == ("Both", "Both")
+    new_choices, new_key, keyed_text = _reshuffled(choices, "C")  # by position: the third choice
+    assert keyed_text == "Both"
+    assert new_key == "ABCD"[new_choices.index("Both")]
+
+
+def test_a_key_naming_no_choice_is_left_for_the_validator():
+    choices = ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"]
+    assert shuffle_choices(choices, "E", random.Random(1)) == (choices, "E")
+
+
+def test_shuffled_keys_take_every_position_evenly():
+    choices = ["A) w", "B) x", "C) y", "D) z"]
+    positions = Counter(shuffle_choices(choices, "A", random.Random(seed))[1] for seed in range(400))
+    assert set(positions) == set("ABCD")
+    assert min(positions.values()) >= 70  # 100 expected each
+
+
 # ---------------------------------------------------------------- Tool 4
 def test_validate_input_conditional_fields():
     assert parse_input(ValidateQuestionInput, {"stem": "What is RAG?", "question_type": "short_answer"})
@@ -196,6 +235,17 @@ SAVE = {
 def test_save_input_validation_table(changes, field):
     with pytest.raises(ValueError, match=field):
         parse_input(SaveQuestionInput, {**SAVE, **changes})
+
+
+@pytest.mark.parametrize("question_id", ["q_001", "not-a-uuid", f" {UUID}", f"{UUID}x", "", 42])
+def test_a_caller_question_id_must_be_a_uuid(question_id):
+    with pytest.raises((ValueError, TypeError), match="question_id"):
+        parse_input(SaveQuestionInput, {**SAVE, "question_id": question_id})
+
+
+def test_a_caller_question_id_is_kept_lower_case():
+    assert parse_input(SaveQuestionInput, {**SAVE, "question_id": UUID.upper()}).question_id == UUID
+    assert parse_input(SaveQuestionInput, SAVE).question_id is None
 
 
 def test_save_input_defaults_and_result_shapes():

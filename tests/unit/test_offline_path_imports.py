@@ -7,25 +7,22 @@ import sys
 
 from slea_local import REPO_ROOT
 
+# The generation step reads the id secret (the order of choices is keyed): it runs against the
+# local cloud, with its template environment.
 SCRIPT = """
 import json, sys
-from slea_local.cloud import prepare_process_environment
+from slea_local.cloud import LocalCloud, prepare_process_environment
 prepare_process_environment()
-from slea_local.runtime import LambdaContext
-import importlib.util
+from slea_local.runtime import LocalRuntime
 
-def handler(name):
-    spec = importlib.util.spec_from_file_location(name, f"functions/{name}/app.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.lambda_handler
-
-event = json.load(open("events/generate_questions/valid.json"))
-drafts = handler("generate_questions")(event, LambdaContext("generate"))["questions"]
-handler("validate_question_quality")(
-    {"stem": [d["stem"] for d in drafts], "question_type": [d["type"] for d in drafts], "batch": True},
-    LambdaContext("validate"),
-)
+with LocalCloud() as cloud:
+    runtime = LocalRuntime(cloud)
+    event = json.load(open("events/generate_questions/valid.json"))
+    drafts = runtime.invoke("generate_questions", event)["questions"]
+    runtime.invoke(
+        "validate_question_quality",
+        {"stem": [d["stem"] for d in drafts], "question_type": [d["type"] for d in drafts], "batch": True},
+    )
 print(json.dumps(sorted(name for name in sys.modules if name.startswith("google"))))
 """
 

@@ -7,9 +7,11 @@ When no choice carries a label, a letter key A-E names a choice by position (A =
 Comparison ignores case and surrounding whitespace.
 """
 
+import random
 import re
 
 _LABEL = re.compile(r"^\(?([A-Za-z])[).:]\s*")
+LABELS = "ABCDE"
 
 
 def _norm(text: str) -> str:
@@ -40,6 +42,35 @@ def choice_index(key: str, choices: list[str]) -> int | None:
         position = ord(wanted) - ord("a")
         return position if position < len(choices) else None
     return None
+
+
+def _labelled_in_order(choices: list[str]) -> bool:
+    """Every choice carries its position's label: "A) ...", "B) ...", ..."""
+    labels = [_LABEL.match(choice.strip()) for choice in choices]
+    return all(label is not None and label.group(1).upper() == LABELS[index] for index, label in enumerate(labels))
+
+
+def shuffle_choices(choices: list[str], key: str, rng: random.Random) -> tuple[list[str], str]:
+    """The choices in the order `rng` draws and the key naming the same choice as before.
+
+    Labelled choices ("A) x", "B) y", ... in order) are relabelled by their new position and the
+    key becomes the new letter (the form drafts use). Otherwise each choice keeps its text: a key
+    that is a choice's text or label still names it, a letter naming a choice by position moves
+    with it. An item whose key names no choice, or with more than five choices, is returned as it
+    is (Tools 4 and 5 reject it)."""
+    keyed = choice_index(key, choices)
+    if keyed is None or not 2 <= len(choices) <= len(LABELS):
+        return choices, key
+    order = list(range(len(choices)))
+    rng.shuffle(order)
+    position = order.index(keyed)
+    if _labelled_in_order(choices):
+        return [f"{LABELS[new]}) {choice_text(choices[old])}" for new, old in enumerate(order)], LABELS[position]
+    reordered = [choices[old] for old in order]
+    named_by_position = not any(_LABEL.match(choice.strip()) for choice in choices) and not any(
+        _norm(key) in (_norm(choice), _norm(choice_text(choice))) for choice in choices
+    )
+    return reordered, LABELS[position] if named_by_position else key
 
 
 # A true/false answer or key in either language: Korean items are answered 참/거짓, and O/X is

@@ -9,6 +9,7 @@ from slea.constants import MAX_QUESTIONS_PER_ROUND, Language, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
 from slea.contracts.keywords import Concept, DifficultyKeywords
 from slea.contracts.profile import UserProfile
+from slea.contracts.questions import QuestionId
 from slea.contracts.templates import QuestionTemplate
 
 DEFAULT_QUESTION_TYPES: tuple[QuestionType, ...] = ("multiple_choice", "true_false", "short_answer", "multiple_choice")
@@ -36,6 +37,15 @@ class DraftQuestion(Contract):
 
 class DraftBatch(Contract):
     questions: list[DraftQuestion]
+
+
+class IdentifiedDraft(DraftQuestion):
+    """A draft with the id it will be saved under: random, given once by the generation step and
+    carried through validation, collection and every retry of the save (Step Functions', the retry
+    queue's, a redelivered message), so each writes the same item. Not in `DraftBatch`: the model
+    never sees or writes ids."""
+
+    question_id: QuestionId
 
 
 class GenerateQuestionsInput(Contract):
@@ -68,7 +78,7 @@ class GenerateQuestionsInput(Contract):
 
 
 class GenerateQuestionsOutput(Contract):
-    questions: Annotated[list[DraftQuestion], Field(description="exactly `count` drafts")]
+    questions: Annotated[list[IdentifiedDraft], Field(description="exactly `count` drafts")]
     round_id: str
     provider: str
     template_stems: list[str] = Field(

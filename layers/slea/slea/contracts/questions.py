@@ -2,15 +2,30 @@
 the state machine uses, and the message that carries a failed write on the retry queue."""
 
 import re
-import uuid
-from typing import Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from slea.constants import MAX_CHOICES, MIN_CHOICES, QUESTION_STEM_MAX, REFERENCE_ANSWER_MAX, QuestionType
 from slea.contracts.answers import choice_index, is_true_false_key
 from slea.contracts.common import Contract, Difficulty, NonBlankStr
+from slea.contracts.profile import is_uuid
+
+
+def _well_formed_question_id(value: str) -> str:
+    # Only a UUID: an id of the caller's own shape could be anything, including a value derived
+    # from the answer key, and it names a DynamoDB item that reviewers must be able to act on.
+    if not is_uuid(value) or value != value.strip():
+        raise PydanticCustomError("question_id", "question_id must be a UUID (8-4-4-4-12 hexadecimal digits)")
+    return value.lower()
+
+
+QuestionId = Annotated[
+    str,
+    Field(strict=True, json_schema_extra={"format": "uuid"}, examples=["0f8e4c6a-2b7d-4f1e-9a3c-5d6b7e8f9a01"]),
+    AfterValidator(_well_formed_question_id),
+]
 
 
 class SaveQuestionInput(Contract):
@@ -30,8 +45,11 @@ class SaveQuestionInput(Contract):
         max_length=REFERENCE_ANSWER_MAX,
         description="short answer: a model answer that Tool 6 grades against (else it uses the explanation)",
     )
-    question_id: str | None = Field(
-        default=None, strict=True, description="optional; by default derived from round_id, item_type and stem"
+    question_id: QuestionId | None = Field(
+        default=None,
+        description="optional UUID, fixed before the first save so every retry writes the same item; by default "
+        "a keyed id of the question (HMAC under the deployment's secret: the same save gives the same id, and "
+        "no one without the secret can compute it)",
     )
 
     @model_validator(mode="after")
@@ -54,19 +72,12 @@ class SaveQuestionInput(Contract):
             raise PydanticCustomError("correct_keywords", "correct_keywords required for short_answer")
         return self
 
-    def resolved_question_id(self) -> str:
-        """The caller's id, else a UUID derived from the question itself: a retry of the same save
-        (Step Functions, the retry worker, a redelivered message) always targets the same item,
-        and a different question never does."""
-        return self.question_id or str(uuid.uuid5(_QUESTION_NAMESPACE, "\n".join(self.identity())))
-
     def identity(self) -> list[str]:
         """What makes two saves the same question: round, type, stem, choices and answer key."""
         answer = self.correct_keywords if self.item_type == "short_answer" else [self.correct_key or ""]
         return [self.round_id, self.item_type, self.stem, *(self.choices or []), "|", *(answer or [])]
 
 
-_QUESTION_NAMESPACE = uuid.UUID("5d1e55e3-0000-4000-8000-000000000005")
 _ROUND_ID = re.compile(r"^(?P<session>.+?)(?:_(?P<round>\d+))?_(?P<timestamp>\d{4}-\d{2}-\d{2}[T ][^_]*)$")
 _ROUND_ID_WITHOUT_TIMESTAMP = re.compile(r"^(?P<session>.+)_(?P<round>\d+)$")
 VALID_ROUNDS = (1, 2)
@@ -126,7 +137,7 @@ class SaveQuestionsBatchResult(Contract):
 class RetryMessage(Contract):
     """Body of a retry-queue message: the whole question, under the id it will be saved as."""
 
-    question_id: str
+    question_id: QuestionId
     question: SaveQuestionInput
     error: str
     queued_at: str

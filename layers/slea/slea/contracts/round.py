@@ -7,7 +7,7 @@ from pydantic import Field
 
 from slea.constants import MAX_QUESTIONS_PER_ROUND, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
-from slea.contracts.generation import DraftQuestion
+from slea.contracts.generation import IdentifiedDraft
 from slea.contracts.profile import UserId, UserProfile
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchResult
 from slea.contracts.validation import ValidationResult
@@ -28,7 +28,7 @@ class RoundRequest(Contract):
 
 
 class AcceptedQuestion(Contract):
-    draft: DraftQuestion
+    draft: IdentifiedDraft
     validation_score: float
 
 
@@ -64,7 +64,7 @@ class PlanRoundInput(Contract):
 
 class CollectRoundInput(Contract):
     plan: RoundPlan
-    questions: list[DraftQuestion]
+    questions: list[IdentifiedDraft]
     verdicts: list[ValidationResult]
 
 

@@ -1,12 +1,21 @@
 """The generation step of Mode 1: exactly `count` draft questions from one LLM call, using the
 profile, the few-shot templates and the keyword record. If the model fails or returns too few
-usable questions, the offline generator fills the gap, so a round always has its questions."""
+usable questions, the offline generator fills the gap, so a round always has its questions.
 
+Each draft leaves this step with the id it will be saved under (random, fixed here once, before
+anything is written) and, for multiple choice, its choices in an order drawn under the
+deployment's secret: models put the key in a favourite position, and a learner must not be able
+to predict it either way."""
+
+import uuid
+
+from slea.contracts.answers import shuffle_choices
 from slea.contracts.errors import utc_now
-from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput, GenerateQuestionsOutput
+from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput, GenerateQuestionsOutput, IdentifiedDraft
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError, get_provider
 from slea.observability import logger, metrics, tracer
+from slea.security.ids import keyed_random
 
 
 def _usable(draft: DraftQuestion, seen: set[str]) -> bool:
@@ -16,6 +25,16 @@ def _usable(draft: DraftQuestion, seen: set[str]) -> bool:
     if draft.type == "short_answer":
         return bool(draft.correct_keywords)
     return bool((draft.correct_answer or "").strip())
+
+
+def _identified(draft: DraftQuestion, request: GenerateQuestionsInput) -> IdentifiedDraft:
+    """The draft under a new random id; a multiple-choice draft with its choices reordered by a
+    generator keyed on the round and the stem (a retried step draws the same order)."""
+    fields = {**draft.model_dump(), "question_id": str(uuid.uuid4())}
+    if draft.type == "multiple_choice" and draft.correct_answer:
+        rng = keyed_random("choice-order", request.session_id, request.round, request.attempt, draft.stem)
+        fields["choices"], fields["correct_answer"] = shuffle_choices(draft.choices, draft.correct_answer, rng)
+    return IdentifiedDraft.model_validate(fields)
 
 
 @tracer.capture_method
@@ -42,7 +61,7 @@ def generate_questions(request: GenerateQuestionsInput) -> GenerateQuestionsOutp
         metrics.add_metric(name="GeneratedOffline", unit="Count", value=missing)
     metrics.add_metric(name="QuestionsGenerated", unit="Count", value=len(questions))
     return GenerateQuestionsOutput(
-        questions=questions,
+        questions=[_identified(question, request) for question in questions],
         round_id=f"{request.session_id}_{request.round}_{utc_now()}",
         provider=provider.name,
         template_stems=[template.stem for template in request.templates],

@@ -4,15 +4,16 @@ feedback for regeneration), and at the end join the saved results into `Pipeline
 from pydantic import ValidationError
 
 from slea.contracts.common import to_python_error
-from slea.contracts.generation import DraftQuestion
+from slea.contracts.generation import DraftQuestion, IdentifiedDraft
 from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.questions import SaveQuestionInput
 from slea.contracts.round import AcceptedQuestion, CollectRoundInput, FinishRoundInput, RoundPlan, RoundProgress
 from slea.observability import metrics, tracer
 
 
-def _save_request(draft: DraftQuestion, score: float, plan: RoundPlan) -> SaveQuestionInput:
+def _save_request(draft: IdentifiedDraft, score: float, plan: RoundPlan) -> SaveQuestionInput:
     return SaveQuestionInput(
+        question_id=draft.question_id,
         item_type=draft.type,
         stem=draft.stem,
         choices=draft.choices or None,

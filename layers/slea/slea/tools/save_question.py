@@ -19,6 +19,7 @@ from slea.contracts.questions import (
 from slea.dal import questions, retry_queue
 from slea.errors import DataAccessError
 from slea.observability import logger, metrics, tracer
+from slea.security import ids
 from slea.settings import resource_name
 
 REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
@@ -74,9 +75,16 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
     return saved_at
 
 
+def question_id_of(request: SaveQuestionInput) -> str:
+    """The caller's id (Mode 1 fixes one per draft when it is generated), else the keyed id of the
+    question itself: a retry of the same direct save targets the same item, a different question
+    never does, and without the deployment's secret the id says nothing about the answer key."""
+    return request.question_id or ids.keyed_uuid("question", *request.identity())
+
+
 @tracer.capture_method
 def save_generated_question(request: SaveQuestionInput) -> SaveQuestionResult:
-    question_id = request.resolved_question_id()
+    question_id = question_id_of(request)
     try:
         saved_at = store(request, question_id)
     except DataAccessError as error:

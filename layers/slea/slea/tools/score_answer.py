@@ -39,9 +39,9 @@ from slea.llm.references import references_for, topic_terms
 from slea.llm.schemas import Explanation, GradingItem, ShortAnswerGrade
 from slea.llm.settings import LLMSettings
 from slea.observability import logger, metrics, tracer
+from slea.security import ids
 
 RUBRIC_VERSION = "tool6-40/40/20-v2"
-ATTEMPT_NAMESPACE = uuid.UUID("5d1e55e3-0000-4000-8000-000000000006")
 # Statistics worth a human look: enough answers and a facility index that is extreme, or at odds
 # with the question's intended difficulty.
 STATS_MIN_ANSWERS = 20
@@ -195,11 +195,14 @@ def _grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts
 def grade_without_recording(
     request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]
 ) -> ScoreAnswerOutput:
-    """The grading alone, recorded nowhere: for regrading and for the grading benchmark."""
-    return _grade(request, stored, shown_texts, attempts.attempt_key(request.question_id, request.identity()))
+    """The grading alone, recorded nowhere (so under an id of its own): for regrading and for the
+    grading benchmark."""
+    return _grade(request, stored, shown_texts, attempt_id=str(uuid.uuid4()))
 
 
-def _grade(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str], key: str) -> ScoreAnswerOutput:
+def _grade(
+    request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str], attempt_id: str
+) -> ScoreAnswerOutput:
     item = _grading_item(request, stored, shown_texts)
     needs_review, confidence, note, grade = False, 1.0, None, None
     if request.question_type == "short_answer":
@@ -226,7 +229,7 @@ def _grade(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[
     if needs_review:
         metrics.add_metric(name="AnswersNeedingReview", unit="Count", value=1)
     return ScoreAnswerOutput(
-        attempt_id=str(uuid.uuid5(ATTEMPT_NAMESPACE, f"{request.session_id}\n{key}")),
+        attempt_id=attempt_id,
         session_id=request.session_id,
         question_id=request.question_id,
         user_id=request.user_id,
@@ -306,7 +309,9 @@ def score_and_explain(
     if previous is not None:
         metrics.add_metric(name="GradingsReturnedFromRecord", unit="Count", value=1)
         return previous
-    output = _grade(request, stored, shown_texts or [], key)
+    # The attempt key holds a digest of the answer key (it dedupes retries of the same grading);
+    # the learner-visible id is keyed under the secret, so it cannot be tried against candidate keys.
+    output = _grade(request, stored, shown_texts or [], attempt_id=ids.keyed_uuid("attempt", request.session_id, key))
     try:
         outcome = attempts.record_graded_answer(
             _attempt_item(output, request, stored, key),

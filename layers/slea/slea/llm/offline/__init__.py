@@ -23,9 +23,20 @@ class OfflineProvider:
     def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch:
         from slea.contracts.generation import DraftBatch
         from slea.llm.offline.generator import generate_offline
+        from slea.security.ids import keyed_random
 
+        # Deterministic per (session, round, attempt) for a retried step, yet not replayable by a
+        # learner who knows them and reads this code: the draws are keyed under the secret.
+        rng = keyed_random(
+            "offline-generator",
+            request.session_id,
+            request.round,
+            request.attempt,
+            request.difficulty,
+            request.category,
+        )
         with llm_call("generate", self.name):
-            return DraftBatch(questions=generate_offline(request, count))
+            return DraftBatch(questions=generate_offline(request, count, rng))
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
         from slea.llm.offline.semantic import semantic_review

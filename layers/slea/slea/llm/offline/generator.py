@@ -21,10 +21,12 @@ Item-writing rules (single best answer, no cues), enforced here and checked agai
   short-answer keywords are words of the concept's key points;
 - no item states another item's answer (its stem contains the key of another item of the round);
 - true/false items in Korean are answered 참/거짓.
-The same request always yields the same questions.
+The same request and the same random generator state always yield the same questions. The caller
+seeds the generator (the offline provider: with a keyed digest under the deployment's secret), so
+a learner who knows the request cannot replay the draws: which concepts, distractors, choice order
+and true/false statements a round gets.
 """
 
-import hashlib
 import random
 import re
 from collections import Counter
@@ -154,11 +156,6 @@ def _sentence_inside(definition: str) -> str:
     return definition
 
 
-def _rng(*parts: object) -> random.Random:
-    digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))  # noqa: S311 - reproducible variety, not secrecy
-
-
 def _distinctiveness(word: str, opens_point: bool = False) -> tuple[bool, bool, float, int]:
     # Acronyms, capitalised and hyphenated terms first; verbs last: past forms ("introduced") and
     # the one a terse key point opens with ("resolves example.com to ...", "supports exact phrase
@@ -202,8 +199,9 @@ def frame_units(language: Language) -> frozenset[str]:
 class ItemBank:
     """Every item one keyword record supports for one learner, concepts in priority order."""
 
-    def __init__(self, request: GenerateQuestionsInput) -> None:
+    def __init__(self, request: GenerateQuestionsInput, rng: random.Random) -> None:
         self.request = request
+        self.rng = rng
         usable = [concept for concept in request.keywords.concepts if not _weak(concept.definition)]
         self.language: Language = request.resolved_language()
         in_language = [concept for concept in usable if concept_language(concept) == self.language]
@@ -214,7 +212,6 @@ class ItemBank:
             in_language = [concept for concept in usable if concept_language(concept) == self.language]
         self.frames = FRAMES[self.language]
         self.generic_units = frame_units(self.language)
-        self.rng = _rng(request.session_id, request.round, request.attempt, request.difficulty, request.category)
         shuffled = list(in_language)
         self.rng.shuffle(shuffled)
         interests = request.profile.interests
@@ -486,8 +483,8 @@ class RoundBuilder:
     """Picks a round's items: for each slot, the least-used concept (in priority order) with an
     item of the wanted type that builds, is no near-duplicate and gives no other item away."""
 
-    def __init__(self, request: GenerateQuestionsInput) -> None:
-        self.bank = ItemBank(request)
+    def __init__(self, request: GenerateQuestionsInput, rng: random.Random) -> None:
+        self.bank = ItemBank(request, rng)
         self.items = {
             concept.name: list(self.bank.concept_items(concept, v)) for v, concept in enumerate(self.bank.concepts)
         }
@@ -540,10 +537,10 @@ class RoundBuilder:
         return draft
 
 
-def generate_offline(request: GenerateQuestionsInput, count: int) -> list[DraftQuestion]:
+def generate_offline(request: GenerateQuestionsInput, count: int, rng: random.Random) -> list[DraftQuestion]:
     """`count` distinct questions following the requested type mix (or the default one), fewer
     only if the record cannot support that many. No question is a near-duplicate of another or
-    of the stems to avoid, and none gives another away."""
-    builder = RoundBuilder(request)
+    of the stems to avoid, and none gives another away. `rng` makes every random choice."""
+    builder = RoundBuilder(request, rng)
     drafts = [builder.take(question_type) for question_type in request.type_sequence(count)]
     return [draft for draft in drafts if draft is not None]
