@@ -107,10 +107,10 @@ def save_generated_question(caller: Caller, request: SaveQuestionInput) -> SaveQ
     cannot confirm a learner's key by colliding with its id. It is written at once: a failed
     write is an error the author can retry, not a retry-queue message (which would lose the
     placement)."""
-    from slea.tools.save_question import store  # noqa: PLC0415
+    from slea.tools.save_question import question_id_of, store  # noqa: PLC0415
 
     filed = request.model_copy(update={"round_id": f"{AUTHORED_SESSION_PREFIX}{caller.user_id}_{request.round_id}"})
-    question_id = filed.resolved_question_id()
+    question_id = question_id_of(filed)
     saved_at = store(filed, question_id, authored_placement(caller.user_id, utc_now()))
     return SaveQuestionSaved(question_id=question_id, round_id=filed.round_id, saved_at=saved_at)
 
