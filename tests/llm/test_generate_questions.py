@@ -118,6 +118,26 @@ def test_keys_are_spread_over_every_position_across_rounds(seeded, round_input):
     assert min(positions.values()) >= 0.15 * sum(positions.values())  # a quarter each, expected
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_true_false_keys_are_balanced_in_every_frame(seeded, round_input, language):
+    """No frame of the public generator is always true (a learner who read the code would answer
+    it without knowing anything); a false key-point statement is none of the concept's own."""
+    rotate_id_secret(seeded.cloud, "a-fixed-secret-for-this-test")
+    keys_by_frame = {}
+    for session in range(6):
+        event = round_input(count=20, question_types=["true_false"], session_id=f"sess_tf_{session}", language=language)
+        for question in seeded.invoke(TOOL, event)["questions"]:
+            frame = "key point" if ("holds for" in question["stem"] or "해당한다" in question["stem"]) else "definition"
+            truth = question["correct_answer"] in ("True", "참")
+            keys_by_frame.setdefault(frame, Counter())[truth] += 1
+            if frame == "key point" and not truth:
+                own = question["source"]["key_points"]
+                assert not any(point.strip().rstrip(".") in question["stem"] for point in own)
+    for frame, keys in keys_by_frame.items():
+        assert min(keys[True], keys[False]) >= 0.25 * sum(keys.values()), (frame, keys)
+    assert "key point" in keys_by_frame
+
+
 def test_another_secret_gives_the_same_round_other_draws(seeded, round_input):
     event = round_input(count=12, question_types=["multiple_choice", "true_false"])
     first = seeded.invoke(TOOL, event)["questions"]

@@ -393,14 +393,32 @@ class ItemBank:
         yield Item("tf_definition", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
 
     def _tf_key_point(self, concept: Concept, variant: int) -> Iterator[Item]:
-        """One true statement per key point (a concept's later items, once concepts run out)."""
+        """One statement per key point (a concept's later items, once concepts run out): true (the
+        concept's own point) or, as often, false (a sibling's point that shares no content word
+        with anything the concept's record says, so it cannot be true of it by accident). Always
+        true would be a pattern a learner who reads this code answers without knowing anything."""
         points = (
             concept.key_points[variant % len(concept.key_points) :]
             + concept.key_points[: variant % len(concept.key_points)]
         )
+        foreign = self._foreign_points(concept)
         for index, point in enumerate(points):
-            stem = self._phrase("tf_key_point", variant + index, point=point.strip().rstrip("."), name=concept.name)
-            yield Item("tf_key_point", concept.name, "true_false", partial(self._true_false, stem, True, concept))
+            truth = not foreign or self.rng.random() < 0.5
+            stated = point if truth else foreign[index % len(foreign)]
+            stem = self._phrase("tf_key_point", variant + index, point=stated.strip().rstrip("."), name=concept.name)
+            yield Item("tf_key_point", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
+
+    def _foreign_points(self, concept: Concept) -> list[str]:
+        """Siblings' key points sharing no content word with the concept's own name, definition
+        and key points (same domain first)."""
+        own = " ".join([concept.name, concept.definition, *concept.key_points])
+        own_units = {term.unit for term in Text(own).content_terms}
+        return [
+            point
+            for sibling in self._siblings(concept)
+            for point in sibling.key_points
+            if not own_units & {term.unit for term in Text(point).content_terms}
+        ]
 
     def _sa_explain(self, concept: Concept, variant: int) -> Iterator[Item]:
         stem = self._phrase("sa_explain", variant, label=self._label(concept))
