@@ -1,0 +1,1 @@
+"""What keeps a learner from computing what they must not know (ids, the order of choices)."""
