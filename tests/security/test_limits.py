@@ -15,7 +15,7 @@ import boto3
 import pytest
 
 from slea.contracts.common import parse_input
-from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
+from slea.contracts.questions import SaveQuestionInput
 from slea.contracts.review import QuestionReviewRequest
 from slea.contracts.scoring import ScoreAnswerInput
 from tests.integration.test_api import (  # noqa: F401 - sessions_table: the autouse fixture own() needs
@@ -48,33 +48,16 @@ def test_a_300_kb_explanation_is_refused_by_the_save_function_naming_the_field(c
     ("changes", "field"),
     [
         ({"choices": ["A) " + "x" * KB300, "B) b", "C) c", "D) d"]}, r"choices\[0\]"),
-        ({"choices": [f"{letter}) x" for letter in "ABCDEF"]}, "choices"),
-        ({"item_type": "true_false", "choices": None, "correct_key": "T" * KB300}, "correct_key"),
         ({"item_type": "short_answer", "correct_keywords": ["k" * 101]}, r"correct_keywords\[0\]"),
         ({"item_type": "short_answer", "correct_keywords": [f"k{n}" for n in range(21)]}, "correct_keywords"),
-        ({"item_type": "short_answer", "correct_keywords": ["k"], "reference_answer": "r" * KB300}, "reference_answer"),
         ({"categories": ["c" * KB300]}, r"categories\[0\]"),
         ({"categories": [f"c{n}" for n in range(11)]}, "categories"),
-        ({"stem": "s" * KB300}, "stem"),
         ({"round_id": "r" * KB300}, "round_id"),
     ],
 )
 def test_every_stored_field_of_a_question_is_bounded_naming_the_field(changes, field):
     with pytest.raises(ValueError, match=rf"^{field}"):
         parse_input(SaveQuestionInput, question(**changes))
-
-
-def test_the_limits_leave_room_for_real_items():
-    saved = parse_input(
-        SaveQuestionInput,
-        question(
-            choices=[f"{letter}) " + "x" * 497 for letter in "ABCDE"],
-            explanation="e" * 4000,
-            categories=["c" * 100] * 10,
-        ),
-    )
-    assert len(saved.explanation or "") == 4000
-    assert parse_input(SaveQuestionsBatchInput, {"questions": [question()] * 20}).questions
 
 
 @pytest.mark.parametrize(
@@ -108,7 +91,6 @@ def test_answers_and_their_keys_are_bounded_naming_the_field(changes, field):
         ({"correct_answer": "a" * 501}, "correct_answer"),
         ({"correct_keywords": ["k" * 101]}, r"correct_keywords\[0\]"),
         ({"correct_keywords": ["k"] * 21}, "correct_keywords"),
-        ({"note": "n" * 1001}, "note"),
     ],
 )
 def test_reviewers_edits_and_notes_are_bounded_naming_the_field(changes, field):
@@ -161,8 +143,9 @@ PAGE_BYTES = 1_000_000
 
 
 def _legacy_question(number, question_id=None):
-    """An open question as items stored before the limits could be: long non-ASCII texts
-    (escaped to 6 bytes a character in the JSON response), many long reports."""
+    """An open question as items stored before the limits could be: texts a little past the
+    limits, non-ASCII (3 bytes a character stored, 6 in the JSON response: ~135 KB listed), and
+    more long reports than are listed."""
     return {
         "question_id": question_id or str(uuid.uuid4()),
         "session_id": "legacy",
@@ -170,7 +153,7 @@ def _legacy_question(number, question_id=None):
         "item_type": "multiple_choice",
         "stem": "질" * 2000,
         "choices": ["가" * 600] * 5,
-        "answer_schema": {"correct_key": "A", "explanation": "설" * 60_000, "reference_answer": "참" * 20_000},
+        "answer_schema": {"correct_key": "A", "explanation": "설" * 4100, "reference_answer": "참" * 4000},
         "difficulty": 5,
         "category": "technical",
         "review_state": "open",
@@ -224,10 +207,11 @@ def test_the_queue_is_paged_bounded_in_bytes_and_paging_reaches_every_entry(http
 
     pages = _pages(http)
     assert len(pages) > 2
-    for page in pages:
-        # Measured as the API serialises a response (Powertools: json.dumps, non-ASCII escaped).
-        assert len(json.dumps(page, separators=(",", ":"))) <= PAGE_BYTES
-        assert page["entries"]
+    # Measured as the API serialises a response (Powertools: json.dumps, non-ASCII escaped).
+    sizes = [len(json.dumps(page, separators=(",", ":"))) for page in pages]
+    assert max(sizes) <= PAGE_BYTES
+    assert max(sizes) > 0.8 * PAGE_BYTES  # it is the byte bound that ended a page
+    assert all(page["entries"] for page in pages)
     listed = [entry for page in pages for entry in page["entries"]]
     expected = {item["question_id"] for item in questions} | {item["attempt_id"] for item in attempts}
     assert sorted(entry["entry_id"] for entry in listed) == sorted(expected)  # each once
@@ -482,28 +466,3 @@ def test_a_failed_start_gives_back_the_day_it_took_even_after_midnight(http, ste
     (counter,) = _usage(step_functions).scan()["Items"]
     assert (counter["day"], counter["rounds"]) == ("2026-11-23", 0)
     assert "Item" not in table(step_functions.runtime.cloud, "SessionsTable").get_item(Key={"session_id": "s1#round#1"})
-
-
-def test_an_abandoned_claim_whose_days_counter_has_expired_still_fails_cleanly(step_functions):
-    from slea.tools import rounds as round_logic
-
-    cloud = step_functions.runtime.cloud
-    stale = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=3)).isoformat()
-    record = {
-        "session_id": "s-old",
-        "round": 1,
-        "round_status": "RUNNING",
-        "claim_id": "c1",
-        "execution_name": "s-old-r1-c1",
-        "user_id": ALICE,
-        "requested": 3,
-        "category": "technical",
-        "started_at": stale,
-        "quota_day": stale[:10],
-    }
-    table(cloud, "SessionsTable").put_item(Item={**record, "session_id": "s-old#round#1", "owner_session": "s-old"})
-    with cloud.environment(cloud.environment_of("ApiFunction")):
-        assert round_logic._refreshed(dict(record))["round_status"] == "FAILED"
-    stored = table(cloud, "SessionsTable").get_item(Key={"session_id": "s-old#round#1"})["Item"]
-    assert stored["round_status"] == "FAILED"
-    assert _usage(step_functions).scan()["Items"] == []  # nothing to give back, nothing made up

@@ -95,6 +95,9 @@ TOOL_CONFIG: Final = {
     "validate_question_quality": 10,
     "save_generated_question": 10,
     "score_and_explain": 15,
+    # Not a spec tool: the per-user rate limiter (slea.security.rate_limits) fails open, so it
+    # waits little for DynamoDB before letting a request through.
+    "rate_limits": 1,
 }
 
 # Attempts per DynamoDB call (spec 001 "Performance Metrics": Tool 1 3x, Tools 2-3 1x)
@@ -102,6 +105,7 @@ TOOL_DB_ATTEMPTS: Final = {
     "get_user_profile": 3,
     "search_question_templates": 1,
     "get_difficulty_keywords": 1,
+    "rate_limits": 2,
 }
 
 # LLM settings (spec 000 "LLM Configuration"); the model is configurable, see slea.llm

@@ -29,10 +29,6 @@ class Limit:
     burst: int  # requests allowed at once, after a pause
     interval_seconds: float  # then one request per this many seconds
 
-    @property
-    def per_minute(self) -> float:
-        return 60 / self.interval_seconds
-
 
 DEFAULT_LIMITS: dict[Action, Limit] = {
     "answer": Limit(burst=10, interval_seconds=3),  # a learner reads and thinks before each answer
@@ -52,7 +48,6 @@ class RateLimited(ApiError):
             f"too many {_WHAT[action]} in a short time; retry in {retry_after} s",
             retry_after=retry_after,
         )
-        self.action = action
 
 
 def limit(action: Action) -> Limit:
