@@ -63,6 +63,7 @@ from slea.tools import sessions
 app = APIGatewayHttpResolver(enable_validation=True)
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=SESSION_ID_PATTERN)]
 ItemId = Annotated[str, Path(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)]
+CURSOR_PATTERN = r"^[A-Za-z0-9_\-]+$"  # base64url without padding
 
 
 @app.post(
@@ -96,7 +97,8 @@ def create_session() -> SessionCreated:
     responses={
         **responses(202, RoundStarted, "The round is being generated"),
         429: {
-            "description": "The caller has started the most rounds allowed per day",
+            "description": "The caller has started rounds too fast (RATE_LIMITED) or the most allowed per day "
+            "(QUOTA_EXCEEDED); the Retry-After header says in how many seconds to try again",
             "content": {"application/json": {"model": ErrorResponse}},
         },
     },
@@ -117,7 +119,14 @@ def list_questions(session_id: SessionId) -> SessionQuestions:
 @app.post(
     "/sessions/<session_id>/answers",
     summary="Grade an answer and explain it",
-    responses=responses(200, ScoreAnswerOutput, "The grading result"),
+    responses={
+        **responses(200, ScoreAnswerOutput, "The grading result"),
+        429: {
+            "description": "The caller has sent answers too fast (RATE_LIMITED); the Retry-After header says in "
+            "how many seconds to try again",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
 )
 def answer(session_id: SessionId, request: Annotated[AnswerRequest, Body()]) -> ScoreAnswerOutput:
     return sessions.answer_question(session_id, caller(app), request)
@@ -164,14 +173,17 @@ def report_question(
 
 @app.get(
     "/review/queue",
-    summary="Reviewers: the open review entries, oldest first",
+    summary="Reviewers: the open review entries, oldest first, a page (at most 1 MB) at a time",
     responses=review_responses(200, ReviewQueue, "The queue"),
 )
-def review_queue(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> ReviewQueue:
+def review_queue(
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=4096, pattern=CURSOR_PATTERN)] = None,
+) -> ReviewQueue:
     reviewer(app)
     from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    return review.review_queue(limit)
+    return review.review_queue(limit, cursor)
 
 
 @app.post(
@@ -224,7 +236,7 @@ def review_audit(
 
 @app.exception_handler(sessions.ApiError)  # type: ignore[untyped-decorator]
 def api_error(error: sessions.ApiError) -> Response[Any]:
-    return error_response(error.status, error.code, error.message)
+    return error_response(error.status, error.code, error.message, retry_after=error.retry_after)
 
 
 @app.exception_handler(DataAccessError)  # type: ignore[untyped-decorator]

@@ -70,6 +70,7 @@ from slea.errors import DataAccessError
 from slea.llm import budget
 from slea.observability import logger, metrics, tracer
 from slea.roles import Caller
+from slea.security import rate_limits
 from slea.tools import agent
 from slea.tools.errors import ApiError
 
@@ -206,6 +207,9 @@ class _Remaining:
 
 
 def _run(tool: AgentTool, caller: Caller, request: BaseModel, deadline: float) -> Any:
+    # Every tool call counts against the caller's own limit (an agent loops much faster than a
+    # person); answers and round starts count against theirs as well, as over the HTTP API.
+    rate_limits.take(caller.user_id, "mcp_call")
     budget.start(_Remaining(deadline))
     return agent.as_json(tool.run(caller, request))
 

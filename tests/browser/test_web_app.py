@@ -207,6 +207,30 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     screenshot(learner, "learner-answers-after-review-phone")
 
 
+def test_a_long_review_queue_is_read_a_page_at_a_time(server, new_page, step_functions):
+    from tests.security.test_limits import _legacy_question
+
+    questions = boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("QuestionsTable"))
+    stored = [_legacy_question(number) for number in range(10)]  # ~135 KB each as listed: two pages
+    for item in stored:
+        questions.put_item(Item=item)
+    page = new_page()
+    page.goto(f"{server}/review")
+    page.fill("#signin-name", "Rita")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("article.entry")
+    counts = [page.locator("article.entry").count()]
+    while page.is_visible("#more"):  # a page holds what one read of each index returns, at most 1 MB
+        with page.expect_response(lambda response: "cursor=" in response.url):
+            page.get_by_role("button", name="Load more").click()
+        page.locator("article.entry").nth(counts[-1]).wait_for()
+        counts.append(page.locator("article.entry").count())
+    assert len(counts) > 1
+    assert counts[-1] == len(stored)
+    shown = [page.locator("article.entry").nth(n).get_attribute("data-entry") for n in range(len(stored))]
+    assert shown == [item["question_id"] for item in stored]  # oldest first, each once
+
+
 def test_a_learner_is_refused_the_review_routes_and_the_page_says_so(server, new_page):
     page = new_page()
     page.goto(f"{server}/review")

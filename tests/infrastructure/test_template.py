@@ -20,15 +20,16 @@ def test_runtime_is_python_3_13():
     assert all("Runtime" not in spec["Properties"] for spec in FUNCTIONS.values())
 
 
-# The usage counters expire by TTL within two days: nothing in them to recover or retain.
-COUNTER_TABLES = {"UsageTable"}
+# The usage counters and rate limit buckets expire by TTL: nothing in them to recover or retain.
+COUNTER_TABLES = {"UsageTable", "RateLimitTable"}
 
 
-def test_usage_counters_expire_by_ttl():
-    assert TABLES["UsageTable"]["Properties"]["TimeToLiveSpecification"] == {
-        "AttributeName": "expires_at",
-        "Enabled": True,
-    }
+@pytest.mark.parametrize("name", sorted(COUNTER_TABLES))
+def test_counters_expire_by_ttl_and_are_encrypted_on_demand(name):
+    properties = TABLES[name]["Properties"]
+    assert properties["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    assert properties["BillingMode"] == "PAY_PER_REQUEST"
+    assert properties["SSESpecification"] == {"SSEEnabled": True}
 
 
 @pytest.mark.parametrize("name", sorted(set(TABLES) - COUNTER_TABLES))
@@ -266,6 +267,29 @@ def test_http_api_is_throttled_by_parameters():
     assert route_settings["ThrottlingRateLimit"] == {"Ref": "ApiThrottlingRateLimit"}
     assert route_settings["ThrottlingBurstLimit"] == {"Ref": "ApiThrottlingBurstLimit"}
     assert 0 < PARAMETERS["ApiThrottlingRateLimit"]["Default"] <= PARAMETERS["ApiThrottlingBurstLimit"]["Default"]
+
+
+RATE_LIMIT_PARAMETERS = {
+    "answer": ("AnswerRateBurst", "AnswerRateIntervalSeconds"),
+    "round_start": ("RoundStartRateBurst", "RoundStartRateIntervalSeconds"),
+    "mcp_call": ("McpCallRateBurst", "McpCallRateIntervalSeconds"),
+}
+
+
+@pytest.mark.parametrize("action", sorted(RATE_LIMIT_PARAMETERS))
+def test_per_user_rate_limits_are_parameters_with_the_codes_defaults(action):
+    from slea.security.rate_limits import DEFAULT_LIMITS
+
+    burst, interval = RATE_LIMIT_PARAMETERS[action]
+    default = DEFAULT_LIMITS[action]
+    assert (PARAMETERS[burst]["Default"], PARAMETERS[interval]["Default"]) == (default.burst, default.interval_seconds)
+    prefix = f"RATE_LIMIT_{action.upper()}"
+    users = {"ApiFunction", "McpFunction"} if action != "mcp_call" else {"McpFunction"}
+    for name in users:
+        variables = FUNCTIONS[name]["Properties"]["Environment"]["Variables"]
+        assert variables[f"{prefix}_BURST"] == {"Ref": burst}
+        assert variables[f"{prefix}_INTERVAL_SECONDS"] == {"Ref": interval}
+        assert variables["RATE_LIMIT_TABLE"] == {"Ref": "RateLimitTable"}
 
 
 def _calls_the_model(name):

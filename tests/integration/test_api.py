@@ -357,12 +357,43 @@ def test_request_lists_are_bounded(http, step_functions):
     assert (status, body["error"].split(":")[0]) == (422, "question_types")
 
 
-def test_giving_back_a_round_when_the_day_has_turned_is_no_error(step_functions):
-    from slea.dal import usage
+def test_giving_back_a_round_whose_days_counter_is_gone_is_no_error(step_functions):
+    from slea.dal import rounds, usage
 
     cloud = step_functions.runtime.cloud
+    record = {"session_id": "s-gone", "round": 1, "round_status": "RUNNING", "claim_id": "c1", "user_id": BOB}
     with cloud.environment(cloud.environment_of("ApiFunction")):
-        usage.give_back_round(BOB)  # no counter today: nothing to give back, nothing raised
-        assert usage.take_round(BOB)
-        usage.give_back_round(BOB)
-    assert _usage_table(step_functions).scan()["Items"][0]["rounds"] == 0
+        claimed, previous = rounds.claim(record)
+        assert claimed
+        # No counter for that day (expired): nothing to give back, nothing raised, the claim released.
+        rounds.release(record, previous, give_back=usage.give_back_round(BOB, "2026-01-01"))
+        assert rounds.get_round("s-gone", 1) is None
+    assert _usage_table(step_functions).scan()["Items"] == []
+
+
+def test_an_abandoned_claim_whose_days_counter_has_expired_still_fails_cleanly(step_functions):
+    import datetime
+
+    from slea.tools import rounds as round_logic
+
+    cloud = step_functions.runtime.cloud
+    stale = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=3)).isoformat()
+    record = {
+        "session_id": "s-old",
+        "round": 1,
+        "round_status": "RUNNING",
+        "claim_id": "c1",
+        "execution_name": "s-old-r1-c1",
+        "user_id": ALICE,
+        "requested": 3,
+        "category": "technical",
+        "started_at": stale,
+        "quota_day": stale[:10],
+    }
+    sessions = boto3.resource("dynamodb").Table(cloud.table_name("SessionsTable"))
+    sessions.put_item(Item={**record, "session_id": "s-old#round#1", "owner_session": "s-old"})
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        assert round_logic._refreshed(dict(record))["round_status"] == "FAILED"
+    stored = sessions.get_item(Key={"session_id": "s-old#round#1"})["Item"]
+    assert stored["round_status"] == "FAILED"
+    assert _usage_table(step_functions).scan()["Items"] == []  # nothing to give back, nothing made up

@@ -288,3 +288,14 @@ def test_operator_cli_prints_counts(cloud, admin_urls, monkeypatch, capsys):
     monkeypatch.setenv("RETRY_DLQ_URL", admin_urls["dead-letter"])
     assert main(["count"]) == 0
     assert json.loads(capsys.readouterr().out)["retry"]["visible"] == 0
+
+
+def test_the_field_limits_leave_room_for_real_items(cloud, runtime):
+    longest = question(
+        choices=[f"{letter}) " + "x" * 497 for letter in "ABCDE"],
+        explanation="e" * 4000,
+        categories=["c" * 100] * 10,
+    )
+    assert runtime.invoke(TOOL, longest)["success"] is True
+    batch = {"questions": [question(stem=f"What is RAG, part {n}?") for n in range(20)]}
+    assert runtime.invoke(TOOL, batch)["saved"] == 20

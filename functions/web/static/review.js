@@ -6,7 +6,10 @@
 
 (() => {
   const { $, el, show, api, reportError, clearError } = Slea;
+  const PAGE = "/review/queue?limit=50";
   let stats = null;
+  let cursor = null; // the queue is paged (at most 1 MB a page): where the next page starts
+  let rendered = 0;
 
   function renderStats() {
     const agreement = stats.reviewed ? stats.accepted / stats.reviewed : stats.agreement;
@@ -156,13 +159,28 @@
     const next = article && article.nextElementSibling;
     if (article) article.remove();
     if (next) next.querySelector("h3").focus();
-    if (!$("#entries").children.length) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+    if (!$("#entries").children.length && !cursor) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+  }
+
+  function addPage(queue) {
+    cursor = queue.next_cursor || null;
+    $("#entries").append(...queue.entries.map((entry) => renderEntry(entry, rendered++)));
+    $("#more").hidden = !cursor;
+  }
+
+  async function loadMore() {
+    clearError();
+    try {
+      addPage(await api("GET", `${PAGE}&cursor=${encodeURIComponent(cursor)}`));
+    } catch (error) {
+      reportError(error);
+    }
   }
 
   async function load() {
     let queue;
     try {
-      queue = await api("GET", "/review/queue?limit=50");
+      queue = await api("GET", PAGE);
     } catch (error) {
       if (error instanceof Slea.ApiError && error.status === 403) return show("forbidden");
       throw error;
@@ -170,13 +188,15 @@
     stats = await api("GET", "/review/stats");
     stats.open = queue.open;
     renderStats();
-    $("#entries").replaceChildren(
-      ...(queue.entries.length ? queue.entries.map(renderEntry) : [el("p", { text: "The queue is empty. Thank you!" })]),
-    );
+    $("#entries").replaceChildren();
+    rendered = 0;
+    addPage(queue);
+    if (!queue.entries.length && !cursor) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
     show("queue");
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    $("#more").addEventListener("click", loadMore);
     Slea.boot(() => load().catch(reportError));
   });
 })();

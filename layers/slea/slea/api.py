@@ -8,21 +8,24 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 
+from slea.contracts.common import ID_PATTERN
 from slea.contracts.errors import ErrorResponse
+from slea.contracts.profile import normalised_user_id
 from slea.roles import is_reviewer
 from slea.tools.sessions import ApiError
 
-SESSION_ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
+SESSION_ID_PATTERN = ID_PATTERN
 MAX_BODY_BYTES = 64 * 1024  # the largest valid request (an answer of 4,000 characters) is far smaller
 
 
 def caller(app: APIGatewayHttpResolver) -> str:
-    """The JWT's subject (API Gateway's authorizer has verified the token)."""
+    """The JWT's subject (API Gateway's authorizer has verified the token), normalised once here:
+    a UUID subject lower-cased, so "ABC..." and "abc..." are one user (sessions, quota, limits)."""
     claims = app.current_event.request_context.authorizer.jwt_claim or {}
     subject = claims.get("sub")
     if not subject:
         raise ApiError(401, "UNAUTHORIZED", "a bearer token with a subject is required")
-    return str(subject)
+    return normalised_user_id(str(subject))
 
 
 REVIEW_PREFIX = "/review"
@@ -50,9 +53,12 @@ def reviewer(app: APIGatewayHttpResolver) -> str:
     return subject
 
 
-def error_response(status: int, code: str, message: str, detail: str | None = None) -> Response[Any]:
+def error_response(
+    status: int, code: str, message: str, detail: str | None = None, *, retry_after: int | None = None
+) -> Response[Any]:
     body = ErrorResponse(error=message, error_code=code, detail=detail)
-    return Response(status_code=status, content_type="application/json", body=body.model_dump_json())
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return Response(status_code=status, content_type="application/json", body=body.model_dump_json(), headers=headers)
 
 
 def validation_error_response(error: RequestValidationError) -> Response[Any]:

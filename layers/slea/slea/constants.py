@@ -40,6 +40,22 @@ QUESTION_STEM_MAX: Final = 2000  # Tool 5 input
 EXPLANATION_MIN_LENGTH: Final = 500  # Tool 6
 REFERENCE_ANSWER_MAX: Final = 4000  # a short answer's model answer (Tools 5 and 6)
 
+# Every other text a caller can have stored is bounded too (issue 18): a stored question stays far
+# below DynamoDB's 400 KB item limit, and a listing of many stays far below Lambda's 6 MB response.
+# Each bound is several times what a real item needs; a longer value is refused naming its field.
+CHOICE_MAX_LENGTH: Final = 500  # one multiple-choice option; also the longest answer key
+CORRECT_KEY_MAX_LENGTH: Final = CHOICE_MAX_LENGTH  # an MC key names one of the choices
+KEYWORD_MAX_LENGTH: Final = 100  # one of a short answer's correct keywords
+CORRECT_KEYWORDS_MAX: Final = 20
+EXPLANATION_MAX_LENGTH: Final = 4000  # an item's stored explanation
+CATEGORY_MAX_LENGTH: Final = 100
+CATEGORIES_MAX: Final = 10
+ANSWER_MAX_LENGTH: Final = 4000  # a learner's answer
+REPORT_REASON_MAX_LENGTH: Final = 500  # a learner's report on a question
+REVIEW_NOTE_MAX_LENGTH: Final = 1000  # a reviewer's note
+ID_MAX_LENGTH: Final = 128  # session, question, attempt and user ids
+ROUND_ID_MAX_LENGTH: Final = 200  # "{session_id}_{round}_{timestamp}"
+
 # Tool 4 batch bounds. Each stem is compared with every earlier one and every existing stem, and
 # a stem may be QUESTION_STEM_MAX characters long: at these sizes, with every stem that long, the
 # comparisons take about 2 s on one core (bench/near_duplicates.py), about 7 s at the function's
@@ -79,6 +95,9 @@ TOOL_CONFIG: Final = {
     "validate_question_quality": 10,
     "save_generated_question": 10,
     "score_and_explain": 15,
+    # Not a spec tool: the per-user rate limiter (slea.security.rate_limits) fails open, so it
+    # waits little for DynamoDB before letting a request through.
+    "rate_limits": 1,
 }
 
 # Attempts per DynamoDB call (spec 001 "Performance Metrics": Tool 1 3x, Tools 2-3 1x)
@@ -86,6 +105,7 @@ TOOL_DB_ATTEMPTS: Final = {
     "get_user_profile": 3,
     "search_question_templates": 1,
     "get_difficulty_keywords": 1,
+    "rate_limits": 2,
 }
 
 # LLM settings (spec 000 "LLM Configuration"); the model is configurable, see slea.llm

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from slea.contracts.profile import normalised_user_id
+
 REVIEWER_GROUP = "reviewers"
 REVIEW_SCOPE = "slea/review"
 AUTHOR_GROUP = "authors"
@@ -67,4 +69,5 @@ class Caller:
         subject = (claims or {}).get("sub")
         if not subject:
             return None
-        return cls(str(subject), reviewer=is_reviewer(claims), author=is_author(claims))
+        # One user whatever the case of a UUID subject (sessions, quota and limits key on it).
+        return cls(normalised_user_id(str(subject)), reviewer=is_reviewer(claims), author=is_author(claims))

@@ -15,7 +15,16 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN, SUPPORTED_CATEGORIES, Category
+from slea.constants import (
+    CATEGORY_MAX_LENGTH,
+    CHOICE_MAX_LENGTH,
+    DIFFICULTY_MAX,
+    DIFFICULTY_MIN,
+    ID_MAX_LENGTH,
+    KEYWORD_MAX_LENGTH,
+    SUPPORTED_CATEGORIES,
+    Category,
+)
 
 
 class Contract(BaseModel):
@@ -71,6 +80,13 @@ CategoryName = Annotated[Category, BeforeValidator(_category_before)]
 NonEmptyStr = Annotated[str, Field(strict=True, min_length=1)]
 # Identifiers and answers: at least one non-space character.
 NonBlankStr = Annotated[str, Field(strict=True, min_length=1, pattern=r"\S")]
+# Ids in the HTTP API's paths (session, question, attempt): what a route can name.
+ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
+# Bounded texts a caller can have stored (slea.constants, issue 18).
+ChoiceText = Annotated[NonBlankStr, Field(max_length=CHOICE_MAX_LENGTH)]
+KeywordText = Annotated[NonBlankStr, Field(max_length=KEYWORD_MAX_LENGTH)]
+CategoryText = Annotated[NonBlankStr, Field(max_length=CATEGORY_MAX_LENGTH)]
+IdText = Annotated[NonBlankStr, Field(max_length=ID_MAX_LENGTH)]
 
 
 # Pydantic error types that mean "wrong type" rather than "wrong value".

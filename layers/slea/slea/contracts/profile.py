@@ -16,6 +16,14 @@ def is_uuid(value: str) -> bool:
     return bool(_UUID.match(value.strip()))
 
 
+def normalised_user_id(subject: str) -> str:
+    """The one form of a caller's id: a UUID subject (a Cognito `sub`) lower-cased, since UUIDs
+    are case-insensitive; any other subject as it is (OIDC subjects are case-sensitive). Sessions'
+    owners, the daily quota and the rate limits all key on it, so case variants are one user."""
+    candidate = subject.strip()
+    return candidate.lower() if is_uuid(candidate) else subject
+
+
 def _uuid_format(value: str) -> str:
     value = value.strip()
     if not value:

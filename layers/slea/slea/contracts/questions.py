@@ -7,9 +7,27 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from slea.constants import MAX_CHOICES, MIN_CHOICES, QUESTION_STEM_MAX, REFERENCE_ANSWER_MAX, QuestionType
+from slea.constants import (
+    CATEGORIES_MAX,
+    CORRECT_KEY_MAX_LENGTH,
+    CORRECT_KEYWORDS_MAX,
+    EXPLANATION_MAX_LENGTH,
+    MAX_CHOICES,
+    MIN_CHOICES,
+    QUESTION_STEM_MAX,
+    REFERENCE_ANSWER_MAX,
+    ROUND_ID_MAX_LENGTH,
+    QuestionType,
+)
 from slea.contracts.answers import choice_index, is_true_false_key
-from slea.contracts.common import Contract, Difficulty, NonBlankStr
+from slea.contracts.common import (
+    CategoryText,
+    ChoiceText,
+    Contract,
+    Difficulty,
+    KeywordText,
+    NonBlankStr,
+)
 from slea.contracts.profile import is_uuid
 
 
@@ -31,14 +49,14 @@ QuestionId = Annotated[
 class SaveQuestionInput(Contract):
     item_type: QuestionType
     stem: str = Field(strict=True, min_length=1, max_length=QUESTION_STEM_MAX)
-    choices: list[NonBlankStr] | None = None
-    correct_key: str | None = Field(default=None, strict=True)
-    correct_keywords: list[NonBlankStr] | None = None
+    choices: list[ChoiceText] | None = Field(default=None, max_length=MAX_CHOICES)
+    correct_key: str | None = Field(default=None, strict=True, max_length=CORRECT_KEY_MAX_LENGTH)
+    correct_keywords: list[KeywordText] | None = Field(default=None, max_length=CORRECT_KEYWORDS_MAX)
     difficulty: Difficulty = 5
-    categories: list[NonBlankStr] = Field(default_factory=lambda: ["general"], min_length=1)
-    round_id: NonBlankStr = Field(examples=["sess_123_1_2025-11-09T10:30:00Z"])
+    categories: list[CategoryText] = Field(default_factory=lambda: ["general"], min_length=1, max_length=CATEGORIES_MAX)
+    round_id: NonBlankStr = Field(max_length=ROUND_ID_MAX_LENGTH, examples=["sess_123_1_2025-11-09T10:30:00Z"])
     validation_score: float | None = Field(default=None, ge=0.0, le=1.0)
-    explanation: str | None = None
+    explanation: str | None = Field(default=None, strict=True, max_length=EXPLANATION_MAX_LENGTH)
     reference_answer: str | None = Field(
         default=None,
         strict=True,

@@ -4,11 +4,19 @@ function does not load those (bench/cold_import.py)."""
 
 from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from slea.constants import SCORE_MAX
-from slea.contracts.common import Contract, NonBlankStr
+from slea.constants import (
+    CORRECT_KEY_MAX_LENGTH,
+    CORRECT_KEYWORDS_MAX,
+    MAX_CHOICES,
+    QUESTION_STEM_MAX,
+    REPORT_REASON_MAX_LENGTH,
+    REVIEW_NOTE_MAX_LENGTH,
+    SCORE_MAX,
+)
+from slea.contracts.common import ChoiceText, Contract, KeywordText
 
 RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
 ReviewReason = Literal["needs_review", "too_easy", "too_hard", "difficulty_mismatch", "reported", "revise", "authored"]
@@ -57,7 +65,7 @@ class SessionSummary(Contract):
 
 
 class ReportRequest(Contract):
-    reason: str = Field(strict=True, min_length=1, max_length=500, pattern=r"\S")
+    reason: str = Field(strict=True, min_length=1, max_length=REPORT_REASON_MAX_LENGTH, pattern=r"\S")
 
 
 class ReportAccepted(Contract):
@@ -111,11 +119,48 @@ class ReviewEntry(Contract):
     queued_at: str
     question: ReviewedQuestion
     attempt: ReviewedAttempt | None = None
+    truncated: bool = Field(
+        default=False,
+        description='a text or list of this entry was shortened for the listing (a text ends in "… [truncated]")',
+    )
 
 
 class ReviewQueue(Contract):
     entries: list[ReviewEntry]
     open: int = Field(description="entries waiting in the whole queue (not only those listed)")
+    next_cursor: str | None = Field(
+        default=None, description="pass as `cursor` for the entries after these; null at the end of the queue"
+    )
+
+
+class _Position(Contract):
+    """Where a page stopped in one of the queue's two indexes: the index key of the last entry
+    read from it. Validated strictly: a cursor becomes a DynamoDB ExclusiveStartKey."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    queued_at: str = Field(min_length=1, max_length=64)
+
+
+class AttemptsPosition(_Position):
+    session_id: str = Field(min_length=1, max_length=256)
+    attempt_key: str = Field(min_length=1, max_length=512)
+
+
+class QuestionsPosition(_Position):
+    question_id: str = Field(min_length=1, max_length=256)
+
+
+class QueueCursor(Contract):
+    """The review queue's paging cursor (sent base64url-encoded): per index, where the previous
+    page stopped (null: from the start), or that it was read to its end."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    attempts: AttemptsPosition | None = None
+    questions: QuestionsPosition | None = None
+    attempts_done: bool = False
+    questions_done: bool = False
 
 
 class AttemptReviewRequest(Contract):
@@ -124,7 +169,7 @@ class AttemptReviewRequest(Contract):
     score: int | None = Field(
         default=None, ge=0, le=SCORE_MAX, validate_default=True, description="required to override"
     )
-    note: str | None = Field(default=None, max_length=1000)
+    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
 
     @field_validator("score")
     @classmethod
@@ -146,11 +191,11 @@ class AttemptReviewed(Contract):
 
 class QuestionReviewRequest(Contract):
     action: Literal["accept", "retire", "edit"]
-    stem: str | None = Field(default=None, strict=True, min_length=1)
-    choices: list[NonBlankStr] | None = None
-    correct_answer: str | None = Field(default=None, strict=True, min_length=1)
-    correct_keywords: list[NonBlankStr] | None = None
-    note: str | None = Field(default=None, max_length=1000)
+    stem: str | None = Field(default=None, strict=True, min_length=1, max_length=QUESTION_STEM_MAX)
+    choices: list[ChoiceText] | None = Field(default=None, max_length=MAX_CHOICES)
+    correct_answer: str | None = Field(default=None, strict=True, min_length=1, max_length=CORRECT_KEY_MAX_LENGTH)
+    correct_keywords: list[KeywordText] | None = Field(default=None, max_length=CORRECT_KEYWORDS_MAX)
+    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
 
     def changes_nothing(self) -> bool:
         return all(change is None for change in (self.stem, self.choices, self.correct_answer, self.correct_keywords))

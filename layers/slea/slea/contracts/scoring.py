@@ -1,26 +1,41 @@
 """Tool 6 `score_and_explain` contracts (spec 000 Tool 6, 001 scoring rules)."""
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from slea.constants import EXPLANATION_MIN_LENGTH, REFERENCE_ANSWER_MAX, SCORE_MAX, QuestionType
-from slea.contracts.common import Contract, Difficulty, NonBlankStr
+from slea.constants import (
+    ANSWER_MAX_LENGTH,
+    CATEGORY_MAX_LENGTH,
+    CHOICE_MAX_LENGTH,
+    CORRECT_KEY_MAX_LENGTH,
+    CORRECT_KEYWORDS_MAX,
+    EXPLANATION_MIN_LENGTH,
+    MAX_CHOICES,
+    REFERENCE_ANSWER_MAX,
+    SCORE_MAX,
+    QuestionType,
+)
+from slea.contracts.common import Contract, Difficulty, IdText, KeywordText, NonBlankStr
+
+AnswerText = Annotated[NonBlankStr, Field(max_length=ANSWER_MAX_LENGTH)]
 
 
 class ScoreAnswerInput(Contract):
-    session_id: NonBlankStr
-    user_id: NonBlankStr
-    question_id: NonBlankStr
+    session_id: IdText
+    user_id: IdText
+    question_id: IdText
     question_type: QuestionType
-    user_answer: NonBlankStr
-    correct_answer: str | None = Field(default=None, strict=True)
-    correct_keywords: list[NonBlankStr] | None = None
+    user_answer: AnswerText
+    correct_answer: str | None = Field(default=None, strict=True, max_length=CORRECT_KEY_MAX_LENGTH)
+    correct_keywords: list[KeywordText] | None = Field(default=None, max_length=CORRECT_KEYWORDS_MAX)
     difficulty: Difficulty | None = None
-    category: str | None = Field(default=None, strict=True)
-    choices: list[str] | None = Field(
-        default=None, description="MC choices, so the full choice text counts as the key (looked up when stored)"
+    category: str | None = Field(default=None, strict=True, max_length=CATEGORY_MAX_LENGTH)
+    choices: list[Annotated[str, Field(max_length=CHOICE_MAX_LENGTH)]] | None = Field(
+        default=None,
+        max_length=MAX_CHOICES,
+        description="MC choices, so the full choice text counts as the key (looked up when stored)",
     )
     reference_answer: str | None = Field(
         default=None,
@@ -94,8 +109,8 @@ class ScoreAnswerOutput(Contract):
 class AnswerRequest(Contract):
     """POST /sessions/{session_id}/answers: the answer key is looked up server-side."""
 
-    question_id: NonBlankStr
-    user_answer: NonBlankStr = Field(max_length=4000)
+    question_id: IdText
+    user_answer: AnswerText
 
 
 class AttemptView(Contract):

@@ -12,7 +12,7 @@
 """
 
 import uuid
-from typing import Any
+from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
@@ -37,7 +37,19 @@ class ReviewConflictError(Exception):
     """The item changed (or went) since it was read: nothing was written."""
 
 
-def _open(variable: str, limit: int) -> list[dict[str, Any]]:
+class QueuePage(NamedTuple):
+    items: list[dict[str, Any]]
+    more: bool  # the index may hold entries after these
+
+
+def _open(variable: str, limit: int, after: dict[str, str] | None) -> QueuePage:
+    """Up to `limit` open entries of one table, oldest first, after the entry whose index key
+    (queued_at and the table's key) is `after`."""
+    parameters: dict[str, Any] = {}
+    if after:
+        parameters["ExclusiveStartKey"] = {"review_state": {"S": OPEN}} | {
+            name: {"S": value} for name, value in after.items()
+        }
     with storage_errors("review queue query"):
         response = dynamodb(TOOL).query(
             TableName=resource_name(variable),
@@ -45,17 +57,19 @@ def _open(variable: str, limit: int) -> list[dict[str, Any]]:
             KeyConditionExpression="review_state = :open",
             ExpressionAttributeValues={":open": {"S": OPEN}},
             Limit=limit,
+            **parameters,
         )
-    return [from_item(item) for item in response.get("Items", [])]
+    return QueuePage([from_item(item) for item in response.get("Items", [])], "LastEvaluatedKey" in response)
 
 
-def open_attempts(limit: int) -> list[dict[str, Any]]:
-    """The oldest `limit` open attempts."""
-    return _open(ATTEMPTS_TABLE, limit)
+def open_attempts(limit: int, after: dict[str, str] | None = None) -> QueuePage:
+    """The oldest `limit` open attempts (after `after`: queued_at, session_id, attempt_key)."""
+    return _open(ATTEMPTS_TABLE, limit, after)
 
 
-def open_questions(limit: int) -> list[dict[str, Any]]:
-    return _open(QUESTIONS_TABLE, limit)
+def open_questions(limit: int, after: dict[str, str] | None = None) -> QueuePage:
+    """The oldest `limit` open questions (after `after`: queued_at, question_id)."""
+    return _open(QUESTIONS_TABLE, limit, after)
 
 
 def count_open() -> int:

@@ -12,12 +12,12 @@ from botocore.exceptions import ClientError
 
 from slea.aws import dynamodb
 from slea.dal.items import from_item, to_item
-from slea.errors import storage_errors
+from slea.errors import DataAccessError, storage_errors
 from slea.settings import resource_name
 
 TABLE_VARIABLE = "SESSIONS_TABLE"
 TOOL = "api"
-FAILED = "FAILED"
+RUNNING, FAILED = "RUNNING", "FAILED"
 
 
 def round_key(session_id: str, round_number: int) -> dict[str, Any]:
@@ -66,43 +66,112 @@ def _plain(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, "session_id": record.get("owner_session", record["session_id"].split("#", 1)[0])}
 
 
-def release(record: dict[str, Any], previous: dict[str, Any] | None) -> None:
-    """Undo our claim (the round was not started): put back what it replaced, or remove it. Only
-    our own claim is undone, never a later one."""
-    table, key = resource_name(TABLE_VARIABLE), round_key(record["session_id"], record["round"])
-    condition = {
-        "ConditionExpression": "claim_id = :claim",
-        "ExpressionAttributeValues": {":claim": {"S": record["claim_id"]}},
-    }
-    with storage_errors("rounds release"):
+def _claim_condition(claim_id: str, *, running: bool = True) -> tuple[str, dict[str, Any]]:
+    """The condition (and its values) "still our claim", and with `running` "still RUNNING" (not
+    yet finished or failed by anyone)."""
+    values = {":claim": {"S": claim_id}}
+    if not running:
+        return "claim_id = :claim", values
+    return "claim_id = :claim AND round_status = :running", values | {":running": {"S": RUNNING}}
+
+
+def _transact(items: list[dict[str, Any]], operation: str) -> list[str] | None:
+    """Write all of `items` or none: None when written, else each item's cancellation code
+    ("None" for the items whose condition held)."""
+    with storage_errors(operation):
         try:
-            if previous is None:
-                dynamodb(TOOL).delete_item(TableName=table, Key=key, **condition)  # type: ignore[arg-type]
-            else:
-                restored = {**to_item({k: v for k, v in previous.items() if k != "session_id"}), **key}
-                restored["owner_session"] = {"S": previous["session_id"]}
-                dynamodb(TOOL).put_item(TableName=table, Item=restored, **condition)  # type: ignore[arg-type]
+            dynamodb(TOOL).transact_write_items(TransactItems=items)  # type: ignore[arg-type]
         except ClientError as error:
-            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+            if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise
+            reasons = error.response.get("CancellationReasons", [])
+            return [str(reason.get("Code", "None")) for reason in reasons]
+    return None
+
+
+def _condition_failed(codes: list[str] | None, position: int) -> bool:
+    return codes is not None and len(codes) > position and codes[position] == "ConditionalCheckFailed"
+
+
+def take_quota(record: dict[str, Any], day: str, quota: dict[str, Any]) -> bool:
+    """Take the round's quota unit (`quota`, a slea.dal.usage item for `day`) and note `day` on
+    our claim as `quota_day`, in one transaction: the record says a unit was taken exactly when
+    it was. False if the daily limit is reached; DataAccessError if our claim went meanwhile."""
+    condition, values = _claim_condition(record["claim_id"])
+    mark = {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": round_key(record["session_id"], record["round"]),
+            "UpdateExpression": "SET quota_day = :day",
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": values | {":day": {"S": day}},
+        }
+    }
+    codes = _transact([mark, quota], "rounds quota")
+    if _condition_failed(codes, 0):
+        raise DataAccessError("rounds quota failed: the round's claim changed")
+    return codes is None
+
+
+def release(record: dict[str, Any], previous: dict[str, Any] | None, give_back: dict[str, Any] | None = None) -> None:
+    """Undo our claim (the round was not started): put back what it replaced, or remove it, and
+    with `give_back` (a slea.dal.usage item) return its quota unit in the same transaction. Only
+    our own claim, still RUNNING, is undone, so a unit is never given back twice."""
+    condition, values = _claim_condition(record["claim_id"])
+    target: dict[str, Any] = {
+        "TableName": resource_name(TABLE_VARIABLE),
+        "ConditionExpression": condition,
+        "ExpressionAttributeValues": values,
+    }
+    key = round_key(record["session_id"], record["round"])
+    if previous is None:
+        undo: dict[str, Any] = {"Delete": {**target, "Key": key}}
+    else:
+        restored = {**to_item({k: v for k, v in previous.items() if k != "session_id"}), **key}
+        restored["owner_session"] = {"S": previous["session_id"]}
+        undo = {"Put": {**target, "Item": restored}}
+    codes = _transact([undo, give_back] if give_back else [undo], "rounds release")
+    if _condition_failed(codes, 1) and not _condition_failed(codes, 0):  # the day's counter expired
+        _transact([undo], "rounds release")
+
+
+def finish_unstarted(record: dict[str, Any], changes: dict[str, Any], give_back: dict[str, Any] | None) -> bool:
+    """Record `changes` (FAILED: the execution never started) on our claim if it is still
+    RUNNING, and with `give_back` (a slea.dal.usage item) return its quota unit in the same
+    transaction: the unit comes back exactly once, however many requests find the claim
+    abandoned. False if the claim was no longer ours or no longer RUNNING."""
+    update = _update_item(record["session_id"], int(record["round"]), changes, str(record["claim_id"]), running=True)
+    codes = _transact([update, give_back] if give_back else [update], "rounds finish")
+    if _condition_failed(codes, 1) and not _condition_failed(codes, 0):  # the day's counter expired
+        codes = _transact([update], "rounds finish")
+    return codes is None
+
+
+def _update_item(
+    session_id: str, round_number: int, changes: dict[str, Any], claim_id: str, *, running: bool = False
+) -> dict[str, Any]:
+    """The Update that sets `changes` on the round if it is still the claim `claim_id` (and, with
+    `running`, still RUNNING)."""
+    changes = {name: value for name, value in changes.items() if value is not None}
+    values = {f":v{i}": value for i, value in enumerate(changes.values())}
+    condition, claim_values = _claim_condition(claim_id, running=running)
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": round_key(session_id, round_number),
+            "UpdateExpression": "SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(changes))),
+            "ExpressionAttributeNames": {f"#f{i}": name for i, name in enumerate(changes)},
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": to_item(values) | claim_values,
+        }
+    }
 
 
 def update(session_id: str, round_number: int, changes: dict[str, Any], expected_claim: str) -> bool:
     """Set `changes` on the round if it is still the claim `expected_claim`; False if not."""
-    changes = {name: value for name, value in changes.items() if value is not None}
-    names = {f"#f{i}": name for i, name in enumerate(changes)}
-    values = {f":v{i}": value for i, value in enumerate(changes.values())}
-    expression = "SET " + ", ".join(f"#f{i} = :v{i}" for i in range(len(changes)))
     with storage_errors("rounds update"):
         try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(TABLE_VARIABLE),
-                Key=round_key(session_id, round_number),
-                UpdateExpression=expression,
-                ConditionExpression="claim_id = :claim",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues={**to_item(values), ":claim": {"S": expected_claim}},
-            )
+            dynamodb(TOOL).update_item(**_update_item(session_id, round_number, changes, expected_claim)["Update"])
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                 raise

@@ -1,67 +1,75 @@
 """Per-user daily usage, to bound what one user can spend (each round is up to 6 LLM calls).
-Key design: partition `user_id`, sort `day` (UTC date); `expires_at` is the table's TTL
-attribute, so a day's counter deletes itself two days later."""
+Key design: partition `user_id` (normalised: slea.contracts.profile.normalised_user_id), sort
+`day` (UTC date); `expires_at` is the table's TTL attribute, so a day's counter deletes itself
+two days later.
+
+Taking and giving back a round are transaction items: each is written together with the round's
+own record (slea.dal.rounds), so the record always says whether its unit is taken."""
 
 import datetime
 import os
+from typing import Any
 
-from botocore.exceptions import ClientError
-
-from slea.aws import dynamodb
-from slea.errors import storage_errors
+from slea.contracts.profile import normalised_user_id
 from slea.settings import resource_name
 
 TABLE_VARIABLE = "USAGE_TABLE"
 LIMIT_VARIABLE = "DAILY_ROUNDS_PER_USER"
 DEFAULT_DAILY_ROUNDS = 30
 KEEP_FOR = datetime.timedelta(days=2)
-TOOL = "api"
 
 
 def daily_round_limit() -> int:
     return int(os.environ.get(LIMIT_VARIABLE, DEFAULT_DAILY_ROUNDS))
 
 
-def _today() -> datetime.datetime:
+def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
 
 
-def take_round(user_id: str) -> bool:
-    """Count one round for `user_id` today, unless the daily limit is reached (then False).
-    One conditional update: concurrent requests cannot both take the last round."""
-    now = _today()
-    with storage_errors("usage update"):
-        try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(TABLE_VARIABLE),
-                Key={"user_id": {"S": user_id}, "day": {"S": now.date().isoformat()}},
-                UpdateExpression="ADD rounds :one SET expires_at = :expires",
-                ConditionExpression="attribute_not_exists(rounds) OR rounds < :limit",
-                ExpressionAttributeValues={
-                    ":one": {"N": "1"},
-                    ":limit": {"N": str(daily_round_limit())},
-                    ":expires": {"N": str(int((now + KEEP_FOR).timestamp()))},
-                },
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-    return True
+def today() -> str:
+    """The UTC day a round taken now counts against."""
+    return _now().date().isoformat()
 
 
-def give_back_round(user_id: str) -> None:
-    """Undo `take_round` when the round could not be started (it cost nothing)."""
-    with storage_errors("usage update"):
-        try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(TABLE_VARIABLE),
-                Key={"user_id": {"S": user_id}, "day": {"S": _today().date().isoformat()}},
-                UpdateExpression="ADD rounds :minus_one",
-                ConditionExpression="rounds > :zero",
-                ExpressionAttributeValues={":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
-            )
-        except ClientError as error:
-            # Nothing to give back (the UTC day turned in between): the new day starts at zero.
-            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
+def seconds_until_tomorrow() -> int:
+    """Seconds until the next UTC day, when the daily quota starts again."""
+    now = _now()
+    tomorrow = datetime.datetime.combine(now.date() + datetime.timedelta(days=1), datetime.time(), datetime.UTC)
+    return max(1, int((tomorrow - now).total_seconds()))
+
+
+def _key(user_id: str, day: str) -> dict[str, Any]:
+    return {"user_id": {"S": normalised_user_id(user_id)}, "day": {"S": day}}
+
+
+def take_round(user_id: str, day: str) -> dict[str, Any]:
+    """Count one round for `user_id` on `day`, unless the daily limit is reached (the item's
+    condition fails). Conditional: concurrent requests cannot both take the last round."""
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": _key(user_id, day),
+            "UpdateExpression": "ADD rounds :one SET expires_at = :expires",
+            "ConditionExpression": "attribute_not_exists(rounds) OR rounds < :limit",
+            "ExpressionAttributeValues": {
+                ":one": {"N": "1"},
+                ":limit": {"N": str(daily_round_limit())},
+                ":expires": {"N": str(int((_now() + KEEP_FOR).timestamp()))},
+            },
+        }
+    }
+
+
+def give_back_round(user_id: str, day: str) -> dict[str, Any]:
+    """Undo `take_round` for a round that never started (it cost nothing). The condition fails
+    when the day's counter has already expired: there is nothing left to give back."""
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": _key(user_id, day),
+            "UpdateExpression": "ADD rounds :minus_one",
+            "ConditionExpression": "rounds > :zero",
+            "ExpressionAttributeValues": {":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
+        }
+    }

@@ -4,19 +4,28 @@ reviewer's actions on them, and how often reviewers agree with the automatic gra
 Every action is recorded with who, when, before, after and the reviewer's note, in the same
 transaction that applies it (slea.dal.review). The grading path is not imported here."""
 
-from typing import Any, get_args
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 
-from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.constants import HIGH_SCORE_THRESHOLD, ID_MAX_LENGTH
+from slea.contracts.common import ID_PATTERN
 from slea.contracts.errors import utc_now
 from slea.contracts.review import (
     AttemptReviewed,
     AttemptReviewRequest,
+    AttemptsPosition,
     AuditRecord,
     AuditRecords,
     QuestionReviewed,
     QuestionReviewRequest,
+    QuestionsPosition,
+    QueueCursor,
     Report,
     ReviewedAttempt,
     ReviewedQuestion,
@@ -38,6 +47,18 @@ def same_user(user_id: Any, reviewer: str) -> bool:
 
 
 QUEUE_FIELDS = "REMOVE review_state, queued_at"
+# A page of the queue stays far below Lambda's 6 MB response: at most this many bytes as sent,
+# of which QUEUE_ENVELOPE_BYTES are kept for `open` and the next cursor around the entries.
+QUEUE_PAGE_MAX_BYTES = 1_000_000
+QUEUE_ENVELOPE_BYTES = 8_192
+# An entry's texts in the listing: a field at most TEXT_MAX characters (no contract allows a
+# longer one), a text in a list at most LISTED_TEXT_MAX, a list at most LIST_MAX items. Items
+# stored before the contracts had limits are cut to these, so one entry is at most ~800 KB as
+# sent even if every text is non-ASCII (escaped to 6 bytes a character): it always fits a page.
+TEXT_MAX, LISTED_TEXT_MAX, LIST_MAX = 4000, 500, 20
+TRUNCATED = "… [truncated]"
+# What the review routes accept as an attempt or question id (functions/api/app.py ItemId).
+_ACTIONABLE_ID = re.compile(ID_PATTERN)
 
 
 # ---------------------------------------------------------------- the queue
@@ -116,13 +137,135 @@ def _question_entry(stored: dict[str, Any]) -> ReviewEntry:
     )
 
 
+def _bounded(value: Any, in_list: bool = False) -> tuple[Any, bool]:
+    """`value` with every text and list cut to the queue's bounds, and whether anything was cut.
+    A text in a list (a choice, a keyword, a report) is bounded tighter than a field of its own."""
+    if isinstance(value, str):
+        most = LISTED_TEXT_MAX if in_list else TEXT_MAX
+        return (value, False) if len(value) <= most else (value[:most] + TRUNCATED, True)
+    if isinstance(value, list):
+        parts = [_bounded(inner, in_list=True) for inner in value[:LIST_MAX]]
+        return [part for part, _ in parts], len(value) > LIST_MAX or any(cut for _, cut in parts)
+    if isinstance(value, dict):
+        bounded = {name: _bounded(inner, in_list) for name, inner in value.items()}
+        return {name: part for name, (part, _) in bounded.items()}, any(cut for _, cut in bounded.values())
+    return value, False
+
+
+def _listed(entry: ReviewEntry) -> ReviewEntry:
+    bounded, truncated = _bounded(entry.model_dump(mode="json"))
+    return ReviewEntry.model_validate({**bounded, "truncated": truncated})
+
+
+def _size(entry: ReviewEntry) -> int:
+    """Bytes of the entry in the response, measured as the API serialises it (non-ASCII escaped,
+    so never fewer than its UTF-8 bytes)."""
+    return len(json.dumps(entry.model_dump(mode="json"), separators=(",", ":"))) + 1  # and its comma
+
+
+@dataclass
+class _Index:
+    """One table's open entries as one page read them, and how many this page has used."""
+
+    kind: Literal["attempt", "question"]
+    page: review.QueuePage
+    used: int = 0
+
+    @property
+    def waiting(self) -> dict[str, Any] | None:
+        return self.page.items[self.used] if self.used < len(self.page.items) else None
+
+    @property
+    def read_out(self) -> bool:
+        """Everything this page read was used, and the index may hold more after it."""
+        return self.waiting is None and self.page.more
+
+
+def _cursor(text: str | None) -> QueueCursor:
+    if not text:
+        return QueueCursor()
+    try:
+        return QueueCursor.model_validate_json(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except (binascii.Error, ValueError) as error:  # pydantic's ValidationError is a ValueError
+        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of the review queue") from error
+
+
+def _encoded(cursor: QueueCursor) -> str:
+    return base64.urlsafe_b64encode(cursor.model_dump_json(exclude_defaults=True).encode()).decode().rstrip("=")
+
+
+def _entry(index: _Index, item: dict[str, Any]) -> ReviewEntry | None:
+    """The item's entry, or None if no reviewer's route could name it (legacy ids)."""
+    entry_id = item.get("attempt_id") if index.kind == "attempt" else item.get("question_id")
+    if not isinstance(entry_id, str) or len(entry_id) > ID_MAX_LENGTH or not _ACTIONABLE_ID.match(entry_id):
+        logger.warning("review entry skipped: its id cannot be acted on", extra={"kind": index.kind})
+        return None
+    return _listed(_attempt_entry(item) if index.kind == "attempt" else _question_entry(item))
+
+
 @tracer.capture_method
-def review_queue(limit: int) -> ReviewQueue:
-    """The `limit` oldest open entries of both kinds, oldest first."""
-    entries = [_attempt_entry(a) for a in review.open_attempts(limit)]
-    entries += [_question_entry(q) for q in review.open_questions(limit)]
-    entries.sort(key=lambda entry: entry.queued_at)
-    return ReviewQueue(entries=entries[:limit], open=review.count_open())
+def review_queue(limit: int, cursor: str | None = None) -> ReviewQueue:
+    """The `limit` oldest open entries of both kinds after `cursor`, oldest first, in at most
+    QUEUE_PAGE_MAX_BYTES; `next_cursor` continues where this page stopped.
+
+    The two tables' queue indexes are read from where the cursor left each (DynamoDB's own
+    ExclusiveStartKey) and merged by queued_at. A page stops at `limit` entries, before the entry
+    that would pass the byte bound, or where one index has been read out (what it holds next may
+    be older than anything left in the other)."""
+    start = _cursor(cursor)
+    no_more = review.QueuePage([], more=False)
+    attempts = _Index(
+        "attempt",
+        no_more if start.attempts_done else review.open_attempts(limit, _key(start.attempts)),
+    )
+    questions = _Index(
+        "question",
+        no_more if start.questions_done else review.open_questions(limit, _key(start.questions)),
+    )
+    entries: list[ReviewEntry] = []
+    size = QUEUE_ENVELOPE_BYTES
+    while len(entries) < limit and not (attempts.read_out or questions.read_out):
+        ready = [index for index in (attempts, questions) if index.waiting is not None]
+        if not ready:
+            break
+        index = min(ready, key=lambda candidate: str((candidate.waiting or {}).get("queued_at", "")))
+        entry = _entry(index, index.waiting or {})
+        if entry is not None:
+            cost = _size(entry)
+            if entries and size + cost > QUEUE_PAGE_MAX_BYTES:
+                break
+            entries.append(entry)
+            size += cost
+        index.used += 1
+    ended = attempts.waiting is None and not attempts.page.more and questions.waiting is None
+    ended = ended and not questions.page.more
+    following = None
+    if not ended:
+        following = QueueCursor(
+            attempts=_position(attempts, AttemptsPosition) or start.attempts,
+            questions=_position(questions, QuestionsPosition) or start.questions,
+            attempts_done=attempts.waiting is None and not attempts.page.more,
+            questions_done=questions.waiting is None and not questions.page.more,
+        )
+    return ReviewQueue(
+        entries=entries,
+        open=review.count_open(),
+        next_cursor=_encoded(following) if following else None,
+    )
+
+
+def _key(position: AttemptsPosition | QuestionsPosition | None) -> dict[str, str] | None:
+    return position.model_dump() if position else None
+
+
+def _position[PositionT: (AttemptsPosition, QuestionsPosition)](
+    index: _Index, model: type[PositionT]
+) -> PositionT | None:
+    """The index key of the last item the page used from `index`, None if it used none."""
+    if not index.used:
+        return None
+    last = index.page.items[index.used - 1]
+    return model.model_validate({name: str(last.get(name, "")) for name in model.model_fields})
 
 
 # ---------------------------------------------------------------- attempts

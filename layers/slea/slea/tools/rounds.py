@@ -12,8 +12,8 @@ from slea.aws import stepfunctions
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.errors import utc_now
 from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToReview
-from slea.dal import attempts, questions, rounds
-from slea.observability import logger, tracer
+from slea.dal import attempts, questions, rounds, usage
+from slea.observability import logger, metrics, tracer
 from slea.settings import resource_name
 from slea.tools.errors import ApiError
 
@@ -86,16 +86,23 @@ def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
             "finished_at": utc_now(),
             "error": "the round's execution was never started",
         }
+        # The request died between taking the quota and starting the execution: the round cost
+        # nothing, so its unit comes back, in the same write that fails the claim (once).
+        day = record.get("quota_day")
+        give_back = usage.give_back_round(str(record["user_id"]), str(day)) if day else None
+        if rounds.finish_unstarted(record, changes, give_back):
+            logger.warning("a round's execution was never started", extra={"session_id": record["session_id"]})
+            metrics.add_metric(name="RoundsNeverStarted", unit="Count", value=1)
+        return {**record, **changes}
+    if described["status"] in (RUNNING, "PENDING_REDRIVE"):
+        return record
+    changes = {"round_status": SUCCEEDED if described["status"] == SUCCEEDED else FAILED}
+    changes["finished_at"] = _iso(described.get("stopDate")) or utc_now()
+    if described["status"] == SUCCEEDED:
+        output = json.loads(described.get("output") or "{}") or {}
+        changes |= {"generated": output.get("total_generated"), "valid": output.get("total_valid")}
     else:
-        if described["status"] in (RUNNING, "PENDING_REDRIVE"):
-            return record
-        changes = {"round_status": SUCCEEDED if described["status"] == SUCCEEDED else FAILED}
-        changes["finished_at"] = _iso(described.get("stopDate")) or utc_now()
-        if described["status"] == SUCCEEDED:
-            output = json.loads(described.get("output") or "{}") or {}
-            changes |= {"generated": output.get("total_generated"), "valid": output.get("total_valid")}
-        else:
-            changes["error"] = described.get("error") or described["status"]
+        changes["error"] = described.get("error") or described["status"]
     rounds.update(record["session_id"], int(record["round"]), changes, str(record["claim_id"]))
     return {**record, **changes}
 

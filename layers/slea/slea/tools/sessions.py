@@ -10,13 +10,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.aws import stepfunctions
 from slea.contracts.errors import utc_now
-from slea.contracts.profile import is_uuid
+from slea.contracts.profile import is_uuid, normalised_user_id
 from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
 from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.errors import DataAccessError
 from slea.observability import logger, tracer
+from slea.security import rate_limits
 from slea.settings import resource_name
 from slea.tools import rounds as round_logic
 from slea.tools.errors import ApiError
@@ -27,11 +28,12 @@ RETIRED = "retired"
 
 
 def require_owner(session_id: str, user_id: str) -> None:
-    """404 for an unknown session, 403 for another user's."""
+    """404 for an unknown session, 403 for another user's (ids compared normalised, so a session
+    stored under "ABC..." before callers were normalised is still its owner's)."""
     owner = sessions.owner_of(session_id)
     if owner is None:
         raise ApiError(404, "SESSION_NOT_FOUND", f"session {session_id} not found")
-    if owner != user_id:
+    if normalised_user_id(owner) != normalised_user_id(user_id):
         raise ApiError(403, "FORBIDDEN", f"session {session_id} belongs to another user")
 
 
@@ -49,6 +51,7 @@ def create_session(user_id: str) -> SessionCreated:
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
     require_owner(session_id, user_id)
+    rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a 409 that
     # takes nothing from the quota and never generates a second set of questions.
     record: dict[str, Any] = {
@@ -65,12 +68,16 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         "started_at": utc_now(),
     }
     previous = round_logic.claim_round(record)
-    if not usage.take_round(user_id):
+    day = usage.today()
+    # The unit is taken and noted on the claim in one write: if this request dies before the
+    # execution starts, the claim is found abandoned later and the unit given back (rounds.py).
+    if not rounds.take_quota(record, day, usage.take_round(user_id, day)):
         rounds.release(record, previous)
         raise ApiError(
             429,
             "QUOTA_EXCEEDED",
             f"you have started {usage.daily_round_limit()} rounds today; try again tomorrow (UTC)",
+            retry_after=usage.seconds_until_tomorrow(),
         )
     execution_input = {
         "user_id": user_id,
@@ -87,8 +94,7 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         # Nothing was generated and nothing is left half-done: the round is not counted and can
         # be started again in the same session.
         logger.error("the round could not be started", extra={"session_id": session_id, "reason": str(error)})
-        usage.give_back_round(user_id)
-        rounds.release(record, previous)
+        rounds.release(record, previous, give_back=usage.give_back_round(user_id, day))
         raise ApiError(503, "ROUND_NOT_STARTED", "the round could not be started; please retry") from error
     try:
         rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
@@ -148,7 +154,8 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     )
     # One graded answer per question: the explanation reveals the key, so a second try would not
     # measure anything (and would skew round 2's difficulty and the question's statistics). The
-    # same answer again is a retry and gets the recorded grading back.
+    # same answer again is a retry and gets the recorded grading back, without grading again: it
+    # is not counted against the rate limit, which every new answer is, before any model call.
     retry = stored.get("answered_attempt_key") == attempts.attempt_key(answer.question_id, request.identity())
     if stored.get("answered_at") and not retry:
         raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
@@ -156,6 +163,8 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     # before it was retired gets its grading back.
     if stored.get("status") == RETIRED and not retry:
         raise ApiError(409, "QUESTION_RETIRED", f"question {answer.question_id} was retired by a reviewer")
+    if not stored.get("answered_at"):
+        rate_limits.take(user_id, "answer")
     try:
         return score_and_explain(request, stored, one_answer_per_question=True, shown_texts=shown_to_learner(stored))
     except QuestionRetiredError as error:
@@ -193,7 +202,8 @@ def session_summary(session_id: str, user_id: str) -> SessionSummary:
 def report_question(session_id: str, user_id: str, question_id: str, report: ReportRequest) -> ReportAccepted:
     """A learner's "there is a problem with this question": the question joins the review queue."""
     require_owner(session_id, user_id)
-    stored = questions.get_question(question_id)
+    # Only a well-formed id is looked up, so only an item a reviewer's route can name is queued.
+    stored = questions.get_question(question_id) if is_uuid(question_id) else None
     if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
         raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
     questions.report_question(question_id, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id})
