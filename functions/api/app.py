@@ -180,10 +180,10 @@ def review_queue(
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(min_length=1, max_length=4096, pattern=CURSOR_PATTERN)] = None,
 ) -> ReviewQueue:
-    reviewer(app)
+    who = reviewer(app)
     from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    return review.review_queue(limit, cursor)
+    return review.review_queue(limit, cursor, who)
 
 
 @app.post(

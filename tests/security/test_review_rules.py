@@ -123,3 +123,22 @@ def test_a_reviewer_cannot_approve_an_item_they_authored(http, step_functions):
     assert (status, refused["error_code"]) == (403, "OWN_QUESTION")
     another_reviewer = token("3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f", **{"cognito:groups": ["reviewers"]})
     assert http("POST", path, {"action": "accept"}, another_reviewer)[0] == 200
+
+
+def test_a_reviewer_never_sees_their_own_unanswered_items_in_the_queue(http, step_functions):
+    """A learner in the reviewers group reports their own unanswered question: the queue entry
+    holds its key, so it is shown only to other reviewers."""
+    start(http)
+    question = wait_for_questions(http)[0]
+    status, _, _ = http(
+        "POST", f"/sessions/s1/questions/{question['question_id']}/reports", {"reason": "unclear"}, ALICE
+    )
+    assert status == 202
+
+    def queued_ids(who):
+        status, _, body = http("GET", "/review/queue", None, who)
+        assert status == 200, body
+        return {entry["entry_id"] for entry in body["entries"]}
+
+    assert question["question_id"] not in queued_ids(ALICE_AS_REVIEWER)
+    assert question["question_id"] in queued_ids(REVIEWER)

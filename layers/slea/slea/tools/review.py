@@ -8,6 +8,7 @@ import base64
 import binascii
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -203,16 +204,39 @@ def _entry(index: _Index, item: dict[str, Any]) -> ReviewEntry | None:
     return _listed(_attempt_entry(item) if index.kind == "attempt" else _question_entry(item))
 
 
+def _own_entries(reviewer: str | None) -> Callable[[dict[str, Any]], bool]:
+    """Whether a queued attempt or question is the reviewer's own (session owners read once each)."""
+    owners: dict[str, str | None] = {}
+
+    def is_own(item: dict[str, Any]) -> bool:
+        if reviewer is None:
+            return False
+        if same_user(item.get("user_id"), reviewer) or same_user(item.get("authored_by"), reviewer):
+            return True
+        session_id = item.get("session_id")
+        if not isinstance(session_id, str) or "#" in session_id:  # authored items have no owner
+            return False
+        if session_id not in owners:
+            owners[session_id] = sessions.owner_of(session_id)
+        return same_user(owners[session_id], reviewer)
+
+    return is_own
+
+
 @tracer.capture_method
-def review_queue(limit: int, cursor: str | None = None) -> ReviewQueue:
+def review_queue(limit: int, cursor: str | None = None, reviewer: str | None = None) -> ReviewQueue:
     """The `limit` oldest open entries of both kinds after `cursor`, oldest first, in at most
     QUEUE_PAGE_MAX_BYTES; `next_cursor` continues where this page stopped.
 
     The two tables' queue indexes are read from where the cursor left each (DynamoDB's own
     ExclusiveStartKey) and merged by queued_at. A page stops at `limit` entries, before the entry
     that would pass the byte bound, or where one index has been read out (what it holds next may
-    be older than anything left in the other)."""
+    be older than anything left in the other).
+
+    A reviewer is never shown their own entries (their attempts, items of their sessions or
+    written by them): the entry holds the item's key, and they may not act on it anyway."""
     start = _cursor(cursor)
+    is_own = _own_entries(reviewer)
     no_more = review.QueuePage([], more=False)
     attempts = _Index(
         "attempt",
@@ -230,7 +254,7 @@ def review_queue(limit: int, cursor: str | None = None) -> ReviewQueue:
             break
         index = min(ready, key=lambda candidate: str((candidate.waiting or {}).get("queued_at", "")))
         entry = _entry(index, index.waiting or {})
-        if entry is not None:
+        if entry is not None and not is_own(index.waiting or {}):
             cost = _size(entry)
             if entries and size + cost > QUEUE_PAGE_MAX_BYTES:
                 break
