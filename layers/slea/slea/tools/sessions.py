@@ -123,7 +123,6 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
         AlreadyAnsweredError,
         GradeNotRecordedError,
         score_and_explain,
-        shown_to_learner,
     )
 
     require_owner(session_id, user_id)
@@ -152,7 +151,8 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     ):
         raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
     try:
-        return score_and_explain(request, stored, one_answer_per_question=True, shown_texts=shown_to_learner(stored))
+        # The session's unanswered items are looked up there: nothing shown gives their keys away.
+        return score_and_explain(request, stored, one_answer_per_question=True)
     except AlreadyAnsweredError as error:
         raise ApiError(409, "ALREADY_ANSWERED", str(error)) from error
     except GradeNotRecordedError as error:
