@@ -11,11 +11,15 @@ attempt and the question's statistics.
 - Explanation: >= 500 characters and >= 3 references, in a tone that fits the result. MC/TF
   explanations are cached per (question, correct or not), so a popular question costs at most
   two explanation calls.
+- What the learner is shown (explanation, feedback, the grader's reasoning, reference titles) is
+  checked against the keys of the session's items they have not answered yet, cached or fresh,
+  from either provider (slea/security/key_leaks.py); the attempt records the checked text.
 """
 
 import hashlib
 import json
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from slea.constants import (
@@ -40,6 +44,7 @@ from slea.llm.schemas import Explanation, GradingItem, ShortAnswerGrade
 from slea.llm.settings import LLMSettings
 from slea.observability import logger, metrics, tracer
 from slea.security import ids
+from slea.security.key_leaks import KeyedItem, KeyGuard, unanswered_items
 
 RUBRIC_VERSION = "tool6-40/40/20-v2"
 # Statistics worth a human look: enough answers and a facility index that is extreme, or at odds
@@ -113,6 +118,22 @@ def _complete(explanation: Explanation, item: GradingItem) -> Explanation:
     return Explanation(explanation=text, reference_links=links)
 
 
+def _shown(explanation: Explanation, item: GradingItem, guard: KeyGuard) -> Explanation:
+    """The explanation as the learner may see it: checked against the unanswered items' keys,
+    then brought back to the spec's minimums (the added links checked too)."""
+    checked = Explanation(
+        explanation=guard.explanation(explanation.explanation),
+        reference_links=guard.links(explanation.reference_links),
+    )
+    completed = _complete(checked, item)
+    links = guard.links(completed.reference_links)
+    for link in references_for([], MIN_REFERENCE_LINKS):  # the generic search pages name no topic
+        if len(links) >= MIN_REFERENCE_LINKS:
+            break
+        links.append(link)
+    return Explanation(explanation=completed.explanation, reference_links=links)
+
+
 def _cache_variant(item: GradingItem) -> str:
     """The explanation cache's sort key: the outcome, the prompt version and a digest of what the
     explanation is about, so a reused question id can never be served another question's text."""
@@ -175,6 +196,28 @@ class GradeNotRecordedError(DataAccessError):
     """The grading could not be stored; nothing was recorded, so the request can be retried."""
 
 
+@dataclass(frozen=True)
+class SessionContext:
+    """What the rest of the question's session means for one answer: the text the learner was
+    shown (copying it into a short answer is no evidence) and the items they have not answered
+    yet (whose keys nothing shown may give away)."""
+
+    shown_texts: list[str] = field(default_factory=list)
+    unanswered: list[KeyedItem] = field(default_factory=list)
+
+
+def _keyed(item: GradingItem) -> KeyedItem:
+    return KeyedItem(
+        question_type=item.question_type,
+        stem=item.stem or "",
+        choices=tuple(item.choices),
+        correct_answer=item.correct_answer,
+        correct_keywords=tuple(item.correct_keywords),
+        reference_answer=item.reference_answer,
+        explanation=item.reference_explanation,
+    )
+
+
 def _grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]) -> GradingItem:
     answer_schema = stored.get("answer_schema") or {}
     return GradingItem(
@@ -197,13 +240,13 @@ def grade_without_recording(
 ) -> ScoreAnswerOutput:
     """The grading alone, recorded nowhere (so under an id of its own): for regrading and for the
     grading benchmark."""
-    return _grade(request, stored, shown_texts, attempt_id=str(uuid.uuid4()))
+    return _grade(request, stored, SessionContext(shown_texts=shown_texts), attempt_id=str(uuid.uuid4()))
 
 
 def _grade(
-    request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str], attempt_id: str
+    request: ScoreAnswerInput, stored: dict[str, Any], context: SessionContext, attempt_id: str
 ) -> ScoreAnswerOutput:
-    item = _grading_item(request, stored, shown_texts)
+    item = _grading_item(request, stored, context.shown_texts)
     needs_review, confidence, note, grade = False, 1.0, None, None
     if request.question_type == "short_answer":
         grade, note = _short_answer_grade(item)
@@ -221,10 +264,17 @@ def _grade(
     item.is_correct = is_correct
     # Only stored MC/TF questions are cached: their content is known and fixed.
     cacheable = request.question_type != "short_answer" and bool(stored)
-    explanation = _explain(item, request.question_id, cacheable=cacheable)
+    guard = KeyGuard(_keyed(item), context.unanswered)
+    explanation = _shown(_explain(item, request.question_id, cacheable=cacheable), item, guard)
     feedback = _feedback(score)
     if note:
         feedback = f"{note} {feedback or ''}".strip()
+    feedback = guard.optional_text(feedback)
+    reasoning = guard.optional_text(grade.reasoning) if grade else None
+    withheld = guard.withheld.sentences + guard.withheld.links
+    if withheld:
+        logger.info("key material of unanswered items withheld", extra={"question_id": request.question_id})
+        metrics.add_metric(name="KeyMaterialWithheld", unit="Count", value=withheld)
     metrics.add_metric(name="AnswersGraded", unit="Count", value=1)
     if needs_review:
         metrics.add_metric(name="AnswersNeedingReview", unit="Count", value=1)
@@ -243,7 +293,7 @@ def _grade(
         needs_review=needs_review,
         confidence=round(confidence, 2),
         rubric_points=grade.points if grade else None,
-        grader_reasoning=grade.reasoning if grade else None,
+        grader_reasoning=reasoning,
     )
 
 
@@ -294,10 +344,10 @@ def score_and_explain(
     stored: dict[str, Any] | None = None,
     *,
     one_answer_per_question: bool = False,
-    shown_texts: list[str] | None = None,
 ) -> ScoreAnswerOutput:
     """Grade `request` and record it. `stored` is the question as saved by Tool 5 (its stem,
-    choices, reference answer and explanation inform the grader), if known.
+    choices, reference answer and explanation inform the grader; its session's other items are
+    the shown text and the unanswered keys, see SessionContext), if known.
 
     Retry-safe: the same answer to the same question (by the same user) is graded and counted
     once; a retry returns the recorded grading. With `one_answer_per_question` (the HTTP API),
@@ -311,7 +361,8 @@ def score_and_explain(
         return previous
     # The attempt key holds a digest of the answer key (it dedupes retries of the same grading);
     # the learner-visible id is keyed under the secret, so it cannot be tried against candidate keys.
-    output = _grade(request, stored, shown_texts or [], attempt_id=ids.keyed_uuid("attempt", request.session_id, key))
+    attempt_id = ids.keyed_uuid("attempt", request.session_id, key)
+    output = _grade(request, stored, session_context(stored), attempt_id=attempt_id)
     try:
         outcome = attempts.record_graded_answer(
             _attempt_item(output, request, stored, key),
@@ -333,16 +384,26 @@ def score_and_explain(
     return output
 
 
-def shown_to_learner(stored: dict[str, Any]) -> list[str]:
-    """The stems and choices of the question's session, as GET /questions shows them: text the
-    learner could paste, which is no evidence of knowing the answer."""
-    if stored.get("item_type") != "short_answer" or not stored.get("session_id"):
-        return []
+def session_context(stored: dict[str, Any]) -> SessionContext:
+    """The question's session as one query gives it. If it cannot be read, nothing is graded
+    (GradeNotRecordedError: the request can be retried): without the unanswered items' keys the
+    explanation cannot be checked, and it is never shown unchecked."""
+    if not stored.get("session_id"):
+        return SessionContext()
     try:
         session = questions.session_questions(str(stored["session_id"]))
     except DataAccessError as error:
-        logger.warning("session questions unavailable for the copy check", extra={"reason": str(error)})
-        return []
+        logger.error("session questions unavailable, the answer is not graded", extra={"reason": str(error)})
+        raise GradeNotRecordedError(str(error)) from error
+    return SessionContext(
+        shown_texts=_shown_to_learner(stored, session) if stored.get("item_type") == "short_answer" else [],
+        unanswered=unanswered_items(session, answering=str(stored.get("question_id", ""))),
+    )
+
+
+def _shown_to_learner(stored: dict[str, Any], session: list[dict[str, Any]]) -> list[str]:
+    """The stems and choices of the question's session, as GET /questions shows them: text the
+    learner could paste, which is no evidence of knowing the answer."""
     texts: list[str] = []
     for question in session:
         if question.get("question_id") != stored.get("question_id"):
@@ -359,4 +420,4 @@ def grade_answer(request: ScoreAnswerInput) -> ScoreAnswerOutput:
     except DataAccessError as error:
         logger.warning("stored question unavailable, grading without its context", extra={"reason": str(error)})
         stored = None
-    return score_and_explain(request, stored, shown_texts=shown_to_learner(stored or {}))
+    return score_and_explain(request, stored)

@@ -131,7 +131,6 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
         GradeNotRecordedError,
         QuestionRetiredError,
         score_and_explain,
-        shown_to_learner,
     )
 
     require_owner(session_id, user_id)
@@ -166,7 +165,8 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     if not stored.get("answered_at"):
         rate_limits.take(user_id, "answer")
     try:
-        return score_and_explain(request, stored, one_answer_per_question=True, shown_texts=shown_to_learner(stored))
+        # The session's unanswered items are looked up there: nothing shown gives their keys away.
+        return score_and_explain(request, stored, one_answer_per_question=True)
     except QuestionRetiredError as error:
         raise ApiError(409, "QUESTION_RETIRED", str(error)) from error
     except AlreadyAnsweredError as error:

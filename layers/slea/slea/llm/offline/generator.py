@@ -20,6 +20,12 @@ Item-writing rules (single best answer, no cues), enforced here and checked agai
 - an acronym is shown only where the concept's own text uses it (not merely its `acronym` field);
   short-answer keywords are words of the concept's key points;
 - no item states another item's answer (its stem contains the key of another item of the round);
+  and as far as the record allows (slea/security/key_leaks.py, the check explanations pass before
+  they are shown, judges it), none gives another's key away: first by neither its stem, its key,
+  its explanation nor its model answer (a comparison item's sibling, a false statement's borrowed
+  definition, are ones no other item is keyed on); else by neither its stem nor its key (the
+  check then withholds part of the explanation); only a record with fewer concepts than the round
+  has items (whose concepts must repeat) gets items that do;
 - true/false items in Korean are answered 참/거짓.
 The same request and the same random generator state always yield the same questions. The caller
 seeds the generator (the offline provider: with a keyed digest under the deployment's secret), so
@@ -43,8 +49,11 @@ from slea.contracts.keywords import Concept
 from slea.grading.terms import Text, terms
 from slea.llm.offline.frames import FRAMES, families_for
 from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of
+from slea.security import key_leaks
 
 LABELS = "ABCDE"
+COMPARE_SIBLINGS = 3  # a comparison item is offered with each of this many siblings, nearest first
+STRICTNESS = ("explained", "listed")  # RoundBuilder._acceptable, strictest first
 REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
 LENGTH_BAND = 1.6  # distractors within 1/1.6 to 1.6 times the key's length
 REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
@@ -426,28 +435,28 @@ class ItemBank:
         yield Item("sa_explain", concept.name, "short_answer", build)
 
     def _sa_compare(self, concept: Concept, variant: int) -> Iterator[Item]:
-        siblings = self._siblings(concept)
-        if not siblings:
-            return
-        other = siblings[0]
-        stem = self._phrase("sa_compare", variant, name=concept.name, other=other.name)
-        reference = self._phrase(
-            "compare_reference",
-            0,
-            name=concept.name,
-            definition=concept.definition,
-            other=other.name,
-            other_definition=other.definition,
-        )
-        build = partial(
-            self._draft,
-            "short_answer",
-            stem,
-            concept,
-            correct_keywords=self._keywords_of(concept),
-            reference_answer=reference,
-        )
-        yield Item("sa_compare", concept.name, "short_answer", build)
+        """How the concept differs from a sibling: the nearest sibling first, the next ones for
+        a round where another item is keyed on the nearest (its model answer would state that key)."""
+        keywords = self._keywords_of(concept)
+        for other in self._siblings(concept)[:COMPARE_SIBLINGS]:
+            stem = self._phrase("sa_compare", variant, name=concept.name, other=other.name)
+            reference = self._phrase(
+                "compare_reference",
+                0,
+                name=concept.name,
+                definition=concept.definition,
+                other=other.name,
+                other_definition=other.definition,
+            )
+            build = partial(
+                self._draft,
+                "short_answer",
+                stem,
+                concept,
+                correct_keywords=keywords,
+                reference_answer=reference,
+            )
+            yield Item("sa_compare", concept.name, "short_answer", build)
 
     def keyword_items(self) -> list[Item]:
         """Last resort when the concepts run out: explain one of the record's keywords."""
@@ -497,6 +506,27 @@ def reveals(draft: DraftQuestion, others: list[DraftQuestion]) -> bool:
     return False
 
 
+def keyed(draft: DraftQuestion) -> key_leaks.KeyedItem:
+    return key_leaks.KeyedItem(
+        question_type=draft.type,
+        stem=draft.stem,
+        choices=tuple(draft.choices),
+        correct_answer=draft.correct_answer,
+        correct_keywords=tuple(draft.correct_keywords),
+        reference_answer=draft.reference_answer,
+        explanation=draft.explanation,
+    )
+
+
+def gives_away(item: key_leaks.KeyedItem, others: list[key_leaks.KeyedItem], explained: bool = True) -> bool:
+    """What a learner reads of `item` (its stem; once answered, its key, and with `explained` its
+    explanation and model answer) reveals another item's key, or the other way round. The stem
+    and the key are always shown; an explanation would be held back by the show-time check."""
+    return any(
+        key_leaks.gives_away(item, other, explained) or key_leaks.gives_away(other, item, explained) for other in others
+    )
+
+
 class RoundBuilder:
     """Picks a round's items: for each slot, the least-used concept (in priority order) with an
     item of the wanted type that builds, is no near-duplicate and gives no other item away."""
@@ -510,22 +540,28 @@ class RoundBuilder:
         self.uses: Counter[str] = Counter()
         self.taken_stems = list(request.avoid_stems)
         self.drafts: list[DraftQuestion] = []
+        self.keyed: list[key_leaks.KeyedItem] = []
 
-    def _acceptable(self, draft: DraftQuestion | None) -> bool:
+    def _acceptable(self, draft: DraftQuestion | None, strictness: str = "explained") -> bool:
+        """`strictness`: what of the item and the others must give no key away, "explained" (what
+        a learner reads of both, explanations included), "listed" (stems and keys), or nothing."""
         return (
             draft is not None
             and near_duplicate_of(draft.stem, self.taken_stems) is None
             and not reveals(draft, self.drafts)
+            and (strictness not in STRICTNESS or not gives_away(keyed(draft), self.keyed, strictness == "explained"))
         )
 
-    def _from_concepts(self, question_type: QuestionType | None, names: list[str]) -> DraftQuestion | None:
+    def _from_concepts(
+        self, question_type: QuestionType | None, names: list[str], strictness: str
+    ) -> DraftQuestion | None:
         """The first acceptable item of `question_type` (any, if None) among `names`' concepts."""
         for name in names:
             for item in list(self.items[name]):
                 if question_type is not None and item.type != question_type:
                     continue
                 draft = item.build()
-                if self._acceptable(draft):
+                if self._acceptable(draft, strictness):
                     self.items[name].remove(item)
                     self.uses[name] += 1
                     return draft
@@ -534,23 +570,26 @@ class RoundBuilder:
     def _from_keywords(self) -> DraftQuestion | None:
         for item in list(self.keyword_items):
             draft = item.build()
-            if self._acceptable(draft):
+            if self._acceptable(draft, "listed"):
                 self.keyword_items.remove(item)
                 return draft
         return None
 
     def take(self, question_type: QuestionType) -> DraftQuestion | None:
         """Unused concepts first (the wanted type, else any): a concept repeats only when none is
-        left unused; then the least-used ones (priority order within a use count)."""
+        left unused; then the least-used ones (priority order within a use count). Within each,
+        an item that gives no other item away (STRICTNESS), and only when there is none (a record
+        with few concepts), one that does, before a keyword item."""
         unused = [name for name in self.items if self.uses[name] == 0]
         by_use = sorted(self.items, key=lambda name: self.uses[name])
-        draft = None
-        for names, wanted in ((unused, question_type), (unused, None), (by_use, question_type), (by_use, None)):
-            if draft := self._from_concepts(wanted, names):
-                break
+        passes = ((unused, question_type), (unused, None), (by_use, question_type), (by_use, None))
+        tries = [(wanted, names, strictness) for names, wanted in passes for strictness in STRICTNESS]
+        tries += [(wanted, names, "unchecked") for names, wanted in passes]
+        draft = next(filter(None, (self._from_concepts(*attempt) for attempt in tries)), None)
         draft = draft or self._from_keywords()
         if draft is not None:
             self.drafts.append(draft)
+            self.keyed.append(keyed(draft))
             self.taken_stems.append(draft.stem)
         return draft
 

@@ -1,0 +1,326 @@
+"""What a learner is shown after an answer must not give away the key of an item of the same
+session they have not answered yet (issue 18: the explanation of a comparison item quoted the
+definition another item was keyed on).
+
+An item's key material is a set of claims, each a bag of weighted content terms (Snowball stems or
+Korean bigrams, weighted by rarity: `slea.grading.terms`) that, found together in one paragraph,
+give the key away:
+- multiple choice: the keyed choice's text; when the key is a name (a concept, a product), the
+  name together with what the stem says about it (the definition or situation it quotes), since
+  the name alone is in many texts and only its association with the stem answers the item;
+- true/false: the statement (an explanation restating it tells that it is true) and the first
+  sentence of the item's stored explanation, the fact that decides it (an explanation stating
+  that fact tells whether the statement agrees);
+- short answer: each sentence of the reference answer (the stored explanation if none), and the
+  keywords together with the stem's subject.
+A paragraph reveals a claim when it holds every required term (the name) and at least
+REVEAL_COVERAGE of the claim's weight. Frame words every stem has ("which", "describes", "true or
+false") are left out of claims, and a claim too light to be distinctive is dropped.
+
+The check withholds, paragraph by paragraph, the sentence that carries most of a revealed claim
+until no claim is revealed, and puts a note in the learner's language where text was taken out.
+The learner's own item is always explained: a claim its own key states anyway (two items keyed on
+the same fact) is not held back, and if a sentence that stated the own key had to go (it stated
+another item's key too), the own key is stated again on its own."""
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache, cached_property, lru_cache
+from typing import Any
+
+from slea.constants import HANGUL, Language
+from slea.contracts.answers import TRUE_FALSE_CHOICES, choice_index, choice_text
+from slea.contracts.scoring import ReferenceLink
+from slea.llm.offline.frames import FRAMES
+
+# Measured on generated rounds (bench/key_leaks.py): the share of a claim's weight one paragraph
+# must hold to give the key away.
+REVEAL_COVERAGE = 0.6
+# A claim without a required name that weighs less than this (two or three ordinary words) is in
+# any text on the topic and would withhold it all.
+MIN_CLAIM_WEIGHT = 1.5
+NAME_MAX_WORDS = 4  # a keyed choice this short is a name, which reveals only with the stem's content
+NOTE: dict[Language, str] = {
+    "en": "(Part of this explanation is held back until you have answered the rest of the round.)",
+    "ko": "(이 설명의 일부는 이번 라운드의 나머지 문항에 답한 뒤에 보여 드립니다.)",
+}
+OWN_KEY: dict[Language, str] = {"en": "The answer to this question: {key}.", "ko": "이 문항의 정답: {key}"}
+PARAGRAPH = re.compile(r"\n\s*\n")
+# A sentence ends at . ! ? (or a line break) followed by space; "e.g. x" splits too, which only
+# makes the withheld unit smaller.
+SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n")
+PLACEHOLDER = re.compile(r"\{\w+\}")
+
+Units = Mapping[str, float]
+
+
+@lru_cache(maxsize=65536)  # words recur across stems, choices and explanations
+def _word_units(word: str) -> tuple[tuple[str, float], ...]:
+    """The content units of one word (its stem, or its Korean bigrams) with their weights. The
+    term module (stemmer, word frequencies) loads on the first check, not when grading is
+    imported."""
+    from slea.grading.terms import Text  # noqa: PLC0415
+
+    return tuple((term.unit, term.weight) for term in Text(word).content_terms)
+
+
+@lru_cache(maxsize=4096)  # stems and explanation sentences recur across answers
+def _units(text: str) -> Units:
+    """Content units of `text` with their weight: the terms of `slea.grading.terms` (they are
+    worked out word by word, so a word's are cached)."""
+    from slea.grading.terms import TOKEN  # noqa: PLC0415
+
+    found: dict[str, float] = {}
+    for word in TOKEN.findall(text):
+        for unit, weight in _word_units(word):
+            found[unit] = max(found.get(unit, 0.0), weight)
+    return found
+
+
+@cache
+def frame_units() -> frozenset[str]:
+    """Words of the item and explanation frames in both languages (placeholders removed), and
+    the true/false answer words: in every stem, so no evidence of any one key."""
+    phrasings = " ".join(
+        PLACEHOLDER.sub(" ", phrasing)
+        for frames in FRAMES.values()
+        for options in frames.values()
+        for phrasing in options
+    )
+    words = " ".join(word for choices in TRUE_FALSE_CHOICES.values() for word in choices)
+    return frozenset(_units(f"{phrasings} {words}"))
+
+
+def _without(units: Units, left_out: frozenset[str] | Units) -> dict[str, float]:
+    return {unit: weight for unit, weight in units.items() if unit not in left_out}
+
+
+def _sentences(text: str) -> list[str]:
+    return [sentence for sentence in SENTENCE_END.split(text) if sentence.strip()]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Terms whose presence together in one paragraph gives a key away."""
+
+    units: Units
+    required: frozenset[str] = frozenset()
+
+    @property
+    def weight(self) -> float:
+        return sum(self.units.values())
+
+    def covered(self, present: Units | set[str]) -> float:
+        return sum(weight for unit, weight in self.units.items() if unit in present)
+
+    def revealed_by(self, present: Units | set[str]) -> bool:
+        if not self.required <= set(present) or self.weight <= 0:
+            return False
+        return self.covered(present) >= REVEAL_COVERAGE * self.weight
+
+
+def _claim(units: Units, required: frozenset[str] = frozenset()) -> Claim | None:
+    units = _without(units, frame_units())
+    if not required and sum(units.values()) < MIN_CLAIM_WEIGHT:
+        return None
+    return Claim(units, required)
+
+
+@dataclass(frozen=True)
+class KeyedItem:
+    """An item with its key, as stored by Tool 5 (`from_stored`) or drafted by a generator."""
+
+    question_type: str
+    stem: str
+    choices: tuple[str, ...] = ()
+    correct_answer: str | None = None
+    correct_keywords: tuple[str, ...] = ()
+    reference_answer: str | None = None
+    explanation: str | None = None
+    question_id: str = ""
+
+    @classmethod
+    def from_stored(cls, question: Mapping[str, Any]) -> "KeyedItem":
+        key = question.get("answer_schema") or {}
+        return cls(
+            question_type=str(question.get("item_type", "")),
+            stem=str(question.get("stem", "")),
+            choices=tuple(str(choice) for choice in question.get("choices") or []),
+            correct_answer=key.get("correct_key"),
+            correct_keywords=tuple(str(keyword) for keyword in key.get("correct_keywords") or []),
+            reference_answer=key.get("reference_answer"),
+            explanation=key.get("explanation"),
+            question_id=str(question.get("question_id", "")),
+        )
+
+    @property
+    def key_text(self) -> str:
+        """The keyed choice's text (multiple choice), else the key as given."""
+        index = choice_index(self.correct_answer or "", list(self.choices)) if self.choices else None
+        return choice_text(self.choices[index]) if index is not None else (self.correct_answer or "")
+
+    @cached_property
+    def claims(self) -> tuple[Claim, ...]:
+        """What, shown together, would answer this item."""
+        stem = _units(self.stem)
+        found: list[Claim | None] = []
+        if self.question_type == "multiple_choice":
+            key = self.key_text
+            if len(key.split()) <= NAME_MAX_WORDS:
+                name = frozenset(_units(key)) or frozenset({key.casefold()})
+                found.append(_claim(_without(stem, name), required=name))
+            else:
+                found.append(_claim(_units(key)))
+        elif self.question_type == "true_false":
+            found.append(_claim(stem))
+            deciding = _sentences(self.explanation or "")[:1]
+            found += [_claim(_units(sentence)) for sentence in deciding]
+        else:
+            model_answer = self.reference_answer or self.explanation or ""
+            found += [_claim(_units(sentence)) for sentence in _sentences(model_answer)]
+            keywords = _units(" ".join(self.correct_keywords))
+            found.append(_claim({**stem, **keywords}))
+        return tuple(claim for claim in found if claim is not None)
+
+    def shown_texts(self, explained: bool = True) -> list[str]:
+        """What a learner reads of this item, each its own paragraph: the stem in the listing;
+        once answered, the key (which the check never withholds), and with `explained` the stored
+        explanation and the model answer (which it may). Not the choices: another item's key
+        among them, as a distractor, gives nothing away."""
+        texts = [self.stem, self.key_text if self.question_type == "multiple_choice" else ""]
+        if explained:
+            texts += [self.explanation or "", self.reference_answer or ""]
+        return [text for text in texts if text.strip()]
+
+    @property
+    def stated_key(self) -> str:
+        """The key as the learner is told it."""
+        if self.question_type == "short_answer":
+            return ", ".join(self.correct_keywords)
+        return self.key_text
+
+    def stated_in(self, text: str) -> bool:
+        """Does `text` tell the learner this item's key (the choice, the verdict, the terms)?"""
+        if self.question_type == "true_false":
+            verdict = self.correct_answer or ""
+            return bool(verdict) and re.search(rf"(?<!\w){re.escape(verdict)}(?!\w)", text, re.IGNORECASE) is not None
+        units = self.own_key_units()
+        return not units or Claim(units).revealed_by(_units(text))
+
+    def own_key_units(self) -> Units:
+        """What a sentence states when it states this item's own key."""
+        if self.question_type == "short_answer":
+            return _units(" ".join(self.correct_keywords))
+        if self.question_type == "true_false":
+            return _without(_units(self.stem), frame_units())
+        return _units(self.key_text)
+
+
+def gives_away(item: KeyedItem, other: KeyedItem, explained: bool = True) -> bool:
+    """Does what a learner reads of `item` (KeyedItem.shown_texts) reveal `other`'s key?"""
+    claims = other.claims
+    return any(claim.revealed_by(_units(text)) for text in item.shown_texts(explained) for claim in claims)
+
+
+def language_of(item: KeyedItem) -> Language:
+    """The learner's language as the offline explainer reads it: Korean if the item is."""
+    sources = (item.stem, item.reference_answer or "", item.explanation or "")
+    return "ko" if any(HANGUL.search(source) for source in sources) else "en"
+
+
+@dataclass
+class Withheld:
+    """What the check took out of one answer's output (for metrics and the benchmark)."""
+
+    sentences: int = 0
+    characters: int = 0
+    links: int = 0
+
+
+@dataclass
+class KeyGuard:
+    """The keys of a session's unanswered items, kept out of what one answer shows."""
+
+    own: KeyedItem
+    unanswered: Sequence[KeyedItem]
+    withheld: Withheld = field(default_factory=Withheld)
+
+    def __post_init__(self) -> None:
+        units = self.own.own_key_units()
+        self.own_key = Claim(units) if units else None
+        # A fact the learner's own key states is shown with that key anyway: nothing to protect.
+        self.claims = [
+            claim
+            for item in self.unanswered
+            for claim in item.claims
+            if not claim.revealed_by(self.own_key.units if self.own_key else {})
+        ]
+        self.language = language_of(self.own)
+
+    def revealing(self, text: str) -> bool:
+        """Does `text` (as one paragraph) give away an unanswered item's key?"""
+        present = _units(text)
+        return any(claim.revealed_by(present) for claim in self.claims)
+
+    def _withheld_sentences(self, units: list[Units]) -> set[int]:
+        """The sentences of one paragraph to take out, the one carrying most of a revealed claim
+        first, until the rest reveals none."""
+        withheld: set[int] = set()
+        while True:
+            present: set[str] = set().union(*(found for i, found in enumerate(units) if i not in withheld))
+            claim = next((claim for claim in self.claims if claim.revealed_by(present)), None)
+            if claim is None:
+                return withheld
+            candidates = [i for i in range(len(units)) if i not in withheld]
+            withheld.add(max(candidates, key=lambda i: (claim.covered(units[i]), bool(claim.required & set(units[i])))))
+
+    def _paragraph(self, paragraph: str) -> str:
+        sentences = _sentences(paragraph)
+        units = [_units(sentence) for sentence in sentences]
+        withheld = self._withheld_sentences(units)
+        if not withheld:
+            return paragraph
+        self.withheld.sentences += len(withheld)
+        self.withheld.characters += sum(len(sentences[i]) for i in withheld)
+        kept = [sentence for i, sentence in enumerate(sentences) if i not in withheld]
+        return " ".join([*kept, NOTE[self.language]])
+
+    def text(self, text: str) -> str:
+        """`text` with the sentences that give away an unanswered item's key taken out, and the
+        note in their place (once per paragraph)."""
+        if not self.claims or not text:
+            return text
+        parts = PARAGRAPH.split(text)
+        checked = [self._paragraph(part) for part in parts]
+        return text if checked == parts else "\n\n".join(checked)
+
+    def explanation(self, text: str) -> str:
+        """The checked explanation, which still states the learner's own key: if the sentences
+        that stated it had to go (they stated another item's key too), it is stated on its own."""
+        checked = self.text(text)
+        if checked != text and not self.own.stated_in(checked):
+            checked += "\n\n" + OWN_KEY[self.language].format(key=self.own.stated_key)
+        return checked
+
+    def optional_text(self, text: str | None) -> str | None:
+        return self.text(text) if text else text
+
+    def links(self, links: Sequence[ReferenceLink]) -> list[ReferenceLink]:
+        """The links whose title gives nothing away."""
+        kept = [link for link in links if not self.revealing(link.title)]
+        self.withheld.links += len(links) - len(kept)
+        return kept
+
+
+def unanswered_items(session: Sequence[Mapping[str, Any]], answering: str) -> list[KeyedItem]:
+    """The session's items other than `answering` with no recorded grading: answered through
+    the API (`answered_at`) or counted by any grading (`usage_count`, written with the attempt)."""
+    return [
+        KeyedItem.from_stored(question)
+        for question in session
+        if question.get("question_id") != answering
+        and not question.get("answered_at")
+        and not int(question.get("usage_count", 0) or 0)
+        and question.get("status") != "retired"
+    ]

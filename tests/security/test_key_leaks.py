@@ -1,0 +1,336 @@
+"""Issue 18, deliverable 3: nothing a learner is shown after an answer gives away the key of an
+item of the same session they have not answered yet. Attacks as a learner makes them, through the
+HTTP API: answer one item, read what is shown, answer the others from it."""
+
+import re
+
+import boto3
+import pytest
+
+from slea.llm.provider import get_provider
+from tests.llm.gemini_stub import model_reply, start_stub
+
+DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"  # English
+KOREAN_USER = "576f24fe-bc2d-4d30-aed1-51a1dd76449c"
+NOTE = {"en": "held back until you have answered the rest of the round", "ko": "나머지 문항에 답한 뒤에"}
+# Rounds whose comparison item quoted, in its model answer, the definition another item of the
+# round is keyed on (found with the offline generator at 4f38c48; the session id seeds it).
+LEAKING_ROUNDS = [
+    pytest.param(DEMO_USER, "leak-0", "business", "en", id="en-compare-quotes-an-mc-key"),
+    pytest.param(KOREAN_USER, "leak-2", "technical", "ko", id="ko-compare-quotes-an-mc-key"),
+]
+LABEL = re.compile(r"^\(?[A-Za-z][).:]\s*")
+
+
+# ---------------------------------------------------------------- the attacker's reading
+def normalised(text):
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def paragraphs(texts):
+    return [p for text in texts for p in re.split(r"\n\s*\n", text or "") if p.strip()]
+
+
+def key_material(item):
+    """What, found in one paragraph, answers `item`: a long keyed choice or a sentence of the model
+    answer as written; a short keyed choice (a name) together with the definition its stem quotes."""
+    key = item["answer_schema"]
+    if item["item_type"] == "multiple_choice":
+        keyed = next(LABEL.sub("", c) for c in item["choices"] if LABEL.match(c).group(0)[0] == key["correct_key"])
+        if len(keyed) >= 25:
+            return [[keyed]]
+        quoted = re.findall(r'"([^"]{25,})"', item["stem"])
+        return [[keyed, quoted[0]]] if quoted else []
+    if item["item_type"] == "short_answer":
+        sentences = re.split(r"(?<=[.!?])\s+", key.get("reference_answer") or "")
+        return [[sentence] for sentence in sentences if len(sentence) >= 25]
+    return []
+
+
+def revealed(shown_texts, item):
+    """Does one paragraph of what was shown hold everything of one of `item`'s key materials?"""
+    return any(
+        all(normalised(part) in normalised(paragraph) for part in material)
+        for paragraph in paragraphs(shown_texts)
+        for material in key_material(item)
+    )
+
+
+def shown(result):
+    return [
+        result["explanation"],
+        result.get("feedback") or "",
+        result.get("grader_reasoning") or "",
+        *(link["title"] for link in result["reference_links"]),
+    ]
+
+
+def own_key_stated(item, explanation):
+    key = item["answer_schema"]
+    if item["item_type"] == "multiple_choice":
+        keyed = next(LABEL.sub("", c) for c in item["choices"] if LABEL.match(c).group(0)[0] == key["correct_key"])
+        return normalised(keyed) in normalised(explanation)
+    if item["item_type"] == "true_false":
+        return key["correct_key"] in explanation
+    return all(normalised(keyword) in normalised(explanation) for keyword in key["correct_keywords"])
+
+
+# ---------------------------------------------------------------- a learner's session
+def own(cloud, session, user):
+    """`session` as POST /sessions would have made it for `user`: these tests name their sessions,
+    since the session id seeds the offline generator."""
+    table = boto3.resource("dynamodb").Table(cloud.table_name("SessionsTable"))
+    table.put_item(Item={"session_id": session, "user_id": user, "created_at": "2026-11-23T00:00:00Z"})
+
+
+def stored_questions(cloud, session):
+    table = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
+    return [item for item in table.scan()["Items"] if item.get("session_id") == session]
+
+
+def generated_round(http, step_functions, user, session, category):
+    own(step_functions.runtime.cloud, session, user)
+    request = {"category": category, "count": 12, "difficulty": 8}
+    status, _, started = http("POST", f"/sessions/{session}/rounds", request, user)
+    assert status == 202, started
+    assert step_functions.watch(started["execution_arn"]).status == "SUCCEEDED"
+    items = stored_questions(step_functions.runtime.cloud, session)
+    assert len(items) == 12
+    # Short answers first: the comparison items are answered while the items they quote are not.
+    return sorted(items, key=lambda item: item["item_type"] != "short_answer")
+
+
+def wrong_answer(item):
+    if item["item_type"] == "short_answer":
+        return "I do not know."
+    if item["item_type"] == "true_false":
+        return next(c for c in item["choices"] if c != item["answer_schema"]["correct_key"])
+    return next(c[0] for c in item["choices"] if c[0] != item["answer_schema"]["correct_key"])
+
+
+def answer(http, session, user, question_id, text):
+    status, _, result = http(
+        "POST", f"/sessions/{session}/answers", {"question_id": question_id, "user_answer": text}, user
+    )
+    assert status == 200, result
+    return result
+
+
+def play(http, step_functions, user, session, category):
+    """Answer every item of a generated round; for each answer, the unanswered items the
+    attacker could answer from what was shown, and the answer itself."""
+    items = generated_round(http, step_functions, user, session, category)
+    outcomes = []
+    for position, item in enumerate(items):
+        result = answer(http, session, user, item["question_id"], wrong_answer(item))
+        leaked = [other["stem"] for other in items[position + 1 :] if revealed(shown(result), other)]
+        outcomes.append((item, result, leaked))
+    return outcomes
+
+
+# ---------------------------------------------------------------- attacks on generated rounds
+@pytest.mark.parametrize(("user", "session", "category", "language"), LEAKING_ROUNDS)
+def test_no_answer_of_a_generated_round_gives_away_an_unanswered_items_key(
+    http, step_functions, user, session, category, language
+):
+    outcomes = play(http, step_functions, user, session, category)
+    assert [(item["stem"], leaked) for item, _, leaked in outcomes if leaked] == []
+    assert all(own_key_stated(item, result["explanation"]) for item, result, _ in outcomes)
+
+
+@pytest.mark.parametrize(("user", "session", "category", "language"), LEAKING_ROUNDS)
+def test_the_check_withholds_what_the_generator_let_through(
+    http, step_functions, monkeypatch, user, session, category, language
+):
+    """Without the generator's own prevention the round keeps its comparison item: the check at
+    show time still keeps the quoted key back, in the learner's language, and says so."""
+    from slea.llm.offline import generator
+
+    monkeypatch.setattr(generator, "gives_away", lambda *args: False, raising=False)
+    outcomes = play(http, step_functions, user, session, category)
+    assert [(item["stem"], leaked) for item, _, leaked in outcomes if leaked] == []
+    noted = [item for item, result, _ in outcomes if NOTE[language] in result["explanation"]]
+    assert noted, "nothing was withheld: the round no longer has the comparison item"
+    # The learner's own item is still fully explained: its key is stated.
+    assert all(own_key_stated(item, result["explanation"]) for item, result, _ in outcomes)
+    # The last answer leaves nothing unanswered: nothing is withheld from it.
+    assert NOTE[language] not in outcomes[-1][1]["explanation"]
+    # What is stored, and returned to a retry, is the checked text.
+    first, checked, _ = next(outcome for outcome in outcomes if outcome[0] in noted)
+    assert answer(http, session, user, first["question_id"], wrong_answer(first)) == checked
+
+
+# ---------------------------------------------------------------- Gemini explanations
+@pytest.fixture
+def gemini(monkeypatch, cloud):
+    """Gemini as the provider, served by the local stub. The local runtime gives every invocation
+    10 s, less than the API function's model budget (one 10 s attempt and a reserve): the budget
+    is lifted so that the answers reach the model."""
+    from slea.llm import budget
+
+    monkeypatch.setattr(budget, "call_fits", lambda settings: True)
+    stub, server = start_stub()
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    monkeypatch.setenv("GEMINI_BASE_URL", stub.url)
+    monkeypatch.setenv("LLM_RETRY_INITIAL_DELAY", "0.01")
+    monkeypatch.setenv("LLM_TIMEOUT_SECONDS", "2")
+    get_provider.cache_clear()
+    yield stub
+    get_provider.cache_clear()
+    server.shutdown()
+
+
+RAG_DEFINITION = (
+    "An architecture that retrieves passages relevant to a query from an external corpus and "
+    "places them in the model's prompt so the answer is grounded in them."
+)
+ITEMS = {
+    "en": [
+        {
+            "item_type": "multiple_choice",
+            "stem": "Which of the following best describes Retrieval-Augmented Generation?",
+            "choices": [
+                f"A) {RAG_DEFINITION}",
+                "B) A training method that adjusts a small set of low-rank matrices instead of every weight.",
+                "C) A decoding strategy that samples the next token only from the most probable candidates.",
+                "D) A serving technique that caches attention keys and values across repeated prompt prefixes.",
+            ],
+            "correct_key": "A",
+            "explanation": f"Retrieval-Augmented Generation: {RAG_DEFINITION}",
+        },
+        {
+            "item_type": "short_answer",
+            "stem": "How does fine-tuning differ from Retrieval-Augmented Generation? Explain the key difference.",
+            "correct_keywords": ["weights", "training", "parameters"],
+            "reference_answer": "Fine-tuning changes the model's weights by further training on task data.",
+        },
+    ],
+    "ko": [
+        {
+            "item_type": "multiple_choice",
+            "stem": "다음 중 검색 증강 생성(RAG)에 대한 설명으로 가장 적절한 것은?",
+            "choices": [
+                "A) 질문과 관련된 문서를 외부 저장소에서 검색해 프롬프트에 넣어 답변의 근거로 삼는 구조",
+                "B) 모든 가중치 대신 작은 저랭크 행렬만 학습해 모델을 조정하는 방법",
+                "C) 가장 확률이 높은 후보 토큰 중에서만 다음 토큰을 고르는 디코딩 전략",
+                "D) 반복되는 프롬프트 앞부분의 어텐션 키와 값을 캐시하는 서빙 기법",
+            ],
+            "correct_key": "A",
+            "explanation": "검색 증강 생성: 질문과 관련된 문서를 외부 저장소에서 검색해 프롬프트에 넣는 구조",
+        },
+        {
+            "item_type": "short_answer",
+            "stem": "미세 조정은 검색 증강 생성(RAG)과 어떻게 다른가? 핵심 차이를 설명하시오.",
+            "correct_keywords": ["가중치", "학습", "파라미터"],
+            "reference_answer": "미세 조정은 과제 데이터로 추가 학습하여 모델의 가중치를 바꾼다.",
+        },
+    ],
+}
+QUOTING_EXPLANATION = {
+    "en": (
+        "Not quite: fine-tuning changes the model's weights by further training, while the knowledge "
+        "stays inside the parameters. Retrieval-Augmented Generation, by contrast, is an architecture "
+        "that retrieves passages relevant to a query from an external corpus and places them in the "
+        "model's prompt so the answer is grounded in them.\n\n"
+        + "Review how training data shapes a model's parameters, and when updating them is worth it. "
+        * 6
+    ),
+    "ko": (
+        "아쉽습니다. 미세 조정은 추가 학습으로 모델의 가중치와 파라미터를 바꿉니다. "
+        "반면 검색 증강 생성은 질문과 관련된 문서를 외부 저장소에서 검색해 "
+        "프롬프트에 넣어 답변의 근거로 삼는 구조입니다.\n\n"
+        + "학습 데이터가 모델의 파라미터를 어떻게 바꾸는지, 언제 가중치를 갱신할 가치가 있는지 복습하세요. "
+        * 8
+    ),
+}
+LINKS = [
+    {
+        "title": "Lewis et al., Retrieval-Augmented Generation for Knowledge-Intensive NLP Tasks",
+        "url": "https://arxiv.org/abs/2005.11401",
+    },
+    {"title": "Fine-tuning language models", "url": "https://example.org/fine-tuning"},
+    {"title": "Parameter-efficient training", "url": "https://example.org/peft"},
+]
+
+
+def saved_session(runtime, session, user, language):
+    own(runtime.cloud, session, user)
+    ids = []
+    for item in ITEMS[language]:
+        event = {**item, "difficulty": 7, "categories": ["technical"], "round_id": f"{session}_1_2026-11-23T00:00:00Z"}
+        ids.append(runtime.invoke("save_generated_question", event)["question_id"])
+    return ids
+
+
+def model_grade():
+    return model_reply(
+        {"key_concepts": 10, "correctness": 10, "clarity": 10, "confidence": 0.9, "reasoning": "misses the weights"}
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_model_explanation_quoting_an_unanswered_items_key_is_withheld(gemini, http, step_functions, language):
+    user = DEMO_USER if language == "en" else KOREAN_USER
+    session = f"gemini-{language}"
+    mc_id, sa_id = saved_session(step_functions.runtime, session, user, language)
+    keyed_choice = ITEMS[language][0]["choices"][0][3:]
+    gemini.script(model_grade(), model_reply({"explanation": QUOTING_EXPLANATION[language], "reference_links": LINKS}))
+
+    vague = "It is about data." if language == "en" else "데이터에 관한 것이다."
+    result = answer(http, session, user, sa_id, vague)
+
+    assert normalised(keyed_choice) not in normalised(result["explanation"])
+    assert NOTE[language] in result["explanation"]
+    assert len(result["explanation"]) >= 500
+    assert len(result["reference_links"]) >= 3
+    # The answered item's own explanation stays: what fine-tuning changes.
+    assert ("weights" if language == "en" else "가중치") in result["explanation"]
+    # A title that names the other item's subject states no key: the links stay.
+    assert [link["url"] for link in result["reference_links"]] == [link["url"] for link in LINKS]
+    # A retry returns the recorded, checked text, and costs no model call.
+    calls = len(gemini.requests)
+    assert answer(http, session, user, sa_id, vague) == result
+    assert len(gemini.requests) == calls
+
+    # Once every item is answered, the same kind of explanation is shown whole.
+    gemini.script(model_reply({"explanation": QUOTING_EXPLANATION[language], "reference_links": LINKS}))
+    last = answer(http, session, user, mc_id, "B")
+    assert NOTE[language] not in last["explanation"]
+    assert normalised(keyed_choice) in normalised(last["explanation"])
+
+
+def test_a_stored_explanation_from_the_cache_is_checked_too(gemini, http, step_functions):
+    """MC explanations are cached per question: one cached while the learner's other items were
+    answered already is checked again against this session's unanswered ones."""
+    from slea.dal import explanations
+
+    session = "gemini-cache"
+    mc_id, _ = saved_session(step_functions.runtime, session, DEMO_USER, "en")
+    quoting = {
+        "explanation": "The correct choice is B. "
+        + "Fine-tuning changes the model's weights by further training on task data. "
+        + "Review how parameters change during training. " * 12,
+        "reference_links": LINKS,
+    }
+    cloud = step_functions.runtime.cloud
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        from slea.llm.schemas import GradingItem
+        from slea.tools.score_answer import _cache_variant
+
+        stored = stored_questions(cloud, session)
+        mc = next(item for item in stored if item["question_id"] == mc_id)
+        variant = _cache_variant(
+            GradingItem(
+                question_type="multiple_choice",
+                user_answer="B",
+                stem=mc["stem"],
+                choices=mc["choices"],
+                correct_answer="A",
+                is_correct=False,
+            )
+        )
+        explanations.put_explanation(mc_id, variant, quoting)
+    result = answer(http, session, DEMO_USER, mc_id, "B")
+    assert gemini.requests == []  # served from the cache
+    assert "changes the model's weights" not in result["explanation"]
+    assert NOTE["en"] in result["explanation"]
