@@ -91,3 +91,12 @@ def http(step_functions: Any) -> Any:
 
     adapter = HttpApiAdapter(step_functions.runtime)
     return lambda method, path, body=None, token=None: call(adapter, method, path, body, token)
+
+
+@pytest.fixture
+def unlimited_rates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-user rate limits out of the way, for tests that answer a whole round at machine speed
+    (tests/security/test_limits.py tests the limits themselves)."""
+    from slea.security import rate_limits
+
+    monkeypatch.setattr(rate_limits, "limit", lambda action: rate_limits.Limit(burst=10_000, interval_seconds=0.001))
