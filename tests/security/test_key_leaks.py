@@ -336,6 +336,21 @@ def test_a_stored_explanation_from_the_cache_is_checked_too(gemini, http, step_f
     assert NOTE["en"] in result["explanation"]
 
 
+def test_without_the_session_nothing_is_shown_unchecked(http, step_functions, faults):
+    """The unanswered items' keys cannot be read: the answer is not graded (503, nothing recorded)
+    rather than explained unchecked; the retry is graded and checked."""
+    session = "unreadable"
+    _, sa_id = saved_session(step_functions.runtime, session, DEMO_USER, "en")
+    body = {"question_id": sa_id, "user_answer": "Fine-tuning changes the weights."}
+    with faults.dynamodb("save_generated_question", "Query", error="InternalServerError"):
+        status, _, failed = http("POST", f"/sessions/{session}/answers", body, DEMO_USER)
+    assert (status, failed["error_code"]) == (503, "ANSWER_NOT_RECORDED")
+    assert http("GET", f"/sessions/{session}/attempts", None, DEMO_USER)[2]["attempts"] == []
+    assert http("POST", f"/sessions/{session}/answers", body, DEMO_USER)[0] == 200
+    listed = http("GET", f"/sessions/{session}/attempts", None, DEMO_USER)[2]["attempts"]
+    assert [attempt["question_id"] for attempt in listed] == [sa_id]
+
+
 # ---------------------------------------------------------------- the check itself
 def keyed(item_type, stem, **key):
     from slea.security.key_leaks import KeyedItem
