@@ -10,8 +10,11 @@ an attacker reads everything shown and tries to answer each still unanswered ite
   (else paragraph, else the whole response) that also holds what the stem names or quotes;
 - true/false: the statement's definition (or key point) found with its concept's name says true,
   found with another name (or the concept defined otherwise) says false;
-- short answer: each paragraph of the response (and the whole response) is submitted as the answer
-  to the offline grader with the session's listing as shown text; a pass (80+) recovers the key.
+- short answer: a sentence of its model answer stated as written; or each paragraph of the
+  response (and the whole response) that names the concept
+  asked about is submitted as the answer to the offline grader with the session's listing as
+  shown text; a pass (80+) recovers the key (a sibling concept's explanation can pass the offline
+  grader on shared words; it names the other concept and is no key).
 Matching is lexical (rapidfuzz partial_ratio >= 90 on normalised text, names as whole words),
 independent of the check under test (weighted Snowball stems / Korean bigrams).
 
@@ -22,12 +25,16 @@ session summary, the round status and the error bodies of a 409 (a second answer
 
 On code with the check (slea/security/key_leaks.py) the raw grading is recorded too, so the figures
 include what was withheld: the share of explanation text, answers with something withheld, and
-those of them whose raw text the attacker could not use (withheld without a lexical leak: an upper
-bound on false positives, since the check also catches paraphrases the attacker misses). With
---sweep the recorded raw gradings are re-checked at several thresholds (rounds generated without
-the generator's own prevention, --no-prevention, give the check the most to catch).
+those of them whose raw text the attacker could not use ("withheld without a lexical leak": an
+upper bound on false positives, since the check also catches paraphrases the attacker misses).
+--no-prevention generates without the generator's own check, so that the show-time check has
+rounds whose items give each other away to catch.
 
-    python bench/key_leaks.py [--rounds N] [--no-prevention] [--sweep]
+--worst-case needs no AWS: the same rounds, each item explained first (every other item still
+unanswered) by the offline explainer, checked at several thresholds (the sweep that chose
+REVEAL_COVERAGE), and read by the same attacker.
+
+    python bench/key_leaks.py [--rounds N] [--no-prevention] [--worst-case]
 """
 
 import argparse
@@ -209,6 +216,24 @@ def attack_short_answer(item: dict[str, Any], shown: list[str], listing: list[st
     return best
 
 
+def subject_named(item: dict[str, Any], shown: list[str]) -> bool:
+    """Does what was shown name the concept the short answer asks about? The offline grader passes
+    some explanations of a sibling concept too ("Infrastructure as a Service" for "explain Platform
+    as a Service": the same words, the wrong concept); those give no key away."""
+    _, parts = parse_stem(item["stem"])
+    subject = parts.get("label") or parts.get("name") or parts.get("keyword")
+    return subject is None or any(present(name, text) for name in names_of(subject) for text in shown)
+
+
+def states_model_answer(item: dict[str, Any], shown: list[str]) -> bool:
+    """A sentence of the short answer's model answer (or of its stored explanation, which the
+    grader falls back on) is stated in what was shown: part of the answer, as written."""
+    key = item["answer_schema"]
+    model_answer = key.get("reference_answer") or key.get("explanation") or ""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", model_answer) if len(s) >= NAME_LENGTH]
+    return any(present(sentence, window) for sentence in sentences for window in windows(shown))
+
+
 def recovered(item: dict[str, Any], shown: list[str], listing: list[str]) -> bool:
     """Can the attacker answer `item` correctly from `shown`?"""
     from slea.contracts.answers import choice_index, truth_value
@@ -220,7 +245,10 @@ def recovered(item: dict[str, Any], shown: list[str], listing: list[str]) -> boo
     if item["item_type"] == "true_false":
         verdict = attack_true_false(item, shown)
         return verdict is not None and verdict == truth_value(str(key["correct_key"]))
-    return attack_short_answer(item, shown, listing) >= PASS_MARK
+    if states_model_answer(item, shown):
+        return True
+    named = [text for text in shown if subject_named(item, [text])]
+    return bool(named) and attack_short_answer(item, named, listing) >= PASS_MARK
 
 
 def family(item: dict[str, Any]) -> str:
@@ -349,8 +377,9 @@ def wrong_answer(item: dict[str, Any], rng: random.Random) -> str:
 class Learner:
     """One round through the HTTP API, as a learner (and the attacker beside them) sees it."""
 
-    def __init__(self, api: Any, sfn: Any, questions_table: Any, recorded: list[Recorded]) -> None:
-        self.api, self.sfn, self.table, self.recorded = api, sfn, questions_table, recorded
+    def __init__(self, api: Any, sfn: Any, tables: tuple[Any, Any], recorded: list[Recorded]) -> None:
+        self.api, self.sfn, self.recorded = api, sfn, recorded
+        self.table, self.sessions = tables
 
     def call(self, method: str, path: str, body: Any = None, user: str = "") -> tuple[int, Any]:
         from slea_local.http import call
@@ -363,12 +392,13 @@ class Learner:
         number: int,
         plan: tuple[dict[str, Any], str, int],
         figures: Figures,
-        cases: list[dict[str, Any]],
     ) -> None:
         profile, category, difficulty = plan
         user = profile["user_id"]
-        _, created = self.call("POST", "/sessions", None, user)
-        session = created["session_id"]
+        # A named session (as POST /sessions would make it, with a random id): the session id seeds
+        # the offline generator, so a run is reproducible and a round can be looked at again.
+        session = f"key-leaks-{number}"
+        self.sessions.put_item(Item={"session_id": session, "user_id": user, "created_at": "2026-11-24T00:00:00Z"})
         request = {"category": category, "count": ROUND_SIZE, "difficulty": difficulty}
         status, started = self.call("POST", f"/sessions/{session}/rounds", request, user)
         assert status == 202, started
@@ -409,16 +439,6 @@ class Learner:
             shown = shown_after_answer(result)
             raw = self.recorded[before].raw if len(self.recorded) > before else shown
             guard = self.recorded[before].guard if len(self.recorded) > before else None
-            cases.append(
-                {
-                    "own": item,
-                    "unanswered": [items[q] for q in unanswered],
-                    "raw": raw,
-                    "listing": listing,
-                    "guard_own": guard.own if guard else None,
-                    "guard_unanswered": list(guard.unanswered) if guard else None,
-                }
-            )
             self.score(
                 item,
                 items,
@@ -473,7 +493,15 @@ class Learner:
             for name in fields or ["combined"]:
                 figures.leaks[name] += 1
             figures.by_families[f"{family(item)} -> {family(target)}"] += 1
-            figures.examples.append({"surface": "answer", "answered": item["stem"], "revealed": target["stem"]})
+            figures.examples.append(
+                {
+                    "surface": "answer",
+                    "session": item["session_id"],
+                    "answered": item["stem"],
+                    "revealed": target["stem"],
+                    "shown": everything,
+                }
+            )
         figures.answers_with_raw_leak += raw_leak
         explanation = raw["explanation"][0]
         figures.explanation_chars += len(explanation)
@@ -550,7 +578,7 @@ def recording_guard(recorded: list[Recorded]) -> Any:
     return Recording
 
 
-def run(limit: int | None, prevention: bool) -> tuple[Figures, list[dict[str, Any]]]:
+def run(limit: int | None, prevention: bool) -> Figures:
     import boto3
 
     from slea_local.cloud import LocalCloud, prepare_process_environment
@@ -561,72 +589,121 @@ def run(limit: int | None, prevention: bool) -> tuple[Figures, list[dict[str, An
     from slea_local.http import HttpApiAdapter
     from slea_local.runtime import LocalRuntime
 
-    figures, cases, recorded = Figures(), [], []
+    figures, recorded = Figures(), []
     with ExitStack() as stack:
         guard = recording_guard(recorded)
         if guard is not None:
             stack.enter_context(mock.patch("slea.tools.score_answer.KeyGuard", guard))
         if not prevention:
-            from slea.llm.offline import generator
-
-            stack.enter_context(mock.patch.object(generator, "gives_away", return_value=False, create=True))
+            stack.enter_context(without_prevention())
         cloud = stack.enter_context(LocalCloud(parameters={"DailyRoundsPerUser": "100000"}))
         with cloud.environment(cloud.seed_environment()):
             load_seed(json.loads(DEMO_SEED.read_text(encoding="utf-8")))
         runtime = LocalRuntime(cloud)
         sfn = stack.enter_context(LocalStepFunctions(runtime))
-        table = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
-        learner = Learner(HttpApiAdapter(runtime), sfn, table, recorded)
-        for number, (profile, category, difficulty) in enumerate(round_plans(limit)):
-            learner.play(number, (profile, category, difficulty), figures, cases)
-    return figures, cases
+        dynamodb = boto3.resource("dynamodb")
+        tables = (dynamodb.Table(cloud.table_name("QuestionsTable")), dynamodb.Table(cloud.table_name("SessionsTable")))
+        learner = Learner(HttpApiAdapter(runtime), sfn, tables, recorded)
+        for number, plan in enumerate(round_plans(limit)):
+            learner.play(number, plan, figures)
+    return figures
 
 
-def sweep(cases: list[dict[str, Any]]) -> dict[str, Any]:
-    """The recorded raw gradings re-checked at each threshold."""
+def without_prevention() -> Any:
+    """The offline generator without its own check: rounds whose items give each other away, for
+    the show-time check to catch (code without the check has nothing to turn off)."""
+    from slea.llm.offline import generator
+
+    return mock.patch.object(generator, "gives_away", return_value=False, create=True)
+
+
+# ---------------------------------------------------------------- the worst case, without AWS
+def worst_case(limit: int | None, prevention: bool, thresholds: tuple[float, ...]) -> dict[str, Any]:
+    """Each item of each round explained first, every other item unanswered (the order that
+    exposes most), through the offline explainer and the check at each threshold; the attacker
+    reads the raw and the checked explanation. No AWS: the generator's request is built from the
+    demo seed as Tools 1 and 3 return it."""
+    from slea.contracts.generation import GenerateQuestionsInput
+    from slea.llm.offline import generator
+    from slea.llm.offline.explanation import explain_offline
+    from slea.llm.schemas import GradingItem
     from slea.security import key_leaks
 
-    results = {}
-    for threshold in SWEEP:
-        with mock.patch.object(key_leaks, "REVEAL_COVERAGE", threshold):
-            leaks = withheld_answers = needless = chars = total = 0
-            for case in cases:
-                guard = key_leaks.KeyGuard(case["guard_own"], case["guard_unanswered"])
-                raw = case["raw"]
-                shown = {
-                    "explanation": [guard.explanation(raw["explanation"][0])],
-                    "feedback": [guard.optional_text(raw.get("feedback", [""])[0]) or ""],
-                    "grader_reasoning": [guard.optional_text(raw.get("grader_reasoning", [""])[0]) or ""],
-                    "reference_links": [
-                        link.title
-                        for link in guard.links(
-                            [key_leaks.ReferenceLink(title=t, url="x") for t in raw.get("reference_links", [])]
-                        )
-                    ],
+    seed = json.loads(DEMO_SEED.read_text(encoding="utf-8"))
+    rounds = []
+    with ExitStack() as stack:
+        if not prevention:
+            stack.enter_context(without_prevention())
+        for number, (profile, category, difficulty) in enumerate(round_plans(limit)):
+            record = next(k for k in seed["keywords"] if (k["difficulty"], k["category"]) == (difficulty, category))
+            request = GenerateQuestionsInput.model_validate(
+                {
+                    "profile": profile,
+                    "keywords": record,
+                    "session_id": f"key-leaks-{number}",
+                    "difficulty": difficulty,
+                    "category": category,
+                    "count": ROUND_SIZE,
                 }
-                texts = [t for ts in shown.values() for t in ts if t]
-                raw_texts = [t for ts in raw.values() for t in ts if t]
-                leaks += sum(recovered(item, texts, case["listing"]) for item in case["unanswered"])
-                if guard.withheld.sentences or guard.withheld.links:
-                    withheld_answers += 1
-                    needless += not any(recovered(item, raw_texts, case["listing"]) for item in case["unanswered"])
-                chars += guard.withheld.characters
-                total += len(raw["explanation"][0])
-            results[str(threshold)] = {
-                "leak_pairs": leaks,
-                "answers_withheld": withheld_answers,
-                "withheld_without_lexical_leak": needless,
-                "explanation_text_withheld_share": round(chars / total, 4) if total else None,
-            }
+            )
+            rounds.append(generator.generate_offline(request, ROUND_SIZE))
+    explained = []
+    for drafts in rounds:
+        items = [stored_form(draft, index) for index, draft in enumerate(drafts)]
+        listing = [text for item in items for text in [item["stem"], *item["choices"]]]
+        for index, draft in enumerate(drafts):
+            grading = GradingItem(
+                question_type=draft.type,
+                user_answer="-",
+                stem=draft.stem,
+                choices=draft.choices,
+                correct_answer=draft.correct_answer,
+                correct_keywords=draft.correct_keywords,
+                reference_answer=draft.reference_answer or None,
+                reference_explanation=draft.explanation,
+                is_correct=False,
+            )
+            others = [item for position, item in enumerate(items) if position != index]
+            raw = explain_offline(grading).explanation
+            raw_leaks = sum(recovered(other, [raw], listing) for other in others)
+            explained.append((generator.keyed(draft), others, raw, raw_leaks, listing))
+    results: dict[str, Any] = {"answers": len(explained), "raw_leak_pairs": sum(case[3] for case in explained)}
+    for threshold in thresholds:
+        with mock.patch.object(key_leaks, "REVEAL_COVERAGE", threshold):
+            leaks = withheld = needless = characters = total = 0
+            for own, others, raw, raw_leaks, listing in explained:
+                guard = key_leaks.KeyGuard(own, [key_leaks.KeyedItem.from_stored(item) for item in others])
+                checked = guard.explanation(raw)
+                leaks += sum(recovered(other, [checked], listing) for other in others)
+                withheld += bool(guard.withheld.sentences)
+                needless += bool(guard.withheld.sentences) and not raw_leaks
+                characters += guard.withheld.characters
+                total += len(raw)
+        results[f"threshold_{threshold}"] = {
+            "leak_pairs": leaks,
+            "answers_withheld": withheld,
+            "withheld_without_lexical_leak": needless,
+            "explanation_text_withheld_share": round(characters / total, 4) if total else None,
+        }
     return results
 
 
-def measure(limit: int | None = None, prevention: bool = True, with_sweep: bool = False) -> dict[str, Any]:
+def stored_form(draft: Any, index: int) -> dict[str, Any]:
+    """A draft as Tool 5 stores it (the attacker's ground truth)."""
+    answer = {"correct_key": draft.correct_answer, "correct_keywords": draft.correct_keywords}
+    answer |= {"reference_answer": draft.reference_answer or None, "explanation": draft.explanation}
+    return {
+        "question_id": f"q{index}",
+        "item_type": draft.type,
+        "stem": draft.stem,
+        "choices": draft.choices,
+        "answer_schema": answer,
+    }
+
+
+def measure(limit: int | None = None, prevention: bool = True) -> dict[str, Any]:
     started = time.perf_counter()
-    figures, cases = run(limit, prevention)
-    report = figures.report()
-    if with_sweep and cases and cases[0]["guard_own"] is not None:
-        report["threshold_sweep"] = sweep(cases)
+    report = run(limit, prevention).report()
     report["seconds"] = round(time.perf_counter() - started, 1)
     return report
 
@@ -635,13 +712,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=None, help="only the first N rounds")
     parser.add_argument("--no-prevention", action="store_true", help="generate without the generator's check")
-    parser.add_argument("--sweep", action="store_true", help="re-check the raw gradings at several thresholds")
-    arguments = parser.parse_args()
-    print(
-        json.dumps(
-            measure(arguments.rounds, not arguments.no_prevention, arguments.sweep), indent=2, ensure_ascii=False
-        )
+    parser.add_argument(
+        "--worst-case", action="store_true", help="no AWS: each item explained first, at several thresholds"
     )
+    arguments = parser.parse_args()
+    prevention = not arguments.no_prevention
+    if arguments.worst_case:
+        report = worst_case(arguments.rounds, prevention, SWEEP)
+    else:
+        report = measure(arguments.rounds, prevention)
+    print(json.dumps(report, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

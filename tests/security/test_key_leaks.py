@@ -334,3 +334,145 @@ def test_a_stored_explanation_from_the_cache_is_checked_too(gemini, http, step_f
     assert gemini.requests == []  # served from the cache
     assert "changes the model's weights" not in result["explanation"]
     assert NOTE["en"] in result["explanation"]
+
+
+def test_without_the_session_nothing_is_shown_unchecked(http, step_functions, faults):
+    """The unanswered items' keys cannot be read: the answer is not graded (503, nothing recorded)
+    rather than explained unchecked; the retry is graded and checked."""
+    session = "unreadable"
+    _, sa_id = saved_session(step_functions.runtime, session, DEMO_USER, "en")
+    body = {"question_id": sa_id, "user_answer": "Fine-tuning changes the weights."}
+    with faults.dynamodb("save_generated_question", "Query", error="InternalServerError"):
+        status, _, failed = http("POST", f"/sessions/{session}/answers", body, DEMO_USER)
+    assert (status, failed["error_code"]) == (503, "ANSWER_NOT_RECORDED")
+    assert http("GET", f"/sessions/{session}/attempts", None, DEMO_USER)[2]["attempts"] == []
+    assert http("POST", f"/sessions/{session}/answers", body, DEMO_USER)[0] == 200
+    listed = http("GET", f"/sessions/{session}/attempts", None, DEMO_USER)[2]["attempts"]
+    assert [attempt["question_id"] for attempt in listed] == [sa_id]
+
+
+# ---------------------------------------------------------------- the check itself
+def keyed(item_type, stem, **key):
+    from slea.security.key_leaks import KeyedItem
+
+    return KeyedItem(question_type=item_type, stem=stem, **key)
+
+
+PQ = "A vector compression method that splits each vector into sub-vectors and replaces each with a codebook code."
+SCENARIO = keyed(
+    "multiple_choice",
+    "A team observes these points in its system: sub-vectors mapped to codebook IDs; cuts index memory many times over."
+    " Which concept do they describe?",
+    choices=("A) Product Quantization", "B) Tensor Parallelism", "C) Late Interaction", "D) Episodic Memory"),
+    correct_answer="A",
+)
+FALSE_STATEMENT = keyed(
+    "true_false",
+    f"True or False: Tensor Parallelism can be described as follows. {PQ}",
+    choices=("True", "False"),
+    correct_answer="False",
+    explanation="Tensor Parallelism: A model-parallel method that splits weight matrices across several GPUs.",
+)
+OWN = keyed(
+    "short_answer",
+    "Explain Episodic Memory and describe its key aspects.",
+    correct_keywords=("experiences", "recalled"),
+    reference_answer="Episodic Memory is an agent memory of specific past experiences, recalled in similar situations.",
+)
+
+
+def test_a_name_is_withheld_only_with_what_the_stem_says_about_it():
+    from slea.security.key_leaks import KeyGuard
+
+    guard = KeyGuard(OWN, [SCENARIO])
+    unrelated = "Episodic Memory differs from Product Quantization, which is about storage, not recall."
+    assert guard.text(unrelated) == unrelated
+    associated = (
+        "Episodic Memory stores past experiences. Product Quantization is different. "
+        "Its sub-vectors are mapped to codebook IDs, which cuts index memory many times over."
+    )
+    checked = guard.text(associated)
+    assert "codebook IDs" not in checked
+    assert checked.startswith("Episodic Memory stores past experiences. Product Quantization is different.")
+    assert checked.endswith("(Part of this explanation is held back until you have answered the rest of the round.)")
+
+
+def test_a_statement_is_withheld_when_restated_or_contradicted():
+    from slea.security.key_leaks import KeyGuard
+
+    guard = KeyGuard(OWN, [FALSE_STATEMENT])
+    restated = f"Recall that {PQ}"
+    contradicted = "Tensor Parallelism: a model-parallel method that splits weight matrices across several GPUs."
+    assert NOTE["en"] in guard.text(restated)
+    assert NOTE["en"] in guard.text(contradicted)
+    assert guard.text("Tensor Parallelism is a topic for later.") == "Tensor Parallelism is a topic for later."
+
+
+def test_titles_that_state_a_key_are_dropped_and_the_rest_kept():
+    from slea.contracts.scoring import ReferenceLink
+    from slea.security.key_leaks import KeyGuard
+
+    guard = KeyGuard(OWN, [FALSE_STATEMENT])
+    links = [
+        ReferenceLink(title=f"Glossary: {PQ}", url="https://example.org/pq"),
+        ReferenceLink(title="Wikipedia: Episodic memory", url="https://en.wikipedia.org/wiki/Episodic_memory"),
+    ]
+    assert [link.url for link in guard.links(links)] == ["https://en.wikipedia.org/wiki/Episodic_memory"]
+    assert guard.withheld.links == 1
+
+
+def test_with_nothing_unanswered_nothing_is_withheld():
+    from slea.security.key_leaks import KeyGuard
+
+    text = f"Episodic Memory recalls experiences.\n\n{PQ} Tensor Parallelism splits weight matrices across GPUs."
+    guard = KeyGuard(OWN, [])
+    assert guard.explanation(text) == text
+    assert guard.withheld.sentences == 0
+
+
+def test_the_own_key_is_stated_even_when_its_sentence_had_to_go():
+    """The learner's own multiple-choice key shares a sentence with another item's key: the
+    sentence goes, and the own key is stated on its own."""
+    from slea.security.key_leaks import KeyGuard
+
+    own = keyed(
+        "multiple_choice",
+        "Which concept stores specific past experiences of an agent?",
+        choices=("A) Episodic Memory", "B) Procedural Memory", "C) Semantic Memory", "D) Working Memory"),
+        correct_answer="A",
+    )
+    guard = KeyGuard(own, [FALSE_STATEMENT])
+    text = f"The answer is Episodic Memory, unlike Tensor Parallelism, which is not {PQ}\n\nStudy the memory types."
+    checked = guard.explanation(text)
+    assert "codebook" not in checked
+    assert checked.endswith("The answer to this question: Episodic Memory.")
+
+
+def test_korean_is_checked_on_bigrams_and_noted_in_korean():
+    from slea.security.key_leaks import KeyGuard
+
+    definition = "질문과 관련된 문서를 외부 저장소에서 검색해 프롬프트에 넣어 답변의 근거로 삼는 구조"
+    unanswered = keyed(
+        "multiple_choice",
+        "다음 중 검색 증강 생성(RAG)에 대한 설명으로 가장 적절한 것은?",
+        choices=(
+            f"A) {definition}",
+            "B) 가중치 전체 대신 저랭크 행렬만 학습하는 방법",
+            "C) 다음 토큰 샘플링 전략",
+            "D) 캐시 기법",
+        ),
+        correct_answer="A",
+    )
+    own = keyed(
+        "short_answer",
+        "미세 조정을 설명하시오.",
+        correct_keywords=("가중치",),
+        reference_answer="미세 조정은 가중치를 바꾼다.",
+    )
+    checked = KeyGuard(own, [unanswered]).text(
+        f"미세 조정은 가중치를 바꿉니다. 반면 검색 증강 생성은 {definition}입니다."
+    )
+    assert (
+        checked
+        == "미세 조정은 가중치를 바꿉니다. (이 설명의 일부는 이번 라운드의 나머지 문항에 답한 뒤에 보여 드립니다.)"
+    )

@@ -138,7 +138,6 @@ class KeyedItem:
     correct_keywords: tuple[str, ...] = ()
     reference_answer: str | None = None
     explanation: str | None = None
-    question_id: str = ""
 
     @classmethod
     def from_stored(cls, question: Mapping[str, Any]) -> "KeyedItem":
@@ -151,7 +150,6 @@ class KeyedItem:
             correct_keywords=tuple(str(keyword) for keyword in key.get("correct_keywords") or []),
             reference_answer=key.get("reference_answer"),
             explanation=key.get("explanation"),
-            question_id=str(question.get("question_id", "")),
         )
 
     @property
@@ -245,17 +243,13 @@ class KeyGuard:
     own: KeyedItem
     unanswered: Sequence[KeyedItem]
     withheld: Withheld = field(default_factory=Withheld)
+    claims: list[Claim] = field(init=False)
+    language: Language = field(init=False)
 
     def __post_init__(self) -> None:
-        units = self.own.own_key_units()
-        self.own_key = Claim(units) if units else None
+        own_key = self.own.own_key_units()
         # A fact the learner's own key states is shown with that key anyway: nothing to protect.
-        self.claims = [
-            claim
-            for item in self.unanswered
-            for claim in item.claims
-            if not claim.revealed_by(self.own_key.units if self.own_key else {})
-        ]
+        self.claims = [claim for item in self.unanswered for claim in item.claims if not claim.revealed_by(own_key)]
         self.language = language_of(self.own)
 
     def revealing(self, text: str) -> bool:
