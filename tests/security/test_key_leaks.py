@@ -20,6 +20,8 @@ LEAKING_ROUNDS = [
     pytest.param(KOREAN_USER, "leak-2", "technical", "ko", id="ko-compare-quotes-an-mc-key"),
 ]
 LABEL = re.compile(r"^\(?[A-Za-z][).:]\s*")
+# Whole rounds are answered at machine speed: the rate limits are tested in test_limits.py.
+pytestmark = pytest.mark.usefixtures("unlimited_rates")
 
 
 # ---------------------------------------------------------------- the attacker's reading
