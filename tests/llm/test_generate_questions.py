@@ -124,8 +124,14 @@ def test_true_false_keys_are_balanced_in_every_frame(seeded, round_input, langua
     it without knowing anything); a false key-point statement is none of the concept's own."""
     rotate_id_secret(seeded.cloud, "a-fixed-secret-for-this-test")
     keys_by_frame = {}
-    for session in range(6):
-        event = round_input(count=20, question_types=["true_false"], session_id=f"sess_tf_{session}", language=language)
+    for session, difficulty in [(session, difficulty) for session in range(4) for difficulty in (3, 7)]:
+        event = round_input(
+            difficulty=difficulty,
+            count=20,
+            question_types=["true_false"],
+            session_id=f"sess_tf_{session}",
+            language=language,
+        )
         for question in seeded.invoke(TOOL, event)["questions"]:
             frame = "key point" if ("holds for" in question["stem"] or "해당한다" in question["stem"]) else "definition"
             truth = question["correct_answer"] in ("True", "참")
@@ -206,6 +212,8 @@ def test_the_language_is_the_learners_not_the_templates(seeded, round_input):
 
 
 def test_interests_come_first_and_no_concept_repeats_while_others_remain(seeded, round_input):
+    # The draws are keyed under the deployment's secret: fixed here, as the session id fixed them before.
+    rotate_id_secret(seeded.cloud, "a-fixed-secret-for-this-test")
     event = round_input(count=6)
     concepts = event["keywords"]["concepts"]
     interests = event["profile"]["interests"]

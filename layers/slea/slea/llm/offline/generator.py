@@ -43,7 +43,7 @@ from functools import cache, partial
 from rapidfuzz import fuzz
 
 from slea.constants import HANGUL, MIN_CHOICES, STEM_MAX_LENGTH, Language, QuestionType
-from slea.contracts.answers import TRUE_FALSE_CHOICES
+from slea.contracts.answers import TRUE_FALSE_CHOICES, truth_value
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import Concept
 from slea.grading.terms import Text, terms
@@ -53,7 +53,8 @@ from slea.security import key_leaks
 
 LABELS = "ABCDE"
 COMPARE_SIBLINGS = 3  # a comparison item is offered with each of this many siblings, nearest first
-STRICTNESS = ("explained", "listed")  # RoundBuilder._acceptable, strictest first
+STRICTNESS = ("explained", "listed")
+TRUE_FALSE_FAMILIES = ("tf_definition", "tf_key_point")  # RoundBuilder._acceptable, strictest first
 REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
 LENGTH_BAND = 1.6  # distractors within 1/1.6 to 1.6 times the key's length
 REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
@@ -395,11 +396,18 @@ class ItemBank:
             yield Item("mc_scenario", concept.name, "multiple_choice", build)
 
     def _tf_definition(self, concept: Concept, variant: int) -> Iterator[Item]:
-        siblings = self._siblings(concept)
-        truth = not siblings or self.rng.random() < 0.5
-        definition = concept.definition if truth else siblings[0].definition
-        stem = self._phrase("tf_definition", variant, name=concept.name, definition=definition)
-        yield Item("tf_definition", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
+        """The concept's definition (true) or a sibling's (false), in random order. A false one is
+        offered with each of a few siblings: the nearest may be keyed elsewhere in the round, which
+        would make it give that key away (and a round whose false statements all failed so would
+        key this frame True)."""
+        stated = [(True, concept.definition)] + [
+            (False, s.definition) for s in self._siblings(concept)[:COMPARE_SIBLINGS]
+        ]
+        if self.rng.random() < 0.5:
+            stated = stated[1:] + stated[:1]
+        for truth, definition in stated:
+            stem = self._phrase("tf_definition", variant, name=concept.name, definition=definition)
+            yield Item("tf_definition", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
 
     def _tf_key_point(self, concept: Concept, variant: int) -> Iterator[Item]:
         """One statement per key point (a concept's later items, once concepts run out): true (the
@@ -553,14 +561,31 @@ class RoundBuilder:
         )
 
     def _from_concepts(
-        self, question_type: QuestionType | None, names: list[str], strictness: str
+        self,
+        question_type: QuestionType | None,
+        names: list[str],
+        strictness: str,
+        prefer: tuple[bool, str] | None = None,
     ) -> DraftQuestion | None:
-        """The first acceptable item of `question_type` (any, if None) among `names`' concepts."""
+        """The first acceptable item of `question_type` (any, if None) among `names`' concepts.
+        `prefer` (a true/false key and frame): within each concept, an item keyed and framed so
+        comes first, then one keyed so, then the others."""
         for name in names:
-            for item in list(self.items[name]):
-                if question_type is not None and item.type != question_type:
-                    continue
-                draft = item.build()
+            candidates = [
+                (item, item.build()) for item in self.items[name] if question_type is None or item.type == question_type
+            ]
+            if prefer is not None:
+                truth, family = prefer
+
+                def rank(
+                    candidate: tuple[Item, DraftQuestion | None], truth: bool = truth, family: str = family
+                ) -> int:
+                    item, draft = candidate
+                    keyed_so = draft is not None and truth_value(draft.correct_answer or "") is truth
+                    return 0 if keyed_so and item.family == family else 1 if keyed_so else 2
+
+                candidates.sort(key=rank)
+            for item, draft in candidates:
                 if self._acceptable(draft, strictness):
                     self.items[name].remove(item)
                     self.uses[name] += 1
@@ -585,7 +610,14 @@ class RoundBuilder:
         passes = ((unused, question_type), (unused, None), (by_use, question_type), (by_use, None))
         tries = [(wanted, names, strictness) for names, wanted in passes for strictness in STRICTNESS]
         tries += [(wanted, names, "unchecked") for names, wanted in passes]
-        draft = next(filter(None, (self._from_concepts(*attempt) for attempt in tries)), None)
+        # A true/false key and frame are drawn and preferred within each concept: false statements
+        # borrow a sibling's text and so fail the give-away checks more often; taking whichever
+        # passes first would key most items True, a pattern a learner answers without knowing
+        # anything.
+        prefer = None
+        if question_type == "true_false":
+            prefer = (self.bank.rng.random() < 0.5, self.bank.rng.choice(TRUE_FALSE_FAMILIES))
+        draft = next(filter(None, (self._from_concepts(*attempt, prefer) for attempt in tries)), None)
         draft = draft or self._from_keywords()
         if draft is not None:
             self.drafts.append(draft)
