@@ -646,7 +646,8 @@ def worst_case(limit: int | None, prevention: bool, thresholds: tuple[float, ...
                     "count": ROUND_SIZE,
                 }
             )
-            rounds.append(generator.generate_offline(request, ROUND_SIZE))
+            # Without AWS there is no deployment secret: a fixed seed per round, reproducible.
+            rounds.append(generator.generate_offline(request, ROUND_SIZE, random.Random(number)))
     explained = []
     for drafts in rounds:
         items = [stored_form(draft, index) for index, draft in enumerate(drafts)]
