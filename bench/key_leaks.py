@@ -20,8 +20,10 @@ independent of the check under test (weighted Snowball stems / Korean bigrams).
 
 A leak is an (answer, unanswered item) pair whose key the attacker recovers; an item leaked is one
 recovered at least once before it was answered. The same attacker reads the question listing
-(other items' stems and choices), and, half-way through each round, the attempts listing, the
-session summary, the round status and the error bodies of a 409 (a second answer), a 404 and a 422.
+(other items' stems and choices; for a short answer, whether another stem states a sentence of its
+model answer), and, half-way through each round, the attempts listing (less the learner's own
+answers), the session summary, the round status and the error bodies of a 409 (a second answer),
+a 404 and a 422.
 
 On code with the check (slea/security/key_leaks.py) the raw grading is recorded too, so the figures
 include what was withheld: the share of explanation text, answers with something withheld, and
@@ -417,7 +419,9 @@ class Learner:
             others = [
                 t for q in listed["questions"] if q["question_id"] != question_id for t in [q["stem"], *q["choices"]]
             ]
-            if item["item_type"] != "short_answer" and recovered(item, others, listing):
+            # A short answer from the listing: a sentence of its model answer in another stem.
+            short = item["item_type"] == "short_answer"
+            if states_model_answer(item, others) if short else recovered(item, others, listing):
                 figures.listing_leaks += 1
                 figures.examples.append({"surface": "listing", "item": item["stem"]})
         rng = random.Random(number)
@@ -551,10 +555,11 @@ class Learner:
 # ---------------------------------------------------------------- the run
 def recording_guard(recorded: list[Recorded]) -> Any:
     """KeyGuard as score_answer uses it, keeping what it was given (None without the check)."""
-    try:
-        from slea.security import key_leaks
-    except ImportError:
+    from slea.tools import score_answer
+
+    if not hasattr(score_answer, "KeyGuard"):  # code from before the check
         return None
+    from slea.security import key_leaks
 
     class Recording(key_leaks.KeyGuard):
         def __post_init__(self) -> None:

@@ -12,7 +12,10 @@ give the key away:
   sentence of the item's stored explanation, the fact that decides it (an explanation stating
   that fact tells whether the statement agrees);
 - short answer: each sentence of the reference answer (the stored explanation if none), and the
-  keywords together with the stem's subject.
+  keywords together with the item's subject.
+Where the stored explanation names the item's concept first ("Name: definition", as the offline
+generator writes it), the name is left out of true/false and short-answer claims (and required
+with the keywords): names recur in other items' stems and keys and alone reveal nothing.
 A paragraph reveals a claim when it holds every required term (the name) and at least
 REVEAL_COVERAGE of the claim's weight. Frame words every stem has ("which", "describes", "true or
 false") are left out of claims, and a claim too light to be distinctive is dropped.
@@ -41,6 +44,7 @@ REVEAL_COVERAGE = 0.6
 # any text on the topic and would withhold it all.
 MIN_CLAIM_WEIGHT = 1.5
 NAME_MAX_WORDS = 4  # a keyed choice this short is a name, which reveals only with the stem's content
+SUBJECT_MAX_LENGTH = 80  # a stored explanation's head longer than this is a sentence, not a name
 NOTE: dict[Language, str] = {
     "en": "(Part of this explanation is held back until you have answered the rest of the round.)",
     "ko": "(이 설명의 일부는 이번 라운드의 나머지 문항에 답한 뒤에 보여 드립니다.)",
@@ -159,6 +163,14 @@ class KeyedItem:
         return choice_text(self.choices[index]) if index is not None else (self.correct_answer or "")
 
     @cached_property
+    def subject(self) -> Units:
+        """The concept the item is about, where its stored explanation names it first ("Name
+        (ACR): definition ...", as `references.topic_terms` reads it): a name recurs in other
+        items' stems and keys, so alone it reveals nothing."""
+        head, colon, _ = (self.explanation or "").partition(":")
+        return _units(head) if colon and 0 < len(head.strip()) <= SUBJECT_MAX_LENGTH else {}
+
+    @cached_property
     def claims(self) -> tuple[Claim, ...]:
         """What, shown together, would answer this item."""
         stem = _units(self.stem)
@@ -171,14 +183,16 @@ class KeyedItem:
             else:
                 found.append(_claim(_units(key)))
         elif self.question_type == "true_false":
-            found.append(_claim(stem))
             deciding = _sentences(self.explanation or "")[:1]
-            found += [_claim(_units(sentence)) for sentence in deciding]
+            found += [_claim(_without(units, self.subject)) for units in (stem, *map(_units, deciding))]
         else:
             model_answer = self.reference_answer or self.explanation or ""
-            found += [_claim(_units(sentence)) for sentence in _sentences(model_answer)]
+            found += [_claim(_without(_units(sentence), self.subject)) for sentence in _sentences(model_answer)]
             keywords = _units(" ".join(self.correct_keywords))
-            found.append(_claim({**stem, **keywords}))
+            if self.subject:
+                found.append(_claim(keywords, required=frozenset(self.subject)))
+            else:
+                found.append(_claim({**stem, **keywords}))
         return tuple(claim for claim in found if claim is not None)
 
     def shown_texts(self, explained: bool = True) -> list[str]:
