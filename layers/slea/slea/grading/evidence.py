@@ -16,6 +16,9 @@ Measures (0-1):
 Structural findings, each a named flag: a non-answer, a bare list of terms, repetition, the
 question copied, two or more of the shown choices copied, the reference's words shuffled or in
 alphabetical order, keywords amid unrelated words, and sentences addressed to the grader.
+Contradictions (see `contradiction.py`): a key point of the reference negated or turned into its
+opposite, statements about something else added to an answer, and one shown text that is not the
+reference pasted in.
 """
 
 import re
@@ -26,6 +29,7 @@ from itertools import pairwise
 
 from rapidfuzz import fuzz, process
 
+from slea.grading import contradiction
 from slea.grading.terms import KOREAN_ENDING_ZIPF, UNKNOWN_ZIPF, Term, Text, frequencies
 
 QUESTION_TERM_FACTOR = 0.35  # weight kept by a reference term that the question already states
@@ -56,6 +60,7 @@ NON_ANSWER = re.compile(
     r"|없음|모름|모르겠\w*|잘 모르\w*|몰라\w*)\W*$",
     re.IGNORECASE,
 )
+OPTION_LABEL = re.compile(r"^\s*(?:[A-Ha-h]|[1-9])[.)]\s+")  # "B) ", "2. "
 LIST_SEPARATORS = re.compile(r"[,;/|\n·•]+")
 
 
@@ -291,6 +296,9 @@ class Evidence:
             "copied_choices": self._copied_choices,
             "shuffled_reference": self._shuffled,
             "keywords_amid_unrelated_words": self._keywords_amid_unrelated_words,
+            "negates_reference": lambda: self.contradictions > 0,
+            "unrelated_addition": self._unrelated_addition,
+            "copied_shown_text": lambda: bool(self.copied_shown_texts),
         }
         return [name for name, check in checks.items() if check()]
 
@@ -357,3 +365,63 @@ class Evidence:
             and len(self.answer.content_terms) >= 6
             and self.on_topic < 0.35
         )
+
+    # ------------------------------------------------------------------ contradiction
+    @cached_property
+    def _comparisons(self) -> list[contradiction.Comparison]:
+        return contradiction.compare(
+            contradiction.clauses(self.material.answer), contradiction.clauses(self.material.reference)
+        )
+
+    @cached_property
+    def contradictions(self) -> int:
+        """Answer clauses that restate a reference clause with the opposite polarity."""
+        return sum(comparison.contradicts for comparison in self._comparisons)
+
+    @cached_property
+    def negation_mismatch(self) -> float:
+        """Share of the restated weight whose negation differs from the reference (0-1)."""
+        total = sum(comparison.shared_weight for comparison in self._comparisons)
+        mismatched = sum(comparison.negated_weight for comparison in self._comparisons)
+        return mismatched / total if total else 0.0
+
+    @cached_property
+    def opposites_swapped(self) -> float:
+        return float(sum(comparison.opposites_swapped for comparison in self._comparisons))
+
+    @cached_property
+    def _support(self) -> contradiction.Support:
+        related = set(self.reference_weights) | set(self.stem.units)
+        return contradiction.support(contradiction.clauses(self.material.answer), related)
+
+    @cached_property
+    def unsupported_share(self) -> float:
+        """Share of the answer's informative weight in clauses that share no term with the
+        reference, keywords or question (0-1)."""
+        return self._support.unsupported_share
+
+    def _unrelated_addition(self) -> bool:
+        # Only beside a part that restates much of the reference: an answer wholly about something
+        # else is unrelated (a verdict, not a flag), and a human's correct answer that elaborates in
+        # its own words covers less of the reference's vocabulary than a pasted reference does.
+        support = self._support
+        added = support.off_clauses > 0 or support.edge_run >= contradiction.SALAD_MIN_WORDS
+        return added and support.related_clauses > 0 and self.recall >= contradiction.ADDITION_MIN_RECALL
+
+    @cached_property
+    def copied_shown_texts(self) -> list[str]:
+        """Shown texts (another item's option or stem, a distractor) pasted into the answer, other
+        than the reference itself or a part of it: one is enough, as it is no evidence either."""
+        reference = " ".join(self.material.reference.split()).casefold()
+        copied = []
+        for shown in self.material.shown:
+            flat = " ".join(OPTION_LABEL.sub("", shown).split()).casefold()
+            if len(Text(flat).content_terms) < 3 or not self._contains(flat):
+                continue
+            if reference and (
+                fuzz.partial_ratio(flat, reference) >= COPY_MIN_RATIO
+                or fuzz.token_set_ratio(flat, reference) >= COPY_MIN_RATIO
+            ):
+                continue  # the reference (or the key) itself: copying it is judged by the rest
+            copied.append(shown)
+        return copied

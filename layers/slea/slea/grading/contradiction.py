@@ -1,0 +1,441 @@
+"""Contradiction evidence: an answer that says the reference's point the other way round, adds
+statements about something else, or pastes text shown elsewhere in the round. Pure text rules,
+English and Korean; `evidence.py` turns them into flags (never finalised as correct) and measures.
+
+Why rules and not embeddings: a negated copy of the reference ("RAG does not retrieve ...") is
+closer to it in any bag-of-words or static-embedding space than a correct answer in other
+words, so polarity has to be read from the words that carry it.
+
+1. Polarity per clause. The answer and the reference are cut into clauses (sentence ends, semicolons,
+   contrast words: "but", "whereas", "지만", "반면"). Each answer clause is compared with the reference
+   clause it shares most informative terms with; if they share at least two informative words, their
+   polarities must agree. Polarity is the parity of the negation cues in the clause ("not", "n't",
+   "never", "without", "않", "없", "못", "아니" ...; a prefix such as un-/in-/비-/무-/불- counts
+   where the other clause has the word without it) plus the opposite pairs swapped between the two
+   clauses ("increase"/"decrease", "입력"/"출력" ...). Parity, not presence: "works without Y" and
+   "does not need Y" agree, so do a double negation and a positive statement.
+2. Statements off the reference. A clause with several informative words of which none belongs to
+   the reference, the keywords or the question, in an answer whose other clauses do answer, or a run
+   of four or more such words with no function word between them (word salad appended to a
+   sentence), is an addition the grader cannot vouch for.
+3. Copied shown text: see `copied_shown_texts`.
+"""
+
+import re
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+from slea.grading.terms import TOKEN, Term, Text
+
+# ------------------------------------------------------------------------------------ polarity
+ENGLISH_NEGATIONS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "neither",
+        "nor",
+        "cannot",
+        "without",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "unable",
+        "lack",
+        "lacks",
+        "lacking",
+        "impossible",
+        "unnecessary",
+        "incapable",
+        "dont",
+        "doesnt",
+        "didnt",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "cant",
+        "couldnt",
+        "wouldnt",
+        "shouldnt",
+        "wont",
+        "hasnt",
+        "havent",
+        "hadnt",
+    ]
+)
+NOT_NEGATING = frozenset({"only", "just", "merely"})  # "not only ... but also" adds, it does not negate
+FAIL = frozenset({"fail", "fails", "failed", "failing"})  # "fails to X" negates X
+# A negation's reach to the right in English ends at the next clause link or comma.
+ENGLISH_SCOPE_ENDS = frozenset(
+    [
+        "and",
+        "but",
+        "so",
+        "because",
+        "which",
+        "while",
+        "whereas",
+        "if",
+        "when",
+        "since",
+        "although",
+        "though",
+        "then",
+        "unless",
+        "however",
+    ]
+)
+ENGLISH_SCOPE_WORDS = 4
+# Korean negates after the verb ("학습하지 않고", "관리 없이"): the cue word and the two before it,
+# except 안/못 written as their own word, which negate the next one. "잘못" (mistake) is no cue.
+KOREAN_NEGATION = re.compile(r"않|없|^못|아(?:니|닌|닙|님|냐)|불가")
+KOREAN_SCOPE_WORDS = 2
+ENGLISH_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
+KOREAN_PREFIXES = ("비", "무", "불", "미")
+CLAUSE_BREAK = re.compile(
+    r"(?<!\b[A-Za-z])(?<!\d)[.!?;:\u3002\uff1f\uff01](?=\s|$)|\n+"
+    r"|\s+(?:but|whereas|however|although|though)\s+|지만[\s,]|반면",
+    re.IGNORECASE,
+)
+MIN_SHARED_WORDS = 2  # informative words two clauses share before their polarities are compared
+MIN_SHARED_WEIGHT = 1.0
+MIN_CONTRADICTED_WEIGHT = 0.3  # a shared term this informative, said the other way round
+
+# Opposites common in computing and science teaching. Swapping one for the other says the reference's
+# point the other way round. English entries are compared as Snowball stems; Korean ones as the
+# start of a word (so "높은", "높게" match "높"). Negation words are left out: they count as cues.
+ENGLISH_OPPOSITES = (
+    ("increase", "decrease"),
+    ("increases", "decreases"),
+    ("increase", "reduce"),
+    ("increases", "reduces"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("higher", "lower"),
+    ("high", "low"),
+    ("larger", "smaller"),
+    ("large", "small"),
+    ("bigger", "smaller"),
+    ("faster", "slower"),
+    ("fast", "slow"),
+    ("before", "after"),
+    ("input", "output"),
+    ("client", "server"),
+    ("sender", "receiver"),
+    ("fifo", "lifo"),
+    ("first", "last"),
+    ("synchronous", "asynchronous"),
+    ("static", "dynamic"),
+    ("true", "false"),
+    ("maximum", "minimum"),
+    ("max", "min"),
+    ("upper", "lower"),
+    ("top", "bottom"),
+    ("internal", "external"),
+    ("public", "private"),
+    ("enable", "disable"),
+    ("accept", "reject"),
+    ("success", "failure"),
+    ("head", "tail"),
+    ("add", "remove"),
+    ("insert", "delete"),
+    ("include", "exclude"),
+    ("encrypt", "decrypt"),
+    ("encryption", "decryption"),
+    ("stateful", "stateless"),
+    ("lossy", "lossless"),
+    ("strong", "weak"),
+    ("positive", "negative"),
+    ("local", "global"),
+    ("symmetric", "asymmetric"),
+    ("ascending", "descending"),
+    ("overfitting", "underfitting"),
+    ("upstream", "downstream"),
+    ("horizontal", "vertical"),
+    ("push", "pop"),
+    ("open", "close"),
+)
+KOREAN_OPPOSITES = (
+    ("증가", "감소"),
+    ("늘", "줄"),
+    ("이전", "이후"),
+    ("먼저", "나중"),
+    ("처음", "마지막"),
+    ("입력", "출력"),
+    ("높", "낮"),
+    ("많", "적은"),
+    ("많", "적게"),
+    ("많", "적다"),
+    ("큰", "작은"),
+    ("크게", "작게"),
+    ("빠르", "느리"),
+    ("빠른", "느린"),
+    ("동기", "비동기"),
+    ("정적", "동적"),
+    ("클라이언트", "서버"),
+    ("송신", "수신"),
+    ("선입선출", "후입선출"),
+    ("참", "거짓"),
+    ("최대", "최소"),
+    ("상위", "하위"),
+    ("내부", "외부"),
+    ("공개", "비공개"),
+    ("성공", "실패"),
+    ("추가", "삭제"),
+    ("포함", "제외"),
+    ("허용", "차단"),
+    ("암호화", "복호화"),
+    ("강한", "약한"),
+    ("장점", "단점"),
+    ("과적합", "과소적합"),
+    ("상향", "하향"),
+)
+
+
+@cache
+def _english_opposites() -> tuple[tuple[str, str], ...]:
+    stemmed = {(Text(a).terms[0].unit, Text(b).terms[0].unit) for a, b in ENGLISH_OPPOSITES}
+    return tuple(sorted(stemmed))
+
+
+def _korean_has(words: list[str], start: str) -> bool:
+    """A word that starts with `start` and not with a longer entry that contains it ("비동기" is
+    not "동기")."""
+    longer = [b for a, b in KOREAN_OPPOSITES if b != start and start in b] + [
+        a for a, b in KOREAN_OPPOSITES if a != start and start in a
+    ]
+    return any(word.startswith(start) and not any(word.startswith(other) for other in longer) for word in words)
+
+
+def _negation_scopes(text: Text) -> list[range]:
+    """The word ranges each negation cue of `text` reaches."""
+    tokens = list(TOKEN.finditer(text.raw))
+    words = text.words
+    scopes: list[range] = []
+    for index, word in enumerate(words):
+        if word.script == "hangul":
+            if index and word.text == "아니라" and words[index - 1].text.endswith(("뿐", "뿐만")):
+                continue  # "A뿐만 아니라 B": not only A but also B
+            if word.text in ("안", "못"):
+                scopes.append(range(index, min(len(words), index + 2)))
+            elif KOREAN_NEGATION.search(word.text):
+                first = index
+                while first > 0 and index - first < KOREAN_SCOPE_WORDS and not _comma_between(tokens, first - 1, text):
+                    first -= 1
+                scopes.append(range(first, index + 1))
+            continue
+        follows = words[index + 1].text if index + 1 < len(words) else ""
+        negates = (
+            (word.text in ENGLISH_NEGATIONS and follows not in NOT_NEGATING)
+            or (word.text == "t" and index > 0 and words[index - 1].text.endswith("n"))  # doesn't, can't
+            or (word.text in FAIL and follows == "to")
+        )
+        if negates:
+            last = index
+            while (
+                last + 1 < len(words)
+                and last - index < ENGLISH_SCOPE_WORDS
+                and words[last + 1].text not in ENGLISH_SCOPE_ENDS
+                and not _comma_between(tokens, last, text)
+            ):
+                last += 1
+            scopes.append(range(index, last + 1))
+    return scopes
+
+
+def _comma_between(tokens: list[re.Match[str]], index: int, text: Text) -> bool:
+    """A comma between word `index` and the next."""
+    if index + 1 >= len(tokens):
+        return True
+    return "," in text.raw[tokens[index].end() : tokens[index + 1].start()]
+
+
+@dataclass
+class Clause:
+    text: Text
+
+    @cached_property
+    def content(self) -> dict[str, tuple[float, int]]:
+        """Informative unit -> (weight, index of its word)."""
+        return {term.unit: (term.weight, term.word) for term in self.text.content_terms}
+
+    @cached_property
+    def scopes(self) -> list[range]:
+        return _negation_scopes(self.text)
+
+    @cached_property
+    def negated_words(self) -> set[int]:
+        """Words under an odd number of negations ("not ... not" is a double negation)."""
+        counts: dict[int, int] = {}
+        for scope in self.scopes:
+            for index in scope:
+                counts[index] = counts.get(index, 0) + 1
+        return {index for index, count in counts.items() if count % 2}
+
+    @cached_property
+    def stems(self) -> set[str]:
+        """Latin stems of words stated positively (for opposite pairs)."""
+        return {t.unit for t in self.text.terms if t.script == "latin" and t.word not in self.negated_words}
+
+    @cached_property
+    def hangul_words(self) -> list[str]:
+        return [w.text for i, w in enumerate(self.text.words) if w.script == "hangul" and i not in self.negated_words]
+
+    def negations(self, other: "Clause") -> tuple[int, set[str]]:
+        """How many negations the clause has, and the units they reach. A word with a negating
+        prefix of a word of `other` ("unreliable" where `other` says "reliable", "비동기" where it
+        says "동기") is one more, reaching that word."""
+        prefixed = self._prefixed_words(other)
+        reached = {term.unit for term in self.text.terms if any(term.word in scope for scope in self.scopes)}
+        return len(self.scopes) + len(set(prefixed.values())), reached | set(prefixed)
+
+    def _prefixed_words(self, other: "Clause") -> dict[str, int]:
+        """Unit of the unprefixed word -> index of the prefixed word (Latin); for Korean, whose
+        bigrams already share the unprefixed part, the word index keyed by its own units."""
+        found: dict[str, int] = {}
+        other_stems = {t.unit for t in other.text.terms if t.script == "latin"}
+        other_hangul = [w.text for w in other.text.words if w.script == "hangul"]
+        for index, word in enumerate(self.text.words):
+            latin = word.script == "latin"
+            for prefix in ENGLISH_PREFIXES if latin else KOREAN_PREFIXES:
+                rest = word.text[len(prefix) :]
+                if not word.text.startswith(prefix) or len(rest) < (4 if latin else 2):
+                    continue
+                if latin:
+                    rest_terms, whole_terms = Text(rest).terms, Text(word.text).terms
+                    if rest_terms and rest_terms[0].unit in other_stems and whole_terms[0].unit not in other_stems:
+                        found[rest_terms[0].unit] = index
+                        break
+                elif any(w.startswith(rest) for w in other_hangul) and not any(
+                    w.startswith(word.text) for w in other_hangul
+                ):
+                    for term in self.text.terms:
+                        if term.word == index and not term.unit.startswith(prefix):
+                            found[term.unit] = index
+                    break
+        return found
+
+
+def clauses(raw: str) -> list[Clause]:
+    pieces = [piece.strip() for piece in CLAUSE_BREAK.split(raw) if piece and piece.strip()]
+    return [Clause(Text(piece)) for piece in pieces]
+
+
+def swapped_opposites(answer: Clause, reference: Clause) -> int:
+    """Opposite pairs of which the answer clause states one member and the reference clause the
+    other (and neither states both); a negated member is not stated."""
+    swaps = 0
+    for a, b in _english_opposites():
+        in_answer = (a in answer.stems, b in answer.stems)
+        in_reference = (a in reference.stems, b in reference.stems)
+        if in_answer in ((True, False), (False, True)) and in_reference == in_answer[::-1]:
+            swaps += 1
+    for a, b in KOREAN_OPPOSITES:
+        in_answer = (_korean_has(answer.hangul_words, a), _korean_has(answer.hangul_words, b))
+        in_reference = (_korean_has(reference.hangul_words, a), _korean_has(reference.hangul_words, b))
+        if in_answer in ((True, False), (False, True)) and in_reference == in_answer[::-1]:
+            swaps += 1
+    return swaps
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One answer clause against the reference clause it restates."""
+
+    shared_weight: float
+    negated_weight: float  # shared weight within reach of a negation only one of the two has
+    opposites_swapped: int
+
+    @property
+    def contradicts(self) -> bool:
+        return self.negated_weight >= MIN_CONTRADICTED_WEIGHT or self.opposites_swapped > 0
+
+
+def _shared(answer: Clause, reference: Clause) -> tuple[float, int]:
+    shared = answer.content.keys() & reference.content.keys()
+    weight = sum(min(answer.content[unit][0], reference.content[unit][0]) for unit in shared)
+    return weight, len({answer.content[unit][1] for unit in shared})
+
+
+def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
+    """Each answer clause that restates a reference clause, with how their polarities compare:
+    the two differ in the parity of their negations, and a negation reaches a term both share."""
+    found: list[Comparison] = []
+    for clause in answer:
+        scored = [(_shared(clause, candidate), candidate) for candidate in reference]
+        if not scored:
+            break
+        (weight, words), best = max(scored, key=lambda item: item[0])
+        if words < MIN_SHARED_WORDS or weight < MIN_SHARED_WEIGHT:
+            continue
+        (mine, mine_reached), (theirs, theirs_reached) = clause.negations(best), best.negations(clause)
+        negated = 0.0
+        if (mine - theirs) % 2:  # parity: "without Y" agrees with "does not need Y"; "not ... not" is positive
+            reached = mine_reached if mine > theirs else theirs_reached
+            shared = clause.content.keys() & best.content.keys() & reached
+            negated = sum(min(clause.content[unit][0], best.content[unit][0]) for unit in shared)
+        found.append(Comparison(weight, negated, swapped_opposites(clause, best)))
+    return found
+
+
+# ------------------------------------------------------------------------ off-reference content
+OFF_CLAUSE_MIN_WORDS = 3  # informative words in a clause that shares none with the question
+OFF_CLAUSE_MIN_WEIGHT = 1.5
+SALAD_MIN_WORDS = 4  # unrelated informative words in a row, no function word between
+ADDITION_MIN_RECALL = 0.35  # an addition matters (and is told from elaboration) where the rest answers them
+
+
+@dataclass(frozen=True)
+class Support:
+    """How much of the answer the reference, keywords and question account for."""
+
+    unsupported_share: float  # of the answer's informative weight, in clauses sharing no term
+    off_clauses: int  # clauses with enough informative words and none shared
+    edge_run: int  # unrelated informative words in a row opening or closing a clause, no function word between
+    related_clauses: int
+
+
+def support(answer: list[Clause], related: set[str]) -> Support:
+    """`related`: the units of the reference, keywords and question. An elaboration reuses the
+    answer's own words ("the maximum distance ... a distance of 112 km"), so the answer's clauses
+    that share a term with `related` extend it (one step: a chain of unrelated sentences that
+    share words with each other extends nothing)."""
+    answering = [clause for clause in answer if any(term.unit in related for term in clause.text.content_terms)]
+    total = unsupported = 0.0
+    off = edge_run = 0
+    for clause in answer:
+        content = clause.text.content_terms
+        weight = sum(term.weight for term in content)
+        total += weight
+        others = set().union(*(other.content for other in answering if other is not clause))
+        context = related | others
+        if clause not in answering and not any(term.unit in context for term in content):
+            unsupported += weight
+            if len({term.word for term in content}) >= OFF_CLAUSE_MIN_WORDS and weight >= OFF_CLAUSE_MIN_WEIGHT:
+                off += 1
+        edge_run = max(edge_run, _unrelated_edge_run(clause.text, context))
+    return Support(unsupported / total if total else 0.0, off, edge_run, len(answering))
+
+
+def _unrelated_edge_run(text: Text, related: set[str]) -> int:
+    """Informative Latin words at the start or the end of `text` that share nothing with `related`
+    and have no function word between them: word salad stuck onto a sentence ("... reduces
+    hallucinations colorless green ideas flumph"). Korean is left out: its units are bigrams,
+    and without function words any run of nouns would count."""
+    by_word: dict[int, list[Term]] = {}
+    for term in text.terms:
+        by_word.setdefault(term.word, []).append(term)
+
+    def unrelated(index: int) -> bool:
+        terms = by_word.get(index, [])
+        return bool(terms) and all(
+            term.script == "latin" and term.weight > 0 and not term.is_function_word and term.unit not in related
+            for term in terms
+        )
+
+    indices = range(len(text.words))
+    leading = next((n for n, index in enumerate(indices) if not unrelated(index)), len(indices))
+    trailing = next((n for n, index in enumerate(reversed(indices)) if not unrelated(index)), len(indices))
+    return max(leading, trailing) if leading < len(indices) else 0
