@@ -96,12 +96,13 @@ ENGLISH_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
 KOREAN_PREFIXES = ("비", "무", "불", "미")
 CLAUSE_BREAK = re.compile(
     r"(?<!\b[A-Za-z])(?<!\d)[.!?;:\u3002\uff1f\uff01](?=\s|$)|\n+"
-    r"|\s+(?:but|whereas|however|although|though)\s+|지만[\s,]|반면",
+    r"|\s+(?:but|whereas|however|although|though)\s+|\s[-\u2013\u2022\u25cf]\s|[\u2022\u25cf]|지만[\s,]|반면",
     re.IGNORECASE,
 )
 MIN_SHARED_WORDS = 2  # informative words two clauses share before their polarities are compared
 MIN_SHARED_WEIGHT = 1.0
-MIN_CONTRADICTED_WEIGHT = 0.3  # a shared term this informative, said the other way round
+MIN_CONTRADICTED_WEIGHT = 0.5
+NEAR_WORDS = 3  # a shared term this informative, said the other way round
 
 # Opposites common in computing and science teaching. Swapping one for the other says the reference's
 # point the other way round. English entries are compared as Snowball stems; Korean ones as the
@@ -291,6 +292,23 @@ class Clause:
         reached = {term.unit for term in self.text.terms if any(term.word in scope for scope in self.scopes)}
         return len(self.scopes) + len(set(prefixed.values())), reached | set(prefixed)
 
+    @cached_property
+    def near_negation(self) -> set[str]:
+        """Units with an occurrence within NEAR_WORDS of a negation cue, either side: the clause may
+        state them negated, whichever way its syntax runs."""
+        cues = [
+            scope.start if self.text.words[scope.start].script == "latin" else scope.stop - 1 for scope in self.scopes
+        ]
+        return {t.unit for t in self.text.terms if any(abs(t.word - cue) <= NEAR_WORDS for cue in cues)}
+
+    @cached_property
+    def stated_plainly(self) -> set[str]:
+        """Units with an occurrence away from any negation cue."""
+        cues = [
+            scope.start if self.text.words[scope.start].script == "latin" else scope.stop - 1 for scope in self.scopes
+        ]
+        return {t.unit for t in self.text.terms if all(abs(t.word - cue) > NEAR_WORDS for cue in cues)}
+
     def _prefixed_words(self, other: "Clause") -> dict[str, int]:
         """Unit of the unprefixed word -> index of the prefixed word (Latin); for Korean, whose
         bigrams already share the unprefixed part, the word index keyed by its own units."""
@@ -363,6 +381,10 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
     """Each answer clause that restates a reference clause, with how their polarities compare:
     the two differ in the parity of their negations, and a negation reaches a term both share."""
     found: list[Comparison] = []
+    # A reference that lists several cases ("no flow control" for one service, "flow control" for
+    # another) states a term both ways: an answer may say either.
+    negated_anywhere = set().union(*(clause.near_negation for clause in reference))
+    plain_anywhere = set().union(*(clause.stated_plainly for clause in reference))
     for clause in answer:
         scored = [(_shared(clause, candidate), candidate) for candidate in reference]
         if not scored:
@@ -373,9 +395,12 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
         (mine, mine_reached), (theirs, theirs_reached) = clause.negations(best), best.negations(clause)
         negated = 0.0
         if (mine - theirs) % 2:  # parity: "without Y" agrees with "does not need Y"; "not ... not" is positive
-            reached = mine_reached if mine > theirs else theirs_reached
-            shared = clause.content.keys() & best.content.keys() & reached
-            negated = sum(min(clause.content[unit][0], best.content[unit][0]) for unit in shared)
+            shared = clause.content.keys() & best.content.keys()
+            if mine > theirs:  # the answer negates a term the reference states plainly, and never negates
+                said = shared & mine_reached - best.near_negation - negated_anywhere
+            else:  # the reference negates a term the answer states plainly, and never states it plainly
+                said = shared & theirs_reached - clause.near_negation - plain_anywhere
+            negated = sum(min(clause.content[unit][0], best.content[unit][0]) for unit in said)
         found.append(Comparison(weight, negated, swapped_opposites(clause, best)))
     return found
 
@@ -384,7 +409,7 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
 OFF_CLAUSE_MIN_WORDS = 3  # informative words in a clause that shares none with the question
 OFF_CLAUSE_MIN_WEIGHT = 1.5
 SALAD_MIN_WORDS = 4  # unrelated informative words in a row, no function word between
-ADDITION_MIN_RECALL = 0.35  # an addition matters (and is told from elaboration) where the rest answers them
+FLAG_MIN_RECALL = 0.35  # share of the reference an answer restates before these findings are flags
 
 
 @dataclass(frozen=True)

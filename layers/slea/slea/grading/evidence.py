@@ -296,9 +296,9 @@ class Evidence:
             "copied_choices": self._copied_choices,
             "shuffled_reference": self._shuffled,
             "keywords_amid_unrelated_words": self._keywords_amid_unrelated_words,
-            "negates_reference": lambda: self.contradictions > 0,
+            "negates_reference": self._negates_reference,
             "unrelated_addition": self._unrelated_addition,
-            "copied_shown_text": lambda: bool(self.copied_shown_texts),
+            "copied_shown_text": self._copied_shown_text,
         }
         return [name for name, check in checks.items() if check()]
 
@@ -400,13 +400,22 @@ class Evidence:
         reference, keywords or question (0-1)."""
         return self._support.unsupported_share
 
+    def _negates_reference(self) -> bool:
+        # A flag where it decides something: an answer covering less of the reference is not
+        # finalised as correct anyway, and long answers to multi-point references restate many
+        # points in other words, where clause matching errs (the measures stay, as features).
+        return self.contradictions > 0 and self.recall >= contradiction.FLAG_MIN_RECALL
+
+    def _copied_shown_text(self) -> bool:
+        return bool(self.copied_shown_texts)
+
     def _unrelated_addition(self) -> bool:
         # Only beside a part that restates much of the reference: an answer wholly about something
         # else is unrelated (a verdict, not a flag), and a human's correct answer that elaborates in
         # its own words covers less of the reference's vocabulary than a pasted reference does.
         support = self._support
         added = support.off_clauses > 0 or support.edge_run >= contradiction.SALAD_MIN_WORDS
-        return added and support.related_clauses > 0 and self.recall >= contradiction.ADDITION_MIN_RECALL
+        return added and support.related_clauses > 0 and self.recall >= contradiction.FLAG_MIN_RECALL
 
     @cached_property
     def copied_shown_texts(self) -> list[str]:
