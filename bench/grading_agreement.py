@@ -260,7 +260,31 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
     results["textbook_pass_rate"] = {
         language: round(sum(passes) / len(passes), 3) for language, passes in textbook_pass.items()
     }
+    results["contradictions"] = contradiction_cases(grader)
     return results
+
+
+def contradiction_cases(grader: Grader) -> dict[str, Any]:
+    """grading_cases/contradictions.jsonl (see bench/contradiction_cases.py): negated, opposite,
+    nonsense-appended and copied-option answers finalised as correct, per language (target 0)."""
+    outcomes: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for row in read_jsonl(CASES / "contradictions.jsonl"):
+        shown = [row["reference_answer"], row["shown_option"]] if row["shown_option"] else []
+        key = grader.question(
+            f"contradiction:{row['id']}", row["question"], row["reference_answer"], row["keywords"], choices=shown
+        )
+        outcomes[row["language"]][row["kind"]].append(grader.grade(key, row["answer"], row["keywords"]))
+    return {
+        language: {
+            kind: {
+                "cases": len(graded),
+                "finalised_correct": sum(o["is_correct"] and not o["needs_review"] for o in graded),
+                "flagged_for_review": sum(o["needs_review"] for o in graded),
+            }
+            for kind, graded in kinds.items()
+        }
+        for language, kinds in outcomes.items()
+    }
 
 
 def measure(
