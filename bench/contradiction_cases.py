@@ -1,4 +1,5 @@
 """Writes bench/data/grading_cases/contradictions.jsonl (CC0, like the other constructed cases):
+# ruff: noqa: E501 - the hand-written cases are read as sentences
 answers that must never be finalised as correct, built from the references of english.jsonl and
 korean.jsonl by fixed rules, plus hand-written ones (HAND_WRITTEN).
 
@@ -54,7 +55,6 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         "kind": "antonym",
         "question": "What happens to the collision domain when the speed rises?",
         "keywords": ["diameter"],
-        "keywords": ["diameter"],
         "reference_answer": "When the transmission speed increases tenfold, the collision domain diameter decreases by a factor of ten.",
         "answer": "When the transmission speed increases tenfold, the collision domain diameter increases by a factor of ten.",
     },
@@ -62,7 +62,6 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         "language": "en",
         "kind": "antonym",
         "question": "How does a queue order its elements?",
-        "keywords": ["FIFO"],
         "keywords": ["FIFO"],
         "reference_answer": "A queue is FIFO: the first element added is the first one removed.",
         "answer": "A queue is LIFO: the last element added is the first one removed.",
@@ -72,7 +71,6 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         "kind": "negated",
         "question": "스택은 임의 접근을 허용하나요?",
         "keywords": ["맨 위"],
-        "keywords": ["맨 위"],
         "reference_answer": "스택은 임의 접근을 허용하지 않으며 맨 위 원소만 읽을 수 있습니다.",
         "answer": "스택은 임의 접근을 허용하므로 어떤 원소든 바로 읽을 수 있습니다.",
     },
@@ -80,7 +78,6 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         "language": "ko",
         "kind": "antonym",
         "question": "캐시를 쓰면 응답 시간은 어떻게 되나요?",
-        "keywords": ["응답 시간"],
         "keywords": ["응답 시간"],
         "reference_answer": "캐시를 사용하면 자주 쓰는 데이터를 가까이 두어 응답 시간이 감소합니다.",
         "answer": "캐시를 사용하면 자주 쓰는 데이터를 가까이 두어 응답 시간이 증가합니다.",
@@ -108,6 +105,8 @@ def swap_opposite(reference: str, language: str) -> str | None:
     pairs = ENGLISH_OPPOSITES if language == "en" else KOREAN_OPPOSITES
     for word in re.findall(r"\w+", reference):
         for a, b in pairs:
+            if a in reference.casefold() and b in reference.casefold():
+                continue  # both already stated: a swap would not change the meaning
             for this, that in ((a, b), (b, a)):
                 if language == "en" and word.casefold() == this:
                     return re.sub(rf"\b{word}\b", that, reference, count=1)

@@ -221,6 +221,8 @@ def _negation_scopes(text: Text) -> list[range]:
                 continue  # "A뿐만 아니라 B": not only A but also B
             if word.text in ("안", "못"):
                 scopes.append(range(index, min(len(words), index + 2)))
+            elif KOREAN_NEGATION.search(word.text) and index == len(words) - 1:
+                scopes.append(range(index + 1))  # the sentence's own predicate negated: all of it
             elif KOREAN_NEGATION.search(word.text):
                 first = index
                 while first > 0 and index - first < KOREAN_SCOPE_WORDS and not _comma_between(tokens, first - 1, text):
@@ -390,8 +392,9 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
         if not scored:
             break
         (weight, words), best = max(scored, key=lambda item: item[0])
-        if words < MIN_SHARED_WORDS or weight < MIN_SHARED_WEIGHT:
-            continue
+        swaps = swapped_opposites(clause, best)
+        if words + min(swaps, 1) < MIN_SHARED_WORDS or weight < MIN_SHARED_WEIGHT / 2:
+            continue  # an opposite swapped counts as a shared word ("a queue is LIFO" / "FIFO")
         (mine, mine_reached), (theirs, theirs_reached) = clause.negations(best), best.negations(clause)
         negated = 0.0
         if (mine - theirs) % 2:  # parity: "without Y" agrees with "does not need Y"; "not ... not" is positive
@@ -401,7 +404,7 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
             else:  # the reference negates a term the answer states plainly, and never states it plainly
                 said = shared & theirs_reached - clause.near_negation - plain_anywhere
             negated = sum(min(clause.content[unit][0], best.content[unit][0]) for unit in said)
-        found.append(Comparison(weight, negated, swapped_opposites(clause, best)))
+        found.append(Comparison(weight, negated, swaps))
     return found
 
 
