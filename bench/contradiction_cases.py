@@ -1,11 +1,11 @@
 """Writes bench/data/grading_cases/contradictions.jsonl (CC0, like the other constructed cases):
-# ruff: noqa: E501 - the hand-written cases are read as sentences
 answers that must never be finalised as correct, built from the references of english.jsonl and
 korean.jsonl by fixed rules, plus hand-written ones (HAND_WRITTEN).
 
 Rules, applied to each question's reference answer:
 - `negated`: the first sentence's main verb negated. English: "not" after the first auxiliary
-  (is, are, can, does ...; "can" -> "cannot"). Korean: the first sentence's final predicate
+  (is, are, can, does ...; "can" -> "cannot") if it is among the first six words, else the
+  reference prefixed with "It is not true that". Korean: the first sentence's final predicate
   ("입니다" -> "이 아닙니다", "합니다" -> "하지 않습니다", "됩니다" -> "되지 않습니다",
   "있습니다" -> "없습니다"). A reference with neither is skipped.
 - `antonym`: the first word of the reference that belongs to an opposite pair (the grader's own
@@ -25,6 +25,7 @@ from typing import Any
 
 CASES = Path(__file__).resolve().parent / "data" / "grading_cases"
 AUXILIARIES = re.compile(r"\b(is|are|was|were|can|does|do|will|has|have|must|should|may)\b")
+MAIN_VERB_WITHIN = 6  # words before the auxiliary; later ones belong to a subordinate clause
 KOREAN_PREDICATES = (
     ("있습니다", "없습니다"),
     ("입니다", "이 아닙니다"),
@@ -55,8 +56,12 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         "kind": "antonym",
         "question": "What happens to the collision domain when the speed rises?",
         "keywords": ["diameter"],
-        "reference_answer": "When the transmission speed increases tenfold, the collision domain diameter decreases by a factor of ten.",
-        "answer": "When the transmission speed increases tenfold, the collision domain diameter increases by a factor of ten.",
+        "reference_answer": (
+            "When the transmission speed increases tenfold, the collision domain diameter decreases by a factor of ten."
+        ),
+        "answer": (
+            "When the transmission speed increases tenfold, the collision domain diameter increases by a factor of ten."
+        ),
     },
     {
         "language": "en",
@@ -88,8 +93,8 @@ HAND_WRITTEN: list[dict[str, Any]] = [
 def negate(reference: str, language: str) -> str | None:
     if language == "en":
         match = AUXILIARIES.search(reference)
-        if match is None:
-            return None
+        if match is None or len(reference[: match.start()].split()) > MAIN_VERB_WITHIN:
+            return "It is not true that " + reference[0].lower() + reference[1:]
         word = match.group(0)
         return reference[: match.start()] + ("cannot" if word == "can" else f"{word} not") + reference[match.end() :]
     first, dot, rest = reference.partition(".")

@@ -22,8 +22,10 @@ words, so polarity has to be read from the words that carry it.
 """
 
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, partial
 
 from slea.grading.terms import TOKEN, Term, Text
 
@@ -96,13 +98,16 @@ ENGLISH_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
 KOREAN_PREFIXES = ("비", "무", "불", "미")
 CLAUSE_BREAK = re.compile(
     r"(?<!\b[A-Za-z])(?<!\d)[.!?;:\u3002\uff1f\uff01](?=\s|$)|\n+"
-    r"|\s+(?:but|whereas|however|although|though)\s+|\s[-\u2013\u2022\u25cf]\s|[\u2022\u25cf]|지만[\s,]|반면",
+    r"|\s+(?:but|whereas|however|although|though)\s+|\s[-+\u2013](?=[^\W\d_]|\s)|[\u2022\u25cf]|지만[\s,]|반면",
     re.IGNORECASE,
 )
 MIN_SHARED_WORDS = 2  # informative words two clauses share before their polarities are compared
 MIN_SHARED_WEIGHT = 1.0
-MIN_CONTRADICTED_WEIGHT = 0.5
-NEAR_WORDS = 3  # a shared term this informative, said the other way round
+MIN_CONTRADICTED_WEIGHT = 0.3
+NEAR_WORDS = 3
+# Negations are compared between clauses that say mostly the same thing: a clause sharing a few
+# terms with a long one (a list of several cases) may be about another case.
+RESTATED_SHARE = 0.5  # a shared term this informative, said the other way round
 
 # Opposites common in computing and science teaching. Swapping one for the other says the reference's
 # point the other way round. English entries are compared as Snowball stems; Korean ones as the
@@ -201,13 +206,13 @@ def _english_opposites() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(stemmed))
 
 
-def _korean_has(words: list[str], start: str) -> bool:
-    """A word that starts with `start` and not with a longer entry that contains it ("비동기" is
+def _korean_count(words: list[str], start: str) -> int:
+    """Words that start with `start` and not with a longer entry that contains it ("비동기" is
     not "동기")."""
     longer = [b for a, b in KOREAN_OPPOSITES if b != start and start in b] + [
         a for a, b in KOREAN_OPPOSITES if a != start and start in a
     ]
-    return any(word.startswith(start) and not any(word.startswith(other) for other in longer) for word in words)
+    return sum(word.startswith(start) and not any(word.startswith(other) for other in longer) for word in words)
 
 
 def _negation_scopes(text: Text) -> list[range]:
@@ -277,14 +282,20 @@ class Clause:
                 counts[index] = counts.get(index, 0) + 1
         return {index for index, count in counts.items() if count % 2}
 
-    @cached_property
-    def stems(self) -> set[str]:
-        """Latin stems of words stated positively (for opposite pairs)."""
-        return {t.unit for t in self.text.terms if t.script == "latin" and t.word not in self.negated_words}
+    def stems(self, negated: bool | None = None) -> list[str]:
+        """Latin stems, of the words stated negated or plainly if `negated` is given."""
+        return [
+            t.unit
+            for t in self.text.terms
+            if t.script == "latin" and (negated is None or (t.word in self.negated_words) == negated)
+        ]
 
-    @cached_property
-    def hangul_words(self) -> list[str]:
-        return [w.text for i, w in enumerate(self.text.words) if w.script == "hangul" and i not in self.negated_words]
+    def hangul_words(self, negated: bool | None = None) -> list[str]:
+        return [
+            w.text
+            for i, w in enumerate(self.text.words)
+            if w.script == "hangul" and (negated is None or (i in self.negated_words) == negated)
+        ]
 
     def negations(self, other: "Clause") -> tuple[int, set[str]]:
         """How many negations the clause has, and the units they reach. A word with a negating
@@ -344,20 +355,47 @@ def clauses(raw: str) -> list[Clause]:
 
 
 def swapped_opposites(answer: Clause, reference: Clause) -> int:
-    """Opposite pairs of which the answer clause states one member and the reference clause the
-    other (and neither states both); a negated member is not stated."""
+    """Opposite pairs the answer clause uses one member more often than the reference clause and
+    the other less, counted among the words stated plainly and among the negated ones ("no single
+    client" for "no single server"; "increases ... increases" for "increases ... decreases")."""
     swaps = 0
-    for a, b in _english_opposites():
-        in_answer = (a in answer.stems, b in answer.stems)
-        in_reference = (a in reference.stems, b in reference.stems)
-        if in_answer in ((True, False), (False, True)) and in_reference == in_answer[::-1]:
-            swaps += 1
-    for a, b in KOREAN_OPPOSITES:
-        in_answer = (_korean_has(answer.hangul_words, a), _korean_has(answer.hangul_words, b))
-        in_reference = (_korean_has(reference.hangul_words, a), _korean_has(reference.hangul_words, b))
-        if in_answer in ((True, False), (False, True)) and in_reference == in_answer[::-1]:
-            swaps += 1
+    for negated in (False, True):
+        mine = Counter(answer.stems(negated))
+        theirs = Counter(reference.stems(negated))
+        mine_words, their_words = answer.hangul_words(negated), reference.hangul_words(negated)
+        for a, b in _english_opposites():
+            if (mine[a] - theirs[a]) * (mine[b] - theirs[b]) < 0:
+                swaps += _same_context(answer, reference, partial(_latin_spots, pair=(a, b)))
+        for a, b in KOREAN_OPPOSITES:
+            count_a = _korean_count(mine_words, a) - _korean_count(their_words, a)
+            count_b = _korean_count(mine_words, b) - _korean_count(their_words, b)
+            if count_a * count_b < 0:
+                swaps += _same_context(answer, reference, partial(_hangul_spots, pair=(a, b)))
     return swaps
+
+
+def _latin_spots(clause: Clause, pair: tuple[str, str]) -> set[int]:
+    return {t.word for t in clause.text.terms if t.script == "latin" and t.unit in pair}
+
+
+def _hangul_spots(clause: Clause, pair: tuple[str, str]) -> set[int]:
+    return {i for i, w in enumerate(clause.text.words) if any(_korean_count([w.text], x) for x in pair)}
+
+
+def _same_context(answer: Clause, reference: Clause, spots_of: Callable[[Clause], set[int]]) -> bool:
+    """The opposite words have an informative term in common within NEAR_WORDS in both clauses:
+    "reduces hallucinations" / "increases hallucinations", not "the speed increases" /
+    "the diameter decreases"."""
+
+    def around(clause: Clause) -> set[str]:
+        spots = spots_of(clause)
+        return {
+            unit
+            for unit, (_, index) in clause.content.items()
+            if index not in spots and any(abs(index - spot) <= NEAR_WORDS for spot in spots)
+        }
+
+    return bool(around(answer) & around(reference))
 
 
 @dataclass(frozen=True)
@@ -397,7 +435,10 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
             continue  # an opposite swapped counts as a shared word ("a queue is LIFO" / "FIFO")
         (mine, mine_reached), (theirs, theirs_reached) = clause.negations(best), best.negations(clause)
         negated = 0.0
-        if (mine - theirs) % 2:  # parity: "without Y" agrees with "does not need Y"; "not ... not" is positive
+        larger = max(sum(w for w, _ in clause.content.values()), sum(w for w, _ in best.content.values()))
+        if (
+            (mine - theirs) % 2 and weight >= RESTATED_SHARE * larger
+        ):  # parity: "without Y" agrees with "does not need Y"; "not ... not" is positive
             shared = clause.content.keys() & best.content.keys()
             if mine > theirs:  # the answer negates a term the reference states plainly, and never negates
                 said = shared & mine_reached - best.near_negation - negated_anywhere
@@ -411,8 +452,12 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
 # ------------------------------------------------------------------------ off-reference content
 OFF_CLAUSE_MIN_WORDS = 3  # informative words in a clause that shares none with the question
 OFF_CLAUSE_MIN_WEIGHT = 1.5
+# A clause whose informative weight is almost all unrelated: one shared word ("green" in
+# "colorless green ideas flumph", a Korean bigram shared by chance) does not make it an answer.
+OFF_MAX_RELATED_SHARE = 0.2
 SALAD_MIN_WORDS = 4  # unrelated informative words in a row, no function word between
 FLAG_MIN_RECALL = 0.35  # share of the reference an answer restates before these findings are flags
+OFF_CLAUSE_MIN_RECALL = 0.5  # ... before a whole sentence off the reference is one
 
 
 @dataclass(frozen=True)
@@ -430,7 +475,7 @@ def support(answer: list[Clause], related: set[str]) -> Support:
     answer's own words ("the maximum distance ... a distance of 112 km"), so the answer's clauses
     that share a term with `related` extend it (one step: a chain of unrelated sentences that
     share words with each other extends nothing)."""
-    answering = [clause for clause in answer if any(term.unit in related for term in clause.text.content_terms)]
+    answering = [clause for clause in answer if _related_share(clause.text, related) >= OFF_MAX_RELATED_SHARE]
     total = unsupported = 0.0
     off = edge_run = 0
     for clause in answer:
@@ -439,12 +484,22 @@ def support(answer: list[Clause], related: set[str]) -> Support:
         total += weight
         others = set().union(*(other.content for other in answering if other is not clause))
         context = related | others
-        if clause not in answering and not any(term.unit in context for term in content):
-            unsupported += weight
-            if len({term.word for term in content}) >= OFF_CLAUSE_MIN_WORDS and weight >= OFF_CLAUSE_MIN_WEIGHT:
+        related_weight = sum(term.weight for term in content if term.unit in context)
+        if weight and related_weight / weight < OFF_MAX_RELATED_SHARE:
+            unsupported += weight - related_weight
+            unrelated = [term for term in content if term.unit not in context]
+            if (
+                len({term.word for term in unrelated}) >= OFF_CLAUSE_MIN_WORDS
+                and weight - related_weight >= OFF_CLAUSE_MIN_WEIGHT
+            ):
                 off += 1
         edge_run = max(edge_run, _unrelated_edge_run(clause.text, context))
     return Support(unsupported / total if total else 0.0, off, edge_run, len(answering))
+
+
+def _related_share(text: Text, related: set[str]) -> float:
+    total = sum(term.weight for term in text.content_terms)
+    return sum(term.weight for term in text.content_terms if term.unit in related) / total if total else 0.0
 
 
 def _unrelated_edge_run(text: Text, related: set[str]) -> int:

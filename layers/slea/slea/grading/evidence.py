@@ -412,10 +412,14 @@ class Evidence:
     def _unrelated_addition(self) -> bool:
         # Only beside a part that restates much of the reference: an answer wholly about something
         # else is unrelated (a verdict, not a flag), and a human's correct answer that elaborates in
-        # its own words covers less of the reference's vocabulary than a pasted reference does.
+        # its own words ("it is very simple and inexpensive") covers less of the reference's
+        # vocabulary than a pasted reference does; words cannot tell such a sentence from "bananas
+        # are purple on Tuesdays", so a whole sentence off the reference needs more of it restated.
         support = self._support
-        added = support.off_clauses > 0 or support.edge_run >= contradiction.SALAD_MIN_WORDS
-        return added and support.related_clauses > 0 and self.recall >= contradiction.FLAG_MIN_RECALL
+        if not support.related_clauses or self.recall < contradiction.FLAG_MIN_RECALL:
+            return False
+        salad = support.edge_run >= contradiction.SALAD_MIN_WORDS
+        return salad or (support.off_clauses > 0 and self.recall >= contradiction.OFF_CLAUSE_MIN_RECALL)
 
     @cached_property
     def copied_shown_texts(self) -> list[str]:
