@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, cached_property, partial
+from functools import cache, cached_property, lru_cache, partial
 
 from slea.grading.terms import TOKEN, Term, Text
 
@@ -206,13 +206,16 @@ def _english_opposites() -> tuple[tuple[str, str], ...]:
     return tuple(sorted(stemmed))
 
 
+@cache
+def _longer_entries(start: str) -> tuple[str, ...]:
+    return tuple(word for pair in KOREAN_OPPOSITES for word in pair if word != start and start in word)
+
+
 def _korean_count(words: list[str], start: str) -> int:
     """Words that start with `start` and not with a longer entry that contains it ("비동기" is
     not "동기")."""
-    longer = [b for a, b in KOREAN_OPPOSITES if b != start and start in b] + [
-        a for a, b in KOREAN_OPPOSITES if a != start and start in a
-    ]
-    return sum(word.startswith(start) and not any(word.startswith(other) for other in longer) for word in words)
+    longer = _longer_entries(start)
+    return sum(word.startswith(start) and not word.startswith(longer) for word in words)
 
 
 def _negation_scopes(text: Text) -> list[range]:
@@ -328,6 +331,9 @@ class Clause:
         found: dict[str, int] = {}
         other_stems = {t.unit for t in other.text.terms if t.script == "latin"}
         other_hangul = [w.text for w in other.text.words if w.script == "hangul"]
+        # A clause that has both forms contrasts them ("필요한 권한만 ... 불필요한 권한은"): no negation.
+        own_stems = {t.unit for t in self.text.terms if t.script == "latin"}
+        own_hangul = [w.text for w in self.text.words if w.script == "hangul"]
         for index, word in enumerate(self.text.words):
             latin = word.script == "latin"
             for prefix in ENGLISH_PREFIXES if latin else KOREAN_PREFIXES:
@@ -335,12 +341,18 @@ class Clause:
                 if not word.text.startswith(prefix) or len(rest) < (4 if latin else 2):
                     continue
                 if latin:
-                    rest_terms, whole_terms = Text(rest).terms, Text(word.text).terms
-                    if rest_terms and rest_terms[0].unit in other_stems and whole_terms[0].unit not in other_stems:
+                    rest_terms, whole_terms = _text(rest).terms, _text(word.text).terms
+                    if (
+                        rest_terms
+                        and rest_terms[0].unit in other_stems - own_stems
+                        and whole_terms[0].unit not in other_stems
+                    ):
                         found[rest_terms[0].unit] = index
                         break
-                elif any(w.startswith(rest) for w in other_hangul) and not any(
-                    w.startswith(word.text) for w in other_hangul
+                elif (
+                    any(w.startswith(rest) for w in other_hangul)
+                    and not any(w.startswith(rest) for w in own_hangul)
+                    and not any(w.startswith(word.text) for w in other_hangul)
                 ):
                     for term in self.text.terms:
                         if term.word == index and not term.unit.startswith(prefix):
@@ -349,9 +361,15 @@ class Clause:
         return found
 
 
+@lru_cache(maxsize=4096)
+def _text(raw: str) -> Text:
+    """Texts are read-only here; a reference's clauses recur for every answer to its question."""
+    return Text(raw)
+
+
 def clauses(raw: str) -> list[Clause]:
     pieces = [piece.strip() for piece in CLAUSE_BREAK.split(raw) if piece and piece.strip()]
-    return [Clause(Text(piece)) for piece in pieces]
+    return [Clause(_text(piece)) for piece in pieces]
 
 
 def swapped_opposites(answer: Clause, reference: Clause) -> int:
@@ -455,7 +473,7 @@ OFF_CLAUSE_MIN_WEIGHT = 1.5
 # A clause whose informative weight is almost all unrelated: one shared word ("green" in
 # "colorless green ideas flumph", a Korean bigram shared by chance) does not make it an answer.
 OFF_MAX_RELATED_SHARE = 0.2
-SALAD_MIN_WORDS = 4  # unrelated informative words in a row, no function word between
+SALAD_MIN_WORDS = 5  # unrelated informative words in a row, no function word between
 FLAG_MIN_RECALL = 0.35  # share of the reference an answer restates before these findings are flags
 OFF_CLAUSE_MIN_RECALL = 0.5  # ... before a whole sentence off the reference is one
 

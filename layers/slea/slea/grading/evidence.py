@@ -368,10 +368,12 @@ class Evidence:
 
     # ------------------------------------------------------------------ contradiction
     @cached_property
+    def _answer_clauses(self) -> list[contradiction.Clause]:
+        return contradiction.clauses(self.material.answer)
+
+    @cached_property
     def _comparisons(self) -> list[contradiction.Comparison]:
-        return contradiction.compare(
-            contradiction.clauses(self.material.answer), contradiction.clauses(self.material.reference)
-        )
+        return contradiction.compare(self._answer_clauses, contradiction.clauses(self.material.reference))
 
     @cached_property
     def contradictions(self) -> int:
@@ -392,7 +394,7 @@ class Evidence:
     @cached_property
     def _support(self) -> contradiction.Support:
         related = set(self.reference_weights) | set(self.stem.units)
-        return contradiction.support(contradiction.clauses(self.material.answer), related)
+        return contradiction.support(self._answer_clauses, related)
 
     @cached_property
     def unsupported_share(self) -> float:
