@@ -98,7 +98,7 @@ ENGLISH_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
 KOREAN_PREFIXES = ("비", "무", "불", "미")
 CLAUSE_BREAK = re.compile(
     r"(?<!\b[A-Za-z])(?<!\d)[.!?;:\u3002\uff1f\uff01](?=\s|$)|\n+"
-    r"|\s+(?:but|whereas|however|although|though)\s+|\s[-+\u2013](?=[^\W\d_]|\s)|[\u2022\u25cf]|지만[\s,]|반면",
+    r"|\s+(?:but|whereas|however|although|though)\s+|,\s+(?:and|so|because|since|which|while)\s+|(?<=[며고서면데]),|\s[-+\u2013](?=[^\W\d_]|\s)|[\u2022\u25cf]|지만[\s,]|반면",
     re.IGNORECASE,
 )
 MIN_SHARED_WORDS = 2  # informative words two clauses share before their polarities are compared
@@ -331,8 +331,10 @@ class Clause:
         found: dict[str, int] = {}
         other_stems = {t.unit for t in other.text.terms if t.script == "latin"}
         other_hangul = [w.text for w in other.text.words if w.script == "hangul"]
-        # A clause that has both forms contrasts them ("필요한 권한만 ... 불필요한 권한은"): no negation.
-        own_stems = {t.unit for t in self.text.terms if t.script == "latin"}
+        # A clause that uses the plain form as often as `other` contrasts the two ("필요한 권한만 ...
+        # 불필요한 권한은" for "필요한 권한만"): the prefixed word negates nothing `other` says.
+        own_stems = Counter(t.unit for t in self.text.terms if t.script == "latin")
+        other_stem_counts = Counter(t.unit for t in other.text.terms if t.script == "latin")
         own_hangul = [w.text for w in self.text.words if w.script == "hangul"]
         for index, word in enumerate(self.text.words):
             latin = word.script == "latin"
@@ -344,16 +346,14 @@ class Clause:
                     rest_terms, whole_terms = _text(rest).terms, _text(word.text).terms
                     if (
                         rest_terms
-                        and rest_terms[0].unit in other_stems - own_stems
+                        and own_stems[rest_terms[0].unit] < other_stem_counts[rest_terms[0].unit]
                         and whole_terms[0].unit not in other_stems
                     ):
                         found[rest_terms[0].unit] = index
                         break
-                elif (
-                    any(w.startswith(rest) for w in other_hangul)
-                    and not any(w.startswith(rest) for w in own_hangul)
-                    and not any(w.startswith(word.text) for w in other_hangul)
-                ):
+                elif sum(w.startswith(rest) for w in own_hangul) < sum(
+                    w.startswith(rest) for w in other_hangul
+                ) and not any(w.startswith(word.text) for w in other_hangul):
                     for term in self.text.terms:
                         if term.word == index and not term.unit.startswith(prefix):
                             found[term.unit] = index
