@@ -133,3 +133,79 @@ def test_tool6_never_finalises_each_kind_as_correct():
             for answer in answers:
                 graded = grader.grade(key, answer, keywords)
                 assert not (graded["is_correct"] and not graded["needs_review"]), answer
+
+
+KO_NEGATIVE_REFERENCE = "스택은 임의 접근을 허용하지 않으며 맨 위 원소만 읽을 수 있습니다."
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("스택은 임의 접근을 허용하므로 어떤 원소든 바로 읽을 수 있습니다.", True),
+        ("스택은 임의 접근을 허용하지 않는 것이 아닙니다. 맨 위 원소만 읽을 수 있습니다.", True),  # not "not allowed"
+        ("스택에서는 임의 접근이 불가능하고 맨 위 원소만 읽을 수 있습니다.", False),
+        ("스택은 아무 위치나 바로 접근할 수 없고, 맨 위 원소만 읽습니다.", False),
+    ],
+)
+def test_a_korean_negative_reference_agrees_with_negative_answers(answer, flagged):
+    evidence = Evidence(Material(answer, KO_NEGATIVE_REFERENCE, ["맨 위"], "스택은 임의 접근을 허용하나요?"))
+    assert ("negates_reference" in evidence.flags) is flagged
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("TCP는 연결 지향 프로토콜이 아니며, 데이터 전송 전에 연결을 설정하지 않습니다.", True),
+        ("TCP는 비연결 프로토콜로, 데이터 전송 전에 연결을 설정합니다.", True),  # a negating prefix
+        ("TCP는 연결을 설정하지 않고는 데이터를 보내지 않는 연결 지향 프로토콜입니다.", False),  # double negation
+    ],
+)
+def test_korean_negations_by_clause_prefix_and_double_negation(answer, flagged):
+    reference = "TCP는 연결 지향 프로토콜로, 데이터 전송 전에 연결을 설정합니다."
+    evidence = Evidence(Material(answer, reference, ["연결 지향"], "TCP의 특징은?"))
+    assert ("negates_reference" in evidence.flags) is flagged
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        ("UDP is not connectionless: it sets up a connection before it sends datagrams.", True),
+        ("UDP does not set up a connection; it just sends datagrams.", False),
+        ("UDP never establishes a connection before sending datagrams, so it is connectionless.", False),
+    ],
+)
+def test_english_negations_of_a_reference_that_says_without(answer, flagged):
+    reference = "UDP is connectionless: it sends datagrams without setting up a connection first."
+    evidence = Evidence(Material(answer, reference, ["connectionless"], "Is UDP connection-oriented?"))
+    assert ("negates_reference" in evidence.flags) is flagged
+
+
+def test_word_salad_glued_to_the_last_sentence_is_flagged():
+    result = grade(material(REFERENCE.rstrip(".") + " colorless purple ideas flumph furiously"))
+    assert "unrelated_addition" in result.flags
+
+
+def test_an_on_topic_example_is_not_an_addition():
+    answer = REFERENCE + " For example, a support bot can answer from the company's own manuals this way."
+    assert not Evidence(material(answer)).flags
+
+
+# The generated and hand-written cases (bench/contradiction_cases.py). One known miss: "is not
+# stateful", whose stem "state" is too common a word to count as a key term.
+KNOWN_MISSES = {"en-08-negated"}
+
+
+def test_no_constructed_contradiction_is_finalised_as_correct():
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "data" / "grading_cases" / "contradictions.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert {row["language"] for row in rows} == {"en", "ko"}
+    finalised = []
+    for row in rows:
+        shown = [row["reference_answer"], row["shown_option"]] if row["shown_option"] else []
+        result = grade(Material(row["answer"], row["reference_answer"], row["keywords"], row["question"], shown))
+        if result.score >= 80 and not result.needs_review:
+            finalised.append(row["id"])
+    assert set(finalised) <= KNOWN_MISSES

@@ -470,10 +470,8 @@ def compare(answer: list[Clause], reference: list[Clause]) -> list[Comparison]:
 # ------------------------------------------------------------------------ off-reference content
 OFF_CLAUSE_MIN_WORDS = 3  # informative words in a clause that shares none with the question
 OFF_CLAUSE_MIN_WEIGHT = 1.5
-# A clause whose informative weight is almost all unrelated: one shared word ("green" in
-# "colorless green ideas flumph", a Korean bigram shared by chance) does not make it an answer.
-OFF_MAX_RELATED_SHARE = 0.2
-SALAD_MIN_WORDS = 5  # unrelated informative words in a row, no function word between
+SALAD_MIN_WORDS = 4  # informative words, no function word among them, at most one related
+GLUED_SALAD_MIN_WORDS = 5  # unrelated informative words closing or opening a sentence
 FLAG_MIN_RECALL = 0.35  # share of the reference an answer restates before these findings are flags
 OFF_CLAUSE_MIN_RECALL = 0.5  # ... before a whole sentence off the reference is one
 
@@ -482,49 +480,61 @@ OFF_CLAUSE_MIN_RECALL = 0.5  # ... before a whole sentence off the reference is 
 class Support:
     """How much of the answer the reference, keywords and question account for."""
 
-    unsupported_share: float  # of the answer's informative weight, in clauses sharing no term
+    unsupported_share: float  # of the answer's informative weight, in clauses that share no word
     off_clauses: int  # clauses with enough informative words and none shared
-    edge_run: int  # unrelated informative words in a row opening or closing a clause, no function word between
-    related_clauses: int
+    salad: bool  # informative words with no grammar between them, about something else
 
 
 def support(answer: list[Clause], related: set[str]) -> Support:
     """`related`: the units of the reference, keywords and question. An elaboration reuses the
     answer's own words ("the maximum distance ... a distance of 112 km"), so the answer's clauses
-    that share a term with `related` extend it (one step: a chain of unrelated sentences that
+    that share a word with `related` extend it (one step: a chain of unrelated sentences that
     share words with each other extends nothing)."""
-    answering = [clause for clause in answer if _related_share(clause.text, related) >= OFF_MAX_RELATED_SHARE]
+    answering = [clause for clause in answer if _related_words(clause.text, related)]
     total = unsupported = 0.0
-    off = edge_run = 0
+    off = 0
+    salad = False
     for clause in answer:
         content = clause.text.content_terms
         weight = sum(term.weight for term in content)
         total += weight
-        others = set().union(*(other.content for other in answering if other is not clause))
-        context = related | others
-        related_weight = sum(term.weight for term in content if term.unit in context)
-        if weight and related_weight / weight < OFF_MAX_RELATED_SHARE:
-            unsupported += weight - related_weight
-            unrelated = [term for term in content if term.unit not in context]
-            if (
-                len({term.word for term in unrelated}) >= OFF_CLAUSE_MIN_WORDS
-                and weight - related_weight >= OFF_CLAUSE_MIN_WEIGHT
-            ):
-                off += 1
-        edge_run = max(edge_run, _unrelated_edge_run(clause.text, context))
-    return Support(unsupported / total if total else 0.0, off, edge_run, len(answering))
+        context = related | set().union(*(other.content for other in answering if other is not clause))
+        related_words = _related_words(clause.text, context)
+        informative = {term.word for term in content}
+        if not related_words:
+            unsupported += weight
+            off += len(informative) >= OFF_CLAUSE_MIN_WORDS and weight >= OFF_CLAUSE_MIN_WEIGHT
+        salad = (
+            salad
+            or _unrelated_edge_run(clause.text, context) >= GLUED_SALAD_MIN_WORDS
+            or (
+                len(informative) >= SALAD_MIN_WORDS
+                and len(related_words) <= 1
+                and not any(term.is_function_word or term.weight == 0 for term in clause.text.terms)
+                and all(word.script == "latin" for word in clause.text.words)
+            )
+        )
+    return Support(unsupported / total if total else 0.0, off, salad)
 
 
-def _related_share(text: Text, related: set[str]) -> float:
-    total = sum(term.weight for term in text.content_terms)
-    return sum(term.weight for term in text.content_terms if term.unit in related) / total if total else 0.0
+def _related_words(text: Text, related: set[str]) -> set[int]:
+    """Words of `text` that belong to `related`: a Latin stem, or a Korean word most of whose
+    bigrams do (one bigram in common is chance: "바이올린" and "하이퍼바이저")."""
+    by_word: dict[int, list[bool]] = {}
+    for term in text.content_terms:
+        by_word.setdefault(term.word, []).append(term.unit in related)
+    return {
+        index
+        for index, hits in by_word.items()
+        if (any(hits) if text.words[index].script == "latin" else sum(hits) * 2 >= len(hits))
+    }
 
 
 def _unrelated_edge_run(text: Text, related: set[str]) -> int:
     """Informative Latin words at the start or the end of `text` that share nothing with `related`
     and have no function word between them: word salad stuck onto a sentence ("... reduces
-    hallucinations colorless green ideas flumph"). Korean is left out: its units are bigrams,
-    and without function words any run of nouns would count."""
+    hallucinations colorless purple ideas flumph furiously"). Korean is left out: its units are
+    bigrams, and without function words any run of nouns would count."""
     by_word: dict[int, list[Term]] = {}
     for term in text.terms:
         by_word.setdefault(term.word, []).append(term)

@@ -418,10 +418,9 @@ class Evidence:
         # vocabulary than a pasted reference does; words cannot tell such a sentence from "bananas
         # are purple on Tuesdays", so a whole sentence off the reference needs more of it restated.
         support = self._support
-        if not support.related_clauses or self.recall < contradiction.FLAG_MIN_RECALL:
+        if self.recall < contradiction.FLAG_MIN_RECALL:
             return False
-        salad = support.edge_run >= contradiction.SALAD_MIN_WORDS
-        return salad or (support.off_clauses > 0 and self.recall >= contradiction.OFF_CLAUSE_MIN_RECALL)
+        return support.salad or (support.off_clauses > 0 and self.recall >= contradiction.OFF_CLAUSE_MIN_RECALL)
 
     @cached_property
     def copied_shown_texts(self) -> list[str]:
