@@ -13,7 +13,8 @@ Rules, applied to each question's reference answer:
   phrased freely) replaced by its opposite.
 - `nonsense`: the reference followed by a sentence about something else.
 - `word_salad`: the reference followed by unrelated words without punctuation.
-- `copied_option`: another question's reference, shown to the learner as an option of the round.
+- `copied_option`: another question's reference, shown to the learner as an option of the round;
+  and (COPIED_ON_TOPIC) another item's option close to this question's reference, pasted.
 
     PYTHONPATH=layers/slea:. python bench/contradiction_cases.py
 """
@@ -86,6 +87,39 @@ HAND_WRITTEN: list[dict[str, Any]] = [
         "keywords": ["응답 시간"],
         "reference_answer": "캐시를 사용하면 자주 쓰는 데이터를 가까이 두어 응답 시간이 감소합니다.",
         "answer": "캐시를 사용하면 자주 쓰는 데이터를 가까이 두어 응답 시간이 증가합니다.",
+    },
+]
+
+
+# Another item of the round shows, as one of its options, a statement close to this question's
+# reference: pasting it is no evidence of knowing the answer (the rows' shown_option).
+COPIED_ON_TOPIC: list[dict[str, Any]] = [
+    {
+        "language": "en",
+        "kind": "copied_option",
+        "question": "What is retrieval-augmented generation (RAG) and why is it used with LLMs?",
+        "keywords": ["retrieve", "external knowledge", "prompt", "grounded"],
+        "reference_answer": (
+            "RAG retrieves documents relevant to the user's query from an external knowledge source and adds them "
+            "to the prompt, so the LLM generates an answer grounded in that retrieved context."
+        ),
+        "shown_option": (
+            "C) It retrieves relevant documents from an external knowledge source and puts them in the prompt so "
+            "that the LLM's generated answer is grounded in them."
+        ),
+    },
+    {
+        "language": "ko",
+        "kind": "copied_option",
+        "question": "RAG(검색 증강 생성)란 무엇이며, LLM에 왜 사용하나요?",
+        "keywords": ["검색", "외부 지식", "프롬프트"],
+        "reference_answer": (
+            "RAG는 질문과 관련된 문서를 외부 지식 저장소에서 먼저 검색한 뒤, 그 내용을 프롬프트에 함께 넣어 LLM이 "
+            "답변을 생성하게 하는 방식입니다."
+        ),
+        "shown_option": (
+            "B) 외부 지식 저장소에서 관련 문서를 검색해 프롬프트에 넣고, LLM이 그 문서를 근거로 답변을 생성한다."
+        ),
     },
 ]
 
@@ -164,6 +198,9 @@ def build() -> list[dict[str, Any]]:
                 **row,
             }
         )
+    for number, row in enumerate(COPIED_ON_TOPIC):
+        answer = row["shown_option"].split(") ", 1)[1]
+        rows.append({"id": f"hand-copy-{number:02d}", "source": "hand", "label": "unknown", "answer": answer, **row})
     return rows
 
 
