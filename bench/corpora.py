@@ -7,9 +7,9 @@ written as `<out>/<corpus>/<split>.jsonl`, one answer per line:
     reference_answers (all of them, when a question has several), raw_score/max_score (SAF).
 `bench/grading_agreement.py --dataset FILE` reads any of these files as they are.
 
-Licences differ (see bench/data/MANIFEST.md): only SAF (CC BY 4.0) is committed; the SemEval-2013
-corpora forbid redistribution, so they are converted from a copy on this machine into a directory
-outside the repository. `bench/data/corpora.json` holds each file's row count and sha256, so a
+Licences differ (see bench/data/MANIFEST.md): only SAF (CC BY 4.0) and DigiKlausur (MPL-2.0) are
+committed; the SemEval-2013 corpora forbid redistribution and the UNT set has no licence, so they
+are converted from a copy on this machine into a directory outside the repository. `bench/data/corpora.json` holds each file's row count and sha256, so a
 converted copy can be proved identical to the one the model was fitted on.
 
     python bench/corpora.py build [--out /work/corpora] [--mirror /work/.mirror] [--update-manifest]
@@ -23,8 +23,10 @@ Pure standard library.
 import argparse
 import csv
 import hashlib
+import html
 import io
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -209,6 +211,92 @@ def saf_splits(tree: Tree, bundled: list[Row]) -> dict[str, list[Row]]:
     return splits
 
 
+# --- UNT computer science, Mohler, Bunescu and Mihalcea 2011 (ShortAnswerGrading_v2.0) --------
+
+MOHLER_DATA = "data/source_data/ShortAnswerGrading_v2.0/data/"
+LINE_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+
+
+def mohler_text(line: str) -> str:
+    """The raw files are HTML fragments from the course's web form (<br>, &lt;)."""
+    return tidy(html.unescape(LINE_BREAK.sub(" ", line)))
+
+
+def numbered_lines(text: str) -> dict[str, str]:
+    """`questions` and `answers` hold one "x.y text" line per question."""
+    lines = (line.split(" ", 1) for line in text.splitlines() if line.strip())
+    return {parts[0]: mohler_text(parts[1] if len(parts) > 1 else "") for parts in lines}
+
+
+def mohler_rows(tree: Tree, root: str = MOHLER_DATA) -> list[Row]:
+    """Every answer with the two graders' average (0-5, exams already rescaled by the authors).
+    Questions marked `#` in docs/files (selection or ordering items) are left out, as in every
+    published result: 81 questions, 2,273 answers."""
+
+    def text(name: str) -> str:
+        return tree.read(root + name).decode("utf-8", errors="replace")
+
+    questions, references = numbered_lines(text("raw/questions")), numbered_lines(text("raw/answers"))
+    rows = []
+    for number in text("docs/files").split():
+        if number.startswith("#"):
+            continue
+        answers = [line for line in text(f"raw/{number}").splitlines() if line.strip()]
+        averages = [float(v) for v in text(f"scores/{number}/ave").split()]
+        if len(answers) != len(averages):
+            raise ValueError(f"question {number}: {len(answers)} answers but {len(averages)} grades")
+        for position, (line, average) in enumerate(zip(answers, averages, strict=True)):
+            rows.append(
+                {
+                    "corpus": "mohler_unt_cs",
+                    "split": "test",
+                    "language": "en",
+                    "question_id": f"unt-{number}",
+                    "question": questions[number],
+                    "reference_answer": references[number],
+                    "answer": mohler_text(line.split(" ", 1)[1] if line.startswith(number + " ") else line),
+                    "score": round(average / 5, 4),
+                    "answer_id": f"{number}.{position}",
+                    "raw_score": average,
+                    "max_score": 5.0,
+                }
+            )
+    return rows
+
+
+# --- DigiKlausur neural-network exam (H-BRS): one CSV row per answer -----------------------------
+
+
+def digiklausur_rows(csv_text: str) -> list[Row]:
+    """Grades are 0 (incorrect), 1 (partially correct), 2 (perfect), from one grader. The CSV has
+    no question number; questions appear in exam order, numbered here by first appearance."""
+    numbers: dict[str, int] = {}
+    positions: dict[int, int] = defaultdict(int)
+    rows = []
+    for source in csv.DictReader(io.StringIO(csv_text)):
+        question = tidy(source["question"])
+        number = numbers.setdefault(question, len(numbers) + 1)
+        grade = int(source["grades_round"])
+        rows.append(
+            {
+                "corpus": "digiklausur_neural_networks",
+                "split": "test",
+                "language": "en",
+                "question_id": f"dk-{number:02d}",
+                "question": question,
+                "reference_answer": tidy(source["ref_answer"]),
+                "answer": tidy(source["student_answer"]),
+                "score": grade / 2,
+                "label": str(grade),
+                "answer_id": f"dk-{number:02d}.{positions[number]}",
+                "raw_score": float(grade),
+                "max_score": 2.0,
+            }
+        )
+        positions[number] += 1
+    return rows
+
+
 # --- the corpora, their sources and how each is split ------------------------------------------
 
 SEMEVAL_ROOT = "src/main/resources/corpus/semeval2013-task7/"
@@ -238,12 +326,28 @@ def saf(tree: Tree) -> dict[str, list[Row]]:
     return saf_splits(tree, bundled)
 
 
+def mohler(tree: Tree) -> dict[str, list[Row]]:
+    # No published train/test division: the whole corpus is one held-out set.
+    return {"test": mohler_rows(tree)}
+
+
+def digiklausur(tree: Tree) -> dict[str, list[Row]]:
+    # No published division either; small enough to be one held-out set.
+    return {"test": digiklausur_rows(tree.read("selected_asag_dataset.csv").decode("utf-8"))}
+
+
 CONVERTERS: dict[str, Callable[[Tree], dict[str, list[Row]]]] = {
     "saf_communication_networks": saf,
     "scientsbank": scientsbank,
     "beetle": beetle,
+    "mohler_unt_cs": mohler,
+    "digiklausur_neural_networks": digiklausur,
 }
-COMMITTED_COPIES = {("saf_communication_networks", "train"): SAF_DIR / "train.jsonl"}
+# Not named answers.jsonl: grading_agreement.py grades every bench/data/*/answers.jsonl by default.
+COMMITTED_COPIES = {
+    ("saf_communication_networks", "train"): SAF_DIR / "train.jsonl",
+    ("digiklausur_neural_networks", "test"): DATA / "digiklausur_neural_networks" / "test.jsonl",
+}
 
 
 def read_manifest() -> dict[str, Any]:
@@ -289,6 +393,7 @@ def build(out: Path, mirror: Path, given: dict[str, Path], update_manifest: bool
             (out / name).mkdir(parents=True, exist_ok=True)
             (out / name / f"{split}.jsonl").write_bytes(data)
             if (name, split) in COMMITTED_COPIES:
+                COMMITTED_COPIES[name, split].parent.mkdir(parents=True, exist_ok=True)
                 COMMITTED_COPIES[name, split].write_bytes(data)
             files[split] = {**split_figures(rows), "sha256": sha256(data)}
             print(f"{name}/{split}.jsonl: {json.dumps(files[split])}")
