@@ -4,13 +4,15 @@ The grading model is fitted on train splits and judged leave-one-corpus-out, so 
 written as `<out>/<corpus>/<split>.jsonl`, one answer per line:
     corpus, split, language, question_id, question, reference_answer, answer, score (0-1),
     label (the corpus's own grade, when it has one), answer_id,
-    reference_answers (all of them, when a question has several), raw_score/max_score (SAF).
+    reference_answers (all of them, when a question has several), raw_score/max_score (graded
+    corpora: the grade before it was divided by the question's full marks).
 `bench/grading_agreement.py --dataset FILE` reads any of these files as they are.
 
 Licences differ (see bench/data/MANIFEST.md): only SAF (CC BY 4.0) and DigiKlausur (MPL-2.0) are
 committed; the SemEval-2013 corpora forbid redistribution and the UNT set has no licence, so they
-are converted from a copy on this machine into a directory outside the repository. `bench/data/corpora.json` holds each file's row count and sha256, so a
-converted copy can be proved identical to the one the model was fitted on.
+are converted from a copy on this machine into a directory outside the repository.
+`bench/data/corpora.json` holds each file's row count and sha256, so a converted copy can be
+proved identical to the one the model was fitted on.
 
     python bench/corpora.py build [--out /work/corpora] [--mirror /work/.mirror] [--update-manifest]
     python bench/corpora.py check [--dir /work/corpora] [--allow-missing]
