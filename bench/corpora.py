@@ -390,7 +390,12 @@ def build(out: Path, mirror: Path, given: dict[str, Path], update_manifest: bool
             print(f"{name}: no copy of {entry['source']['repository']} under {mirror}; skipped")
             continue
         files = {}
-        for split, rows in convert(tree).items():
+        for split, converted in convert(tree).items():
+            # Tool 6 refuses an empty answer (its contract needs one character), so a blank one can
+            # never reach the grader; the bench would stop on it.
+            rows = [r for r in converted if r["answer"]]
+            if len(rows) < len(converted):
+                print(f"{name}/{split}: {len(converted) - len(rows)} blank answers left out")
             data = jsonl(rows)
             (out / name).mkdir(parents=True, exist_ok=True)
             (out / name / f"{split}.jsonl").write_bytes(data)

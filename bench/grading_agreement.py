@@ -276,7 +276,8 @@ def measure(
         grader = Grader()
         for path in datasets or sorted(DATA.glob("*/answers.jsonl")):
             rows = read_jsonl(path)[:limit]
-            name = path.parent.name if path.name == "answers.jsonl" else path.stem
+            # Converted corpora share split names (bench/corpora.py writes <corpus>/<split>.jsonl).
+            name = path.parent.name if path.name == "answers.jsonl" else f"{path.parent.name}/{path.stem}"
             say(f"grading {len(rows)} human-graded answers of {name} ...")
             results[name] = human_agreement(grader, rows)
         if not datasets:

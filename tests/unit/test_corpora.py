@@ -37,6 +37,7 @@ SCIENTSBANK_XML = b"""<?xml version="1.0"?>
   <studentAnswers>
     <studentAnswer id="EM.1.1" accuracy="correct">Let the water evaporate.</studentAnswer>
     <studentAnswer id="EM.1.2" accuracy="incorrect">I shook it.</studentAnswer>
+    <studentAnswer id="EM.1.3" accuracy="incorrect"> </studentAnswer>
   </studentAnswers>
 </question>
 """
@@ -96,8 +97,8 @@ def test_scientsbank_splits_come_from_their_folders(tmp_path: Path) -> None:
     splits = corpora.scientsbank(tree)
 
     assert {split: len(rows) for split, rows in splits.items()} == {
-        "train": 2,
-        "test_unseen_answers": 2,
+        "train": 3,
+        "test_unseen_answers": 3,
         "test_unseen_questions": 0,
         "test_unseen_domains": 0,
     }
@@ -246,7 +247,7 @@ def test_build_records_hashes_and_check_catches_a_changed_or_missing_file(
     train = out / "scientsbank" / "train.jsonl"
     assert recorded["train"]["sha256"] == hashlib.sha256(train.read_bytes()).hexdigest()
     assert (recorded["train"]["rows"], recorded["train"]["correct_share"]) == (2, 0.5)
-    assert [r["answer_id"] for r in read_jsonl(train)] == ["EM.1.1", "EM.1.2"]
+    assert [r["answer_id"] for r in read_jsonl(train)] == ["EM.1.1", "EM.1.2"]  # EM.1.3 is blank
     assert corpora.check(out, allow_missing=False) == 0
 
     (out / "scientsbank" / "test_unseen_domains.jsonl").unlink()
@@ -295,8 +296,7 @@ def test_committed_copies_match_the_manifest() -> None:
         rows = read_jsonl(path)
         assert len(rows) == manifest[name]["files"][split]["rows"]
         assert hashlib.sha256(path.read_bytes()).hexdigest() == manifest[name]["files"][split]["sha256"]
-        assert all(0 <= r["score"] <= 1 and r["reference_answer"] for r in rows)
-        assert all(r["score"] == 0 for r in rows if not r["answer"])  # blank answers only ever scored 0
+        assert all(0 <= r["score"] <= 1 and r["answer"] and r["reference_answer"] for r in rows)
     committed = {name for name, entry in manifest.items() if entry["committed"]}
     assert committed == {"saf_communication_networks", "digiklausur_neural_networks"}
     assert (corpora.DATA / "digiklausur_neural_networks" / "LICENSE").read_text().startswith("Mozilla Public License")
