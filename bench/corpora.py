@@ -16,6 +16,7 @@ proved identical to the one the model was fitted on.
 
     python bench/corpora.py build [--out /work/corpora] [--mirror /work/.mirror] [--update-manifest]
     python bench/corpora.py check [--dir /work/corpora] [--allow-missing]
+    python bench/corpora.py table    # the split table of bench/data/MANIFEST.md
 
 Sources are read straight from git snapshots (`git cat-file`, no work tree needed) or, with
 `--source NAME=DIR`, from an unpacked copy laid out as in the repository named in the manifest.
@@ -432,6 +433,22 @@ def check(directory: Path, allow_missing: bool) -> int:
     return 1 if problems else 0
 
 
+def split_table(manifest: dict[str, Any]) -> str:
+    """The per-split table of MANIFEST.md, printed from the manifest so the two cannot disagree."""
+    lines = [
+        "| corpus | split | rows | questions | share >= 0.8 | in the repository | sha256 |",
+        "| --- | --- | ---: | ---: | ---: | --- | --- |",
+    ]
+    for name, entry in manifest["corpora"].items():
+        for split, figures in entry["files"].items():
+            committed = entry["committed_files"].get(split, "no")
+            lines.append(
+                f"| {name} | {split} | {figures['rows']} | {figures['questions']} | {figures['correct_share']:.3f} "
+                f"| {committed} | `{figures['sha256']}` |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -443,10 +460,14 @@ def main(argv: list[str] | None = None) -> int:
     check_parser = commands.add_parser("check", help="verify converted files against the manifest's sha256")
     check_parser.add_argument("--dir", type=Path, default=Path("/work/corpora"))
     check_parser.add_argument("--allow-missing", action="store_true", help="only corpora present must match")
+    commands.add_parser("table", help="print MANIFEST.md's split table from the manifest")
     args = parser.parse_args(argv)
     if args.command == "build":
         given = {name: Path(folder) for name, _, folder in (s.partition("=") for s in args.source)}
         return build(args.out, args.mirror, given, args.update_manifest)
+    if args.command == "table":
+        print(split_table(read_manifest()), end="")
+        return 0
     return check(args.dir, args.allow_missing)
 
 

@@ -293,6 +293,7 @@ def test_committed_copies_match_the_manifest() -> None:
 
     for (name, split), path in corpora.COMMITTED_COPIES.items():
         assert manifest[name]["committed"] is True
+        assert path == corpora.REPO_ROOT / manifest[name]["committed_files"][split]
         rows = read_jsonl(path)
         assert len(rows) == manifest[name]["files"][split]["rows"]
         assert hashlib.sha256(path.read_bytes()).hexdigest() == manifest[name]["files"][split]["sha256"]
@@ -300,3 +301,7 @@ def test_committed_copies_match_the_manifest() -> None:
     committed = {name for name, entry in manifest.items() if entry["committed"]}
     assert committed == {"saf_communication_networks", "digiklausur_neural_networks"}
     assert (corpora.DATA / "digiklausur_neural_networks" / "LICENSE").read_text().startswith("Mozilla Public License")
+
+
+def test_manifest_md_shows_the_manifest_split_table() -> None:
+    assert corpora.split_table(corpora.read_manifest()) in (corpora.DATA / "MANIFEST.md").read_text(encoding="utf-8")
