@@ -21,11 +21,20 @@ Constructed cases (bench/data/grading_cases, written for this project, English a
 - wrong answers in the reference's own words (misconceptions, roles swapped): the share marked
   correct without needs_review (the limit of word statistics; kept low, not zero).
 
-    python bench/grading_agreement.py [--limit N] [--dataset PATH.jsonl ...]
+Risk and coverage: for each corpus, the verdicts ordered by the grader's confidence, the
+accuracy of the most confident 10%, 20%, ... 100% (what finalising that share would give), the
+operating point the grader uses (its finalised share and their accuracy), and the reviews per
+1,000 answers it implies.
+
+    python bench/grading_agreement.py [--limit N] [--dataset PATH.jsonl ...] [--corpora DIR]
+                                      [--provider offline|gemini] [--markdown]
 
 `--dataset` grades a corpus kept outside the repository (same fields as answers.jsonl:
 question_id, question, reference_answer, answer, score in 0-1) in place of the bundled ones, e.g. a
-held-out set whose licence does not allow redistribution.
+held-out set whose licence does not allow redistribution; `--corpora DIR` grades every split but
+`train` of DIR/<corpus>/<split>.jsonl (bench/corpora.py builds it). `--provider gemini` grades with
+the Gemini path as deployed (the model's grade, checked by the same calibration) when
+GEMINI_API_KEY is set, never in CI; its grades are cached (--cache) so a rerun costs nothing.
 """
 
 import argparse
@@ -53,17 +62,70 @@ KEYWORDS_PER_QUESTION = 3
 @contextmanager
 def offline_provider() -> Iterator[None]:
     """The offline provider whatever the shell has configured: this measures the default."""
+    with chosen_provider("offline"):
+        yield
+
+
+@contextmanager
+def chosen_provider(name: str, cache: Path | None = None) -> Iterator[None]:
+    """Tool 6 with the named provider. With Gemini, only the grading calls reach the model (the
+    explanations come from the offline explainer: they do not change the grade and would double
+    the cost), and each grade is cached by model, prompt and answer."""
     from slea.llm.provider import get_provider
 
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SleaSsemBench")
     saved = os.environ.get("LLM_PROVIDER")
-    os.environ["LLM_PROVIDER"] = "offline"
+    os.environ["LLM_PROVIDER"] = name
     get_provider.cache_clear()
     try:
-        yield
+        if name == "gemini":
+            with gemini_grading_only(cache):
+                yield
+        else:
+            yield
     finally:
         os.environ.pop("LLM_PROVIDER") if saved is None else os.environ.__setitem__("LLM_PROVIDER", saved)
         get_provider.cache_clear()
+
+
+@contextmanager
+def gemini_grading_only(cache: Path | None) -> Iterator[None]:
+    import hashlib
+    import inspect
+
+    from slea.llm import gemini, prompts
+    from slea.llm.offline import OfflineProvider
+    from slea.llm.schemas import GradingItem, ShortAnswerGrade
+    from slea.llm.settings import LLMSettings
+
+    model = LLMSettings.from_environment().model
+    prompt_version = hashlib.sha256(inspect.getsource(prompts).encode()).hexdigest()[:12]
+    cached: dict[str, dict[str, Any]] = {}
+    if cache is not None and cache.exists():
+        cached = {row["key"]: row["grade"] for row in read_jsonl(cache)}
+    original_grade, original_explain = gemini.GeminiProvider.grade_short_answer, gemini.GeminiProvider.explain
+
+    def grade(self: Any, item: GradingItem) -> ShortAnswerGrade:
+        material = [model, prompt_version, item.stem, item.reference_answer, item.correct_keywords, item.user_answer]
+        key = hashlib.sha256(json.dumps(material, ensure_ascii=False).encode()).hexdigest()
+        if key not in cached:
+            cached[key] = original_grade(self, item).model_dump(mode="json")
+            if cache is not None:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                with cache.open("a", encoding="utf-8") as out:
+                    out.write(json.dumps({"key": key, "grade": cached[key]}, ensure_ascii=False) + "\n")
+        return ShortAnswerGrade.model_validate(cached[key])
+
+    def explain(self: Any, item: GradingItem) -> Any:
+        return OfflineProvider().explain(item)
+
+    gemini.GeminiProvider.grade_short_answer = grade  # type: ignore[method-assign]
+    gemini.GeminiProvider.explain = explain  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        gemini.GeminiProvider.grade_short_answer = original_grade  # type: ignore[method-assign]
+        gemini.GeminiProvider.explain = original_explain  # type: ignore[method-assign]
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -161,8 +223,22 @@ class Grader:
         return graded
 
 
+COVERAGE_STEPS = [step / 10 for step in range(1, 11)]
+
+
+def risk_coverage(confident: list[tuple[float, bool]]) -> list[list[float]]:
+    """[share finalised, accuracy of those verdicts] when the most confident share is finalised."""
+    ranked = sorted(confident, key=lambda pair: -pair[0])
+    curve = []
+    for share in COVERAGE_STEPS:
+        top = ranked[: max(1, round(share * len(ranked)))]
+        curve.append([share, round(sum(right for _, right in top) / len(top), 3)])
+    return curve
+
+
 def human_agreement(grader: Grader, rows: list[dict[str, Any]]) -> dict[str, Any]:
     scores, humans, verdicts, finalised = [], [], [], []
+    confident: list[tuple[float, bool]] = []
     for row in rows:
         keywords = informative_words(row["reference_answer"])
         question_id = grader.question(row["question_id"], row["question"], row["reference_answer"], keywords)
@@ -171,6 +247,7 @@ def human_agreement(grader: Grader, rows: list[dict[str, Any]]) -> dict[str, Any
         scores.append(graded["score"])
         humans.append(human * 100)
         verdicts.append((int(graded["is_correct"]), int(human >= HUMAN_CORRECT)))
+        confident.append((float(graded["confidence"] or 0.0), graded["is_correct"] == (human >= HUMAN_CORRECT)))
         if not graded["needs_review"]:
             finalised.append(graded["is_correct"] == (human >= HUMAN_CORRECT))
     return {
@@ -185,6 +262,9 @@ def human_agreement(grader: Grader, rows: list[dict[str, Any]]) -> dict[str, Any
         "tool6_correct_share": round(sum(v for v, _ in verdicts) / len(rows), 3),
         "finalised_coverage": round(len(finalised) / len(rows), 3),
         "finalised_accuracy": round(sum(finalised) / len(finalised), 3) if finalised else None,
+        "verdict_accuracy": round(sum(v == h for v, h in verdicts) / len(rows), 3),
+        "reviews_per_1000_answers": round(1000 * (1 - len(finalised) / len(rows))),
+        "risk_coverage": risk_coverage(confident),
     }
 
 
@@ -287,20 +367,28 @@ def contradiction_cases(grader: Grader) -> dict[str, Any]:
     }
 
 
+def corpus_files(corpora: Path) -> list[Path]:
+    """Every split but the training one: figures are reported on data the model was not fitted on."""
+    return sorted(path for path in corpora.glob("*/*.jsonl") if path.stem != "train")
+
+
 def measure(
     limit: int | None = None,
     progress: Callable[[str], None] | None = None,
     datasets: list[Path] | None = None,
+    provider: str = "offline",
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     say = progress or (lambda _: None)
-    results: dict[str, Any] = {}
+    results: dict[str, Any] = {"provider": provider}
     started = time.perf_counter()
     # Each model call prints its EMF record (CloudWatch reads them from the log); not wanted here.
-    with offline_provider(), redirect_stdout(io.StringIO()):
+    with chosen_provider(provider, cache), redirect_stdout(io.StringIO()):
         grader = Grader()
         for path in datasets or sorted(DATA.glob("*/answers.jsonl")):
             rows = read_jsonl(path)[:limit]
-            name = path.parent.name if path.name == "answers.jsonl" else path.stem
+            # Converted corpora share split names (bench/corpora.py writes <corpus>/<split>.jsonl).
+            name = path.parent.name if path.name == "answers.jsonl" else f"{path.parent.name}/{path.stem}"
             say(f"grading {len(rows)} human-graded answers of {name} ...")
             results[name] = human_agreement(grader, rows)
         if not datasets:
@@ -311,17 +399,57 @@ def measure(
     return results
 
 
+def markdown(report: dict[str, Any]) -> str:
+    """The README's tables: agreement per corpus, and its risk-coverage curve."""
+    corpora = {
+        name: figures for name, figures in report.items() if isinstance(figures, dict) and "risk_coverage" in figures
+    }
+    lines = [
+        "| corpus | answers | r | verdict accuracy | finalised | finalised accuracy | reviews per 1,000 |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name, f in corpora.items():
+        accuracy = "-" if f["finalised_accuracy"] is None else f"{100 * f['finalised_accuracy']:.1f}%"
+        lines.append(
+            f"| {name} | {f['answers']} | {f['pearson_r']:.3f} | {100 * f['verdict_accuracy']:.1f}% | "
+            f"{100 * f['finalised_coverage']:.1f}% | {accuracy} | {f['reviews_per_1000_answers']} |"
+        )
+    lines += ["", "| corpus | " + " | ".join(f"{int(100 * s)}%" for s in COVERAGE_STEPS) + " |"]
+    lines.append("| --- |" + " ---: |" * len(COVERAGE_STEPS))
+    for name, f in corpora.items():
+        lines.append(f"| {name} | " + " | ".join(f"{100 * a:.0f}%" for _, a in f["risk_coverage"]) + " |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="answers per data set (default: all)")
     parser.add_argument(
         "--dataset", type=Path, action="append", help="an external answers JSONL to grade instead of the bundled sets"
     )
-    arguments = parser.parse_args()
-    report = measure(
-        arguments.limit, progress=lambda line: print(line, file=sys.stderr, flush=True), datasets=arguments.dataset
+    parser.add_argument("--corpora", type=Path, help="grade every non-training split of DIR/<corpus>/<split>.jsonl")
+    parser.add_argument("--provider", choices=["offline", "gemini"], default="offline")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache" / "slea" / "gemini_grades.jsonl",
+        help="where Gemini's grades are kept between runs (outside the repository)",
     )
-    print(json.dumps(report, indent=2, ensure_ascii=False))
+    parser.add_argument("--markdown", action="store_true", help="print the README tables, not JSON")
+    arguments = parser.parse_args()
+    if arguments.provider == "gemini" and not os.environ.get("GEMINI_API_KEY"):
+        raise SystemExit("--provider gemini needs GEMINI_API_KEY (it calls the model; never run in CI)")
+    datasets = list(arguments.dataset or [])
+    if arguments.corpora:
+        datasets += corpus_files(arguments.corpora)
+    report = measure(
+        arguments.limit,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+        datasets=datasets or None,
+        provider=arguments.provider,
+        cache=arguments.cache if arguments.provider == "gemini" else None,
+    )
+    print(markdown(report) if arguments.markdown else json.dumps(report, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

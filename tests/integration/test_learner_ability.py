@@ -84,7 +84,7 @@ def multiple_choice(runtime, question_id, answer, **extra):
 
 
 def short_answer(runtime, monkeypatch, question_id, score):
-    grade = ShortAnswerGrade(score=score, confidence=0.9)
+    grade = ShortAnswerGrade(score=score, confidence=0.9, final=True)
     monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: grade)
     event = {**BASE, "question_id": question_id, "question_type": "short_answer", "user_answer": "RAG retrieves"}
     return runtime.invoke(TOOL, {**event, "correct_keywords": ["RAG", "retrieval"]})

@@ -40,8 +40,10 @@ def sa(runtime, answer, keywords=("RAG", "retrieval", "generation"), **extra):
     return runtime.invoke(TOOL, {**event, "correct_keywords": list(keywords), "difficulty": 7, **extra})
 
 
-def fixed_grade(monkeypatch, score, confidence=0.9, flags=()):
-    grade = ShortAnswerGrade(score=score, confidence=confidence, flags=list(flags))
+def fixed_grade(monkeypatch, score, confidence=0.9, flags=(), final=None):
+    """A provider's grade; by default final when it is sure (the calibration's decision)."""
+    final = confidence >= 0.7 if final is None else final
+    grade = ShortAnswerGrade(score=score, confidence=confidence, flags=list(flags), final=final)
     monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: grade)
 
 

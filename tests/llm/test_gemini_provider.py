@@ -259,15 +259,44 @@ def test_a_confident_model_grade_that_the_text_evidence_contradicts_goes_to_revi
     assert "text evidence suggests" in result["grader_reasoning"]
 
 
-def test_a_model_grade_that_agrees_with_the_text_evidence_is_final(gemini, seeded):
+def with_cuts(monkeypatch, correct_at, incorrect_at):
+    """The calibration with other finalisation cuts (the shipped ones depend on the fitted data)."""
+    import dataclasses
+
+    from slea.grading import verdict
+    from slea.grading.model import fitted_model
+
+    changed = dataclasses.replace(fitted_model(), finalise_correct_at=correct_at, finalise_incorrect_at=incorrect_at)
+    monkeypatch.setattr(verdict, "fitted_model", lambda: changed)
+
+
+AGREEING = {
+    **SHORT_ANSWER,
+    "user_answer": "RAG retrieves relevant passages from a knowledge base, then answers grounded in them.",
+    "reference_answer": REFERENCE,
+}
+
+
+def test_a_model_grade_that_the_calibrated_text_evidence_backs_is_final(gemini, seeded, monkeypatch):
+    with_cuts(monkeypatch, correct_at=0.6, incorrect_at=0.6)
     gemini.script(model_grade(38, 36, 18, confidence=0.9), model_reply(EXPLANATION))
-    event = {
-        **SHORT_ANSWER,
-        "user_answer": "RAG retrieves relevant passages from a knowledge base, then answers grounded in them.",
-        "reference_answer": REFERENCE,
-    }
-    result = seeded.invoke("score_and_explain", event)
-    assert (result["score"], result["needs_review"], result["confidence"]) == (92, False, 0.9)
+    result = seeded.invoke("score_and_explain", AGREEING)
+    assert (result["score"], result["needs_review"]) == (92, False)
+    assert 0.6 <= result["confidence"] <= 0.9  # the model's, at most as sure as the calibrated evidence
+
+
+def test_a_model_grade_is_not_final_where_the_calibration_does_not_back_it_at_the_cut(gemini, seeded, monkeypatch):
+    with_cuts(monkeypatch, correct_at=0.999, incorrect_at=0.999)
+    gemini.script(model_grade(38, 36, 18, confidence=0.9), model_reply(EXPLANATION))
+    result = seeded.invoke("score_and_explain", AGREEING)
+    assert (result["score"], result["is_correct"], result["needs_review"]) == (92, True, True)
+    assert "a reviewer decides" in result["grader_reasoning"]
+
+
+def test_an_unsure_model_is_never_final_even_where_the_evidence_backs_it(gemini, seeded, monkeypatch):
+    with_cuts(monkeypatch, correct_at=0.6, incorrect_at=0.6)
+    gemini.script(model_grade(38, 36, 18, confidence=0.5), model_reply(EXPLANATION))
+    assert seeded.invoke("score_and_explain", AGREEING)["needs_review"] is True
 
 
 def test_a_gaming_answer_goes_to_review_whatever_the_model_says(gemini, seeded):

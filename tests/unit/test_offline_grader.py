@@ -1,12 +1,14 @@
 """The offline short-answer grader (slea.grading): evidence that survives paraphrase and
-reordering tricks, form checks against gaming, calibration and abstention."""
+reordering tricks, form checks against gaming, calibration and abstention. Whether a verdict of
+the fitted model is final depends on its fitted cuts (tests/unit/test_grading_model.py); these
+tests hold whatever the cuts are: a verdict is never finalised on the wrong side."""
 
 import json
 
 import pytest
 
-from slea.constants import FINALISE_CONFIDENCE
 from slea.grading.evidence import Evidence, Material
+from slea.grading.model import fitted_model
 from slea.grading.offline import grade
 from slea.grading.terms import Text
 from slea_local import REPO_ROOT
@@ -33,11 +35,20 @@ def graded(answer, reference=REFERENCE, keywords=KEYWORDS, stem=STEM, shown=()):
     return grade(Material(answer=answer, reference=reference, keywords=keywords, stem=stem, shown=list(shown)))
 
 
-def test_an_answer_that_covers_the_reference_in_ordinary_prose_earns_80_and_is_final():
+def finalised_correct(result):
+    return result.score >= 80 and not result.needs_review
+
+
+def finalised_incorrect(result):
+    return result.score < 80 and not result.needs_review
+
+
+def test_an_answer_that_covers_the_reference_in_ordinary_prose_earns_80_and_is_final_at_the_fitted_cut():
     result = graded(GOOD)
     assert result.score >= 80
-    assert result.confidence >= FINALISE_CONFIDENCE
-    assert result.needs_review is False
+    assert result.probability_correct is not None
+    assert result.probability_correct >= 0.5
+    assert result.needs_review is not fitted_model().is_final(True, result.confidence)
     assert result.points.key_concepts + result.points.correctness + result.points.clarity == result.score
 
 
@@ -93,7 +104,7 @@ def test_pasting_the_shown_options_is_flagged():
 
 def test_a_paraphrase_it_cannot_match_is_provisional_not_failed():
     result = graded("It looks stuff up first and then writes the answer using what it found.")
-    assert result.score < 70
+    assert result.score < 80
     assert result.needs_review is True
 
 
@@ -118,8 +129,10 @@ def test_a_korean_answer_that_covers_the_reference_passes_as_an_english_one_does
         keywords=KOREAN_KEYWORDS,
         stem=KOREAN_STEM,
     )
+    english = graded(GOOD)
     assert korean.score >= 80
-    assert korean.needs_review is False
+    assert not finalised_incorrect(korean)
+    assert korean.needs_review is english.needs_review
 
 
 def test_a_korean_keyword_list_is_flagged():
@@ -143,14 +156,14 @@ def test_on_the_constructed_cases_no_paraphrase_is_failed_silently_and_textbook_
     rows = cases(language)
     results = [(row, graded(row["answer"], row["reference_answer"], row["keywords"], row["question"])) for row in rows]
     paraphrases = [result for row, result in results if row["kind"] == "paraphrase"]
-    assert all(result.score >= 70 or result.needs_review for result in paraphrases)
+    assert not any(finalised_incorrect(result) for result in paraphrases)
     textbook = [result for row, result in results if row["kind"] == "textbook"]
     assert sum(result.score >= 80 for result in textbook) >= 0.9 * len(textbook)
     # The wrong answers are misconceptions in the reference's own words (roles swapped: "BFS uses a
     # stack and DFS a queue"). Word statistics cannot rule all of them out; the grader sends those
     # that break the reference's order to review, and the benchmark reports the rest.
     wrong = [result for row, result in results if row["kind"] == "wrong"]
-    assert sum(result.score >= 80 and not result.needs_review for result in wrong) <= 0.15 * len(wrong)
+    assert sum(finalised_correct(result) for result in wrong) <= 0.15 * len(wrong)
 
 
 C_PLUS_PLUS_STEM = "Where does the execution of a C++ program begin?"
@@ -158,17 +171,18 @@ C_PLUS_PLUS_STEM = "Where does the execution of a C++ program begin?"
 
 def test_a_one_word_answer_to_a_short_reference_is_graded_not_dismissed():
     right = graded("main", reference="At the main function.", keywords=["main"], stem=C_PLUS_PLUS_STEM)
-    assert right.score >= 80
-    assert right.needs_review is False
+    assert not right.flags
+    assert not finalised_incorrect(right)
     unmatched = graded("infinite", reference="Unlimited number.", keywords=["unlimited"], stem="How many?")
     assert unmatched.needs_review is True  # not finalised as a non-answer: a synonym is a human's call
 
 
-def test_a_short_reference_finalises_a_pass_that_covers_it():
+def test_a_short_reference_passes_an_answer_that_covers_it():
     result = graded(
         "In the main function.", reference="At the main function.", keywords=["main"], stem=C_PLUS_PLUS_STEM
     )
-    assert (result.score, result.needs_review) == (100, False)
+    assert result.score >= 80
+    assert result.needs_review is not fitted_model().is_final(True, result.confidence)
 
 
 def test_a_pass_on_a_small_part_of_a_long_multi_point_reference_goes_to_review():
@@ -180,8 +194,7 @@ def test_a_pass_on_a_small_part_of_a_long_multi_point_reference_goes_to_review()
     )
     answer = "TCP retransmits lost segments after missing acknowledgements, so its delivery is reliable."
     result = graded(answer, reference=reference, keywords=["retransmission"], stem="Compare TCP and UDP.")
-    assert result.score >= 80
-    assert result.needs_review is True
+    assert not finalised_correct(result)
 
 
 def test_the_references_words_with_the_roles_swapped_go_to_review():
@@ -195,4 +208,4 @@ def test_the_references_words_with_the_roles_swapped_go_to_review():
     )
     result = graded(swapped, reference=reference, keywords=["LIFO", "FIFO"], stem="Contrast a stack and a queue.")
     assert result.needs_review is True
-    assert not (result.score >= 80 and result.confidence >= FINALISE_CONFIDENCE)
+    assert not finalised_correct(result)

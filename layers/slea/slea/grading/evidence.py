@@ -303,6 +303,11 @@ class Evidence:
         return [name for name, check in checks.items() if check()]
 
     @cached_property
+    def declined(self) -> bool:
+        """An explicit "I don't know" (or "?", "pass"): the learner says they have no answer."""
+        return bool(NON_ANSWER.match(self.material.answer.strip()))
+
+    @cached_property
     def non_answer(self) -> bool:
         """An explicit "I don't know", or nothing but punctuation and function words. A one-word
         answer is not a non-answer: to "Where does a C++ program start?", "main" is correct."""

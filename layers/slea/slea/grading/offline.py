@@ -1,64 +1,38 @@
-"""The offline short-answer grader: the spec's 40/40/20 rubric from text statistics, with a
-confidence, and abstention where text statistics cannot decide.
+"""The offline short-answer grader: the spec's 40/40/20 rubric and a verdict from the evidence
+of the text, with a calibrated confidence, and abstention where the evidence cannot decide.
 
-Method (the measures are defined in `evidence.py`):
-1. Coverage. `meaning = 0.8 * bounded_recall + 0.2 * order` is how much of the reference's
-   meaning the answer carries: its informative terms (stems; character bigrams for Korean; rare
-   terms weigh more; terms the question already states weigh less; a long reference that lists
-   several acceptable points needs only about eight terms' worth), and its phrases in order. A
-   complete answer in ordinary words does not repeat the whole reference, so coverage
-   saturates: `coverage = min(1, meaning / FULL_COVERAGE)`.
-2. Points. Key terms (40): `40 * (KEYWORD_SHARE * keyword_coverage + (1 - KEYWORD_SHARE) *
-   coverage)`, i.e. the expected keywords or the reference's key concepts. Correctness and
-   relevance (40): `40 * coverage * topicality`, where topicality falls when most of the answer
-   is about something else. Clarity and completeness (20): 20 for sentences (12 for fragments),
-   scaled by how complete the answer is (`0.5 + 0.5 * coverage`).
-3. Structure. Gaming patterns (see `evidence.py`) cap the score below the pass mark, and the
-   answer goes to a human: they are never finalised as correct.
-4. Confidence and abstention. A pass is finalised when nothing is odd about its form, most of
-   the answer is about the question, it covers a real share of the whole reference (not a few
-   terms of a long one that lists several points: whether those are all the question asks for
-   is a human's call), and, where it uses many of the reference's terms, it keeps most of them
-   in the reference's order (the same words with the roles swapped are a classic wrong answer).
-   A non-answer ("I don't know", nothing but function words) is finalised as incorrect; a
-   one-word answer is not a non-answer. Every other answer below the pass mark is provisional
-   and `needs_review`: text statistics cannot tell a wrong answer from a correct one in other
-   words (even one that shares no word with the reference), so the grader abstains instead of
-   failing it. With no reference text to judge meaning (keywords alone), nothing is finalised.
-
-The constants are general: chosen on two human-graded corpora of different shapes (short
-one-sentence references with short answers, and long multi-point references with paragraph
-answers) and the constructed attack, paraphrase and Korean cases, then left alone; see
-bench/grading_agreement.py. None is fitted to one question set.
+Method (the measures are defined in `evidence.py`, the model's inputs in `features.py`):
+1. Rules first. A non-answer ("I don't know", nothing but function words) and an answer about
+   something else entirely (`relatedness.py`: lexical and semantic evidence agree) are finalised
+   as incorrect. Gaming and contradiction patterns (`Evidence.flags`) cap the score below the
+   pass mark and send the answer to a human: they are never finalised as correct. With no
+   reference text to judge meaning (keywords alone), the rubric scores it and a human decides.
+2. Otherwise the fitted model (`model.py`, fitted on human-graded corpora by
+   bench/fit_grader.py) gives the probability that human graders would call the answer correct
+   and the score they would give. The verdict is "correct" from probability 0.5 on, and the
+   score is kept on the verdict's side of the pass mark; the confidence is the probability that
+   the verdict is right. The verdict is final when that confidence reaches the side's cut, chosen
+   leave-one-corpus-out so that finalised verdicts agreed with the humans at least 90% of the time
+   on every corpus the model had not seen; below it the grade is provisional and `needs_review`.
+3. The rubric points are the evidence behind the score: key concepts (40) from the keywords and
+   the reference's key terms, correctness (40) from how much of the reference's meaning the
+   answer carries and how much of it is on topic, clarity (20) from sentences and completeness;
+   they are scaled to add up to the score.
 """
 
 from dataclasses import dataclass
 
-from slea.constants import FINALISE_CONFIDENCE, HIGH_SCORE_THRESHOLD
+from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.grading.evidence import Evidence, Material
+from slea.grading.features import RubricPoints, features, rubric_points
+from slea.grading.model import fitted_model
 
-FULL_COVERAGE = 0.32  # `meaning` at which an answer covers the reference's ideas
-KEYWORD_SHARE = 0.35
 GAMING_SCORE_CAP = 60
 NON_ANSWER_SCORE_CAP = 10
-# Confidence: a pass whose coverage is at least PASS_MARGIN beyond what the pass mark needs is
-# finalised (FINALISE_CONFIDENCE, in slea.constants); see `_confidence`.
+RULED_CONFIDENCE = 0.9  # a non-answer or an unrelated answer: finalised as incorrect
+FLAGGED_CONFIDENCE = 0.2
 THIN_REFERENCE_CONFIDENCE = 0.4
-FINALISE_MIN_ON_TOPIC = 0.4
-FINALISE_MIN_RECALL = 0.35  # share of the whole reference's weight a finalised pass covers
-FINALISE_MIN_ALIGNMENT = 0.65  # share of its reference terms a finalised pass keeps in order,
-ALIGNMENT_MIN_TERMS = 6  # among this many or more (with fewer, order says little)
-
-
-@dataclass(frozen=True)
-class RubricPoints:
-    key_concepts: int  # of 40
-    correctness: int  # of 40
-    clarity: int  # of 20
-
-    @property
-    def total(self) -> int:
-        return self.key_concepts + self.correctness + self.clarity
+RUBRIC_MAXIMA = (40, 40, 20)
 
 
 @dataclass(frozen=True)
@@ -70,85 +44,104 @@ class OfflineGrade:
     keyword_matches: list[str]
     flags: list[str]
     reasoning: str
+    probability_correct: float | None = None  # the fitted model's, where it decided
 
 
-def _points(evidence: Evidence, coverage: float, has_keywords: bool) -> RubricPoints:
-    key_share = KEYWORD_SHARE if has_keywords else 0.0
-    key_concepts = 40 * (key_share * evidence.keyword_coverage + (1 - key_share) * coverage)
-    if not evidence.answer.content_terms:
-        topicality = 0.0
-    elif evidence.reference_is_thin:  # too little reference to tell what is off topic
-        topicality = 1.0
-    else:
-        topicality = min(1.0, 0.4 + evidence.on_topic)
-    correctness = 40 * coverage * topicality
-    clarity = (20 if evidence.prose else 12) * (0.5 + 0.5 * coverage)
-    return RubricPoints(round(key_concepts), round(correctness), round(clarity))
+@dataclass(frozen=True)
+class AnswerEvidence:
+    """What the grader knows about one answer before deciding: the measures, the model's inputs,
+    and whether a rule already decides it."""
+
+    evidence: Evidence
+    features: dict[str, float]
+
+    @property
+    def ruled_incorrect(self) -> bool:
+        """Finalised as incorrect by a rule: the learner declined to answer. (An answer of
+        function words alone is not ruled out: "It will work." is a right answer to some questions;
+        the model scores it and, as it shares no term with the reference, a human decides.)"""
+        return self.evidence.declined
+
+    @property
+    def may_be_failed(self) -> bool:
+        """Whether the model may finalise this answer as incorrect: only where it uses some of the
+        reference's terms and still falls short. An answer that shares no term with the reference
+        may be a correct paraphrase in other words, which text evidence cannot rule out (one that
+        is about something else altogether is the `unrelated` rule's, not the model's)."""
+        return bool(self.evidence.matched)
 
 
-def _doubt_about_a_pass(evidence: Evidence) -> float | None:
-    """The confidence of a pass that word statistics cannot vouch for, else None."""
-    if evidence.on_topic < FINALISE_MIN_ON_TOPIC:
-        return 0.5  # enough of the reference's terms, but most of the answer is about other things
-    if evidence.recall < FINALISE_MIN_RECALL:
-        # Enough terms for a pass, but a small part of a long reference: whether that part is
-        # all the question asks for ("name four of ...") is a human's call.
-        return 0.55
-    if len(evidence.matched) >= ALIGNMENT_MIN_TERMS and evidence.alignment < FINALISE_MIN_ALIGNMENT:
-        # The reference's terms in another arrangement: "a stack is FIFO and a queue LIFO" uses
-        # the right words with the roles swapped, which word statistics cannot rule out.
-        return 0.6
-    return None
+def answer_evidence(material: Material) -> AnswerEvidence:
+    evidence = Evidence(material)
+    return AnswerEvidence(evidence, features(evidence, similarity=None))
 
 
-def _confidence(evidence: Evidence, score: int, coverage: float, meaning: float) -> float:
-    """How sure the grader is of its verdict (0-1); below FINALISE_CONFIDENCE it abstains."""
+def scaled_points(points: RubricPoints, score: int) -> RubricPoints:
+    """The rubric's points in proportion, adding up to `score` (each within its maximum)."""
+    parts = [points.key_concepts, points.correctness, points.clarity]
+    total = sum(parts)
+    shares = [part / total for part in parts] if total else [maximum / 100 for maximum in RUBRIC_MAXIMA]
+    scaled = [min(maximum, round(score * share)) for share, maximum in zip(shares, RUBRIC_MAXIMA, strict=True)]
+    for index in sorted(range(3), key=lambda i: -shares[i]):  # rounding remainder to the largest parts
+        room = RUBRIC_MAXIMA[index] - scaled[index]
+        change = max(-scaled[index], min(room, score - sum(scaled)))
+        scaled[index] += change
+    return RubricPoints(*scaled)
+
+
+@dataclass(frozen=True)
+class _Decision:
+    score: int
+    confidence: float
+    final: bool
+    probability: float | None = None
+
+
+def _decide(found: AnswerEvidence, rubric_score: int) -> _Decision:
+    evidence = found.evidence
+    if found.ruled_incorrect:
+        return _Decision(min(rubric_score, NON_ANSWER_SCORE_CAP), RULED_CONFIDENCE, final=True)
     if evidence.flags:
-        return 0.2
-    if evidence.non_answer:
-        return 0.9
+        return _Decision(min(rubric_score, GAMING_SCORE_CAP), FLAGGED_CONFIDENCE, final=False)
     if evidence.reference_is_thin:
-        return THIN_REFERENCE_CONFIDENCE
-    if score < HIGH_SCORE_THRESHOLD:
-        # Text statistics cannot tell a wrong answer from a right one in other words: abstain.
-        return round(0.3 + 0.2 * coverage, 2)
-    doubt = _doubt_about_a_pass(evidence)
-    if doubt is not None:
-        return doubt
-    # Sure from the pass mark on, more so with the coverage beyond it; a fragment is less sure
-    # where the reference itself is written in sentences.
-    margin = min(1.0, max(0.0, meaning / FULL_COVERAGE - 1.0) / 0.8)
-    fragment = not evidence.prose and evidence.reference_is_prose
-    return round((FINALISE_CONFIDENCE + 0.25 * margin) * (0.8 if fragment else 1.0), 2)
+        return _Decision(rubric_score, THIN_REFERENCE_CONFIDENCE, final=False)
+    model = fitted_model()
+    probability = model.probability_correct(found.features)
+    passed = probability >= 0.5
+    score = round(100 * model.expected_score(found.features))
+    # The score stays on the verdict's side of the pass mark: "correct" and a score below it
+    # (or the reverse) would contradict each other.
+    score = max(score, HIGH_SCORE_THRESHOLD) if passed else min(score, HIGH_SCORE_THRESHOLD - 1)
+    confidence = probability if passed else 1.0 - probability
+    final = model.is_final(passed, confidence) and (passed or found.may_be_failed)
+    return _Decision(score, round(confidence, 3), final, probability)
 
 
 def grade(material: Material) -> OfflineGrade:
-    evidence = Evidence(material)
-    meaning = 0.8 * evidence.bounded_recall + 0.2 * evidence.order
-    coverage = min(1.0, meaning / FULL_COVERAGE)
-    points = _points(evidence, coverage, bool(material.keywords))
-    score = points.total
-    if evidence.non_answer:
-        score = min(score, NON_ANSWER_SCORE_CAP)
-    if evidence.flags:
-        score = min(score, GAMING_SCORE_CAP)
-    confidence = _confidence(evidence, score, coverage, meaning)
+    found = answer_evidence(material)
+    evidence = found.evidence
+    rubric = rubric_points(evidence)
+    decision = _decide(found, rubric.total)
+    score = max(0, min(100, decision.score))
     reasoning = (
-        f"key concepts {points.key_concepts}/40 (keywords {len(evidence.keyword_matches)} of "
-        f"{len(material.keywords)}), correctness {points.correctness}/40, clarity {points.clarity}/20; "
-        f"reference coverage {evidence.recall:.2f}, phrase order {evidence.order:.2f}, "
+        f"key concepts {rubric.key_concepts}/40 (keywords {len(evidence.keyword_matches)} of "
+        f"{len(material.keywords)}), correctness {rubric.correctness}/40, clarity {rubric.clarity}/20 "
+        f"by the rubric; reference coverage {evidence.recall:.2f}, phrase order {evidence.order:.2f}, "
         f"on topic {evidence.on_topic:.2f}"
     )
-    if evidence.non_answer:
+    if decision.probability is not None:
+        reasoning += f"; fitted probability that graders call it correct {decision.probability:.2f}"
+    if evidence.declined:
         reasoning += "; not an answer"
     if evidence.flags:
         reasoning += "; needs a human look: " + ", ".join(flag.replace("_", " ") for flag in evidence.flags)
     return OfflineGrade(
-        score=max(0, min(100, score)),
-        points=points,
-        confidence=confidence,
-        needs_review=confidence < FINALISE_CONFIDENCE,
+        score=score,
+        points=scaled_points(rubric, score),
+        confidence=decision.confidence,
+        needs_review=not decision.final,
         keyword_matches=evidence.keyword_matches,
         flags=evidence.flags,
         reasoning=reasoning,
+        probability_correct=decision.probability,
     )

@@ -39,6 +39,7 @@ class ShortAnswerGrade(BaseModel):
     points: RubricPoints | None = None
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     flags: list[str] = Field(default_factory=list, description="form problems a human should look at")
+    final: bool = Field(default=False, description="the verdict stands without a reviewer (set by the calibration)")
 
 
 class ModelShortAnswerGrade(BaseModel):

@@ -27,7 +27,6 @@ from typing import Any
 from slea.constants import (
     DEFAULT_SCORING_LLM_SCORE,
     EXPLANATION_MIN_LENGTH,
-    FINALISE_CONFIDENCE,
     HIGH_SCORE_THRESHOLD,
     MIN_REFERENCE_LINKS,
     PARTIAL_CREDIT_RANGE,
@@ -92,7 +91,7 @@ def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None
     if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
         logger.warning("no time left for the model's grading, using the offline grader")
         fallback = as_short_answer_grade(evidence)
-        return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5)}), None
+        return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False}), None
     try:
         graded = provider.grade_short_answer(item)
     except LLMError as error:
@@ -254,7 +253,7 @@ def _grade(
     if request.question_type == "short_answer":
         grade, note = _short_answer_grade(item)
         score, confidence = grade.score, grade.confidence
-        needs_review = note is not None or bool(grade.flags) or confidence < FINALISE_CONFIDENCE
+        needs_review = note is not None or bool(grade.flags) or not grade.final
         is_correct = score >= HIGH_SCORE_THRESHOLD and note is None
     else:
         answer_key = request.correct_answer or ""

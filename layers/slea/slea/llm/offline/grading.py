@@ -33,6 +33,7 @@ def as_short_answer_grade(offline: OfflineGrade) -> ShortAnswerGrade:
         points=RubricPoints(key_concepts=points.key_concepts, correctness=points.correctness, clarity=points.clarity),
         confidence=offline.confidence,
         flags=offline.flags,
+        final=not offline.needs_review,
     )
 
 
