@@ -21,10 +21,12 @@ Method (the measures are defined in `evidence.py`):
    is a human's call), and, where it uses many of the reference's terms, it keeps most of them
    in the reference's order (the same words with the roles swapped are a classic wrong answer).
    A non-answer ("I don't know", nothing but function words) is finalised as incorrect; a
-   one-word answer is not a non-answer. Every other answer below the pass mark is provisional
-   and `needs_review`: text statistics cannot tell a wrong answer from a correct one in other
-   words (even one that shares no word with the reference), so the grader abstains instead of
-   failing it. With no reference text to judge meaning (keywords alone), nothing is finalised.
+   one-word answer is not a non-answer. So is an answer about something else entirely, when its
+   words and its meaning (word vectors) agree on it (`relatedness.py`). Every other answer below
+   the pass mark is provisional and `needs_review`: text statistics cannot tell a wrong answer
+   from a correct one in other words (even one that shares no word with the reference), so the
+   grader abstains instead of failing it. With no reference text to judge meaning (keywords
+   alone), nothing is finalised.
 
 The constants are general: chosen on two human-graded corpora of different shapes (short
 one-sentence references with short answers, and long multi-point references with paragraph
@@ -105,7 +107,7 @@ def _confidence(evidence: Evidence, score: int, coverage: float, meaning: float)
     """How sure the grader is of its verdict (0-1); below FINALISE_CONFIDENCE it abstains."""
     if evidence.flags:
         return 0.2
-    if evidence.non_answer:
+    if evidence.non_answer or evidence.unrelated:
         return 0.9
     if evidence.reference_is_thin:
         return THIN_REFERENCE_CONFIDENCE
@@ -128,7 +130,7 @@ def grade(material: Material) -> OfflineGrade:
     coverage = min(1.0, meaning / FULL_COVERAGE)
     points = _points(evidence, coverage, bool(material.keywords))
     score = points.total
-    if evidence.non_answer:
+    if evidence.non_answer or evidence.unrelated:
         score = min(score, NON_ANSWER_SCORE_CAP)
     if evidence.flags:
         score = min(score, GAMING_SCORE_CAP)
@@ -141,6 +143,8 @@ def grade(material: Material) -> OfflineGrade:
     )
     if evidence.non_answer:
         reasoning += "; not an answer"
+    elif evidence.unrelated:
+        reasoning += "; about something else (shares no term or meaning with the question)"
     if evidence.flags:
         reasoning += "; needs a human look: " + ", ".join(flag.replace("_", " ") for flag in evidence.flags)
     return OfflineGrade(

@@ -11,6 +11,11 @@ Why this model and this way of loading it:
 - Its inference is a lookup and a mean, so it is done here in pure Python: the safetensors header
   is JSON, the rows are read through `memoryview.cast("e")` (IEEE half precision), and the
   `tokenizers` library splits the text exactly as the vectors were trained.
+- Mean-pooled static vectors share one large common direction (any two English texts reach
+  cosine 0.1-0.2), so the vocabulary's mean vector is subtracted before the cosine (precomputed
+  in `vector_background.json` by scripts/build_vector_background.py, checked against the
+  weights' sha256): unrelated texts then fall near 0 and a casual correct paraphrase that shares
+  no word with the reference stays above 0.3 (bench/semantic_signal.py).
 - The vocabulary holds about 111 Hangul syllables; any other Korean text falls back to byte
   tokens that carry no meaning (measured: a Korean reference is as close to another question's
   reference, 0.91, as to its correct paraphrases). So only the Latin-script part of a text is
@@ -20,6 +25,7 @@ Why this model and this way of loading it:
 Loaded on the first call, never at import: the layer's cold start pays nothing for it.
 """
 
+import hashlib
 import json
 import math
 import re
@@ -27,15 +33,18 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 PACKAGE = "wordllama"  # the wheel that carries the files; never imported
+WORDLLAMA_VERSION = "0.4.0.post1"  # the files' source (layers/slea/requirements-files.in pins it)
 WEIGHTS = Path("weights") / "l2_supercat_256.safetensors"
 TOKENIZER = Path("tokenizers") / "l2_supercat_tokenizer_config.json"
 TENSOR = "embedding.weight"
 # Latin-script words: letters of the Latin alphabets (with accents) and digits. The vectors know
 # nothing of other scripts; everything else is left out before tokenising.
-LATIN_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f][0-9A-Za-z\u00c0-\u024f'’.+#-]*")
+LATIN_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f][0-9A-Za-z\u00c0-\u024f'\u2019.+#-]*")
 HAS_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")
+BACKGROUND = Path(__file__).with_name("vector_background.json")
 CACHED_TEXTS = 2048  # references, stems and keywords repeat for every answer to a question
 
 
@@ -44,38 +53,43 @@ class _Vectors:
     rows: memoryview  # flat, half precision: row i is rows[i * width : (i + 1) * width]
     width: int
     count: int
-    tokenizer: object  # tokenizers.Tokenizer (imported lazily, so typed loosely here)
+    background: tuple[float, ...]  # the vocabulary's mean vector, subtracted before comparing
+    tokenizer: Any  # tokenizers.Tokenizer, imported only when first needed
 
 
-def _package_directory() -> Path | None:
+def package_directory() -> Path | None:
     spec = find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-def _read_safetensors(path: Path) -> tuple[memoryview, int, int]:
-    """The one F16 [count, width] tensor of the file, as a flat half-precision memoryview."""
-    raw = path.read_bytes()
+def read_safetensors(raw: bytes) -> tuple[memoryview, int, int]:
+    """The one F16 [count, width] tensor of a safetensors file, as a flat half-precision memoryview."""
     header_length = int.from_bytes(raw[:8], "little")
     header = json.loads(raw[8 : 8 + header_length])
     tensor = header[TENSOR]
     if tensor["dtype"] != "F16" or len(tensor["shape"]) != 2:
-        raise ValueError(f"{path.name}: expected a 2-d F16 tensor, found {tensor['dtype']} {tensor['shape']}")
+        raise ValueError(f"{TENSOR}: expected a 2-d F16 tensor, found {tensor['dtype']} {tensor['shape']}")
     count, width = tensor["shape"]
     start, end = (8 + header_length + offset for offset in tensor["data_offsets"])
-    return memoryview(raw)[start:end].cast("e"), width, count
+    return memoryview(raw)[start:end].cast("e"), width, count  # type: ignore[call-overload]
 
 
 @cache
 def _vectors() -> _Vectors | None:
-    directory = _package_directory()
+    directory = package_directory()
     if directory is None or not (directory / WEIGHTS).is_file() or not (directory / TOKENIZER).is_file():
         return None
-    from tokenizers import Tokenizer  # noqa: PLC0415 - a compiled library: only when first needed
+    # A compiled library, imported only when first needed (its stubs exist only where it is installed).
+    from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
 
-    rows, width, count = _read_safetensors(directory / WEIGHTS)
-    return _Vectors(rows, width, count, Tokenizer.from_file(str(directory / TOKENIZER)))
+    raw = (directory / WEIGHTS).read_bytes()
+    background = json.loads(BACKGROUND.read_text(encoding="utf-8"))
+    if hashlib.sha256(raw).hexdigest() != background["sha256"]:
+        raise ValueError(f"{WEIGHTS} is not the file {BACKGROUND.name} was computed from: rebuild it")
+    rows, width, count = read_safetensors(raw)
+    return _Vectors(rows, width, count, tuple(background["mean"]), Tokenizer.from_file(str(directory / TOKENIZER)))
 
 
 def available() -> bool:
@@ -90,12 +104,13 @@ def latin_part(text: str) -> str:
 
 @lru_cache(maxsize=CACHED_TEXTS)
 def _unit_vector(text: str) -> tuple[float, ...] | None:
-    """The mean of the text's token vectors, scaled to length 1; None when nothing is readable."""
+    """The mean of the text's token vectors less the background, scaled to length 1; None when
+    nothing is readable."""
     vectors = _vectors()
     readable = latin_part(text)
     if vectors is None or not HAS_LETTER.search(readable):
         return None
-    encoding = vectors.tokenizer.encode(readable, add_special_tokens=False)  # type: ignore[attr-defined]
+    encoding = vectors.tokenizer.encode(readable, add_special_tokens=False)
     ids = [token for token in encoding.ids if 0 <= token < vectors.count]
     if not ids:
         return None
@@ -103,13 +118,14 @@ def _unit_vector(text: str) -> tuple[float, ...] | None:
     total = [0.0] * width
     for token in ids:
         total = list(map(float.__add__, total, rows[token * width : (token + 1) * width].tolist()))
-    length = math.sqrt(math.sumprod(total, total))
-    return tuple(value / length for value in total) if length else None
+    centred = [value / len(ids) - mean for value, mean in zip(total, vectors.background, strict=True)]
+    length = math.sqrt(math.sumprod(centred, centred))
+    return tuple(value / length for value in centred) if length else None
 
 
 def similarity(a: str, b: str) -> float | None:
-    """Cosine (-1..1) of the two texts' mean word vectors, over their Latin-script words; None when
-    either has none or the vectors are not installed."""
+    """Cosine (-1..1) of the two texts' mean word vectors (background removed), over their
+    Latin-script words; None when either has none or the vectors are not installed."""
     first, second = _unit_vector(a), _unit_vector(b)
     if first is None or second is None:
         return None
