@@ -10,6 +10,7 @@ from slea.constants import FINALISE_CONFIDENCE, HIGH_SCORE_THRESHOLD
 from slea.grading import semantic
 from slea.grading.evidence import Evidence, Material
 from slea.grading.offline import NON_ANSWER_SCORE_CAP, grade
+from slea.grading.relatedness import korean_shares_nothing
 from slea_local import REPO_ROOT
 
 CASES = REPO_ROOT / "bench" / "data" / "grading_cases"
@@ -47,17 +48,19 @@ def test_an_english_junk_sentence_is_finalised_incorrect_with_the_non_answer_cap
     assert "about something else" in result.reasoning
 
 
-def test_a_korean_junk_sentence_is_finalised_incorrect():
-    result = grade(
-        Material(
-            "주말에 가족이랑 등산을 갔는데 비가 너무 많이 와서 힘들었어요.",
-            KOREAN_REFERENCE,
-            KOREAN_KEYWORDS,
-            KOREAN_STEM,
-        )
+def test_korean_junk_goes_to_a_human_because_words_alone_cannot_tell_it_from_a_casual_paraphrase():
+    junk = Material(
+        "주말에 가족이랑 등산을 갔는데 비가 너무 많이 와서 힘들었어요.", KOREAN_REFERENCE, KOREAN_KEYWORDS, KOREAN_STEM
     )
-    assert result.score <= NON_ANSWER_SCORE_CAP
-    assert result.needs_review is False
+    hallucination = next(row for row in rows("korean.jsonl") if row["id"] == "ko-02-h")  # a correct answer
+    paraphrase = Material(
+        hallucination["answer"], hallucination["reference_answer"], hallucination["keywords"], hallucination["question"]
+    )
+    # Both share no character bigram with the question: the strictest word test cannot tell them apart.
+    assert korean_shares_nothing(Evidence(junk)) is True
+    assert korean_shares_nothing(Evidence(paraphrase)) is True
+    assert grade(junk).needs_review is True
+    assert grade(paraphrase).needs_review is True
 
 
 def test_a_casual_correct_paraphrase_sharing_no_word_is_not_dismissed():
@@ -79,12 +82,12 @@ def test_no_correct_or_partial_case_is_finalised_incorrect(name):
     assert caught == []
 
 
-@pytest.mark.parametrize(("language", "floor"), [("en", 0.15), ("ko", 0.8)])
-def test_most_junk_is_finalised_incorrect_and_none_passes(language, floor):
-    junk = [row for row in rows("unrelated.jsonl") if row["language"] == language and row["kind"] == "junk"]
-    results = [graded(row) for row in junk]
-    assert sum(map(finalised_incorrect, results)) >= floor * len(junk)
-    assert not any(result.score >= HIGH_SCORE_THRESHOLD for result in results)
+def test_half_the_english_junk_is_finalised_incorrect_and_no_junk_passes():
+    junk = [row for row in rows("unrelated.jsonl") if row["kind"] == "junk"]
+    results = {row["id"]: graded(row) for row in junk}
+    english = [result for key, result in results.items() if key.startswith("en-")]
+    assert sum(map(finalised_incorrect, english)) >= 0.4 * len(english)  # measured: 25 of 50
+    assert not any(result.score >= HIGH_SCORE_THRESHOLD for result in results.values())
 
 
 def test_an_answer_in_another_language_than_the_reference_is_never_dismissed():
