@@ -81,8 +81,10 @@ def _vectors() -> _Vectors | None:
     directory = package_directory()
     if directory is None or not (directory / WEIGHTS).is_file() or not (directory / TOKENIZER).is_file():
         return None
-    # A compiled library, imported only when first needed (its stubs exist only where it is installed).
-    from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
+    try:  # a compiled library, imported only when first needed (typed only where it is installed)
+        from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
+    except ImportError:  # grading goes on without the semantic signal: nothing is dismissed on it
+        return None
 
     raw = (directory / WEIGHTS).read_bytes()
     background = json.loads(BACKGROUND.read_text(encoding="utf-8"))
