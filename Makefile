@@ -38,9 +38,10 @@ help:
 
 # The locks (exact versions, hashes), then this project with no dependencies of its own to
 # resolve: console commands slea-retry-queue, slea-seed and slea-local.
-$(VENV)/.installed: requirements/dev.txt layers/slea/requirements.txt pyproject.toml
+$(VENV)/.installed: requirements/dev.txt layers/slea/requirements.txt layers/slea/requirements-no-deps.txt pyproject.toml
 	$(PYTHON313) -m venv $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements/dev.txt
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r layers/slea/requirements-no-deps.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
@@ -78,6 +79,7 @@ deploy: $(SAM_VENV)/.installed
 
 lock:
 	$(LOCK) layers/slea/requirements.in -o layers/slea/requirements.txt
+	$(LOCK) --no-deps layers/slea/requirements-no-deps.in -o layers/slea/requirements-no-deps.txt
 	$(LOCK) requirements/dev.in -o requirements/dev.txt
 	cd functions/mcp && $(LOCK) requirements.in -o requirements.txt
 

@@ -130,12 +130,15 @@ class Fit:
     verdict: tuple[float, np.ndarray]
     score: tuple[float, np.ndarray]
 
+    def _standardised(self, x: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(x), 0.0, (x - self.means) / self.scales)
+
     def probability(self, x: np.ndarray) -> np.ndarray:
-        z = (x - self.means) / self.scales
+        z = self._standardised(x)
         return 1.0 / (1.0 + np.exp(-np.clip(self.verdict[0] + z @ self.verdict[1], -30, 30)))
 
     def expected_score(self, x: np.ndarray) -> np.ndarray:
-        z = (x - self.means) / self.scales
+        z = self._standardised(x)
         return np.clip(self.score[0] + z @ self.score[1], 0, 1)
 
 
@@ -143,7 +146,9 @@ def fit(corpora: list[Corpus]) -> Fit:
     x = np.vstack([c.features for c in corpora])
     scores = np.concatenate([c.human_scores for c in corpora])
     weights = corpus_weights(corpora)
-    means = np.average(x, axis=0, weights=weights)
+    present = ~np.isnan(x)
+    means = np.array([np.average(x[present[:, j], j], weights=weights[present[:, j]]) for j in range(x.shape[1])])
+    x = np.where(present, x, means)  # a missing value is the average, as slea.grading.model reads it
     scales = np.sqrt(np.average((x - means) ** 2, axis=0, weights=weights))
     scales[scales < 1e-9] = 1.0
     z = (x - means) / scales

@@ -19,7 +19,10 @@ Constructed cases (bench/data/grading_cases, written for this project, English a
 - correct paraphrases: share left below 70 without needs_review (must be 0);
 - textbook answers in Korean and in English: the pass rates must match;
 - wrong answers in the reference's own words (misconceptions, roles swapped): the share marked
-  correct without needs_review (the limit of word statistics; kept low, not zero).
+  correct without needs_review (the limit of word statistics; kept low, not zero);
+- unrelated answers (`unrelated.jsonl`: junk sentences, rants, another question's answer): the
+  share finalised incorrect without review, per language and kind; and correct paraphrases
+  finalised incorrect (must be 0).
 
 Risk and coverage: for each corpus, the verdicts ordered by the grader's confidence, the
 accuracy of the most confident 10%, 20%, ... 100% (what finalising that share would give), the
@@ -291,6 +294,8 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
     attack_outcomes: dict[str, list[dict[str, Any]]] = defaultdict(list)
     paraphrase: dict[str, list[dict[str, Any]]] = defaultdict(list)
     wrong: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    unrelated: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    unrelated_rows = read_jsonl(CASES / "unrelated.jsonl")
     for language in ("english", "korean"):
         rows = read_jsonl(CASES / f"{language}.jsonl")
         questions = {row["id"].rsplit("-", 1)[0]: row for row in rows}
@@ -312,6 +317,10 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
                 paraphrase[language].append(graded)
             if row["kind"] == "wrong":
                 wrong[language].append(graded)
+        for row in unrelated_rows:
+            if row["language"] == language[:2]:
+                graded = grader.grade(f"{language}:{row['id'].rsplit('-', 1)[0]}", row["answer"], row["keywords"])
+                unrelated[language][row["kind"]].append(graded)
     results["attacks"] = {
         name: {
             "cases": len(outcomes),
@@ -327,8 +336,23 @@ def constructed_cases(grader: Grader) -> dict[str, Any]:
             "below_70_without_review": sum(o["score"] < 70 and not o["needs_review"] for o in outcomes),
             "passed": sum(o["is_correct"] for o in outcomes),
             "flagged_for_review": sum(o["needs_review"] for o in outcomes),
+            "finalised_incorrect": sum(not o["is_correct"] and not o["needs_review"] for o in outcomes),
         }
         for language, outcomes in paraphrase.items()
+    }
+    results["unrelated_answers"] = {
+        language: {
+            kind: {
+                "cases": len(outcomes),
+                "finalised_incorrect_share": round(
+                    sum(not o["is_correct"] and not o["needs_review"] for o in outcomes) / len(outcomes), 3
+                ),
+                "reaching_review": sum(o["needs_review"] for o in outcomes),
+                "marked_correct": sum(o["is_correct"] for o in outcomes),
+            }
+            for kind, outcomes in kinds.items()
+        }
+        for language, kinds in unrelated.items()
     }
     results["wrong_answers"] = {
         language: {

@@ -45,14 +45,23 @@ def test_the_four_tables_exist():
     assert {"ProfilesTable", "TemplatesTable", "KeywordsTable", "QuestionsTable"} <= set(TABLES)
 
 
-def test_layer_is_built_by_sam_as_python_3_13_from_the_package_folder():
+def test_layer_is_built_by_its_makefile_from_the_package_folder():
     (layer,) = TEMPLATE.of_type("AWS::Serverless::LayerVersion").values()
-    assert layer["Metadata"]["BuildMethod"] == "python3.13"
+    assert layer["Metadata"]["BuildMethod"] == "makefile"
     source = REPO_ROOT / layer["Properties"]["ContentUri"]
-    # sam build adds the python/ level itself, so the package sits at the top of ContentUri.
+    # The Makefile adds the python/ level itself, so the package sits at the top of ContentUri.
     assert (source / "slea" / "__init__.py").is_file()
-    assert (source / "requirements.txt").is_file()
     assert not (source / "python").exists()
+    makefile = (source / "Makefile").read_text(encoding="utf-8")
+    assert "build-SleaLayer:" in makefile
+    # Both locks, with their hashes; the second without dependencies; Linux x86_64 wheels for 3.13.
+    assert "-r requirements.txt" in makefile
+    assert "--no-deps -r requirements-no-deps.txt" in makefile
+    assert "--require-hashes" in makefile
+    assert "--python-version 3.13" in makefile
+    assert "x86_64" in makefile
+    for lock in ("requirements.txt", "requirements-no-deps.txt"):
+        assert "--hash=sha256:" in (source / lock).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

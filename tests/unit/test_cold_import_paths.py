@@ -29,6 +29,8 @@ NOT_AT_IMPORT = {
     "score_and_explain": [
         "slea.grading.offline",
         "slea.grading.verdict",
+        "slea.grading.semantic",
+        "tokenizers",
         "snowballstemmer",
         "slea.llm.offline.generator",
     ],

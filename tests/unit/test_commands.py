@@ -191,7 +191,10 @@ def test_lock_files_pin_everything_with_hashes():
     dev_lock = _pins(REPO_ROOT / "requirements" / "dev.txt")
     assert layer_in.items() <= layer_lock.items()
     assert layer_lock.items() <= dev_lock.items()  # tests run the layer's exact versions
-    for lock in ("layers/slea/requirements.txt", "requirements/dev.txt"):
+    # Installed with --no-deps: exactly the pins of its .in file, nothing transitive.
+    no_deps_in = _pins(REPO_ROOT / "layers" / "slea" / "requirements-no-deps.in")
+    assert no_deps_in == _pins(REPO_ROOT / "layers" / "slea" / "requirements-no-deps.txt")
+    for lock in ("layers/slea/requirements.txt", "requirements/dev.txt", "layers/slea/requirements-no-deps.txt"):
         blocks = re.split(r"\n(?=[A-Za-z0-9])", (REPO_ROOT / lock).read_text(encoding="utf-8"))
         pinned = [block for block in blocks if "==" in block.split("\n")[0]]
         assert pinned

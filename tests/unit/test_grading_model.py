@@ -36,8 +36,10 @@ def test_the_shipped_cuts_held_on_every_corpus_left_out():
     assert document["finalise"]["correct_at"] >= 0.5
     assert document["finalise"]["incorrect_at"] >= 0.5
     for corpus, figures in document["leave_one_corpus_out"].items():
-        if figures["finalised_precision"] is not None:
-            assert figures["finalised_precision"] >= 0.9, corpus
+        for side in ("finalised_correct", "finalised_incorrect"):
+            finalised, agreeing = figures[side]
+            if finalised >= fit_grader.MIN_FINALISED_FOR_PRECISION:  # fewer say nothing about precision
+                assert agreeing / finalised >= 0.9, (corpus, side)
 
 
 def test_the_layer_ships_only_a_few_kilobytes_of_coefficients():
@@ -106,13 +108,18 @@ def test_scaled_points_respect_each_maximum():
         assert points.clarity <= 20
 
 
-def test_features_are_finite_numbers_in_the_fixed_order():
+def test_features_are_numbers_in_the_fixed_order_and_a_missing_similarity_counts_for_nothing():
     from slea.grading.evidence import Evidence
 
     values = features(Evidence(Material(answer="hash keys", reference=REFERENCE, stem=STEM)), similarity=None)
     assert tuple(values) == FEATURE_NAMES
-    assert all(math.isfinite(value) for value in values.values())
-    assert values["similarity_missing"] == 1.0
+    assert math.isnan(values["similarity"])
+    assert all(math.isfinite(value) for name, value in values.items() if not name.startswith("similarity"))
+    model = grading_model.fitted_model()
+    at_average = {**values}
+    for name in ("similarity", "similarity_gap"):
+        at_average[name] = model.means[model.features.index(name)]
+    assert model.probability_correct(values) == pytest.approx(model.probability_correct(at_average))
 
 
 # ---------------------------------------------------------------------------- the fitting method

@@ -30,6 +30,7 @@ from itertools import pairwise
 from rapidfuzz import fuzz, process
 
 from slea.grading import contradiction
+from slea.grading.relatedness import is_unrelated
 from slea.grading.terms import KOREAN_ENDING_ZIPF, UNKNOWN_ZIPF, Term, Text, frequencies
 
 QUESTION_TERM_FACTOR = 0.35  # weight kept by a reference term that the question already states
@@ -312,6 +313,11 @@ class Evidence:
         """An explicit "I don't know", or nothing but punctuation and function words. A one-word
         answer is not a non-answer: to "Where does a C++ program start?", "main" is correct."""
         return bool(NON_ANSWER.match(self.material.answer.strip())) or not self.answer.content_terms
+
+    @cached_property
+    def unrelated(self) -> bool:
+        """About something else entirely: see `relatedness.py` (finalised as incorrect)."""
+        return is_unrelated(self)
 
     def _addressed_to_grader(self) -> bool:
         return bool(ADDRESSED_TO_GRADER.search(self.material.answer))

@@ -29,10 +29,14 @@ FEATURE_NAMES: tuple[str, ...] = (
     "answer_words_log",
     "length_ratio_log",  # answer words against reference words
     "matched_terms_log",
-    "similarity",  # semantic cosine of answer and reference (0 without a vector)
-    "similarity_missing",
+    "similarity",  # semantic cosine of answer and reference (NaN without vectors: see below)
     "similarity_gap",  # similarity to the reference minus similarity to the question
 )
+# Where no vector applies (Korean text, an answer of unknown words), the similarity features are
+# NaN and the model reads them as their average in the training data: they then add nothing,
+# neither for nor against the answer (all training corpora are English, so a "missing" indicator
+# would learn nothing true about Korean).
+MISSING = math.nan
 
 
 def meaning_of(evidence: Evidence) -> float:
@@ -85,10 +89,11 @@ def features(
     evidence: Evidence, similarity: float | None, question_similarity: float | None = None
 ) -> dict[str, float]:
     """The model's inputs, named as in FEATURE_NAMES. `similarity` is the semantic cosine of the
-    answer and the reference (None where no vector applies, e.g. Korean text)."""
+    answer and the reference, `question_similarity` of the answer and the question (None where no
+    vector applies, e.g. Korean text)."""
     answer_words = len(evidence.answer.words)
     reference_words = len(evidence.reference.words)
-    gap = 0.0
+    gap = MISSING
     if similarity is not None and question_similarity is not None:
         gap = similarity - question_similarity
     values = {
@@ -106,8 +111,7 @@ def features(
         "answer_words_log": math.log1p(answer_words),
         "length_ratio_log": math.log((answer_words + 1) / (reference_words + 1)),
         "matched_terms_log": math.log1p(len(evidence.matched)),
-        "similarity": similarity if similarity is not None else 0.0,
-        "similarity_missing": float(similarity is None),
+        "similarity": similarity if similarity is not None else MISSING,
         "similarity_gap": gap,
     }
     return {name: values[name] for name in FEATURE_NAMES}

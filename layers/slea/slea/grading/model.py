@@ -37,10 +37,9 @@ class FittedModel:
     finalise_incorrect_at: float  # least probability of "not correct" that is final
 
     def _standardised(self, values: dict[str, float]) -> list[float]:
-        return [
-            (values[name] - mean) / scale
-            for name, mean, scale in zip(self.features, self.means, self.scales, strict=True)
-        ]
+        named = zip(self.features, self.means, self.scales, strict=True)
+        # A missing value (NaN) reads as the training average: it moves the prediction neither way.
+        return [0.0 if math.isnan(values[name]) else (values[name] - mean) / scale for name, mean, scale in named]
 
     def probability_correct(self, values: dict[str, float]) -> float:
         log_odds = self.verdict.value(self._standardised(values))

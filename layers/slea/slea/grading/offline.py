@@ -57,10 +57,11 @@ class AnswerEvidence:
 
     @property
     def ruled_incorrect(self) -> bool:
-        """Finalised as incorrect by a rule: the learner declined to answer. (An answer of
-        function words alone is not ruled out: "It will work." is a right answer to some questions;
-        the model scores it and, as it shares no term with the reference, a human decides.)"""
-        return self.evidence.declined
+        """Finalised as incorrect by a rule: the learner declined to answer, or the answer is about
+        something else entirely (`relatedness.py`). An answer of function words alone is not ruled
+        out: "It will work." is a right answer to some questions; the model scores it and, as it
+        shares no term with the reference, a human decides."""
+        return self.evidence.declined or self.evidence.unrelated
 
     @property
     def may_be_failed(self) -> bool:
@@ -72,8 +73,12 @@ class AnswerEvidence:
 
 
 def answer_evidence(material: Material) -> AnswerEvidence:
+    from slea.grading import semantic  # noqa: PLC0415 - word vectors: loaded on the first short answer
+
     evidence = Evidence(material)
-    return AnswerEvidence(evidence, features(evidence, similarity=None))
+    similarity = semantic.similarity(material.answer, material.reference)
+    question_similarity = semantic.similarity(material.answer, material.stem) if material.stem else None
+    return AnswerEvidence(evidence, features(evidence, similarity, question_similarity))
 
 
 def scaled_points(points: RubricPoints, score: int) -> RubricPoints:
@@ -133,6 +138,8 @@ def grade(material: Material) -> OfflineGrade:
         reasoning += f"; fitted probability that graders call it correct {decision.probability:.2f}"
     if evidence.declined:
         reasoning += "; not an answer"
+    elif evidence.unrelated:
+        reasoning += "; about something else (shares no term or meaning with the question)"
     if evidence.flags:
         reasoning += "; needs a human look: " + ", ".join(flag.replace("_", " ") for flag in evidence.flags)
     return OfflineGrade(
