@@ -74,9 +74,11 @@ def chosen_provider(name: str, cache: Path | None = None) -> Iterator[None]:
     """Tool 6 with the named provider. With Gemini, only the grading calls reach the model (the
     explanations come from the offline explainer: they do not change the grade and would double
     the cost), and each grade is cached by model, prompt and answer."""
+    from slea.llm import budget
     from slea.llm.provider import get_provider
 
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SleaSsemBench")
+    budget.reset()  # no handler's deadline: a benchmark waits for every answer
     saved = os.environ.get("LLM_PROVIDER")
     os.environ["LLM_PROVIDER"] = name
     get_provider.cache_clear()

@@ -207,3 +207,14 @@ def test_no_constructed_contradiction_is_finalised_as_correct():
         if result.score >= 80 and not result.needs_review:
             finalised.append(row["id"])
     assert set(finalised) <= KNOWN_MISSES
+
+
+def test_with_keywords_alone_as_the_reference_no_sentence_counts_as_off_the_point():
+    """Without a reference text there is nothing to be off: an elaborate answer keeps its points."""
+    answer = (
+        "RAG (retrieval-augmented generation) first runs retrieval over an index to find relevant passages, "
+        "then conditions the generation step on them, so the model grounds its answer in sources."
+    )
+    result = grade(Material(answer=answer, reference="", keywords=["RAG", "retrieval", "generation"]))
+    assert "unrelated_addition" not in result.flags
+    assert result.score >= 80

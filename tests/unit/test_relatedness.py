@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from slea.constants import FINALISE_CONFIDENCE, HIGH_SCORE_THRESHOLD
+from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.grading import semantic
 from slea.grading.evidence import Evidence, Material
 from slea.grading.offline import NON_ANSWER_SCORE_CAP, grade
@@ -43,7 +43,7 @@ def finalised_incorrect(result):
 def test_an_english_junk_sentence_is_finalised_incorrect_with_the_non_answer_cap():
     result = grade(Material("Bananas are purple on Tuesdays and my cat likes jazz piano.", REFERENCE, KEYWORDS, STEM))
     assert result.score <= NON_ANSWER_SCORE_CAP
-    assert result.confidence >= FINALISE_CONFIDENCE
+    assert result.confidence >= 0.9  # a rule's verdict
     assert result.needs_review is False
     assert "about something else" in result.reasoning
 

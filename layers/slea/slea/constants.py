@@ -29,8 +29,6 @@ MAX_QUESTIONS_PER_ROUND: Final = 20
 
 # Tool 6 thresholds (answer score 0-100)
 HIGH_SCORE_THRESHOLD: Final = 80
-# A short-answer grade below this confidence goes to a human (needs_review); see slea.grading.
-FINALISE_CONFIDENCE: Final = 0.7
 PARTIAL_CREDIT_RANGE: Final = (70, 79)
 DEFAULT_SCORING_LLM_SCORE: Final = 50
 

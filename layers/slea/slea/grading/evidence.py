@@ -429,8 +429,8 @@ class Evidence:
         # vocabulary than a pasted reference does; words cannot tell such a sentence from "bananas
         # are purple on Tuesdays", so a whole sentence off the reference needs more of it restated.
         support = self._support
-        if self.recall < contradiction.FLAG_MIN_RECALL:
-            return False
+        if self.reference_is_thin or self.recall < contradiction.FLAG_MIN_RECALL:
+            return False  # keywords alone say nothing about which sentences are off the point
         return support.salad or (support.off_clauses > 0 and self.recall >= contradiction.OFF_CLAUSE_MIN_RECALL)
 
     @cached_property

@@ -29,6 +29,9 @@ FEATURE_NAMES: tuple[str, ...] = (
     "answer_words_log",
     "length_ratio_log",  # answer words against reference words
     "matched_terms_log",
+    "negation_mismatch",  # clauses restating the reference with the opposite polarity (contradiction.py)
+    "opposites_swapped",  # reference terms swapped for their opposites
+    "unsupported_share",  # share of the answer's weight in clauses off the reference
     "similarity",  # semantic cosine of answer and reference (NaN without vectors: see below)
     "similarity_gap",  # similarity to the reference minus similarity to the question
 )
@@ -111,6 +114,9 @@ def features(
         "answer_words_log": math.log1p(answer_words),
         "length_ratio_log": math.log((answer_words + 1) / (reference_words + 1)),
         "matched_terms_log": math.log1p(len(evidence.matched)),
+        "negation_mismatch": evidence.negation_mismatch,
+        "opposites_swapped": min(3.0, evidence.opposites_swapped),
+        "unsupported_share": evidence.unsupported_share,
         "similarity": similarity if similarity is not None else MISSING,
         "similarity_gap": gap,
     }

@@ -33,6 +33,7 @@ class FittedModel:
     scales: tuple[float, ...]
     verdict: LinearHead  # log-odds that humans call the answer correct
     score: LinearHead  # the humans' score as a share of the maximum
+    verdict_at: float  # the probability of "correct" from which the verdict is "correct"
     finalise_correct_at: float  # least probability of "correct" that is final
     finalise_incorrect_at: float  # least probability of "not correct" that is final
 
@@ -47,6 +48,9 @@ class FittedModel:
 
     def expected_score(self, values: dict[str, float]) -> float:
         return max(0.0, min(1.0, self.score.value(self._standardised(values))))
+
+    def passes(self, probability: float) -> bool:
+        return probability >= self.verdict_at
 
     def is_final(self, passed: bool, confidence: float) -> bool:
         """Whether a verdict held with this calibrated confidence stands without a reviewer."""
@@ -64,6 +68,7 @@ def from_document(document: dict[str, Any]) -> FittedModel:
         scales=tuple(float(s) for s in document["scales"]),
         verdict=_head(document["verdict"]),
         score=_head(document["score"]),
+        verdict_at=float(document.get("verdict_at", 0.5)),
         finalise_correct_at=float(document["finalise"]["correct_at"]),
         finalise_incorrect_at=float(document["finalise"]["incorrect_at"]),
     )

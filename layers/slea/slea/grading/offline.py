@@ -2,18 +2,21 @@
 of the text, with a calibrated confidence, and abstention where the evidence cannot decide.
 
 Method (the measures are defined in `evidence.py`, the model's inputs in `features.py`):
-1. Rules first. A non-answer ("I don't know", nothing but function words) and an answer about
-   something else entirely (`relatedness.py`: lexical and semantic evidence agree) are finalised
-   as incorrect. Gaming and contradiction patterns (`Evidence.flags`) cap the score below the
-   pass mark and send the answer to a human: they are never finalised as correct. With no
-   reference text to judge meaning (keywords alone), the rubric scores it and a human decides.
+1. Rules first. A declined answer ("I don't know") and an answer about something else entirely
+   (`relatedness.py`: lexical and semantic evidence agree) are finalised as incorrect. Gaming
+   and contradiction patterns (`Evidence.flags`) cap the score below the pass mark and send the
+   answer to a human: they are never finalised as correct. With no reference text to judge
+   meaning (keywords alone), the rubric scores it and a human decides.
 2. Otherwise the fitted model (`model.py`, fitted on human-graded corpora by
    bench/fit_grader.py) gives the probability that human graders would call the answer correct
-   and the score they would give. The verdict is "correct" from probability 0.5 on, and the
-   score is kept on the verdict's side of the pass mark; the confidence is the probability that
-   the verdict is right. The verdict is final when that confidence reaches the side's cut, chosen
-   leave-one-corpus-out so that finalised verdicts agreed with the humans at least 90% of the time
-   on every corpus the model had not seen; below it the grade is provisional and `needs_review`.
+   and the score they would give. The verdict is "correct" from the model's verdict cut on (the
+   probability whose verdicts agreed with the graders most often on corpora left out of the fit),
+   and the score is kept on the verdict's side of the pass mark; the confidence is the
+   probability that the verdict is right. The verdict is final when that confidence reaches the
+   side's cut, chosen leave-one-corpus-out so that finalised verdicts agreed with the humans at
+   least 90% of the time on every corpus the model had not seen; below it the grade is
+   provisional and `needs_review`. An answer that shares no term with the reference is never
+   failed by the model (it may be a paraphrase in other words).
 3. The rubric points are the evidence behind the score: key concepts (40) from the keywords and
    the reference's key terms, correctness (40) from how much of the reference's meaning the
    answer carries and how much of it is on topic, clarity (20) from sentences and completeness;
@@ -112,7 +115,7 @@ def _decide(found: AnswerEvidence, rubric_score: int) -> _Decision:
         return _Decision(rubric_score, THIN_REFERENCE_CONFIDENCE, final=False)
     model = fitted_model()
     probability = model.probability_correct(found.features)
-    passed = probability >= 0.5
+    passed = model.passes(probability)
     score = round(100 * model.expected_score(found.features))
     # The score stays on the verdict's side of the pass mark: "correct" and a score below it
     # (or the reverse) would contradict each other.

@@ -26,6 +26,12 @@ def start(context: HasRemainingTime) -> None:
     _deadline.set(time.monotonic() + context.get_remaining_time_in_millis() / 1000)
 
 
+def reset() -> None:
+    """No deadline: for code that runs outside a handler (a CLI, a benchmark) in a process where a
+    handler ran before and left its deadline in this context."""
+    _deadline.set(None)
+
+
 def worst_case_seconds(settings: LLMSettings) -> float:
     backoff = sum(
         min(settings.retry_initial_delay * 2**attempt, settings.retry_initial_delay * 8) * 1.5
