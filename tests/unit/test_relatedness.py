@@ -82,11 +82,11 @@ def test_no_correct_or_partial_case_is_finalised_incorrect(name):
     assert caught == []
 
 
-def test_half_the_english_junk_is_finalised_incorrect_and_no_junk_passes():
+def test_most_english_junk_is_finalised_incorrect_and_no_junk_passes():
     junk = [row for row in rows("unrelated.jsonl") if row["kind"] == "junk"]
     results = {row["id"]: graded(row) for row in junk}
     english = [result for key, result in results.items() if key.startswith("en-")]
-    assert sum(map(finalised_incorrect, english)) >= 0.4 * len(english)  # measured: 25 of 50
+    assert sum(map(finalised_incorrect, english)) >= 0.6 * len(english)  # measured: 32 of 50
     assert not any(result.score >= HIGH_SCORE_THRESHOLD for result in results.values())
 
 
