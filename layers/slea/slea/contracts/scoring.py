@@ -1,6 +1,6 @@
 """Tool 6 `score_and_explain` contracts (spec 000 Tool 6, 001 scoring rules)."""
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -85,6 +85,23 @@ class ReferenceLink(Contract):
     url: str
 
 
+class FeedbackDetails(Contract):
+    """What a learner needs to learn from one graded answer, in parts a page can lay out (issue 21);
+    the `explanation` string says the same in prose, for callers that show one block of text."""
+
+    language: Literal["en", "ko"] = Field(default="en", description="the language of every fixed phrase here")
+    question: str | None = Field(default=None, description="the question as the learner saw it")
+    your_answer: str = Field(description="the learner's answer; for a choice, the text of the option picked")
+    correct_answer: str | None = Field(
+        default=None, description="the key as shown: the option's text, true/false, or a model answer"
+    )
+    why_correct: str | None = Field(default=None, description="why the key is right")
+    why_yours_is_wrong: str | None = Field(
+        default=None, description="a wrong choice: why the option picked is wrong (absent when unknown)"
+    )
+    next_steps: list[str] = Field(default_factory=list, description="what to do next, fitted to the result")
+
+
 class ScoreAnswerOutput(Contract):
     attempt_id: str
     session_id: str
@@ -103,6 +120,7 @@ class ScoreAnswerOutput(Contract):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="the grader's confidence in the verdict")
     rubric_points: RubricPoints | None = Field(default=None, description="short answer: points per criterion")
     grader_reasoning: str | None = Field(default=None, description="short answer: why the grader gave this score")
+    details: FeedbackDetails | None = Field(default=None, description="the feedback in parts (issue 21)")
 
 
 # ---------------------------------------------------------------- HTTP API contracts
