@@ -311,6 +311,7 @@ def _attempt_item(
         "round": stored.get("round", 1),
         "difficulty": request.difficulty or stored.get("difficulty"),
         "question_type": request.question_type,
+        "question_stem": stored.get("stem"),  # the learner's history shows it (issue 21)
         "user_answer": request.user_answer,
         "answer_key": {
             "correct_answer": request.correct_answer,
