@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 from slea.contracts.sessions import RoundProgressView, SessionList, SessionOverview
-from slea.dal import profiles, questions, rounds, sessions
+from slea.dal import profiles, questions, sessions
 from slea.observability import tracer
 from slea.tools.errors import ApiError
-from slea.tools.rounds import ROUNDS, SUCCEEDED, visible
+from slea.tools.rounds import ROUNDS, SUCCEEDED, current_record, visible
 
 CURSOR_KEYS = {"session_id", "user_id", "created_at"}
 
@@ -47,7 +47,7 @@ def session_overview(session_id: str, created_at: str) -> SessionOverview:
     shown = [question for question in questions.session_questions(session_id) if visible(question)]
     progress = []
     for number in ROUNDS:
-        record = rounds.get_round(session_id, number)
+        record = current_record(session_id, number)
         in_round = [question for question in shown if int(question.get("round", 1)) == number]
         if record is not None or in_round:
             progress.append(_round(number, record, in_round))
