@@ -9,7 +9,8 @@ const Slea = (() => {
   const USERS_KEY = "slea.localUsers"; // name -> subject, so a name signs in as the same learner again
   const $ = (selector, root = document) => root.querySelector(selector);
   // A page that loads i18n.js (the learner page) speaks its learner's language; another speaks English.
-  const say = (key, vars, english) => (globalThis.SleaI18n ? SleaI18n.t(key, vars) : english);
+  // (A top-level const of another script is a global binding, not a property of globalThis.)
+  const say = (key, vars, english) => (typeof SleaI18n !== "undefined" ? SleaI18n.t(key, vars) : english);
 
   function el(tag, attributes = {}, ...children) {
     const node = document.createElement(tag);
@@ -225,6 +226,7 @@ const Slea = (() => {
     if (user) {
       const name = user.name || user.email || user.username || user.sub;
       $("#who").textContent = say("signed_in_as", { name }, `Signed in as ${name}`);
+      $("#who").dataset.name = name; // for a page that changes its language later
       $("#signout").hidden = false;
       return onSignedIn(user);
     }

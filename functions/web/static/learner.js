@@ -152,6 +152,8 @@ const SleaAbility = (() => {
 
   function useLanguage(language) {
     $("#language").value = SleaI18n.set(language);
+    const name = $("#who").dataset.name;
+    if (name) $("#who").textContent = t("signed_in_as", { name });
     redraw();
     if (ability) drawAbility(ability);
   }
