@@ -101,6 +101,7 @@ def test_history_keeps_the_question_and_the_explanation(http, step_functions, un
     (attempt,) = listed["attempts"]
     assert attempt["question_stem"] == first["stem"]
     assert attempt["question_type"] == first["type"]
+    assert attempt["question_choices"] == (first["choices"] or None)  # a choice is shown by its text
     assert attempt["explanation"] == graded["explanation"]
     assert attempt["reference_links"] == graded["reference_links"]
     assert attempt["details"] == graded["details"]

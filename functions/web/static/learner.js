@@ -516,13 +516,20 @@ const SleaAbility = (() => {
     return t(attempt.reviewed ? "history.reviewed" : attempt.needs_review ? "history.awaiting" : "history.final");
   }
 
+  /* A choice is stored as its letter ("B"): shown as the option's text when the options are known. */
+  function answerText(attempt) {
+    const choices = attempt.question_choices || [];
+    if (attempt.question_type !== "multiple_choice") return attempt.user_answer;
+    return choices.find((choice) => letter(choice) === attempt.user_answer) || attempt.user_answer;
+  }
+
   /* One answer: its question, the whole answer, score and status; the explanation on demand. */
   function historyItem(attempt, number) {
     const score = attempt.original_score !== null && attempt.original_score !== undefined && attempt.original_score !== attempt.score
       ? t("history.score_was", { score: attempt.score, original: attempt.original_score })
       : t("history.score", { score: attempt.score });
     const explained = attempt.details
-      ? el("dl", { class: "details" }, partsList(feedbackParts(attempt, { type: attempt.question_type, stem: attempt.question_stem }, attempt.user_answer).slice(2)))
+      ? el("dl", { class: "details" }, partsList(feedbackParts(attempt, { type: attempt.question_type, stem: attempt.question_stem }, answerText(attempt)).slice(2)))
       : el("div", { class: "explanation", "data-content": true, text: attempt.explanation || attempt.feedback || "" });
     return el("li", { class: "attempt", "data-attempt": attempt.attempt_id },
       el("h4", { text: t("history.item", { round: attempt.round, number }) }),
@@ -532,7 +539,7 @@ const SleaAbility = (() => {
           ? el("dd", { class: "stem", "data-content": true, text: attempt.question_stem })
           : el("dd", { class: "meta", text: t("history.unknown_question") }),
         el("dt", { text: t("history.answer") }),
-        el("dd", { class: "answer-text", "data-content": true, text: attempt.user_answer })),
+        el("dd", { class: "answer-text", "data-content": true, text: answerText(attempt) })),
       el("p", {}, el("strong", { text: score }), " · ", el("span", { class: "status", text: statusOf(attempt) })),
       attempt.explanation || attempt.details
         ? el("details", {}, el("summary", { text: t("history.open") }), explained,

@@ -163,6 +163,7 @@ class AttemptView(Contract):
     # answered questions have attempts, so nothing here gives away the key of an unanswered one.
     question_stem: str | None = Field(default=None, description="the question as the learner saw it")
     question_type: QuestionType | None = None
+    question_choices: list[str] | None = Field(default=None, description="a choice question's options, as shown")
     explanation: str | None = None
     reference_links: list[ReferenceLink] = Field(default_factory=list)
     details: FeedbackDetails | None = None
