@@ -86,7 +86,8 @@ def test_feedback_shows_the_question_and_own_answer_and_next_is_in_view_on_a_pho
     assert section.count("DETAILS-STEP-ONE") == 1
     assert not page.is_visible("#explanation-block")  # the prose would say it all again
     labels = page.locator("#feedback-details dt").all_inner_texts()
-    assert labels == ["The question", "Your choice", "The answer", "Why your choice is wrong", "Why it is right", "Next steps"]
+    parts = ["The question", "Your choice", "The answer", "Why your choice is wrong", "Why it is right", "Next steps"]
+    assert labels == parts
     shot(page, "feedback-details-en-phone")
 
 

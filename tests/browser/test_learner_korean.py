@@ -30,7 +30,8 @@ ENGLISH_UI = """() => {
     found.push(text);
   }
   for (const element of document.querySelectorAll("[aria-label]")) {
-    if (element.checkVisibility() && /[A-Za-z]/.test(element.getAttribute("aria-label"))) found.push(element.getAttribute("aria-label"));
+    const label = element.getAttribute("aria-label");
+    if (element.checkVisibility() && /[A-Za-z]/.test(label)) found.push(label);
   }
   return found;
 }"""
