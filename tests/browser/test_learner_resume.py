@@ -56,6 +56,10 @@ def test_a_reload_a_new_tab_and_another_device_continue_at_the_next_unanswered_q
     answer_on_screen(page)
     page.click("#next")
     page.wait_for_selector("#summary", state="visible")
+    page.click("#show-answers")
+    page.wait_for_selector("#answers-list li.attempt")
+    assert page.locator("#answers-list li.attempt").count() == 5  # every answer, from both devices
+    shot(page, "resume-summary-history-en-laptop")
 
     device.reload()  # a finished round: its summary, never a restart
     device.wait_for_selector("#summary", state="visible")

@@ -251,6 +251,7 @@ const SleaAbility = (() => {
   async function startRound() {
     clearError();
     const request = { round: state.round, category: state.category, count: state.count };
+    if (!state.sessionId) useSession((await api("POST", "/sessions")).session_id); // the listing had failed
     try {
       await api("POST", `/sessions/${state.sessionId}/rounds`, request);
     } catch (error) {

@@ -32,7 +32,13 @@ def create(session_id: str, user_id: str) -> bool:
         try:
             dynamodb(TOOL).put_item(
                 TableName=resource_name(TABLE_VARIABLE),
-                Item={"session_id": {"S": session_id}, "user_id": {"S": user_id}, "created_at": {"S": utc_now()}},
+                # Milliseconds: the user-sessions index orders a learner's sessions by it, and two
+                # may be created within a second (the newest is the one a page resumes).
+                Item={
+                    "session_id": {"S": session_id},
+                    "user_id": {"S": user_id},
+                    "created_at": {"S": utc_now("milliseconds")},
+                },
                 ConditionExpression="attribute_not_exists(session_id)",
             )
         except ClientError as error:
