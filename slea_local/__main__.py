@@ -355,7 +355,7 @@ def serve(port: int) -> int:
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"
             print(f"slea-ssem on {url}")
-            print(f"  learner app:  {url}/   (sign in with any name; tick 'reviewer' for the reviewer role)")
+            print(f"  learner app:  {url}/   (a new name or a seeded learner; tick 'reviewer' to review)")
             print(f"  reviewer app: {url}/review")
             print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
             print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")

@@ -49,7 +49,11 @@ class LambdaContext:
 _ONE_INVOCATION_AT_A_TIME = threading.RLock()
 # Set for every function run here and never in AWS: the web app then offers the local sign-in
 # (the stand-in token slea_local.http reads) instead of the identity provider's.
-LOCAL_RUNTIME_ENVIRONMENT = {"SLEA_LOCAL_RUNTIME": "1"}
+# The seed file lets the local sign-in offer the seeded learners (functions/web/app.py).
+LOCAL_RUNTIME_ENVIRONMENT = {
+    "SLEA_LOCAL_RUNTIME": "1",
+    "SLEA_LOCAL_SEED_FILE": str(REPO_ROOT / "data" / "demo_seed.json"),
+}
 
 
 class _PerThreadStdout(io.TextIOBase):

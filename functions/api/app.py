@@ -1,6 +1,7 @@
 """Mode 2 HTTP API (API Gateway HTTP API, JWT authorizer): the caller is the token's `sub`.
 
 POST /sessions                         create a session for the caller (the server chooses its id)
+GET  /sessions                         the caller's sessions, newest first, with each round's progress
 POST /sessions/{session_id}/rounds     start a Mode 1 round in one of the caller's sessions
 GET  /sessions/{session_id}/questions  the session's saved questions, without answer keys
 POST /sessions/{session_id}/answers    grade an answer (the key is looked up server-side)
@@ -59,11 +60,11 @@ from slea.contracts.review import (
     SessionSummary,
 )
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
-from slea.contracts.sessions import RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
+from slea.contracts.sessions import RoundStarted, SessionCreated, SessionList, SessionQuestions, StartRoundRequest
 from slea.errors import DataAccessError
 from slea.llm import budget
 from slea.observability import logger, metrics, tracer
-from slea.tools import sessions
+from slea.tools import session_list, sessions
 
 app = APIGatewayHttpResolver(enable_validation=True)
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=SESSION_ID_PATTERN)]
@@ -93,6 +94,28 @@ CURSOR_PATTERN = r"^[A-Za-z0-9_\-]+$"  # base64url without padding
 )
 def create_session() -> SessionCreated:
     return sessions.create_session(caller(app))
+
+
+@app.get(
+    "/sessions",
+    summary="The caller's sessions, newest first, with each round's progress (to resume on any device)",
+    responses={
+        200: {"description": "A page of sessions", "content": {"application/json": {"model": SessionList}}},
+        401: {
+            "description": "No bearer token, or one without a subject",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+        503: {
+            "description": "Storage is temporarily unavailable; retry",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def list_sessions(
+    limit: Annotated[int, Query(ge=1, le=20)] = 5,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=1024, pattern=CURSOR_PATTERN)] = None,
+) -> SessionList:
+    return session_list.list_sessions(caller(app), limit, cursor)
 
 
 @app.post(

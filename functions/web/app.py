@@ -48,11 +48,29 @@ FILES = _load_static()
 ASSETS = {name for name in FILES if not name.endswith(".html")}
 
 
-def sign_in_config() -> dict[str, str]:
+def local_learners() -> list[dict[str, str]]:
+    """Under the local runtime only: the seeded learners (their latest profile each), so the local
+    sign-in can act as one of them. The seed file is named by the local runtime and never set in
+    AWS; even if it were, this is read only with SLEA_LOCAL_RUNTIME."""
+    path = os.environ.get("SLEA_LOCAL_SEED_FILE")
+    if not os.environ.get("SLEA_LOCAL_RUNTIME") or not path or not Path(path).is_file():
+        return []
+    profiles = json.loads(Path(path).read_text(encoding="utf-8")).get("profiles") or []
+    latest: dict[str, dict[str, Any]] = {}
+    for profile in sorted(profiles, key=lambda p: str(p.get("submitted_at", ""))):
+        latest[str(profile["user_id"]).lower()] = profile
+    return [
+        {"user_id": user_id, "job_role": str(p.get("job_role", "")), "language": str(p.get("language") or "en")}
+        for user_id, p in latest.items()
+    ]
+
+
+def sign_in_config() -> dict[str, Any]:
     """`local` under the local runtime (the page mints the stand-in token slea_local.http reads),
     else the identity provider's OAuth endpoints and app client from template.yaml's parameters."""
     if os.environ.get("SLEA_LOCAL_RUNTIME"):
-        return {"mode": "local"}
+        learners = local_learners()
+        return {"mode": "local", "learners": learners} if learners else {"mode": "local"}
     return {
         "mode": "oauth",
         "authorize_url": os.environ.get("OAUTH_AUTHORIZE_URL", ""),

@@ -190,6 +190,7 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
     }
     assert routes == {
         ("POST", "/sessions"),
+        ("GET", "/sessions"),
         ("POST", "/sessions/{session_id}/rounds"),
         ("GET", "/sessions/{session_id}/questions"),
         ("POST", "/sessions/{session_id}/answers"),

@@ -94,7 +94,8 @@ def test_the_answer_key_never_leaves_the_server_before_answering(http, step_func
     text = json.dumps(questions)
     for question in questions:
         key = answer_key(step_functions.runtime.cloud, question["question_id"])
-        assert set(question) == {"question_id", "round", "type", "stem", "choices", "difficulty", "category"}
+        shown = {"question_id", "round", "type", "stem", "choices", "difficulty", "category", "answered"}
+        assert set(question) == shown
         if key.get("correct_keywords"):
             assert json.dumps(key["correct_keywords"]) not in text
     assert "answer_schema" not in text
@@ -169,7 +170,11 @@ def test_a_request_the_api_function_cannot_route_is_404_in_the_error_shape(step_
 def test_the_web_app_needs_no_token_and_the_api_still_does(http, step_functions):
     for path in ("/", "/review", "/assets/common.js", "/config.json"):
         assert http("GET", path)[0] == 200, path
-    assert http("GET", "/config.json")[2] == {"mode": "local"}
+    config = http("GET", "/config.json")[2]
+    assert config["mode"] == "local"  # with the seeded learners the local sign-in can act as (issue 21)
+    assert {"user_id": "576f24fe-bc2d-4d30-aed1-51a1dd76449c", "job_role": "데이터 사이언티스트", "language": "ko"} in (
+        config["learners"]
+    )
     assert http("POST", "/sessions")[0] == 401
     assert http("GET", "/sessions/s1/questions")[0] == 401
 

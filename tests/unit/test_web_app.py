@@ -142,7 +142,7 @@ def test_the_web_routes_alone_are_served_without_a_token():
 def test_the_learner_page_has_a_level_panel_hidden_until_there_is_an_estimate(web):
     body = _get(web, "/")["body"]
     assert '<aside id="ability" aria-labelledby="ability-title" hidden>' in body
-    assert '<h2 id="ability-title">Your level</h2>' in body
+    assert '<h2 id="ability-title" data-i18n="level.title">Your level</h2>' in body
     assert '<p id="summary-ability" hidden></p>' in body
     script = (STATIC / "learner.js").read_text(encoding="utf-8")
     assert 'api("GET", "/learners/me/ability")' in script
@@ -155,7 +155,10 @@ const vm = require("vm");
 const fs = require("fs");
 const context = { document: { addEventListener() {} }, Slea: {} };
 vm.createContext(context);
-vm.runInContext(fs.readFileSync(process.argv[1], "utf8") + "\n;globalThis.SleaAbility = SleaAbility;", context);
+// i18n.js first, as the page loads it: the panel's words come from its catalogue (English here).
+const i18n = fs.readFileSync(process.argv[1].replace(/learner\.js$/, "i18n.js"), "utf8");
+const script = i18n + "\n" + fs.readFileSync(process.argv[1], "utf8");
+vm.runInContext(script + "\n;globalThis.SleaAbility = SleaAbility;", context);
 const A = context.SleaAbility;
 const escape = (text) => String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/"/g, "&quot;");
 const xml = (node) => node === null ? null :

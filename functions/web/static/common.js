@@ -8,6 +8,9 @@ const Slea = (() => {
   const TOKEN_KEY = "slea.token";
   const USERS_KEY = "slea.localUsers"; // name -> subject, so a name signs in as the same learner again
   const $ = (selector, root = document) => root.querySelector(selector);
+  // A page that loads i18n.js (the learner page) speaks its learner's language; another speaks English.
+  // (A top-level const of another script is a global binding, not a property of globalThis.)
+  const say = (key, vars, english) => (typeof SleaI18n !== "undefined" ? SleaI18n.t(key, vars) : english);
 
   function el(tag, attributes = {}, ...children) {
     const node = document.createElement(tag);
@@ -69,11 +72,13 @@ const Slea = (() => {
   }
 
   /* Local only: the unsigned JWT slea_local.http reads in place of API Gateway's authorizer. */
-  function signInLocally(name, reviewer) {
+  function signInLocally(name, reviewer, subject = null) {
     const users = JSON.parse(localStorage.getItem(USERS_KEY) || "{}");
-    users[name] = users[name] || uuid(); // sessions need a UUID subject
-    localStorage.setItem(USERS_KEY, JSON.stringify(users));
-    const body = { sub: users[name], name };
+    if (!subject) {
+      users[name] = users[name] || uuid(); // sessions need a UUID subject
+      localStorage.setItem(USERS_KEY, JSON.stringify(users));
+    }
+    const body = { sub: subject || users[name], name };
     if (reviewer) body["cognito:groups"] = ["reviewers"];
     const token = [{ alg: "none", typ: "JWT" }, body].map((part) => b64url(utf8(JSON.stringify(part))));
     sessionStorage.setItem(TOKEN_KEY, `${token.join(".")}.`);
@@ -105,8 +110,13 @@ const Slea = (() => {
     history.replaceState(null, "", redirectUri()); // the code is single-use: off the address bar
     const pending = JSON.parse(sessionStorage.getItem("slea.pkce") || "null");
     sessionStorage.removeItem("slea.pkce");
-    if (query.has("error")) throw new Error(`Sign-in was refused: ${query.get("error_description") || query.get("error")}`);
-    if (!pending || pending.state !== query.get("state")) throw new Error("Sign-in could not be verified; please sign in again.");
+    if (query.has("error")) {
+      const reason = query.get("error_description") || query.get("error");
+      throw new Error(say("signin.refused", { reason }, `Sign-in was refused: ${reason}`));
+    }
+    if (!pending || pending.state !== query.get("state")) {
+      throw new Error(say("signin.unverified", {}, "Sign-in could not be verified; please sign in again."));
+    }
     const response = await fetch(config.token_url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -118,7 +128,7 @@ const Slea = (() => {
         code_verifier: pending.verifier,
       }),
     });
-    if (!response.ok) throw new Error("Sign-in failed at the identity provider; please try again.");
+    if (!response.ok) throw new Error(say("signin.failed", {}, "Sign-in failed at the identity provider; please try again."));
     const tokens = await response.json();
     sessionStorage.setItem(TOKEN_KEY, tokens.access_token || tokens.id_token);
   }
@@ -139,17 +149,20 @@ const Slea = (() => {
 
   /* The ErrorResponse shape {error, error_code, detail}, in words a learner can act on. */
   function describe(status, body) {
-    const said = body && (body.error || body.message);
+    let said = body && (body.error || body.message);
     const code = body && body.error_code;
-    if (status === 401) return "Your sign-in has expired or is missing. Please sign in again.";
-    if (status === 429 && code === "QUOTA_EXCEEDED") return `Daily limit reached: ${said}.`;
-    if (status === 429) return "Too many requests right now. Please wait a moment and try again.";
-    if (status === 409) return `Already done: ${said || "this was already submitted."}`;
-    if (status === 403) return `Not allowed: ${said || "your account may not do this."}`;
-    if (status === 404) return `Not found: ${said || "it may have been removed."}`;
-    if (status === 422) return `Please check your input: ${said || "it was not accepted."}`;
-    if (status === 503 || status === 502 || status === 504) return "The service is busy right now. Please try again in a moment.";
-    return said ? `Something went wrong: ${said}` : `Something went wrong (HTTP ${status}). Please try again.`;
+    const or = (key, english) => said || say(key, {}, english);
+    if (status === 401) return say("error.expired", {}, "Your sign-in has expired or is missing. Please sign in again.");
+    if (status === 429 && code === "QUOTA_EXCEEDED") return say("error.quota", { said }, `Daily limit reached: ${said}.`);
+    if (status === 429) return say("error.busy", {}, "Too many requests right now. Please wait a moment and try again.");
+    if (status === 409) return say("error.done", { said: or("error.done_default", "this was already submitted.") }, `Already done: ${said || "this was already submitted."}`);
+    if (status === 403) return say("error.forbidden", { said: or("error.forbidden_default", "your account may not do this.") }, `Not allowed: ${said || "your account may not do this."}`);
+    if (status === 404) return say("error.not_found", { said: or("error.not_found_default", "it may have been removed.") }, `Not found: ${said || "it may have been removed."}`);
+    if (status === 422 && /^user_answer: must contain a visible/.test(said || "")) said = null;
+    if (status === 422 && !said && code === "VALIDATION_ERROR") return say("error.input_blank", {}, "Please check your input: your answer has no visible characters.");
+    if (status === 422) return say("error.input", { said: or("error.input_default", "it was not accepted.") }, `Please check your input: ${said || "it was not accepted."}`);
+    if (status === 503 || status === 502 || status === 504) return say("error.unavailable", {}, "The service is busy right now. Please try again in a moment.");
+    return said ? say("error.other", { said }, `Something went wrong: ${said}`) : say("error.status", { status }, `Something went wrong (HTTP ${status}). Please try again.`);
   }
 
   async function api(method, path, body) {
@@ -159,7 +172,7 @@ const Slea = (() => {
     try {
       response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch {
-      throw new ApiError(0, { error: "the server could not be reached; check your connection" });
+      throw new ApiError(0, { error: say("error.offline", {}, "the server could not be reached; check your connection") });
     }
     const text = await response.text();
     let parsed = null;
@@ -182,6 +195,23 @@ const Slea = (() => {
     region.hidden = true;
   }
 
+  /* The local server's seeded learners (GET /config.json, local mode only), offered beside a new
+     learner by name, on a page that has the picker (the learner page). */
+  function offerLearners(learners) {
+    const picker = $("#signin-as");
+    if (!picker || !learners.length) return;
+    for (const learner of learners) {
+      const language = say(`language.${learner.language}`, {}, learner.language);
+      const text = say("signin.as_seeded", { role: learner.job_role, language, id: learner.user_id.slice(0, 8) }, "");
+      picker.append(el("option", { value: learner.user_id, "data-language": learner.language, text }));
+    }
+    $("#signin-as-field").hidden = false;
+    picker.addEventListener("change", () => {
+      $("#signin-name-field").hidden = Boolean(picker.value);
+      $("#signin-name").required = !picker.value;
+    });
+  }
+
   /* Whatever the page needs before it can call the API: the sign-in screen or the signed-in user. */
   async function boot(onSignedIn) {
     $("#signout").addEventListener("click", signOut);
@@ -194,17 +224,22 @@ const Slea = (() => {
     }
     const user = signedIn();
     if (user) {
-      $("#who").textContent = `Signed in as ${user.name || user.email || user.username || user.sub}`;
+      const name = user.name || user.email || user.username || user.sub;
+      $("#who").textContent = say("signed_in_as", { name }, `Signed in as ${name}`);
+      $("#who").dataset.name = name; // for a page that changes its language later
       $("#signout").hidden = false;
       return onSignedIn(user);
     }
     $("#local-signin").hidden = config.mode !== "local";
     $("#oauth-signin").hidden = config.mode === "local";
+    offerLearners(config.learners || []);
     $("#local-signin").addEventListener("submit", (event) => {
       event.preventDefault();
-      const name = $("#signin-name").value.trim();
-      if (!name) return reportError("Please enter your name.");
-      signInLocally(name, $("#signin-reviewer").checked);
+      const chosen = $("#signin-as") && $("#signin-as").value;
+      const seeded = (config.learners || []).find((learner) => learner.user_id === chosen);
+      const name = seeded ? seeded.job_role : $("#signin-name").value.trim();
+      if (!name) return reportError(say("signin.need_name", {}, "Please enter your name."));
+      signInLocally(name, $("#signin-reviewer").checked, seeded ? seeded.user_id : null);
       location.reload();
     });
     $("#oauth-signin").addEventListener("click", () => startOAuth(config).catch(reportError));

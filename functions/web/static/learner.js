@@ -1,7 +1,9 @@
 /* The learner app: start a round, watch it being generated, answer one item per screen, see the
-   grade and explanation, report a problem, read the round summary, go on to round 2. Each click
-   makes at most one API request (the progress screen polls while the round is generated; the
-   start screen also reads the learner's level, GET /learners/me/ability). */
+   grade and explanation, report a problem, read the round summary and every answer, go on to
+   round 2. The server is the source of truth: on load the page asks it for the learner's sessions
+   (GET /sessions) and continues where they left off, on any tab or device. Each click makes at
+   most one API request (the progress screen polls while the round is generated; the start screen
+   also reads the learner's level, GET /learners/me/ability). Every word comes from i18n.js. */
 "use strict";
 
 /* The "Your level" panel's words and chart, as pure functions of the API's data (no DOM), so a
@@ -29,23 +31,24 @@ const SleaAbility = (() => {
   }
 
   const fixed = (value) => (Math.abs(value) < 0.05 ? "0.0" : value.toFixed(1)).replace("-", "−");
-  const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  const { t, plural, named } = SleaI18n; // the words in the learner's language (i18n.js)
 
   /* Sentences for one entry of `abilities`. */
   function describe(ability) {
     const low = ability.theta - Z95 * ability.se;
     const high = ability.theta + Z95 * ability.se;
     const more = answersToPrecision(ability.se);
-    const answers = `${ability.answers} answer${ability.answers === 1 ? "" : "s"}`;
+    const category = named("category", ability.category);
+    const level = named("level.name", ability.level);
     return {
-      heading: `${capitalised(ability.category)}: ${ability.level}`,
-      estimate:
-        `Your ability is estimated at ${fixed(ability.theta)} ± ${ability.se.toFixed(1)} from ${answers} ` +
-        `(on a scale where 0 is the average learner and each step of 1 is a clear difference): ` +
-        `we are 95% sure it lies between ${fixed(low)} and ${fixed(high)}.`,
-      precision: more
-        ? `About ${more} more answer${more === 1 ? "" : "s"} would make this estimate precise (to within ±${TARGET_SE}).`
-        : "This estimate is already precise.",
+      heading: t("level.heading", { category, level }),
+      category,
+      level,
+      estimate: t("level.estimate", {
+        theta: fixed(ability.theta), se: ability.se.toFixed(1), answers: plural("level.answers", ability.answers),
+        low: fixed(low), high: fixed(high),
+      }),
+      precision: more ? plural("level.more", more, { target: TARGET_SE }) : t("level.precise"),
     };
   }
 
@@ -84,11 +87,12 @@ const SleaAbility = (() => {
     const first = points[0];
     const last = points[points.length - 1];
     const day = (at) => String(at).slice(0, 10);
-    const name = `${capitalised(category)} ability over your last ${points.length} answer${points.length === 1 ? "" : "s"}`;
+    const name = plural("level.chart", points.length, { category: named("category", category) });
     const summary =
-      `${capitalised(trend(points))}: from ${fixed(first.theta)} to ${fixed(last.theta)}; ` +
-      `the shaded band, where your ability lies with 95% certainty, is now ±${(Z95 * last.se).toFixed(1)} wide` +
-      (points.length > 1 ? ` (it was ±${(Z95 * first.se).toFixed(1)}).` : ".");
+      t("level.chart.summary", {
+        trend: t(`level.trend.${trend(points)}`), first: fixed(first.theta), last: fixed(last.theta),
+        width: (Z95 * last.se).toFixed(1),
+      }) + (points.length > 1 ? t("level.chart.was", { width: (Z95 * first.se).toFixed(1) }) : ".");
     return {
       tag: "svg",
       attrs: {
@@ -127,10 +131,15 @@ const SleaAbility = (() => {
 
 (() => {
   const { $, el, api, reportError, clearError } = Slea;
+  const { t, named } = SleaI18n;
   const POLL_MS = 700;
+  // Characters that show nothing (as slea.contracts.scoring.AnswerText): an answer of only these is empty.
+  const INVISIBLE_ONLY = /^[\p{C}\p{Z}\s\u115F\u1160\u3164\uFFA0]*$/u;
   const state = { sessionId: null, round: 1, category: "technical", count: 5, questions: [], index: 0, selected: null };
   let userKey = "";
   let abilityKnown = false; // the level panel has something to show
+  let ability = null; // the panel's last data, drawn again when the language changes
+  let redraw = () => {}; // the current screen's words, drawn again when the language changes
 
   /* One screen at a time; the level panel goes with the start screen. */
   function show(id) {
@@ -138,18 +147,56 @@ const SleaAbility = (() => {
     $("#ability").hidden = id !== "start" || !abilityKnown;
   }
 
+  // ------------------------------------------------------------------ language
+  const languageKey = () => (userKey ? `${SleaI18n.CHOICE_KEY}.${userKey}` : SleaI18n.CHOICE_KEY);
+
+  function useLanguage(language) {
+    $("#language").value = SleaI18n.set(language);
+    const name = $("#who").dataset.name;
+    if (name) $("#who").textContent = t("signed_in_as", { name });
+    redraw();
+    if (ability) drawAbility(ability);
+  }
+
+  // ------------------------------------------------------------------ resuming
   const sessionKey = () => `slea.session.${userKey}`;
 
-  async function ensureSession() {
-    state.sessionId = sessionStorage.getItem(sessionKey());
-    $("#resume").hidden = !state.sessionId; // a session from before this page load: its summary
-    if (state.sessionId) return;
-    state.sessionId = (await api("POST", "/sessions")).session_id;
-    sessionStorage.setItem(sessionKey(), state.sessionId);
+  function useSession(sessionId) {
+    state.sessionId = sessionId;
+    sessionStorage.setItem(sessionKey(), sessionId); // this tab's current session
+  }
+
+  async function newSession() {
+    useSession((await api("POST", "/sessions")).session_id);
+    state.round = 1;
+    showStart();
+  }
+
+  /* Continue where the learner left off, from the server's record (any tab or device): the
+     current round at its first unanswered question, its progress while it is generated, or the
+     summary of a finished round. A learner with no session gets one. */
+  async function resume() {
+    const listed = await api("GET", "/sessions?limit=1");
+    useLanguage(localStorage.getItem(languageKey()) || listed.language || SleaI18n.current());
+    const newest = listed.sessions[0];
+    if (!newest) return newSession();
+    useSession(newest.session_id);
+    const current = newest.rounds[newest.rounds.length - 1];
+    state.round = current ? current.round : 1;
+    if (!current || current.status === "FAILED") return showStart();
+    if (current.status === "RUNNING") {
+      showProgress();
+      return watchRound();
+    }
+    if (current.finished) return showSummary();
+    return loadQuestions();
   }
 
   function showStart() {
-    $("#start-button").textContent = `Start round ${state.round}`;
+    redraw = () => {
+      $("#start-button").textContent = t("start.round", { round: state.round });
+    };
+    redraw();
     show("start");
     loadAbility();
   }
@@ -164,31 +211,37 @@ const SleaAbility = (() => {
     } catch {
       measured = null;
     }
+    drawAbility(measured);
+  }
+
+  function drawAbility(measured) {
+    ability = measured;
     const abilities = (measured && measured.abilities) || [];
     abilityKnown = abilities.length > 0;
-    $("#ability-list").replaceChildren(...abilities.map((ability) => abilityBlock(ability, measured.history || [])));
+    $("#ability-list").replaceChildren(...abilities.map((entry) => abilityBlock(entry, measured.history || [])));
     $("#ability").hidden = !abilityKnown || $("#start").hidden;
   }
 
-  function abilityBlock(ability, history) {
-    const words = SleaAbility.describe(ability);
-    const id = `ability-${ability.category.replace(/[^a-z0-9_-]/gi, "")}`;
-    const drawn = SleaAbility.chart(history, ability.category, id);
+  function abilityBlock(entry, history) {
+    const words = SleaAbility.describe(entry);
+    const id = `ability-${entry.category.replace(/[^a-z0-9_-]/gi, "")}`;
+    const drawn = SleaAbility.chart(history, entry.category, id);
     const block = el("div", { class: "ability" },
       el("h3", { text: words.heading }),
       el("p", { text: words.estimate }),
       el("p", { text: words.precision }));
     if (!drawn) return block;
+    const { fixed } = SleaAbility;
     const rows = drawn.points.map((point) =>
-      el("tr", {}, el("td", { text: String(point.at).slice(0, 16).replace("T", " ") }), el("td", { text: SleaAbility.fixed(point.theta) }),
-        el("td", { text: `${SleaAbility.fixed(point.theta - 1.96 * point.se)} to ${SleaAbility.fixed(point.theta + 1.96 * point.se)}` })));
+      el("tr", {}, el("td", { text: String(point.at).slice(0, 16).replace("T", " ") }), el("td", { text: fixed(point.theta) }),
+        el("td", { text: t("level.range_value", { low: fixed(point.theta - 1.96 * point.se), high: fixed(point.theta + 1.96 * point.se) }) })));
     block.append(
       el("figure", {}, SleaAbility.render(drawn)),
       // The chart's numbers for screen readers (a hidden wrapper: a table itself ignores overflow).
       el("div", { class: "visually-hidden" }, el("table", {},
         el("caption", { text: drawn.summary }),
-        el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "When" }), el("th", { scope: "col", text: "Ability" }),
-          el("th", { scope: "col", text: "95% range" }))),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("level.when") }), el("th", { scope: "col", text: t("level.ability") }),
+          el("th", { scope: "col", text: t("level.range") }))),
         el("tbody", {}, rows))),
     );
     return block;
@@ -198,18 +251,26 @@ const SleaAbility = (() => {
   async function startRound() {
     clearError();
     const request = { round: state.round, category: state.category, count: state.count };
+    if (!state.sessionId) useSession((await api("POST", "/sessions")).session_id); // the listing had failed
     try {
       await api("POST", `/sessions/${state.sessionId}/rounds`, request);
     } catch (error) {
-      // Already started (e.g. a reload while it was generating): follow it instead.
+      // Already started (e.g. in another tab while it was generating): follow it instead.
       if (!(error instanceof Slea.ApiError && error.code === "ROUND_ALREADY_STARTED")) throw error;
     }
-    $("#retry-round").hidden = true;
-    $("#progress-title").textContent = `Preparing round ${state.round}…`;
-    $("#progress-bar").removeAttribute("value");
-    $("#progress-text").textContent = "Starting…";
-    show("progress");
+    showProgress();
     await watchRound();
+  }
+
+  function showProgress() {
+    $("#retry-round").hidden = true;
+    redraw = () => {
+      $("#progress-title").textContent = t("progress.round", { round: state.round });
+    };
+    redraw();
+    $("#progress-bar").removeAttribute("value");
+    $("#progress-text").textContent = t("progress.starting");
+    show("progress");
   }
 
   async function watchRound() {
@@ -218,13 +279,13 @@ const SleaAbility = (() => {
       const bar = $("#progress-bar");
       bar.max = status.requested || 1;
       bar.value = status.saved;
-      const steps = [`${status.saved} of ${status.requested} questions ready`];
-      if (status.generated !== null) steps.push(`${status.generated} written, ${status.valid ?? "?"} passed review`);
+      const steps = [t("progress.ready", { saved: status.saved, requested: status.requested })];
+      if (status.generated !== null) steps.push(t("progress.checked", { generated: status.generated, valid: status.valid ?? "?" }));
       $("#progress-text").textContent = steps.join(" · ");
       if (status.status === "SUCCEEDED") return loadQuestions(status.question_ids);
       if (status.status === "FAILED") {
-        $("#progress-title").textContent = `Round ${state.round} could not be prepared`;
-        $("#progress-text").textContent = status.error || "The questions could not be generated.";
+        $("#progress-title").textContent = t("progress.failed", { round: state.round });
+        $("#progress-text").textContent = status.error || t("progress.failed_text");
         $("#retry-round").hidden = false;
         $("#retry-round").focus();
         return;
@@ -233,32 +294,57 @@ const SleaAbility = (() => {
     }
   }
 
+  /* The round's questions, continuing at the first one not answered yet (never replaying one). */
   async function loadQuestions(ids) {
     const listed = await api("GET", `/sessions/${state.sessionId}/questions`);
     const wanted = new Set(ids || []);
     state.questions = listed.questions.filter((q) => q.round === state.round && (!ids || wanted.has(q.question_id)));
-    state.index = 0;
     if (!state.questions.length) {
-      reportError("This round has no questions. Please start it again.");
+      reportError(t("round.empty"));
       return showStart();
     }
+    state.index = state.questions.findIndex((q) => !q.answered);
+    if (state.index < 0) return showSummary();
     showQuestion();
   }
 
   // ------------------------------------------------------------------ one item per screen
   const letter = (choice) => (/^([A-Za-z])[).:]\s/.exec(choice) || [])[1];
+  const answerMax = () => Number($("#short-answer").dataset.max);
+  const characters = (text) => [...text].length; // code points, as the server counts them
+
+  function setAnswerMessage(text) {
+    $("#answer-message").textContent = text || "";
+    $("#answer-message").hidden = !text;
+  }
+
+  /* The limit under the box; past it, a message (the text is kept, never cut). */
+  function checkLength() {
+    const used = characters($("#short-answer").value);
+    const over = used > answerMax();
+    $("#answer-limit").textContent = t("question.limit", { used, max: answerMax() });
+    $("#short-answer").setAttribute("aria-invalid", String(over));
+    setAnswerMessage(over ? t("question.too_long", { used, max: answerMax() }) : "");
+    return !over;
+  }
 
   function showQuestion() {
     const question = state.questions[state.index];
     state.selected = null;
-    $("#question-title").textContent = `Question ${state.index + 1} of ${state.questions.length}`;
-    $("#question-meta").textContent = `Round ${state.round} · ${question.category} · difficulty ${question.difficulty}`;
+    redraw = () => {
+      $("#question-title").textContent = t("question.title", { number: state.index + 1, total: state.questions.length });
+      $("#question-meta").textContent = t("question.meta", {
+        round: state.round, category: named("category", question.category), difficulty: question.difficulty,
+      });
+      if (!$("#short").hidden) checkLength();
+    };
     $("#stem").textContent = question.stem;
     const choices = $("#choices");
     choices.replaceChildren();
     const isShort = question.type === "short_answer" || !(question.choices || []).length;
     $("#short").hidden = !isShort;
     $("#short-answer").value = "";
+    setAnswerMessage("");
     for (const choice of isShort ? [] : question.choices) {
       const answer = question.type === "multiple_choice" ? letter(choice) || choice : choice;
       choices.append(
@@ -269,11 +355,14 @@ const SleaAbility = (() => {
           text: choice,
           onclick: (event) => {
             state.selected = answer;
+            state.selectedText = choice;
+            setAnswerMessage(""); // its cause is gone
             for (const other of choices.children) other.setAttribute("aria-pressed", String(other === event.currentTarget));
           },
         }),
       );
     }
+    redraw();
     show("question");
   }
 
@@ -281,11 +370,17 @@ const SleaAbility = (() => {
     event.preventDefault();
     clearError();
     const question = state.questions[state.index];
-    const answer = $("#short").hidden ? state.selected : $("#short-answer").value.trim();
-    if (!answer) return reportError($("#short").hidden ? "Please choose an answer first." : "Please write an answer first.");
+    const short = !$("#short").hidden;
+    const answer = short ? $("#short-answer").value.trim() : state.selected;
+    if (short && !checkLength()) return $("#short-answer").focus();
+    if (!answer || INVISIBLE_ONLY.test(answer)) {
+      return setAnswerMessage(t(short ? "question.write_first" : "question.choose_first"));
+    }
     $("#submit-answer").disabled = true;
     try {
-      showFeedback(await api("POST", `/sessions/${state.sessionId}/answers`, { question_id: question.question_id, user_answer: answer }));
+      const result = await api("POST", `/sessions/${state.sessionId}/answers`, { question_id: question.question_id, user_answer: answer });
+      question.answered = true;
+      showFeedback(result, question, short ? answer : state.selectedText);
     } catch (error) {
       reportError(error);
       if (error.code === "ALREADY_ANSWERED") nextQuestion();
@@ -294,19 +389,56 @@ const SleaAbility = (() => {
     }
   }
 
-  function showFeedback(result) {
-    $("#verdict").textContent = result.is_correct ? "Correct" : "Not quite";
-    $("#score").textContent = `Score: ${result.score} / 100`;
+  // ------------------------------------------------------------------ feedback
+  /* The graded answer in parts: the question, the learner's own answer, the key and why, why a
+     wrong choice is wrong, next steps (ScoreAnswerOutput.details). Without details (an older
+     server) the question and the answer come from the page and the explanation prose follows. */
+  function feedbackParts(result, question, ownAnswer) {
+    const details = result.details || {};
+    const choice = question && question.type !== "short_answer";
+    const parts = [
+      ["feedback.question", details.question || (question && question.stem)],
+      [choice ? "feedback.your_choice" : "feedback.your_answer", details.your_answer || ownAnswer],
+    ];
+    if (result.details) {
+      if (!result.is_correct || !choice) parts.push(["feedback.correct_answer", details.correct_answer]);
+      if (!result.is_correct) parts.push(["feedback.why_wrong", details.why_yours_is_wrong]);
+      parts.push(["feedback.why_correct", details.why_correct]);
+      if ((details.next_steps || []).length) parts.push(["feedback.next_steps", details.next_steps]);
+    }
+    return parts.filter(([, value]) => value && (!Array.isArray(value) || value.length));
+  }
+
+  function partsList(parts) {
+    return parts.flatMap(([key, value]) => [
+      el("dt", { text: t(key) }),
+      el("dd", { "data-content": true, class: key === "feedback.question" ? "stem" : null },
+        Array.isArray(value) ? el("ul", {}, value.map((step) => el("li", { text: step }))) : value),
+    ]);
+  }
+
+  function referenceItems(links) {
+    return (links || []).map((link) =>
+      el("li", {}, el("a", { href: link.url, target: "_blank", rel: "noopener noreferrer", text: link.title || link.url })));
+  }
+
+  function showFeedback(result, question, ownAnswer) {
+    redraw = () => {
+      $("#verdict").textContent = t(result.is_correct ? "feedback.correct" : "feedback.incorrect");
+      $("#score").textContent = t("feedback.score", { score: result.score });
+      $("#feedback-details").replaceChildren(...partsList(feedbackParts(result, question, ownAnswer)));
+      const last = state.index + 1 >= state.questions.length;
+      $("#next").textContent = t(last ? "feedback.to_summary" : "feedback.next");
+    };
+    redraw();
     $("#provisional").hidden = !result.needs_review;
-    $("#feedback-text").textContent = result.feedback || "";
+    // With details, the prose says the same again: it is not shown (no repetition).
+    $("#feedback-text").textContent = result.details ? "" : result.feedback || "";
+    $("#feedback-text").hidden = !$("#feedback-text").textContent;
     $("#explanation").textContent = result.explanation;
-    $("#references").replaceChildren(
-      ...(result.reference_links || []).map((link) =>
-        el("li", {}, el("a", { href: link.url, target: "_blank", rel: "noopener noreferrer", text: link.title || link.url })),
-      ),
-    );
-    const last = state.index + 1 >= state.questions.length;
-    $("#next").textContent = last ? "See round summary" : "Next question";
+    $("#explanation-block").hidden = Boolean(result.details);
+    $("#references").replaceChildren(...referenceItems(result.reference_links));
+    $("#references-block").hidden = !(result.reference_links || []).length;
     $("#report-form").hidden = true;
     $("#report-open").setAttribute("aria-expanded", "false");
     $("#report-status").textContent = "";
@@ -324,12 +456,12 @@ const SleaAbility = (() => {
     event.preventDefault();
     clearError();
     const reason = $("#report-reason").value.trim();
-    if (!reason) return reportError("Please say what is wrong with the question.");
+    if (!reason) return reportError(t("report.need_reason"));
     const question = state.questions[state.index];
     await api("POST", `/sessions/${state.sessionId}/questions/${question.question_id}/reports`, { reason });
     $("#report-form").hidden = true;
     $("#report-open").setAttribute("aria-expanded", "false");
-    $("#report-status").textContent = "Thank you. A reviewer will look at this question.";
+    $("#report-status").textContent = t("report.thanks");
   }
 
   // ------------------------------------------------------------------ the round summary
@@ -337,51 +469,105 @@ const SleaAbility = (() => {
 
   async function showSummary() {
     const summary = await api("GET", `/sessions/${state.sessionId}/summary`);
+    const unfinished = summary.rounds.find((r) => r.answered < r.questions);
+    redraw = () => drawSummary(summary, unfinished);
+    redraw();
+    $("#answers").hidden = true;
+    $("#show-answers").setAttribute("aria-expanded", "false");
+    show("summary");
+  }
+
+  function drawSummary(summary, unfinished) {
     $("#rounds tbody").replaceChildren(
       ...summary.rounds.map((r) =>
-        el("tr", {}, el("td", { text: r.round }), el("td", { text: `${r.answered} of ${r.questions}` }),
+        el("tr", {}, el("td", { text: r.round }), el("td", { text: t("summary.answered_of", { answered: r.answered, questions: r.questions }) }),
           el("td", { text: r.correct }), el("td", { text: percent(r.score) }), el("td", { text: r.pending_review })),
       ),
     );
     $("#to-review").replaceChildren(
       ...(summary.to_review.length
-        ? summary.to_review.map((item) => el("li", {}, `${item.stem} `, el("span", { class: "meta", text: `(round ${item.round}, score ${item.score})` })))
-        : [el("li", { text: "Nothing: every answer reached the pass mark." })]),
+        ? summary.to_review.map((item) =>
+          el("li", {}, el("span", { "data-content": true, text: `${item.stem} ` }),
+            el("span", { class: "meta", text: t("summary.to_review_meta", { round: item.round, score: item.score }) })))
+        : [el("li", { text: t("summary.nothing") })]),
     );
     const next = summary.next_round;
-    $("#next-round").hidden = next !== 2;
+    $("#continue-round").hidden = !unfinished;
+    if (unfinished) {
+      $("#continue-round").textContent = t("summary.continue", { round: unfinished.round });
+      $("#continue-round").dataset.round = unfinished.round;
+    }
+    $("#next-round").hidden = next !== 2 || Boolean(unfinished);
     $("#next-round-text").textContent =
       next === 2
-        ? `Round 2 will be generated at difficulty ${summary.next_difficulty ?? "chosen from your answers"}.`
+        ? t("summary.next_at", { difficulty: summary.next_difficulty ?? t("summary.next_chosen") })
         : next === 1
-          ? "Round 1 is not finished yet."
-          : "You have finished both rounds of this session.";
-    const ability = summary.ability;
-    $("#summary-ability").hidden = !ability;
-    if (ability) {
-      const words = SleaAbility.describe(ability);
-      $("#summary-ability").textContent = `Your level in ${words.heading.replace(": ", " now: ")}. ${words.precision}`;
+          ? t("summary.round1_open")
+          : t("summary.done");
+    const measured = summary.ability;
+    $("#summary-ability").hidden = !measured;
+    if (measured) {
+      const words = SleaAbility.describe(measured);
+      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision });
     }
-    $("#answers").hidden = true;
-    show("summary");
+  }
+
+  // ------------------------------------------------------------------ history
+  function statusOf(attempt) {
+    return t(attempt.reviewed ? "history.reviewed" : attempt.needs_review ? "history.awaiting" : "history.final");
+  }
+
+  /* A choice is stored as its letter ("B"): shown as the option's text when the options are known. */
+  function answerText(attempt) {
+    const choices = attempt.question_choices || [];
+    if (attempt.question_type !== "multiple_choice") return attempt.user_answer;
+    return choices.find((choice) => letter(choice) === attempt.user_answer) || attempt.user_answer;
+  }
+
+  /* One answer: its question, the whole answer, score and status; the explanation on demand. */
+  function historyItem(attempt, number) {
+    const score = attempt.original_score !== null && attempt.original_score !== undefined && attempt.original_score !== attempt.score
+      ? t("history.score_was", { score: attempt.score, original: attempt.original_score })
+      : t("history.score", { score: attempt.score });
+    const explained = attempt.details
+      ? el("dl", { class: "details" }, partsList(feedbackParts(attempt, { type: attempt.question_type, stem: attempt.question_stem }, answerText(attempt)).slice(2)))
+      : el("div", { class: "explanation", "data-content": true, text: attempt.explanation || attempt.feedback || "" });
+    return el("li", { class: "attempt", "data-attempt": attempt.attempt_id },
+      el("h4", { text: t("history.item", { round: attempt.round, number }) }),
+      el("dl", { class: "details" },
+        el("dt", { text: t("history.question") }),
+        attempt.question_stem
+          ? el("dd", { class: "stem", "data-content": true, text: attempt.question_stem })
+          : el("dd", { class: "meta", text: t("history.unknown_question") }),
+        el("dt", { text: t("history.answer") }),
+        el("dd", { class: "answer-text", "data-content": true, text: answerText(attempt) })),
+      el("p", {}, el("strong", { text: score }), " · ", el("span", { class: "status", text: statusOf(attempt) })),
+      attempt.explanation || attempt.details
+        ? el("details", {}, el("summary", { text: t("history.open") }), explained,
+          el("ul", { "data-content": true }, referenceItems(attempt.reference_links)))
+        : null,
+    );
   }
 
   async function showAnswers() {
+    const open = $("#answers").hidden;
+    $("#show-answers").setAttribute("aria-expanded", String(open));
+    if (!open) {
+      $("#answers").hidden = true;
+      return;
+    }
     const listed = await api("GET", `/sessions/${state.sessionId}/attempts`);
-    $("#answers tbody").replaceChildren(
-      ...listed.attempts.map((a) =>
-        el("tr", {}, el("td", { text: a.round }), el("td", { text: a.user_answer.slice(0, 120) }), el("td", { text: a.score }),
-          el("td", { text: a.reviewed ? "corrected by a reviewer" : a.needs_review ? "awaiting review" : "final" })),
-      ),
-    );
+    const draw = () => {
+      $("#answers-list").replaceChildren(
+        ...(listed.attempts.length ? listed.attempts.map((a, i) => historyItem(a, i + 1)) : [el("li", { text: t("history.empty") })]));
+    };
+    const summaryWords = redraw;
+    redraw = () => {
+      summaryWords();
+      draw();
+    };
+    draw();
     $("#answers").hidden = false;
-  }
-
-  async function newSession() {
-    sessionStorage.removeItem(sessionKey());
-    await ensureSession();
-    state.round = 1;
-    showStart();
   }
 
   // ------------------------------------------------------------------ wiring
@@ -391,6 +577,11 @@ const SleaAbility = (() => {
   };
 
   document.addEventListener("DOMContentLoaded", () => {
+    useLanguage(SleaI18n.initial());
+    $("#language").addEventListener("change", () => {
+      localStorage.setItem(languageKey(), $("#language").value);
+      useLanguage($("#language").value);
+    });
     $("#start-form").addEventListener("submit", guarded((event) => {
       event.preventDefault();
       state.category = $("#category").value;
@@ -399,6 +590,7 @@ const SleaAbility = (() => {
     }));
     $("#retry-round").addEventListener("click", guarded(startRound));
     $("#answer-form").addEventListener("submit", guarded(submitAnswer));
+    $("#short-answer").addEventListener("input", checkLength); // its messages go once their cause does
     $("#next").addEventListener("click", guarded(nextQuestion));
     $("#report-open").addEventListener("click", () => {
       const form = $("#report-form");
@@ -407,21 +599,25 @@ const SleaAbility = (() => {
       if (!form.hidden) $("#report-reason").focus();
     });
     $("#report-form").addEventListener("submit", guarded(sendReport));
+    $("#continue-round").addEventListener("click", guarded(() => {
+      state.round = Number($("#continue-round").dataset.round);
+      return loadQuestions();
+    }));
     $("#next-round").addEventListener("click", guarded(() => {
       state.round = 2;
       return startRound();
     }));
     $("#show-answers").addEventListener("click", guarded(showAnswers));
+    $("#resume").addEventListener("click", guarded(showSummary)); // mid-round: the summary, then back
     $("#new-session").addEventListener("click", guarded(newSession));
-    $("#resume").addEventListener("click", guarded(showSummary));
     Slea.boot(async (user) => {
       userKey = user.sub;
       try {
-        await ensureSession();
+        await resume();
       } catch (error) {
         reportError(error);
+        showStart();
       }
-      showStart();
     });
   });
 })();

@@ -1,8 +1,9 @@
 """Tool 6 `score_and_explain` contracts (spec 000 Tool 6, 001 scoring rules)."""
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from slea.constants import (
@@ -19,7 +20,19 @@ from slea.constants import (
 )
 from slea.contracts.common import Contract, Difficulty, IdText, KeywordText, NonBlankStr
 
-AnswerText = Annotated[NonBlankStr, Field(max_length=ANSWER_MAX_LENGTH)]
+# Letters that render as nothing (Hangul fillers) beside the categories that never show:
+# control (Cc), format (Cf: zero-width space and joiners, BOM, word joiner, bidi marks), separators.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
+
+
+def _visible(text: str) -> str:
+    """An answer of only invisible or control characters is empty: nothing to grade (issue 21)."""
+    if all(c in _BLANK_LETTERS or unicodedata.category(c)[0] in "CZ" or c.isspace() for c in text):
+        raise PydanticCustomError("blank_answer", "must contain a visible character")
+    return text
+
+
+AnswerText = Annotated[NonBlankStr, Field(max_length=ANSWER_MAX_LENGTH), AfterValidator(_visible)]
 
 
 class ScoreAnswerInput(Contract):
@@ -146,6 +159,14 @@ class AttemptView(Contract):
     graded_at: str
     reviewed: bool = Field(default=False, description="a reviewer has confirmed or corrected this grade")
     original_score: int | None = Field(default=None, description="the automatic score, if a reviewer changed it")
+    # Kept on the attempt when it was graded (issue 21: history), absent on older attempts. Only
+    # answered questions have attempts, so nothing here gives away the key of an unanswered one.
+    question_stem: str | None = Field(default=None, description="the question as the learner saw it")
+    question_type: QuestionType | None = None
+    question_choices: list[str] | None = Field(default=None, description="a choice question's options, as shown")
+    explanation: str | None = None
+    reference_links: list[ReferenceLink] = Field(default_factory=list)
+    details: FeedbackDetails | None = None
 
 
 class AttemptList(Contract):

@@ -47,8 +47,37 @@ class QuestionView(Contract):
     choices: list[str] = Field(default_factory=list)
     difficulty: int
     category: str
+    answered: bool = Field(default=False, description="the caller has answered it (a page resumes after it)")
 
 
 class SessionQuestions(Contract):
     session_id: str
     questions: list[QuestionView]
+
+
+class RoundProgressView(Contract):
+    """One round of a session as GET /sessions lists it: enough for a page to resume it."""
+
+    round: int
+    status: Literal["RUNNING", "SUCCEEDED", "FAILED"] | None = Field(
+        default=None, description="the round's generation; null for a round from before rounds were recorded"
+    )
+    questions: int = Field(description="questions the learner can see")
+    answered: int
+    finished: bool = Field(description="generated and every question answered")
+
+
+class SessionOverview(Contract):
+    session_id: str
+    created_at: str
+    rounds: list[RoundProgressView] = Field(description="the rounds started, in order")
+
+
+class SessionList(Contract):
+    """GET /sessions: the caller's sessions, newest first, a page at a time."""
+
+    sessions: list[SessionOverview]
+    next_cursor: str | None = Field(default=None, description="pass as `cursor` for the next page; null at the end")
+    language: Literal["en", "ko"] | None = Field(
+        default=None, description="the caller's profile language (the page's UI language); null without a profile"
+    )

@@ -1,6 +1,8 @@
 """Test sessions and who owns them. Key design: partition `session_id`. The server creates every
 session (a random id, `POST /sessions`) for the caller, who alone may use it afterwards."""
 
+from typing import Any
+
 from botocore.exceptions import ClientError
 
 from slea.aws import dynamodb
@@ -30,7 +32,13 @@ def create(session_id: str, user_id: str) -> bool:
         try:
             dynamodb(TOOL).put_item(
                 TableName=resource_name(TABLE_VARIABLE),
-                Item={"session_id": {"S": session_id}, "user_id": {"S": user_id}, "created_at": {"S": utc_now()}},
+                # Milliseconds: the user-sessions index orders a learner's sessions by it, and two
+                # may be created within a second (the newest is the one a page resumes).
+                Item={
+                    "session_id": {"S": session_id},
+                    "user_id": {"S": user_id},
+                    "created_at": {"S": utc_now("milliseconds")},
+                },
                 ConditionExpression="attribute_not_exists(session_id)",
             )
         except ClientError as error:
@@ -38,3 +46,28 @@ def create(session_id: str, user_id: str) -> bool:
                 raise
             return False
     return True
+
+
+USER_INDEX = "user-sessions"
+
+
+def user_sessions(
+    user_id: str, limit: int, start: dict[str, str] | None = None
+) -> tuple[list[dict[str, str]], dict[str, str] | None]:
+    """Up to `limit` of the user's sessions, newest first, from the `user-sessions` index, and
+    where the next page starts (None at the end). `start` is a previous page's end."""
+    params: dict[str, Any] = {
+        "TableName": resource_name(TABLE_VARIABLE),
+        "IndexName": USER_INDEX,
+        "KeyConditionExpression": "user_id = :user_id",
+        "ExpressionAttributeValues": {":user_id": {"S": user_id}},
+        "ScanIndexForward": False,
+        "Limit": limit,
+    }
+    if start:
+        params["ExclusiveStartKey"] = {name: {"S": value} for name, value in start.items()}
+    with storage_errors("sessions query"):
+        response = dynamodb(TOOL).query(**params)
+    found = [{name: value["S"] for name, value in item.items()} for item in response.get("Items", [])]
+    last = response.get("LastEvaluatedKey")
+    return found, ({name: value["S"] for name, value in last.items()} if last else None)

@@ -109,6 +109,12 @@ def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, **changes}
 
 
+def current_record(session_id: str, round_number: int) -> dict[str, Any] | None:
+    """The round's record with a RUNNING round's execution looked up (None: never started)."""
+    record = rounds.get_round(session_id, round_number)
+    return _refreshed(record) if record is not None else None
+
+
 @tracer.capture_method
 def round_status(session_id: str, round_number: int) -> RoundStatus:
     record = rounds.get_round(session_id, round_number)

@@ -311,6 +311,9 @@ def _attempt_item(
         "round": stored.get("round", 1),
         "difficulty": request.difficulty or stored.get("difficulty"),
         "question_type": request.question_type,
+        # The learner's history shows the question and, for a choice, the option picked (issue 21).
+        "question_stem": stored.get("stem"),
+        "question_choices": stored.get("choices") or None,
         "user_answer": request.user_answer,
         "answer_key": {
             "correct_answer": request.correct_answer,

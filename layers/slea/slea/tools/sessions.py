@@ -112,6 +112,7 @@ def _question_view(stored: dict[str, Any]) -> QuestionView:
         choices=stored.get("choices") or [],
         difficulty=stored["difficulty"],
         category=stored["category"],
+        answered=bool(stored.get("answered_at")),
     )
 
 
