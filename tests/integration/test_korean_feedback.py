@@ -1,11 +1,18 @@
 """Tool 6's fixed phrases in the question's language: a Korean question gets its feedback line,
 the note when grading was unavailable and its study checks in Korean; an English one in English."""
 
+import inspect
+import re
+
 import pytest
 
+from slea.grading.evidence import Evidence, Material
+from slea.grading.offline import grade
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError
 from slea.llm.schemas import Explanation, ShortAnswerGrade
+from slea.text import grading_phrases
+from slea.text.grading_phrases import flags_in_words
 from slea.text.scoring_phrases import PHRASES, language_of, placeholders
 
 TOOL = "score_and_explain"
@@ -70,3 +77,27 @@ def test_the_catalogue_has_every_phrase_in_both_languages_with_the_same_placehol
         assert placeholders(text) == placeholders(PHRASES["ko"][key]), key
     assert all(language_of(text) == "ko" for text in PHRASES["ko"].values())
     assert all(language_of(text) == "en" for text in PHRASES["en"].values())
+
+
+def test_the_offline_graders_reasoning_is_korean_for_a_korean_question(runtime):
+    reasoning = korean_short_answer(runtime)["grader_reasoning"]
+    assert reasoning.startswith("루브릭 기준 핵심 개념")
+    assert "key concepts" not in reasoning
+
+
+def test_flags_are_put_into_korean_words():
+    assert flags_in_words("ko", ["copied_question", "term_list"]) == "문제를 베낌, 용어 나열"
+    assert flags_in_words("en", ["copied_question"]) == "copied question"
+    copied = Material(answer=KOREAN_REFERENCE, reference=KOREAN_REFERENCE, keywords=["검색"], stem=KOREAN_REFERENCE)
+    graded = grade(copied)
+    assert graded.language == "ko"
+    assert graded.reasoning.startswith("루브릭 기준")
+
+
+def test_the_reasoning_catalogue_has_every_phrase_and_flag_in_both_languages():
+    assert grading_phrases.PHRASES["en"].keys() == grading_phrases.PHRASES["ko"].keys()
+    for key, text in grading_phrases.PHRASES["en"].items():
+        assert placeholders(text) == placeholders(grading_phrases.PHRASES["ko"][key]), key
+    flag_names = set(re.findall(r'"(\w+)": self\._', inspect.getsource(Evidence)))
+    assert len(flag_names) >= 10
+    assert flag_names <= grading_phrases.FLAG_WORDS["ko"].keys()

@@ -83,7 +83,7 @@ language, is correct. Score each criterion separately:
 2. correctness (0-40): semantic correctness and relevance against the reference answer
 3. clarity (0-20): clarity and completeness
 confidence (0-1): how sure you are; lower it when the answer is ambiguous, partly right, or unusual.
-reasoning: one or two sentences for a human reviewer.
+reasoning: one or two sentences for a human reviewer, in the language of the question.
 Answer with JSON matching the response schema and nothing else."""
 
 GRADING_USER = """Grade this short answer{difficulty_hint}.
