@@ -315,7 +315,8 @@ class ItemBank:
         if 2 <= len(acronym) <= 8 and acronym.casefold() not in concept.name.casefold().split():
             found.append(acronym)
         record = [concept.name, concept.definition, *concept.key_points, *self.request.keywords.keywords]
-        known = set(re.findall(r"[\w\-']+", " ".join(record)))
+        words_of_record = set(re.findall(r"[\w\-']+", " ".join(record)))
+        known = words_of_record | {bare_term(word) for word in words_of_record}  # "영향력과" -> "영향력"
         for point in concept.key_points:
             words = [word.strip("-'") for word in re.findall(r"[\w\-']+", point)]
             candidates = [
