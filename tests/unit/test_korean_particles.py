@@ -108,6 +108,8 @@ def test_with_particle_takes_any_form_of_the_particle():
         ("사용자로", "사용자"),
         ("정밀도와", "정밀도"),
         ("결과의", "결과"),
+        ("스케줄링함", "스케줄링"),
+        ("사용됨", "사용"),
         # nouns whose last syllable looks like a particle stay whole
         ("전문가", "전문가"),
         ("게이트웨이", "게이트웨이"),
@@ -115,6 +117,7 @@ def test_with_particle_takes_any_form_of_the_particle():
         ("역효과", "역효과"),
         ("정확도", "정확도"),
         ("원으로", "원으로"),
+        ("포함", "포함"),
         ("사용하는", "사용하는"),
         ("PyTorch", "PyTorch"),
     ],

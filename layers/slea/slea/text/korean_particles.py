@@ -210,6 +210,9 @@ PARTICLE_SOUNDS: dict[str, frozenset[FinalSound]] = {
     **dict.fromkeys(("로", "로는", "로서"), frozenset({"vowel", "rieul"})),
     **dict.fromkeys(("의", "에", "에서", "에게", "까지", "부터", "처럼", "보다", "에는", "에서는", "에도"), ANY_SOUND),
     "에서의": ANY_SOUND,
+    # The noun form of 하다/되다 that terse key points end with ("스케줄링함", "사용됨"): the term is
+    # what comes before it.
+    **dict.fromkeys(("함", "됨"), ANY_SOUND),
     # Nouns end in these too ("정확도", "유사도", "불만"): stripped only when the rest is known.
     **dict.fromkeys(("도", "만"), frozenset[FinalSound]()),
 }

@@ -61,6 +61,9 @@ TRUE_FALSE_FAMILIES = ("tf_definition", "tf_key_point")  # RoundBuilder._accepta
 REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
 LENGTH_BAND = 1.6  # distractors within 1/1.6 to 1.6 times the key's length
 REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
+# How Korean verbs and adjectives end in a key point ("높으면", "복잡할수록", "식별된", "정확한").
+KOREAN_VERB_ENDINGS = ("면", "록", "고", "며", "서", "게", "한", "된", "는", "던", "운", "해", "여", "어", "아")
+KOREAN_VERB_ENDINGS += ("은", "을")
 STOPWORDS = frozenset(
     {
         "the",
@@ -174,7 +177,9 @@ def _distinctiveness(word: str, opens_point: bool = False) -> tuple[bool, bool, 
     # the one a terse key point opens with ("resolves example.com to ...", "supports exact phrase
     # queries"; an -ing word elsewhere is usually a noun: "posting list"); then the rarer word, by
     # how often its stem occurs in English text ("kernel" over "host"); then the longer.
+    # A Korean word (its particle already dropped) ending as a verb or adjective does is no term.
     verb = word.endswith("ed") or (opens_point and word.islower() and word.endswith(("s", "ing")))
+    verb = verb or bool(HANGUL.search(word) and word.endswith(KOREAN_VERB_ENDINGS))
     found = terms(word)
     rarity = -found[0].zipf if found and found[0].script == "latin" else 0.0
     return (word.isupper() or "-" in word or word[:1].isupper(), not verb, rarity, len(word))
