@@ -25,10 +25,12 @@ Method (the measures are defined in `evidence.py`, the model's inputs in `featur
 
 from dataclasses import dataclass
 
-from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.constants import HIGH_SCORE_THRESHOLD, Language
 from slea.grading.evidence import Evidence, Material
 from slea.grading.features import RubricPoints, features, rubric_points
 from slea.grading.model import fitted_model
+from slea.text.grading_phrases import flags_in_words, phrase
+from slea.text.scoring_phrases import language_of
 
 GAMING_SCORE_CAP = 60
 NON_ANSWER_SCORE_CAP = 10
@@ -48,6 +50,7 @@ class OfflineGrade:
     flags: list[str]
     reasoning: str
     probability_correct: float | None = None  # the fitted model's, where it decided
+    language: Language = "en"  # the question's: the reasoning's, and the notes a model's grade gets
 
 
 @dataclass(frozen=True)
@@ -131,20 +134,27 @@ def grade(material: Material) -> OfflineGrade:
     rubric = rubric_points(evidence)
     decision = _decide(found, rubric.total)
     score = max(0, min(100, decision.score))
-    reasoning = (
-        f"key concepts {rubric.key_concepts}/40 (keywords {len(evidence.keyword_matches)} of "
-        f"{len(material.keywords)}), correctness {rubric.correctness}/40, clarity {rubric.clarity}/20 "
-        f"by the rubric; reference coverage {evidence.recall:.2f}, phrase order {evidence.order:.2f}, "
-        f"on topic {evidence.on_topic:.2f}"
+    language = language_of(material.stem, material.reference, *material.keywords)
+    reasoning = phrase(
+        language,
+        "rubric",
+        key_concepts=str(rubric.key_concepts),
+        found=str(len(evidence.keyword_matches)),
+        expected=str(len(material.keywords)),
+        correctness=str(rubric.correctness),
+        clarity=str(rubric.clarity),
+        recall=f"{evidence.recall:.2f}",
+        order=f"{evidence.order:.2f}",
+        on_topic=f"{evidence.on_topic:.2f}",
     )
     if decision.probability is not None:
-        reasoning += f"; fitted probability that graders call it correct {decision.probability:.2f}"
+        reasoning += phrase(language, "probability", probability=f"{decision.probability:.2f}")
     if evidence.declined:
-        reasoning += "; not an answer"
+        reasoning += phrase(language, "declined")
     elif evidence.unrelated:
-        reasoning += "; about something else (shares no term or meaning with the question)"
+        reasoning += phrase(language, "unrelated")
     if evidence.flags:
-        reasoning += "; needs a human look: " + ", ".join(flag.replace("_", " ") for flag in evidence.flags)
+        reasoning += phrase(language, "flags", flags=flags_in_words(language, evidence.flags))
     return OfflineGrade(
         score=score,
         points=scaled_points(rubric, score),
@@ -154,4 +164,5 @@ def grade(material: Material) -> OfflineGrade:
         flags=evidence.flags,
         reasoning=reasoning,
         probability_correct=decision.probability,
+        language=language,
     )

@@ -15,6 +15,7 @@ from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.grading.model import fitted_model
 from slea.grading.offline import OfflineGrade
 from slea.llm.schemas import ShortAnswerGrade
+from slea.text.grading_phrases import flags_in_words, phrase
 
 TOLERATED_DISAGREEMENT = 25  # points between the model and the offline evidence that cost nothing
 DISAGREEMENT_PENALTY = 0.01  # confidence lost per point beyond that
@@ -37,13 +38,13 @@ def with_second_opinion(model: ShortAnswerGrade, offline: OfflineGrade) -> Short
     penalty = max(0, gap - TOLERATED_DISAGREEMENT) * DISAGREEMENT_PENALTY
     confidence = round(max(0.0, min(model.confidence, max(backing, 0.5)) - penalty), 2)
     final = backed and model.confidence >= MODEL_SURE and not offline.flags
-    reasoning = model.reasoning
+    reasoning, language = model.reasoning, offline.language
     if penalty:
-        reasoning += f" (the text evidence suggests {offline.score}: confidence lowered)"
+        reasoning += phrase(language, "disagreement", score=str(offline.score))
     if not backed:
-        reasoning += "; the calibrated text evidence does not back this verdict firmly enough: a reviewer decides"
+        reasoning += phrase(language, "not_backed")
     if offline.flags:
-        reasoning += "; needs a human look: " + ", ".join(flag.replace("_", " ") for flag in offline.flags)
+        reasoning += phrase(language, "flags", flags=flags_in_words(language, offline.flags))
     return model.model_copy(
         update={"confidence": confidence, "reasoning": reasoning, "flags": offline.flags, "final": final}
     )

@@ -5,8 +5,10 @@ usable questions, the offline generator fills the gap, so a round always has its
 Each draft leaves this step with the id it will be saved under (random, fixed here once, before
 anything is written) and, for multiple choice, its choices in an order drawn under the
 deployment's secret: models put the key in a favourite position, and a learner must not be able
-to predict it either way."""
+to predict it either way. A model's draft also leaves with its Korean particles resolved ("은(는)"
+after "PyTorch" -> "는", however the prompt asked) and its keywords bare ("PyTorch가" -> "PyTorch")."""
 
+import re
 import uuid
 
 from slea.contracts.answers import shuffle_choices
@@ -16,6 +18,9 @@ from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError, get_provider
 from slea.observability import logger, metrics, tracer
 from slea.security.ids import keyed_random
+from slea.text.korean_particles import bare_term, resolve_particles
+
+WORD = re.compile(r"[\w\-']+")
 
 
 def _usable(draft: DraftQuestion, seen: set[str]) -> bool:
@@ -25,6 +30,23 @@ def _usable(draft: DraftQuestion, seen: set[str]) -> bool:
     if draft.type == "short_answer":
         return bool(draft.correct_keywords)
     return bool((draft.correct_answer or "").strip())
+
+
+def _particles_resolved(draft: DraftQuestion) -> DraftQuestion:
+    """What a model wrote, as a learner should read it: each alternation ("은(는)", "와(과)",
+    "(으)로") replaced by the form its word takes; each keyword without a trailing particle (a
+    Hangul one only when the bare word is a word of the draft's own text, see bare_term)."""
+    known = set(WORD.findall(" ".join([draft.stem, draft.reference_answer, draft.explanation])))
+    return draft.model_copy(
+        update={
+            "stem": resolve_particles(draft.stem),
+            "choices": [resolve_particles(choice) for choice in draft.choices],
+            "correct_answer": resolve_particles(draft.correct_answer) if draft.correct_answer else draft.correct_answer,
+            "correct_keywords": [bare_term(keyword.strip(), known - {keyword}) for keyword in draft.correct_keywords],
+            "reference_answer": resolve_particles(draft.reference_answer),
+            "explanation": resolve_particles(draft.explanation),
+        }
+    )
 
 
 def _identified(draft: DraftQuestion, request: GenerateQuestionsInput) -> IdentifiedDraft:
@@ -47,6 +69,8 @@ def generate_questions(request: GenerateQuestionsInput) -> GenerateQuestionsOutp
         drafts = []
     seen = {stem.strip().casefold() for stem in request.avoid_stems}
     questions: list[DraftQuestion] = []
+    if provider.name != "offline":  # the offline generator resolves them where it composes a stem
+        drafts = [_particles_resolved(draft) for draft in drafts]
     for draft in drafts:
         if len(questions) < request.count and _usable(draft, seen):
             seen.add(draft.stem.strip().casefold())

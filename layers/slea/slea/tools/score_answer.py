@@ -7,7 +7,8 @@ attempt and the question's statistics.
   matches; is_correct at 80+; LLM failure -> 50 and not correct; an unusable answer from the
   model -> 50 with a note. A high score without keyword evidence, or a score in the uncertain
   middle (60-85), marks the attempt `needs_review`.
-- Feedback: partial-credit encouragement at 70-79, constructive below 70, none at 80+.
+- Feedback: partial-credit encouragement at 70-79, constructive below 70, none at 80+; its fixed
+  phrases in the question's language (slea/text/scoring_phrases.py).
 - Explanation: >= 500 characters and >= 3 references, in a tone that fits the result. MC/TF
   explanations are cached per (question, correct or not), so a popular question costs at most
   two explanation calls.
@@ -30,6 +31,7 @@ from slea.constants import (
     HIGH_SCORE_THRESHOLD,
     MIN_REFERENCE_LINKS,
     PARTIAL_CREDIT_RANGE,
+    Language,
 )
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.errors import utc_now
@@ -46,17 +48,13 @@ from slea.llm.settings import LLMSettings
 from slea.observability import logger, metrics, tracer
 from slea.security import ids
 from slea.security.key_leaks import KeyedItem, KeyGuard, unanswered_items
+from slea.text.scoring_phrases import language_of, phrase
 from slea.tools import ability_recording
 
 RUBRIC_VERSION = "tool6-40/40/20-v2"
 # Statistics worth a human look: enough answers and a facility index that is extreme, or at odds
 # with the question's intended difficulty.
 STATS_MIN_ANSWERS = 20
-FEEDBACK = {
-    "partial": "Good progress: your answer earns partial credit. Review the key concepts it missed and try again.",
-    "constructive": "Not there yet. Focus on the key concepts listed in the explanation, then try a similar question.",
-}
-STUDY_CHECK = "Check that you can state the definition of '{term}', how it works, and one situation where it applies."
 
 
 def _multiple_choice_correct(answer: str, key: str, choices: list[str]) -> bool:
@@ -68,11 +66,16 @@ def _multiple_choice_correct(answer: str, key: str, choices: list[str]) -> bool:
     return keyed is not None and choice_index(answer, choices) == keyed
 
 
-def _feedback(score: int) -> str | None:
+def _language(item: GradingItem) -> Language:
+    """The question's language, which every fixed phrase of its grading is written in."""
+    return language_of(item.stem, item.reference_answer, *item.choices)
+
+
+def _feedback(score: int, language: Language = "en") -> str | None:
     if score >= HIGH_SCORE_THRESHOLD:
         return None
     low, high = PARTIAL_CREDIT_RANGE
-    return FEEDBACK["partial"] if low <= score <= high else FEEDBACK["constructive"]
+    return phrase(language, "partial" if low <= score <= high else "constructive")
 
 
 def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None]:
@@ -96,7 +99,7 @@ def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None
         graded = provider.grade_short_answer(item)
     except LLMError as error:
         logger.warning("short-answer grading failed, using the default score", extra={"reason": str(error)})
-        note = f"Automatic grading was unavailable ({error}); default score given."
+        note = phrase(_language(item), "grading_unavailable", reason=str(error))
         return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note
     if provider.name == "offline":
         return graded, None
@@ -106,13 +109,16 @@ def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None
 def _complete(explanation: Explanation, item: GradingItem) -> Explanation:
     """Enforce the spec's minimums whatever the provider returned."""
     text = explanation.explanation.strip()
-    terms = topic_terms(item.correct_keywords, item.reference_explanation, item.stem, item.category) or ["this topic"]
+    language = _language(item)
+    terms = topic_terms(item.correct_keywords, item.reference_explanation, item.stem, item.category) or [
+        phrase(language, "this_topic")
+    ]
     for term in terms:
         if len(text) >= EXPLANATION_MIN_LENGTH:
             break
-        text += "\n- " + STUDY_CHECK.format(term=term)
+        text += "\n- " + phrase(language, "study_check", term=term)
     while len(text) < EXPLANATION_MIN_LENGTH:
-        text += "\n- " + STUDY_CHECK.format(term=item.stem or "the question's main concept")
+        text += "\n- " + phrase(language, "study_check", term=item.stem or phrase(language, "main_concept"))
     links = list(explanation.reference_links)
     if len(links) < MIN_REFERENCE_LINKS:
         known = {link.url for link in links}
@@ -268,7 +274,7 @@ def _grade(
     cacheable = request.question_type != "short_answer" and bool(stored)
     guard = KeyGuard(_keyed(item), context.unanswered)
     explanation = _shown(_explain(item, request.question_id, cacheable=cacheable), item, guard)
-    feedback = _feedback(score)
+    feedback = _feedback(score, _language(item))
     if note:
         feedback = f"{note} {feedback or ''}".strip()
     feedback = guard.optional_text(feedback)

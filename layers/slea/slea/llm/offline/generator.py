@@ -26,7 +26,9 @@ Item-writing rules (single best answer, no cues), enforced here and checked agai
   definition, are ones no other item is keyed on); else by neither its stem nor its key (the
   check then withholds part of the explanation); only a record with fewer concepts than the round
   has items (whose concepts must repeat) gets items that do;
-- true/false items in Korean are answered 참/거짓.
+- true/false items in Korean are answered 참/거짓; Korean particles take the form the word before
+  them needs ("PyTorch는", not the frame's "은(는)"), and a keyword is the bare term ("PyTorch",
+  not the key point's "PyTorch가").
 The same request and the same random generator state always yield the same questions. The caller
 seeds the generator (the offline provider: with a keyed digest under the deployment's secret), so
 a learner who knows the request cannot replay the draws: which concepts, distractors, choice order
@@ -50,6 +52,7 @@ from slea.grading.terms import Text, terms
 from slea.llm.offline.frames import FRAMES, families_for
 from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of
 from slea.security import key_leaks
+from slea.text.korean_particles import bare_term, resolve_particles
 
 LABELS = "ABCDE"
 COMPARE_SIBLINGS = 3  # a comparison item is offered with each of this many siblings, nearest first
@@ -58,6 +61,9 @@ TRUE_FALSE_FAMILIES = ("tf_definition", "tf_key_point")  # RoundBuilder._accepta
 REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
 LENGTH_BAND = 1.6  # distractors within 1/1.6 to 1.6 times the key's length
 REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
+# How Korean verbs and adjectives end in a key point ("높으면", "복잡할수록", "식별된", "정확한").
+KOREAN_VERB_ENDINGS = ("면", "록", "고", "며", "서", "게", "한", "된", "는", "던", "운", "해", "여", "어", "아")
+KOREAN_VERB_ENDINGS += ("은", "을")
 STOPWORDS = frozenset(
     {
         "the",
@@ -171,7 +177,9 @@ def _distinctiveness(word: str, opens_point: bool = False) -> tuple[bool, bool, 
     # the one a terse key point opens with ("resolves example.com to ...", "supports exact phrase
     # queries"; an -ing word elsewhere is usually a noun: "posting list"); then the rarer word, by
     # how often its stem occurs in English text ("kernel" over "host"); then the longer.
+    # A Korean word (its particle already dropped) ending as a verb or adjective does is no term.
     verb = word.endswith("ed") or (opens_point and word.islower() and word.endswith(("s", "ing")))
+    verb = verb or bool(HANGUL.search(word) and word.endswith(KOREAN_VERB_ENDINGS))
     found = terms(word)
     rarity = -found[0].zipf if found and found[0].script == "latin" else 0.0
     return (word.isupper() or "-" in word or word[:1].isupper(), not verb, rarity, len(word))
@@ -231,8 +239,10 @@ class ItemBank:
 
     # ------------------------------------------------------------------ helpers
     def _phrase(self, frame: str, variant: int, **values: str) -> str:
+        """The frame's phrasing filled in; a Korean frame's particles ("{name}은(는)") then take
+        the form their word needs ("PyTorch는", "모델은")."""
         phrasings = self.frames[frame]
-        return phrasings[variant % len(phrasings)].format(**values)
+        return resolve_particles(phrasings[variant % len(phrasings)].format(**values))
 
     def _label(self, concept: Concept) -> str:
         acronym = defined_acronym(concept)
@@ -277,7 +287,7 @@ class ItemBank:
             "multiple_choice",
             stem,
             concept,
-            choices=[f"{LABELS[i]}) {text}" for i, text in enumerate(options)],
+            choices=[f"{LABELS[i]}) {resolve_particles(text)}" for i, text in enumerate(options)],
             correct_answer=key,
         )
 
@@ -302,15 +312,20 @@ class ItemBank:
 
     def _keywords_of(self, concept: Concept) -> list[str]:
         """Terms a good explanation mentions: the acronym the record defines, and the most
-        distinctive word of each key point (real terms of the source)."""
+        distinctive word of each key point (real terms of the source), without the particle Korean
+        attaches to it ("PyTorch가" -> "PyTorch": an answer writes "PyTorch는", and a keyword is
+        matched as a substring)."""
         found: list[str] = []
         acronym = defined_acronym(concept)
         if 2 <= len(acronym) <= 8 and acronym.casefold() not in concept.name.casefold().split():
             found.append(acronym)
+        record = [concept.name, concept.definition, *concept.key_points, *self.request.keywords.keywords]
+        words_of_record = set(re.findall(r"[\w\-']+", " ".join(record)))
+        known = words_of_record | {bare_term(word) for word in words_of_record}  # "영향력과" -> "영향력"
         for point in concept.key_points:
             words = [word.strip("-'") for word in re.findall(r"[\w\-']+", point)]
             candidates = [
-                (word, position == 0)
+                (bare_term(word, known - {word}), position == 0)
                 for position, word in enumerate(words)
                 if len(word) >= (2 if HANGUL.search(word) else 4) and word.casefold() not in STOPWORDS
             ]

@@ -1,0 +1,1 @@
+"""Text in the learner's language: Korean particles, and the catalogues of fixed phrases."""

@@ -1,0 +1,45 @@
+"""The fixed phrases Tool 6 adds to a grading, in each learner language: the feedback line, the
+note when automatic grading was unavailable, and the study checks that bring a short explanation
+up to the spec's length. One catalogue, so a phrase is never written in one language only (a test
+checks both have the same keys and placeholders).
+
+Which language: the question's, read from its text (Hangul in the stem, reference answer or
+choices: Korean), so an answer is explained in the language it was asked in."""
+
+from string import Formatter
+
+from slea.constants import HANGUL, Language
+
+PHRASES: dict[Language, dict[str, str]] = {
+    "en": {
+        "partial": "Good progress: your answer earns partial credit. Review the key concepts it missed and try again.",
+        "constructive": "Not there yet. Focus on the key concepts listed in the explanation, then try a similar "
+        "question.",
+        "grading_unavailable": "Automatic grading was unavailable ({reason}); default score given.",
+        "study_check": "Check that you can state the definition of '{term}', how it works, and one situation where "
+        "it applies.",
+        "this_topic": "this topic",
+        "main_concept": "the question's main concept",
+    },
+    "ko": {
+        "partial": "좋은 진전입니다. 부분 점수를 받았습니다. 답안에서 빠진 핵심 개념을 복습하고 다시 도전해 보세요.",
+        "constructive": "아직 부족합니다. 해설에 나온 핵심 개념을 익힌 뒤 비슷한 문제에 도전해 보세요.",
+        "grading_unavailable": "자동 채점을 사용할 수 없어({reason}) 기본 점수를 주었습니다.",
+        "study_check": "'{term}'의 정의와 동작 방식, 그리고 적용되는 상황 하나를 말할 수 있는지 확인하세요.",
+        "this_topic": "이 주제",
+        "main_concept": "이 문제의 핵심 개념",
+    },
+}
+
+
+def language_of(*texts: str | None) -> Language:
+    """Korean if any of the texts has Hangul, else English."""
+    return "ko" if any(text and HANGUL.search(text) for text in texts) else "en"
+
+
+def phrase(language: Language, key: str, **values: str) -> str:
+    return PHRASES[language][key].format(**values)
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in Formatter().parse(text) if name}
