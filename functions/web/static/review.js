@@ -19,6 +19,7 @@
   let cursor = null; // the queue is paged (at most 1 MB a page): where the next page starts
   let query = new URLSearchParams(); // the filters and sort the shown entries were read with
   let rendered = 0;
+  let generation = 0; // a newer filter choice outdates pages still being read for an older one
 
   // ---------------------------------------------------------------- text shown safely
   // Embeddings, overrides, isolates, marks (LRM, RLM, ALM): they change how the text around them reads.
@@ -353,11 +354,13 @@
 
   /* Pages until one has entries or the queue ends: a filtered page may be empty with more after it. */
   async function readPages(first = null) {
+    const mine = generation;
     let shown = 0;
     for (let pages = 0; pages <= EMPTY_PAGES_FOLLOWED; pages += 1) {
       const page = new URLSearchParams(query);
       if (cursor) page.set("cursor", cursor);
       const queue = pages === 0 && first ? first : await api("GET", `/review/queue?${page}`);
+      if (mine !== generation) return;
       addPage(queue);
       shown += queue.entries.length;
       stats.open = queue.open;
@@ -381,6 +384,8 @@
 
   async function reload(first = null) {
     clearError();
+    generation += 1;
+    const mine = generation;
     query = filtersQuery();
     cursor = null;
     rendered = 0;
@@ -390,7 +395,7 @@
     } catch (error) {
       reportError(error);
     }
-    if (!$("#entries").children.length && !cursor && query.toString() === `limit=${PAGE_SIZE}`) {
+    if (mine === generation && !$("#entries").children.length && !cursor && query.toString() === `limit=${PAGE_SIZE}`) {
       $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
     }
   }
