@@ -180,7 +180,8 @@ def test_long_answers_are_collapsed_and_bidirectional_controls_are_shown_not_app
                 return null;
             }"""
         )
-        assert order is not None and order[0] < order[1]
+        assert order is not None
+        assert order[0] < order[1]
         other = page.locator('article[data-entry="ra-002"]').inner_text()
         assert "Which word is [U+202E]live?" in other
         assert "[U+2067]x[U+2069] [U+200F]y[U+061C]" in other

@@ -84,7 +84,7 @@
       row("Reference answer", q.reference_answer),
       q.explanation ? el("details", {}, el("summary", { text: `Explanation of ${name}` }), userText(q.explanation, "p", { class: "explanation" })) : null,
       q.reports && q.reports.length ? el("div", {}, el("strong", { text: "Learners' reports:" }), el("ul", {}, q.reports.map((r) => el("li", {}, userText(r.reason))))) : null,
-      entry.attempt ? el("div", {}, el("h4", { text: "Learner's answer" }), collapsible(entry.attempt.user_answer, `answer ${name}`)) : null,
+      entry.attempt ? el("div", {}, el("h4", { text: "Learner's answer" }), collapsible(entry.attempt.user_answer, name)) : null,
     );
   }
 
