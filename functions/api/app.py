@@ -227,7 +227,9 @@ def review_queue(
     item_type: Annotated[QuestionType | None, Query()] = None,
     category: Annotated[Category | None, Query()] = None,
     language: Annotated[Language | None, Query()] = None,
-    q: Annotated[str | None, Query(min_length=1, max_length=100, description="text in the stem or answer")] = None,
+    q: Annotated[
+        str | None, Query(min_length=1, max_length=100, pattern=r"\S", description="text in the stem or answer")
+    ] = None,
     sort: Annotated[QueueSort, Query(description="confidence: provisional grades only, least sure first")] = (
         "queued_asc"
     ),

@@ -185,7 +185,13 @@ def test_a_cursor_is_only_good_for_its_own_filters_and_sort(http, step_functions
 
 @pytest.mark.parametrize(
     ("query", "field"),
-    [("q=" + "x" * 101, "q"), ("source=everything", "source"), ("sort=score", "sort"), ("language=fr", "language")],
+    [
+        ("q=" + "x" * 101, "q"),
+        ("q=%20%20", "q"),
+        ("source=everything", "source"),
+        ("sort=score", "sort"),
+        ("language=fr", "language"),
+    ],
 )
 def test_bad_filters_name_the_field(http, step_functions, query, field):
     status, _, body = http("GET", f"/review/queue?{query}", None, REVIEWER)
@@ -285,6 +291,33 @@ def test_bulk_accept_accepts_each_reports_each_and_a_repeat_changes_nothing(http
     assert stats["accepted"] == 2  # counted once
     _, _, history = http("GET", "/review/audit?target_id=ra-000", None, REVIEWER)
     assert [(r["action"], r["note"]) for r in history["records"]] == [("accept", "fine")]  # one record
+
+
+def test_a_bulk_accept_racing_another_reviewer_counts_the_grade_once(http, step_functions, monkeypatch):
+    """The bulk request read the attempt before another reviewer's accept landed: its transaction
+    is conditioned on no review yet, fails, and the attempt is reported already reviewed."""
+    from slea.dal import review
+    from slea.dal.items import from_item
+
+    cloud = step_functions.runtime.cloud
+    seed_queue(cloud, [{"kind": "attempt"}])
+    stale = from_item(
+        boto3.client("dynamodb").get_item(
+            TableName=cloud.table_name("AttemptsTable"),
+            Key={"session_id": {"S": "rs-0"}, "attempt_key": {"S": "rq-000#digest"}},
+        )["Item"]
+    )
+    assert http("POST", "/review/attempts/ra-000", {"action": "accept"}, _reviewer_token(name="Sam"))[0] == 200
+    real = review.attempt_by_id
+    reads = iter([stale])
+    monkeypatch.setattr(review, "attempt_by_id", lambda attempt_id: next(reads, None) or real(attempt_id))
+    status, _, done = http("POST", "/review/attempts/accept", {"attempt_ids": ["ra-000"]}, REVIEWER)
+    assert status == 200, done
+    assert [r["status"] for r in done["results"]] == ["already_reviewed"]
+    _, _, stats = http("GET", "/review/stats", None, REVIEWER)
+    assert stats["accepted"] == 1
+    _, _, history = http("GET", "/review/audit?target_id=ra-000", None, REVIEWER)
+    assert [r["who_name"] for r in history["records"]] == ["Sam"]
 
 
 @pytest.mark.parametrize(

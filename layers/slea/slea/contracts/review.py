@@ -211,7 +211,9 @@ class QueueView(Contract):
     item_type: QuestionType | None = None
     category: Category | None = None
     language: Language | None = None
-    q: str | None = Field(default=None, min_length=1, max_length=QUEUE_SEARCH_MAX, description="text in stem or answer")
+    q: str | None = Field(
+        default=None, min_length=1, max_length=QUEUE_SEARCH_MAX, pattern=r"\S", description="text in stem or answer"
+    )
     sort: QueueSort = Field(
         default="queued_asc", description="confidence: provisional grades only, the least sure first"
     )

@@ -68,10 +68,12 @@ def review_attempt(
     reviewer_name: str | None = None,
     *,
     attempt: dict[str, Any] | None = None,
+    first_review: bool = False,
 ) -> AttemptReviewed:
     """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6),
     the question's correct count and the learner's ability (the response as first graded out, the
-    corrected one in). Either way the attempt leaves the queue."""
+    corrected one in). Either way the attempt leaves the queue. `first_review`: only if no review
+    has been applied yet (bulk accept: two reviewers accepting at once count it once)."""
     attempt = attempt or review.attempt_by_id(attempt_id)  # bulk_accept has read it
     if attempt is None:
         raise ApiError(404, "ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
@@ -100,7 +102,8 @@ def review_attempt(
             "reviewed = :true, needs_review = :false, reviewed_by = :by, reviewed_by_name = :by_name, "
             "reviewed_at = :at, review_action = :action " + QUEUE_FIELDS,
             # The grade the reviewer saw is still the grade: two reviews never both apply.
-            "score = :previous AND is_correct = :was_correct",
+            "score = :previous AND is_correct = :was_correct"
+            + (" AND (attribute_not_exists(reviewed) OR reviewed = :false)" if first_review else ""),
             values,
         )
     ]
@@ -165,8 +168,14 @@ def bulk_accept(request: BulkAcceptRequest, reviewer: str, name: str | None = No
             results.append(BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=stored["score"]))
             continue
         try:
-            done = review_attempt(attempt_id, reviewer, accept, name, attempt=stored)
+            done = review_attempt(attempt_id, reviewer, accept, name, attempt=stored, first_review=True)
         except ApiError as error:
+            current = review.attempt_by_id(attempt_id) if error.code == "REVIEW_CONFLICT" else None
+            if current is not None and current.get("reviewed"):  # another reviewer was first
+                results.append(
+                    BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=current["score"])
+                )
+                continue
             status = _BULK_STATUS.get(error.code, "conflict")
             results.append(BulkAcceptResult(attempt_id=attempt_id, status=status, message=error.message))
             continue

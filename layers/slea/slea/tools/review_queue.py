@@ -230,8 +230,8 @@ class _Index:
 
     def refill(self) -> None:
         """Read the next items after the last one read, if all read are used and reads are left."""
-        if self.waiting is not None or not self.page.more or self.reads_left <= 0:
-            return
+        if self.waiting is not None or not self.page.more or self.reads_left <= 0 or not self.page.items:
+            return  # (an empty read with more after it has no last key to continue from: the cursor does)
         last = self.page.items[-1] if self.page.items else None
         after = {name: last[name] for name in self.key_names} if last else None
         following = self.fetch(after)
