@@ -257,7 +257,15 @@ def test_any_one_entry_fits_a_page_however_long_its_stored_texts():
         graded_at=text,
     )
     entry = ReviewEntry(
-        entry_id="a", kind="attempt", reasons=["needs_review"], queued_at=text, question=stored, attempt=attempt
+        entry_id="a",
+        kind="attempt",
+        source="grade",
+        reasons=["needs_review"],
+        queued_at=text,
+        learner_id=text,
+        session_id=text,
+        question=stored.model_copy(update={"language": text}),
+        attempt=attempt,
     )
     listed = _listed(entry)
     assert listed.truncated
