@@ -7,7 +7,7 @@
 - Every resolution is one TransactWriteItems: the corrected item(s), the audit record and the
   reviewers' counters; a failure anywhere leaves nothing half-done.
 - The audit table: partition `target_id` (an attempt or question id), sort `audit_key` =
-  "{when}#{random}", so a target's history is one Query in order. The counters behind
+  "{when, to the millisecond}#{random}", so a target's history is one Query in order. The counters behind
   GET /review/stats are one item of the same table under COUNTERS_KEY ("#" never starts an id).
 - Recent reviews across all targets: each audit record carries `feed` = AUDIT_FEED, the key of
   the audit table's sparse GSI `recent-reviews` (sort `audit_key`, i.e. time). One partition:
@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from botocore.exceptions import ClientError
 
 from slea.aws import dynamodb
+from slea.contracts.errors import utc_now
 from slea.dal.items import from_item, query_all, to_item
 from slea.dal.templates import stem_digest
 from slea.errors import storage_errors
@@ -206,7 +207,8 @@ def deactivate_template(template_id: str) -> dict[str, Any]:
 
 
 def audit_record(record: dict[str, Any]) -> dict[str, Any]:
-    item = {**record, "audit_key": f"{record['at']}#{uuid.uuid4().hex[:12]}", "feed": AUDIT_FEED}
+    # Milliseconds in the key: actions within one second still list in the order they were taken.
+    item = {**record, "audit_key": f"{utc_now('milliseconds')}#{uuid.uuid4().hex[:12]}", "feed": AUDIT_FEED}
     return {
         "Put": {
             "TableName": resource_name(AUDIT_TABLE),
