@@ -11,8 +11,10 @@ GET  /sessions/{session_id}/summary                         scores, what to revi
 POST /sessions/{session_id}/questions/{question_id}/reports report a problem with a question
 GET  /learners/me/ability              the caller's measured ability per category, and its history
 GET  /review/queue, /review/stats, /review/audit            reviewers only (slea.roles)
+GET  /review/audit/recent                                   reviewers: every reviewer's latest actions
 GET  /review/items                                          reviewers: item statistics (calibration)
 POST /review/attempts/{attempt_id}, /review/questions/{question_id}
+POST /review/attempts/accept                                reviewers: accept up to 50 grades at once
 """
 
 import gc
@@ -41,7 +43,7 @@ from slea.api import (
     unsupported_media_type,
     validation_error_response,
 )
-from slea.constants import Category, QuestionType
+from slea.constants import Category, Language, QuestionType
 from slea.contracts.ability import LearnerAbility
 from slea.contracts.common import parse_input
 from slea.contracts.errors import ErrorResponse
@@ -50,8 +52,13 @@ from slea.contracts.review import (
     AttemptReviewed,
     AttemptReviewRequest,
     AuditRecords,
+    BulkAccepted,
+    BulkAcceptRequest,
     QuestionReviewed,
     QuestionReviewRequest,
+    QueueSort,
+    QueueSource,
+    QueueView,
     ReportAccepted,
     ReportRequest,
     ReviewQueue,
@@ -223,19 +230,51 @@ def get_my_ability() -> LearnerAbility:
     return learner_ability(caller(app))
 
 
+def _reviewer_name(subject: str) -> str:
+    from slea.tools.review import display_name  # noqa: PLC0415 - loaded by a reviewer's first request
+
+    return display_name(app.current_event.request_context.authorizer.jwt_claim, subject)
+
+
 @app.get(
     "/review/queue",
-    summary="Reviewers: the open review entries, oldest first, a page (at most 1 MB) at a time",
+    summary="Reviewers: the open review entries, filtered and sorted, a page (at most 1 MB) at a time; "
+    "a filtered page may hold fewer than `limit` entries (even none) and still have a next cursor",
     responses=review_responses(200, ReviewQueue, "The queue"),
 )
 def review_queue(
+    *,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
     cursor: Annotated[str | None, Query(min_length=1, max_length=4096, pattern=CURSOR_PATTERN)] = None,
+    source: Annotated[QueueSource | None, Query(description="grade, report or item")] = None,
+    item_type: Annotated[QuestionType | None, Query()] = None,
+    category: Annotated[Category | None, Query()] = None,
+    language: Annotated[Language | None, Query()] = None,
+    q: Annotated[
+        str | None, Query(min_length=1, max_length=100, pattern=r"\S", description="text in the stem or answer")
+    ] = None,
+    sort: Annotated[QueueSort, Query(description="confidence: provisional grades only, least sure first")] = (
+        "queued_asc"
+    ),
 ) -> ReviewQueue:
+    who = reviewer(app)
+    from slea.tools import review_queue as queue  # noqa: PLC0415 - loaded by a reviewer's first request
+
+    view = QueueView(source=source, item_type=item_type, category=category, language=language, q=q, sort=sort)
+    return queue.review_queue(limit, cursor, who, view)
+
+
+# Before /review/attempts/<attempt_id>: "accept" would otherwise be taken for an attempt id.
+@app.post(
+    "/review/attempts/accept",
+    summary="Reviewers: accept up to 50 automatic grades, each on its own; a repeat changes nothing",
+    responses=review_responses(200, BulkAccepted, "Each attempt's result"),
+)
+def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAccepted:
     who = reviewer(app)
     from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    return review.review_queue(limit, cursor, who)
+    return review.bulk_accept(request, who, _reviewer_name(who))
 
 
 @app.post(
@@ -246,7 +285,8 @@ def review_queue(
 def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
     from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    return review.review_attempt(attempt_id, reviewer(app), request)
+    who = reviewer(app)
+    return review.review_attempt(attempt_id, who, request, _reviewer_name(who))
 
 
 @app.post(
@@ -257,7 +297,8 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
 def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
     from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    return review.review_question(question_id, reviewer(app), request)
+    who = reviewer(app)
+    return review.review_question(question_id, who, request, _reviewer_name(who))
 
 
 @app.get(
@@ -284,6 +325,18 @@ def review_audit(
     from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.audit(target_id)
+
+
+@app.get(
+    "/review/audit/recent",
+    summary="Reviewers: every reviewer's latest actions, newest first",
+    responses=review_responses(200, AuditRecords, "The records, newest first"),
+)
+def review_recent_audit(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> AuditRecords:
+    reviewer(app)
+    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    return review.recent_audit(limit)
 
 
 @app.get(

@@ -189,7 +189,10 @@ def _issue_12_routes(http, cloud, session, questions):
     path = f"/sessions/{session}/questions/{questions[0]['question_id']}/reports"
     assert http("POST", path, report, ALICE)[0] == 202
     assert http("GET", "/review/queue", None, REVIEWER)[0] == 200
+    assert http("GET", "/review/queue?sort=confidence&q=a", None, REVIEWER)[0] == 200
     attempt = http("GET", f"/sessions/{session}/attempts", None, ALICE)[2]["attempts"][0]
+    bulk = {"attempt_ids": [attempt["attempt_id"]]}  # accepted in bulk, then corrected below
+    assert http("POST", "/review/attempts/accept", bulk, REVIEWER)[2]["accepted"] == 1
     override = {"action": "override", "score": 100 - attempt["score"]}  # is_correct flips: the count changes
     assert http("POST", f"/review/attempts/{attempt['attempt_id']}", override, REVIEWER)[0] == 200
     boto3.resource("dynamodb").Table(cloud.table_name("TemplatesTable")).put_item(
@@ -199,6 +202,7 @@ def _issue_12_routes(http, cloud, session, questions):
     assert http("POST", f"/review/questions/{questions[1]['question_id']}", retire, REVIEWER)[0] == 200
     assert http("GET", "/review/stats", None, REVIEWER)[0] == 200
     assert http("GET", f"/review/audit?target_id={attempt['attempt_id']}", None, REVIEWER)[0] == 200
+    assert http("GET", "/review/audit/recent", None, REVIEWER)[2]["records"]
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     boto3.resource("dynamodb").Table(cloud.table_name("UsageTable")).put_item(
         Item={"user_id": ALICE, "day": today, "rounds": 1000}

@@ -204,6 +204,8 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("POST", "/review/questions/{question_id}"),
         ("GET", "/review/stats"),
         ("GET", "/review/audit"),
+        ("GET", "/review/audit/recent"),
+        ("POST", "/review/attempts/accept"),
         ("GET", "/review/items"),
     }
 

@@ -229,7 +229,7 @@ def test_the_queue_is_paged_bounded_in_bytes_and_paging_reaches_every_entry(http
 
 def test_any_one_entry_fits_a_page_however_long_its_stored_texts():
     from slea.contracts.review import Report, ReviewedAttempt, ReviewedQuestion, ReviewEntry
-    from slea.tools.review import QUEUE_ENVELOPE_BYTES, QUEUE_PAGE_MAX_BYTES, _listed, _size
+    from slea.tools.review_queue import QUEUE_ENVELOPE_BYTES, QUEUE_PAGE_MAX_BYTES, _listed, _size
 
     text, texts = "가" * 50_000, ["나" * 5_000] * 100  # non-ASCII: 6 bytes a character as sent
     stored = ReviewedQuestion(
@@ -257,7 +257,15 @@ def test_any_one_entry_fits_a_page_however_long_its_stored_texts():
         graded_at=text,
     )
     entry = ReviewEntry(
-        entry_id="a", kind="attempt", reasons=["needs_review"], queued_at=text, question=stored, attempt=attempt
+        entry_id="a",
+        kind="attempt",
+        source="grade",
+        reasons=["needs_review"],
+        queued_at=text,
+        learner_id=text,
+        session_id=text,
+        question=stored.model_copy(update={"language": text}),
+        attempt=attempt,
     )
     listed = _listed(entry)
     assert listed.truncated

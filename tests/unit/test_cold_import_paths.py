@@ -48,6 +48,7 @@ NOT_AT_IMPORT = {
         "slea.tools.user_profile",
         "slea.contracts.questions",
         "slea.tools.review",
+        "slea.tools.review_queue",
         "slea.dal.review",
     ],
 }

@@ -1,16 +1,64 @@
 /* The reviewer app: the queue (item, learner's answer, automatic grade beside the reviewer's
-   decision), the actions (accept, override score, retire, edit) and the agreement between
-   automatic and human grades. The review routes answer 403 to anyone without the reviewer role;
-   this page then says so. One request per action; the counters are updated from its answer.
-   A second view, the item analysis, lists the calibrated items with their statistics. */
+   decision), the actions (accept, override score, retire, edit, bulk accept) and the agreement
+   between automatic and human grades. The review routes answer 403 to anyone without the
+   reviewer role; this page then says so. Other views: the item analysis (calibrated items and
+   their statistics) and every reviewer's recent actions.
+
+   Every text from a learner, an item or a token goes into the page as text (never markup), inside
+   an isolating element (<bdi>, dir="auto") with its bidirectional control characters shown as
+   visible marks: an override in an answer cannot reorder the text around it or itself. */
 "use strict";
 
 (() => {
   const { $, el, show, api, reportError, clearError } = Slea;
-  const PAGE = "/review/queue?limit=50";
+  const PAGE_SIZE = 50;
+  const BULK_MAX = 50; // POST /review/attempts/accept takes at most 50 ids
+  const COLLAPSE_AT = 300; // characters of a long answer or stem shown before "Show all"
+  const EMPTY_PAGES_FOLLOWED = 4; // a filtered page may be empty with more after it
   let stats = null;
   let cursor = null; // the queue is paged (at most 1 MB a page): where the next page starts
+  let query = new URLSearchParams(); // the filters and sort the shown entries were read with
   let rendered = 0;
+  let generation = 0; // a newer filter choice outdates pages still being read for an older one
+
+  // ---------------------------------------------------------------- text shown safely
+  // Embeddings, overrides, isolates, marks (LRM, RLM, ALM): they change how the text around them reads.
+  const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/g;
+  const codePoint = (char) => `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+
+  /* `text` as nodes: plain text, and each bidirectional control as a visible mark naming it. */
+  function neutralised(text) {
+    const value = String(text ?? "");
+    const parts = [];
+    let last = 0;
+    for (const match of value.matchAll(BIDI_CONTROLS)) {
+      if (match.index > last) parts.push(value.slice(last, match.index));
+      parts.push(el("span", { class: "control-char", title: "a bidirectional control character, shown not applied", text: `[${codePoint(match[0])}]` }));
+      last = match.index + match[0].length;
+    }
+    if (last < value.length) parts.push(value.slice(last));
+    return parts;
+  }
+
+  /* Someone else's text in an isolating element, so its direction cannot leak into ours. */
+  const userText = (text, tag = "bdi", attributes = {}) => el(tag, { dir: "auto", ...attributes }, neutralised(text));
+
+  /* A long text: its start, and the whole on demand. */
+  function collapsible(text, what) {
+    const value = String(text ?? "");
+    if (value.length <= COLLAPSE_AT) return userText(value, "p", { class: "stem" });
+    return el("details", { class: "long" },
+      el("summary", {},
+        userText(`${value.slice(0, COLLAPSE_AT)}…`, "span", { class: "stem" }),
+        el("span", { class: "more-hint", text: ` Show all of ${what} (${value.length.toLocaleString()} characters)` })),
+      userText(value, "p", { class: "stem" }));
+  }
+
+  const when = (iso) => {
+    const date = new Date(iso);
+    return Number.isNaN(date.getTime()) ? String(iso || "–") : date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  };
+  const shortId = (id) => (id ? String(id).slice(0, 8) : "?");
 
   function renderStats() {
     const agreement = stats.reviewed ? stats.accepted / stats.reviewed : stats.agreement;
@@ -22,21 +70,21 @@
     $("#stat-questions").textContent = `${stats.questions_retired} / ${stats.questions_edited}`;
   }
 
-  const row = (label, value) => (value === null || value === undefined || value === "" ? null : el("p", {}, el("strong", { text: `${label}: ` }), String(value)));
+  const row = (label, value) => (value === null || value === undefined || value === "" ? null : el("p", {}, el("strong", { text: `${label}: ` }), userText(value)));
 
-  function itemColumn(entry) {
+  function itemColumn(entry, name) {
     const q = entry.question;
     const key = q.correct_answer || (q.correct_keywords || []).join(", ");
     return el("div", {},
       el("h4", { text: "Item" }),
-      el("p", { class: "meta", text: `${q.type || "item"} · ${q.category || "?"} · difficulty ${q.difficulty ?? "?"} · ${q.status}` }),
-      el("p", { class: "stem", text: q.stem || "" }),
-      q.choices && q.choices.length ? el("ul", {}, q.choices.map((c) => el("li", { text: c }))) : null,
-      el("p", {}, el("strong", { text: "Key: " }), el("span", { class: "key", text: key || "–" })),
+      el("p", { class: "meta", text: `${q.type || "item"} · ${q.category || "?"} · ${q.language || "?"} · difficulty ${q.difficulty ?? "?"} · ${q.status}` }),
+      collapsible(q.stem, `the stem of ${name}`),
+      q.choices && q.choices.length ? el("ul", {}, q.choices.map((c) => el("li", {}, userText(c)))) : null,
+      el("p", {}, el("strong", { text: "Key: " }), userText(key || "–", "bdi", { class: "key" })),
       row("Reference answer", q.reference_answer),
-      q.explanation ? el("details", {}, el("summary", { text: "Explanation" }), el("p", { class: "explanation", text: q.explanation })) : null,
-      q.reports && q.reports.length ? el("div", {}, el("strong", { text: "Learners' reports:" }), el("ul", {}, q.reports.map((r) => el("li", { text: r.reason })))) : null,
-      entry.attempt ? el("div", {}, el("h4", { text: "Learner's answer" }), el("p", { class: "stem", text: entry.attempt.user_answer })) : null,
+      q.explanation ? el("details", {}, el("summary", { text: `Explanation of ${name}` }), userText(q.explanation, "p", { class: "explanation" })) : null,
+      q.reports && q.reports.length ? el("div", {}, el("strong", { text: "Learners' reports:" }), el("ul", {}, q.reports.map((r) => el("li", {}, userText(r.reason))))) : null,
+      entry.attempt ? el("div", {}, el("h4", { text: "Learner's answer" }), collapsible(entry.attempt.user_answer, name)) : null,
     );
   }
 
@@ -61,43 +109,87 @@
     );
   }
 
-  function decisionColumn(entry, id) {
-    const note = el("textarea", { id: `note-${id}`, rows: 2, maxlength: 1000 });
+  /* The review record of the entry, read when first opened (GET /review/audit). */
+  function historyOf(entry, name) {
+    const list = el("ol", { class: "review-history" });
+    const details = el("details", { class: "history-box" },
+      el("summary", { text: `Review history of ${name}` }), list);
+    let read = false;
+    details.addEventListener("toggle", async () => {
+      if (!details.open || read) return;
+      read = true;
+      list.replaceChildren(el("li", { text: "Loading…" }));
+      try {
+        const { records } = await api("GET", `/review/audit?target_id=${encodeURIComponent(entry.entry_id)}`);
+        list.replaceChildren(...(records.length ? records.map(auditItem) : [el("li", { text: "No earlier reviews." })]));
+      } catch (error) {
+        read = false;
+        list.replaceChildren();
+        reportError(error);
+      }
+    });
+    return details;
+  }
+
+  const change = (record) => {
+    const before = record.before || {};
+    const after = record.after || {};
+    if ("score" in before || "score" in after) return `score ${before.score ?? "–"} → ${after.score ?? "–"}`;
+    if ("status" in after) return `status ${before.status ?? "–"} → ${after.status}`;
+    return "";
+  };
+
+  function auditItem(record) {
+    return el("li", { class: "audit" },
+      el("time", { datetime: record.at, text: when(record.at) }), " · ",
+      userText(record.who_name || record.who, "bdi", { class: "reviewer" }), " · ",
+      el("strong", { text: record.action }), change(record) ? ` · ${change(record)}` : "",
+      record.note ? [" · “", userText(record.note), "”"] : null);
+  }
+
+  function decisionColumn(entry, id, name) {
+    const note = el("textarea", { id: `note-${id}`, rows: 2, maxlength: 1000, "aria-label": `Note (optional) on ${name}` });
     const parts = [el("h4", { text: "Your decision" }), el("label", { for: `note-${id}`, text: "Note (optional)" }), note];
-    const send = (body, done) => act(entry, { ...body, ...(note.value.trim() ? { note: note.value.trim() } : {}) }, done);
+    const send = (body) => act(entry, { ...body, ...(note.value.trim() ? { note: note.value.trim() } : {}) });
     if (entry.kind === "attempt") {
-      const score = el("input", { id: `score-${id}`, type: "number", min: 0, max: 100, value: entry.attempt.score });
+      const score = el("input", {
+        id: `score-${id}`, type: "number", min: 0, max: 100, value: entry.attempt.score,
+        "aria-label": `Corrected score (0–100) for ${name}`, "data-action": "score",
+      });
+      const override = () => {
+        const value = Number(score.value);
+        if (score.value === "" || !Number.isInteger(value) || value < 0 || value > 100) {
+          return reportError("The corrected score must be a whole number from 0 to 100.");
+        }
+        send({ action: "override", score: value });
+      };
+      score.addEventListener("keydown", (event) => {
+        if (event.key === "Enter") {
+          event.preventDefault();
+          override();
+        }
+      });
       parts.push(
-        el("button", { type: "button", text: "Accept grade", onclick: () => send({ action: "accept" }) }),
+        el("button", { type: "button", text: "Accept grade", "aria-label": `Accept grade for ${name}`, "data-action": "accept", onclick: () => send({ action: "accept" }) }),
         el("label", { for: `score-${id}`, text: "Corrected score (0–100)" }),
         score,
-        el("button", {
-          type: "button",
-          text: "Override score",
-          onclick: () => {
-            const value = Number(score.value);
-            if (score.value === "" || !Number.isInteger(value) || value < 0 || value > 100) {
-              return reportError("The corrected score must be a whole number from 0 to 100.");
-            }
-            send({ action: "override", score: value });
-          },
-        }),
+        el("button", { type: "button", text: "Override score", "aria-label": `Override score for ${name}`, onclick: override }),
       );
       return el("div", {}, parts);
     }
     const q = entry.question;
-    const stem = el("textarea", { id: `stem-${id}`, rows: 3 });
+    const stem = el("textarea", { id: `stem-${id}`, rows: 3, "aria-label": `Stem of ${name}` });
     stem.value = q.stem || "";
-    const choices = el("textarea", { id: `choices-${id}`, rows: 4 });
+    const choices = el("textarea", { id: `choices-${id}`, rows: 4, "aria-label": `Choices of ${name} (one per line)` });
     choices.value = (q.choices || []).join("\n");
-    const answer = el("input", { id: `answer-${id}`, value: q.correct_answer || "" });
-    const keywords = el("input", { id: `keywords-${id}`, value: (q.correct_keywords || []).join(", ") });
+    const answer = el("input", { id: `answer-${id}`, value: q.correct_answer || "", "aria-label": `Correct answer of ${name}` });
+    const keywords = el("input", { id: `keywords-${id}`, value: (q.correct_keywords || []).join(", "), "aria-label": `Keywords of ${name} (comma-separated)` });
     const edit = el("form", { hidden: true },
       el("label", { for: `stem-${id}`, text: "Stem" }), stem,
       q.choices && q.choices.length ? [el("label", { for: `choices-${id}`, text: "Choices (one per line)" }), choices] : null,
       q.correct_keywords ? [el("label", { for: `keywords-${id}`, text: "Keywords (comma-separated)" }), keywords]
         : [el("label", { for: `answer-${id}`, text: "Correct answer" }), answer],
-      el("button", { type: "submit", text: "Save edit" }),
+      el("button", { type: "submit", text: "Save edit", "aria-label": `Save edit of ${name}` }),
     );
     edit.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -108,7 +200,7 @@
       send(body);
     });
     const toggle = el("button", {
-      type: "button", class: "quiet", text: "Edit…", "aria-expanded": "false",
+      type: "button", class: "quiet", text: "Edit…", "aria-expanded": "false", "aria-label": `Edit ${name}`,
       onclick: () => {
         edit.hidden = !edit.hidden;
         toggle.setAttribute("aria-expanded", String(!edit.hidden));
@@ -117,22 +209,65 @@
     });
     parts.push(
       el("div", { class: "actions" },
-        el("button", { type: "button", text: "Accept question", onclick: () => send({ action: "accept" }) }),
-        el("button", { type: "button", class: "quiet", text: "Retire question", onclick: () => send({ action: "retire" }) }),
+        el("button", { type: "button", text: "Accept question", "aria-label": `Accept ${name}`, "data-action": "accept", onclick: () => send({ action: "accept" }) }),
+        el("button", { type: "button", class: "quiet", text: "Retire question", "aria-label": `Retire ${name}`, onclick: () => send({ action: "retire" }) }),
         toggle),
       edit,
     );
     return el("div", {}, parts);
   }
 
-  function renderEntry(entry, index) {
-    const id = `e${index}`;
-    return el("article", { class: "entry section", "aria-labelledby": `title-${id}`, "data-entry": entry.entry_id },
-      el("h3", { id: `title-${id}`, tabindex: "-1" },
-        entry.kind === "attempt" ? "Graded answer " : "Question ",
-        entry.reasons.map((reason) => el("span", { class: "tag", text: reason.replace(/_/g, " ") }))),
-      el("div", { class: "cols" }, itemColumn(entry), gradeColumn(entry), decisionColumn(entry, id)),
+  const SOURCES = { grade: "unsure grade", report: "learner's report", item: "item flag" };
+
+  function renderEntry(entry, number) {
+    const id = `e${number}`;
+    const learner = entry.learner_id ? `learner ${shortId(entry.learner_id)}` : null;
+    const name = entry.kind === "attempt" ? `answer ${number}${learner ? ` by ${learner}` : ""}` : `question ${number}`;
+    const context = [
+      learner ? el("span", { title: entry.learner_id }, learner) : null,
+      entry.session_id ? el("span", { title: entry.session_id }, `session ${shortId(entry.session_id)}`) : null,
+      entry.round ? `round ${entry.round}` : null,
+      el("span", {}, "queued ", el("time", { datetime: entry.queued_at, text: when(entry.queued_at) })),
+      SOURCES[entry.source] || entry.source,
+    ].filter(Boolean);
+    const select = entry.kind === "attempt"
+      ? el("label", { class: "check pick" },
+        el("input", { type: "checkbox", class: "bulk-pick", "data-attempt": entry.entry_id, "aria-label": `Select ${name} for bulk accept`, onchange: updateBulk }),
+        "Select")
+      : null;
+    return el("article", { class: "entry section", "aria-labelledby": `title-${id}`, "data-entry": entry.entry_id, "data-kind": entry.kind },
+      el("div", { class: "entry-head" },
+        el("h3", { id: `title-${id}`, tabindex: "-1" },
+          entry.kind === "attempt" ? `Graded answer ${number} ` : `Question ${number} `,
+          entry.reasons.map((reason) => el("span", { class: "tag", text: reason.replace(/_/g, " ") }))),
+        select),
+      el("p", { class: "meta context" }, context.flatMap((part, index) => (index ? [" · ", part] : [part]))),
+      el("div", { class: "cols" }, itemColumn(entry, name), gradeColumn(entry), decisionColumn(entry, id, name)),
+      historyOf(entry, name),
     );
+  }
+
+  function countReview(result, kind) {
+    if (kind === "attempt") {
+      stats.reviewed += 1;
+      stats[result.action === "override" ? "overridden" : "accepted"] += 1;
+    } else {
+      const counter = { retire: "questions_retired", edit: "questions_edited", accept: "questions_accepted" }[result.action];
+      stats[counter] = (stats[counter] || 0) + 1;
+    }
+    stats.open = Math.max(0, stats.open - 1);
+  }
+
+  /* Take the entry off the page and move the focus to the one after it (or before, at the end). */
+  function removeEntry(entryId) {
+    const article = document.querySelector(`[data-entry="${CSS.escape(entryId)}"]`);
+    if (!article) return;
+    const next = article.nextElementSibling || article.previousElementSibling;
+    const hadFocus = article.contains(document.activeElement);
+    article.remove();
+    if (next && hadFocus) next.querySelector("h3").focus();
+    if (!$("#entries").children.length && !cursor) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+    updateBulk();
   }
 
   async function act(entry, body) {
@@ -144,57 +279,200 @@
     } catch (error) {
       return reportError(error);
     }
+    countReview(result, entry.kind);
     if (entry.kind === "attempt") {
-      stats.reviewed += 1;
-      stats[result.action === "override" ? "overridden" : "accepted"] += 1;
       $("#review-status").textContent =
         result.action === "override" ? `Score overridden: ${result.previous_score} → ${result.score}.` : `Grade of ${result.score} accepted.`;
     } else {
-      const counter = { retire: "questions_retired", edit: "questions_edited", accept: "questions_accepted" }[result.action];
-      stats[counter] = (stats[counter] || 0) + 1;
       $("#review-status").textContent = `Question ${result.action === "retire" ? "retired" : result.action === "edit" ? "edited" : "accepted"}.`;
     }
-    stats.open = Math.max(0, stats.open - 1);
     renderStats();
+    // Focus follows the next entry, so a keyboard reviewer can go on at once.
     const article = document.querySelector(`[data-entry="${CSS.escape(entry.entry_id)}"]`);
-    const next = article && article.nextElementSibling;
-    if (article) article.remove();
-    if (next) next.querySelector("h3").focus();
-    if (!$("#entries").children.length && !cursor) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+    if (article && !article.contains(document.activeElement)) article.querySelector("h3").focus();
+    removeEntry(entry.entry_id);
+  }
+
+  // ---------------------------------------------------------------- bulk accept
+  const picks = () => [...document.querySelectorAll("#entries .bulk-pick")];
+
+  function updateBulk() {
+    const chosen = picks().filter((box) => box.checked).length;
+    $("#bulk-accept").disabled = chosen === 0;
+    $("#bulk-accept").textContent = chosen ? `Accept ${chosen} selected grade${chosen === 1 ? "" : "s"}` : "Accept selected grades";
+    const all = picks();
+    $("#select-all").checked = all.length > 0 && chosen === all.length;
+  }
+
+  async function bulkAccept() {
+    clearError();
+    const ids = picks().filter((box) => box.checked).map((box) => box.dataset.attempt);
+    const failed = [];
+    let accepted = 0;
+    $("#bulk-accept").disabled = true;
+    try {
+      for (let start = 0; start < ids.length; start += BULK_MAX) {
+        const answer = await api("POST", "/review/attempts/accept", { attempt_ids: ids.slice(start, start + BULK_MAX) });
+        for (const result of answer.results) {
+          if (result.status === "accepted" || result.status === "already_reviewed") {
+            if (result.status === "accepted") {
+              accepted += 1;
+              countReview({ action: "accept" }, "attempt");
+            }
+            removeEntry(result.attempt_id);
+          } else {
+            failed.push(`${shortId(result.attempt_id)}: ${result.message || result.status.replace(/_/g, " ")}`);
+          }
+        }
+      }
+    } catch (error) {
+      reportError(error);
+    }
+    renderStats();
+    updateBulk();
+    $("#review-status").textContent = `${accepted} grade${accepted === 1 ? "" : "s"} accepted.` + (failed.length ? ` Not accepted: ${failed.join("; ")}.` : "");
+  }
+
+  // ---------------------------------------------------------------- reading the queue
+  function filtersQuery() {
+    const chosen = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    for (const [name, id] of [["source", "#queue-source"], ["item_type", "#queue-type"], ["category", "#queue-category"], ["language", "#queue-language"]]) {
+      if ($(id).value) chosen.set(name, $(id).value);
+    }
+    const search = $("#queue-search").value.trim().slice(0, 100);
+    if (search) chosen.set("q", search);
+    if ($("#queue-sort").value !== "queued_asc") chosen.set("sort", $("#queue-sort").value);
+    return chosen;
   }
 
   function addPage(queue) {
     cursor = queue.next_cursor || null;
-    $("#entries").append(...queue.entries.map((entry) => renderEntry(entry, rendered++)));
+    $("#entries").append(...queue.entries.map((entry) => renderEntry(entry, ++rendered)));
     $("#more").hidden = !cursor;
+    updateBulk();
+  }
+
+  /* Pages until one has entries or the queue ends: a filtered page may be empty with more after it. */
+  async function readPages(first = null) {
+    const mine = generation;
+    let shown = 0;
+    for (let pages = 0; pages <= EMPTY_PAGES_FOLLOWED; pages += 1) {
+      const page = new URLSearchParams(query);
+      if (cursor) page.set("cursor", cursor);
+      const queue = pages === 0 && first ? first : await api("GET", `/review/queue?${page}`);
+      if (mine !== generation) return;
+      addPage(queue);
+      shown += queue.entries.length;
+      stats.open = queue.open;
+      if (shown || !cursor) break;
+    }
+    renderStats();
+    const total = $("#entries").querySelectorAll("article").length;
+    $("#review-status").textContent = !total && !cursor
+      ? (query.toString() === `limit=${PAGE_SIZE}` ? "" : "No open entries match these filters.")
+      : `${total} entr${total === 1 ? "y" : "ies"} shown${cursor ? "; more with Load more" : ""}.`;
   }
 
   async function loadMore() {
     clearError();
     try {
-      addPage(await api("GET", `${PAGE}&cursor=${encodeURIComponent(cursor)}`));
+      await readPages();
     } catch (error) {
       reportError(error);
     }
   }
 
-  async function load() {
-    let queue;
+  async function reload(first = null) {
+    clearError();
+    generation += 1;
+    const mine = generation;
+    query = filtersQuery();
+    cursor = null;
+    rendered = 0;
+    $("#entries").replaceChildren();
     try {
-      queue = await api("GET", PAGE);
+      await readPages(first);
+    } catch (error) {
+      reportError(error);
+    }
+    if (mine === generation && !$("#entries").children.length && !cursor && query.toString() === `limit=${PAGE_SIZE}`) {
+      $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+    }
+  }
+
+  async function load() {
+    let first;
+    try {
+      first = await api("GET", `/review/queue?${filtersQuery()}`);
     } catch (error) {
       if (error instanceof Slea.ApiError && error.status === 403) return show("forbidden");
       throw error;
     }
     stats = await api("GET", "/review/stats");
-    stats.open = queue.open;
-    renderStats();
-    $("#entries").replaceChildren();
-    rendered = 0;
-    addPage(queue);
-    if (!queue.entries.length && !cursor) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+    await reload(first);
     $("#tabs").hidden = false;
     show("queue");
+  }
+
+  // ---------------------------------------------------------------- keyboard shortcuts
+  const typing = (target) => target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+  const articles = () => [...document.querySelectorAll("#entries article")];
+  const current = () => (document.activeElement && document.activeElement.closest("#entries article")) || null;
+
+  function step(by) {
+    const all = articles();
+    if (!all.length) return;
+    const here = all.indexOf(current());
+    const next = all[here < 0 ? (by > 0 ? 0 : all.length - 1) : Math.min(all.length - 1, Math.max(0, here + by))];
+    next.querySelector("h3").focus();
+    next.scrollIntoView({ block: "start" });
+  }
+
+  function onShortcut(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target) || $("#queue").hidden) return;
+    const entry = current() || articles()[0];
+    const actions = {
+      j: () => step(1),
+      n: () => step(1),
+      k: () => step(-1),
+      p: () => step(-1),
+      a: () => entry && entry.querySelector('[data-action="accept"]').click(),
+      o: () => {
+        const score = entry && entry.querySelector('[data-action="score"]');
+        if (score) {
+          score.focus();
+          score.select();
+        }
+      },
+      x: () => {
+        const box = entry && entry.querySelector(".bulk-pick");
+        if (box) box.click();
+      },
+    };
+    const run = actions[event.key];
+    if (!run) return;
+    event.preventDefault();
+    run();
+  }
+
+  // ---------------------------------------------------------------- recent reviews
+  async function loadRecent() {
+    clearError();
+    $("#recent-status").textContent = "Loading…";
+    try {
+      const { records } = await api("GET", "/review/audit/recent?limit=50");
+      $("#recent-rows").replaceChildren(...records.map((record) => el("tr", {},
+        el("td", {}, el("time", { datetime: record.at, text: when(record.at) })),
+        el("td", {}, userText(record.who_name || record.who)),
+        el("td", { text: record.action }),
+        el("td", {}, `${record.target_kind} `, el("span", { class: "meta", title: record.target_id, text: shortId(record.target_id) })),
+        el("td", { text: change(record) || "–" }),
+        el("td", {}, record.note ? userText(record.note) : "–"))));
+      $("#recent-status").textContent = records.length ? `${records.length} latest actions.` : "No reviews yet.";
+    } catch (error) {
+      $("#recent-status").textContent = "";
+      reportError(error);
+    }
   }
 
   // ---------------------------------------------------------------- item analysis
@@ -288,22 +566,38 @@
     }
   }
 
+
   function showView(view) {
-    for (const [id, shown] of [["#tab-queue", view === "queue"], ["#tab-items", view === "items"]]) {
-      if (shown) $(id).setAttribute("aria-current", "page");
+    for (const [id, name] of [["#tab-queue", "queue"], ["#tab-items", "items"], ["#tab-recent", "recent"]]) {
+      if (view === name) $(id).setAttribute("aria-current", "page");
       else $(id).removeAttribute("aria-current");
     }
     show(view);
     if (view === "items") loadItems().catch(reportError);
+    if (view === "recent") loadRecent();
   }
 
   document.addEventListener("DOMContentLoaded", () => {
     $("#more").addEventListener("click", loadMore);
+    $("#queue-filters").addEventListener("submit", (event) => {
+      event.preventDefault();
+      reload();
+    });
+    $("#queue-filters").addEventListener("change", (event) => {
+      if (event.target.tagName === "SELECT") reload();
+    });
+    $("#select-all").addEventListener("change", () => {
+      for (const box of picks()) box.checked = $("#select-all").checked;
+      updateBulk();
+    });
+    $("#bulk-accept").addEventListener("click", bulkAccept);
+    document.addEventListener("keydown", onShortcut);
     $("#items-more").addEventListener("click", () => loadItems(true));
     $("#items-filters").addEventListener("change", () => loadItems());
     $("#items-filters").addEventListener("submit", (event) => event.preventDefault());
     $("#tab-queue").addEventListener("click", () => showView("queue"));
     $("#tab-items").addEventListener("click", () => showView("items"));
+    $("#tab-recent").addEventListener("click", () => showView("recent"));
     Slea.boot(() => load().catch(reportError));
   });
 })();

@@ -2,7 +2,7 @@
 review loop (queue, actions, statistics, audit). Apart from the pipeline's contracts so the API
 function does not load those (bench/cold_import.py)."""
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -10,14 +10,18 @@ from pydantic_core import PydanticCustomError
 from slea.constants import (
     CORRECT_KEY_MAX_LENGTH,
     CORRECT_KEYWORDS_MAX,
+    ID_MAX_LENGTH,
     MAX_CHOICES,
     QUESTION_STEM_MAX,
     REPORT_REASON_MAX_LENGTH,
     REVIEW_NOTE_MAX_LENGTH,
     SCORE_MAX,
+    Category,
+    Language,
+    QuestionType,
 )
 from slea.contracts.ability import SessionAbility
-from slea.contracts.common import ChoiceText, Contract, KeywordText
+from slea.contracts.common import ID_PATTERN, ChoiceText, Contract, KeywordText
 
 RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
 # misfit, label_far: the scheduled calibration job (slea.tools.calibration_job).
@@ -107,6 +111,7 @@ class ReviewedQuestion(Contract):
     explanation: str | None = None
     difficulty: int | None = None
     category: str | None = None
+    language: str | None = None
     validation_score: float | None = None
     usage_count: int = 0
     correct_count: int = 0
@@ -127,6 +132,13 @@ class ReviewedAttempt(Contract):
     graded_at: str
 
 
+# Where an entry came from: an automatic grade the grader was unsure of, a learner's report on a
+# question, or a question's own quality flag (generation, statistics, calibration, authoring).
+QueueSource = Literal["grade", "report", "item"]
+QueueSort = Literal["queued_asc", "queued_desc", "confidence"]
+QUEUE_SEARCH_MAX = 100
+
+
 class ReviewEntry(Contract):
     entry_id: str = Field(description="the attempt_id of an attempt entry, the question_id of a question entry")
     kind: Literal["attempt", "question"]
@@ -134,6 +146,12 @@ class ReviewEntry(Contract):
     queued_at: str
     question: ReviewedQuestion
     attempt: ReviewedAttempt | None = None
+    source: QueueSource = Field(
+        description="grade: a provisional grade; report: a learner's report; item: a quality flag"
+    )
+    learner_id: str | None = Field(default=None, description="whose answer it is (attempt entries)")
+    session_id: str | None = None
+    round: int | None = None
     truncated: bool = Field(
         default=False,
         description='a text or list of this entry was shortened for the listing (a text ends in "… [truncated]")',
@@ -158,6 +176,8 @@ class _Position(Contract):
 
 
 class AttemptsPosition(_Position):
+    # Set when the page was sorted by confidence (the attempts' `review-confidence` index).
+    confidence: float | None = Field(default=None, ge=0, le=1)
     session_id: str = Field(min_length=1, max_length=256)
     attempt_key: str = Field(min_length=1, max_length=512)
 
@@ -176,6 +196,30 @@ class QueueCursor(Contract):
     questions: QuestionsPosition | None = None
     attempts_done: bool = False
     questions_done: bool = False
+    view: str = Field(
+        default="", max_length=32, description="the sort and filters it was made for (a digest; empty: the default)"
+    )
+
+
+class QueueView(Contract):
+    """GET /review/queue's filters and order. Filtering happens as the indexes are read, so a
+    page may hold fewer than `limit` entries (even none) and still have a next cursor."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: QueueSource | None = None
+    item_type: QuestionType | None = None
+    category: Category | None = None
+    language: Language | None = None
+    q: str | None = Field(
+        default=None, min_length=1, max_length=QUEUE_SEARCH_MAX, pattern=r"\S", description="text in stem or answer"
+    )
+    sort: QueueSort = Field(
+        default="queued_asc", description="confidence: provisional grades only, the least sure first"
+    )
+
+    def filtering(self) -> bool:
+        return any(value is not None for value in (self.source, self.item_type, self.category, self.language, self.q))
 
 
 class AttemptReviewRequest(Contract):
@@ -201,7 +245,39 @@ class AttemptReviewed(Contract):
     is_correct: bool
     previous_score: int
     reviewed_by: str
+    reviewed_by_name: str | None = Field(default=None, description="the reviewer's display name")
     reviewed_at: str
+
+
+AttemptIdText = Annotated[str, Field(min_length=1, max_length=ID_MAX_LENGTH, pattern=ID_PATTERN)]
+BULK_ACCEPT_MAX = 50
+
+
+class BulkAcceptRequest(Contract):
+    attempt_ids: list[AttemptIdText] = Field(min_length=1, max_length=BULK_ACCEPT_MAX)
+    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+
+    @field_validator("attempt_ids")
+    @classmethod
+    def _distinct(cls, ids: list[str]) -> list[str]:
+        if len(set(ids)) != len(ids):
+            raise PydanticCustomError("distinct", "each attempt id at most once")
+        return ids
+
+
+class BulkAcceptResult(Contract):
+    attempt_id: str
+    status: Literal["accepted", "already_reviewed", "not_found", "own_attempt", "conflict"]
+    score: int | None = None
+    message: str | None = None
+
+
+class BulkAccepted(Contract):
+    """Each attempt accepted on its own (all or nothing per attempt, as POST /review/attempts/{id});
+    a repeat answers `already_reviewed` for those done and writes nothing for them."""
+
+    results: list[BulkAcceptResult]
+    accepted: int
 
 
 class QuestionReviewRequest(Contract):
@@ -221,6 +297,7 @@ class QuestionReviewed(Contract):
     action: Literal["accept", "retire", "edit"]
     status: Literal["active", "retired"]
     reviewed_by: str
+    reviewed_by_name: str | None = Field(default=None, description="the reviewer's display name")
     reviewed_at: str
 
 
@@ -241,6 +318,7 @@ class AuditRecord(Contract):
     target_kind: Literal["attempt", "question"]
     action: str
     who: str
+    who_name: str | None = Field(default=None, description="the reviewer's display name when they acted")
     at: str
     before: dict[str, Any]
     after: dict[str, Any]

@@ -7,8 +7,13 @@
 - Every resolution is one TransactWriteItems: the corrected item(s), the audit record and the
   reviewers' counters; a failure anywhere leaves nothing half-done.
 - The audit table: partition `target_id` (an attempt or question id), sort `audit_key` =
-  "{when}#{random}", so a target's history is one Query in order. The counters behind
+  "{when, to the millisecond}#{random}", so a target's history is one Query in order. The counters behind
   GET /review/stats are one item of the same table under COUNTERS_KEY ("#" never starts an id).
+- Recent reviews across all targets: each audit record carries `feed` = AUDIT_FEED, the key of
+  the audit table's sparse GSI `recent-reviews` (sort `audit_key`, i.e. time). One partition:
+  reviews are written at a person's pace, far below a partition's 1,000 writes a second.
+- Sorting the open attempts by the grader's confidence: their sparse GSI `review-confidence`
+  (review_state, confidence); questions have no confidence and are not in it.
 """
 
 import uuid
@@ -17,6 +22,7 @@ from typing import Any, NamedTuple
 from botocore.exceptions import ClientError
 
 from slea.aws import dynamodb
+from slea.contracts.errors import utc_now
 from slea.dal.items import from_item, query_all, to_item
 from slea.dal.templates import stem_digest
 from slea.errors import storage_errors
@@ -29,6 +35,10 @@ TEMPLATES_TABLE = "TEMPLATES_TABLE"
 TOOL = "review"
 OPEN = "open"
 QUEUE_INDEX = "review-queue"
+CONFIDENCE_INDEX = "review-confidence"
+RECENT_INDEX = "recent-reviews"
+AUDIT_FEED = "reviews"
+BATCH_GET_MAX = 100  # DynamoDB's limit of keys per BatchGetItem
 COUNTERS_KEY = {"target_id": {"S": "#counters"}, "audit_key": {"S": "#counters"}}
 MAX_TEMPLATES_DEACTIVATED = 90  # a transaction holds 100 items; the rest are the review's own
 
@@ -42,34 +52,57 @@ class QueuePage(NamedTuple):
     more: bool  # the index may hold entries after these
 
 
-def _open(variable: str, limit: int, after: dict[str, str] | None) -> QueuePage:
-    """Up to `limit` open entries of one table, oldest first, after the entry whose index key
-    (queued_at and the table's key) is `after`."""
+def _open(
+    variable: str, limit: int, after: dict[str, Any] | None, *, index: str = QUEUE_INDEX, newest_first: bool = False
+) -> QueuePage:
+    """Up to `limit` open entries of one table in `index`'s order (reversed: newest_first), after
+    the entry whose index key (its sort attribute and the table's key) is `after`."""
     parameters: dict[str, Any] = {}
     if after:
-        parameters["ExclusiveStartKey"] = {"review_state": {"S": OPEN}} | {
-            name: {"S": value} for name, value in after.items()
-        }
+        parameters["ExclusiveStartKey"] = to_item({"review_state": OPEN, **after})
     with storage_errors("review queue query"):
         response = dynamodb(TOOL).query(
             TableName=resource_name(variable),
-            IndexName=QUEUE_INDEX,
+            IndexName=index,
             KeyConditionExpression="review_state = :open",
             ExpressionAttributeValues={":open": {"S": OPEN}},
             Limit=limit,
+            ScanIndexForward=not newest_first,
             **parameters,
         )
     return QueuePage([from_item(item) for item in response.get("Items", [])], "LastEvaluatedKey" in response)
 
 
-def open_attempts(limit: int, after: dict[str, str] | None = None) -> QueuePage:
-    """The oldest `limit` open attempts (after `after`: queued_at, session_id, attempt_key)."""
-    return _open(ATTEMPTS_TABLE, limit, after)
+def open_attempts(
+    limit: int, after: dict[str, Any] | None = None, *, newest_first: bool = False, by_confidence: bool = False
+) -> QueuePage:
+    """`limit` open attempts by queued_at (or by confidence, lowest first), after `after`:
+    queued_at (or confidence), session_id, attempt_key."""
+    index = CONFIDENCE_INDEX if by_confidence else QUEUE_INDEX
+    return _open(ATTEMPTS_TABLE, limit, after, index=index, newest_first=newest_first)
 
 
-def open_questions(limit: int, after: dict[str, str] | None = None) -> QueuePage:
-    """The oldest `limit` open questions (after `after`: queued_at, question_id)."""
-    return _open(QUESTIONS_TABLE, limit, after)
+def open_questions(limit: int, after: dict[str, Any] | None = None, *, newest_first: bool = False) -> QueuePage:
+    """`limit` open questions by queued_at, after `after`: queued_at, question_id."""
+    return _open(QUESTIONS_TABLE, limit, after, newest_first=newest_first)
+
+
+def questions_by_id(question_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The stored questions among `question_ids`, by id: one BatchGetItem per 100 (a page's join)."""
+    table = resource_name(QUESTIONS_TABLE)
+    found: dict[str, dict[str, Any]] = {}
+    ids = sorted(set(question_ids))
+    for start in range(0, len(ids), BATCH_GET_MAX):
+        keys = [{"question_id": {"S": question_id}} for question_id in ids[start : start + BATCH_GET_MAX]]
+        request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
+        while request:  # DynamoDB may leave keys unprocessed under load; ask again for those
+            with storage_errors("review questions batch get"):
+                response = dynamodb(TOOL).batch_get_item(RequestItems=request)
+            for item in response.get("Responses", {}).get(table, []):
+                stored = from_item(item)
+                found[str(stored["question_id"])] = stored
+            request = dict(response.get("UnprocessedKeys") or {})
+    return found
 
 
 def count_open() -> int:
@@ -174,7 +207,8 @@ def deactivate_template(template_id: str) -> dict[str, Any]:
 
 
 def audit_record(record: dict[str, Any]) -> dict[str, Any]:
-    item = {**record, "audit_key": f"{record['at']}#{uuid.uuid4().hex[:12]}"}
+    # Milliseconds in the key: actions within one second still list in the order they were taken.
+    item = {**record, "audit_key": f"{utc_now('milliseconds')}#{uuid.uuid4().hex[:12]}", "feed": AUDIT_FEED}
     return {
         "Put": {
             "TableName": resource_name(AUDIT_TABLE),
@@ -229,3 +263,18 @@ def audit_records(target_id: str) -> list[dict[str, Any]]:
             KeyConditionExpression="target_id = :target",
             ExpressionAttributeValues={":target": {"S": target_id}},
         )
+
+
+def recent_audit_records(limit: int) -> list[dict[str, Any]]:
+    """The newest `limit` audit records of every target, newest first (records written before
+    the `recent-reviews` index existed are only in their target's history)."""
+    with storage_errors("recent audit query"):
+        response = dynamodb(TOOL).query(
+            TableName=resource_name(AUDIT_TABLE),
+            IndexName=RECENT_INDEX,
+            KeyConditionExpression="feed = :feed",
+            ExpressionAttributeValues={":feed": {"S": AUDIT_FEED}},
+            ScanIndexForward=False,
+            Limit=limit,
+        )
+    return [from_item(item) for item in response.get("Items", [])]

@@ -4,35 +4,25 @@ reviewer's actions on them, and how often reviewers agree with the automatic gra
 Every action is recorded with who, when, before, after and the reviewer's note, in the same
 transaction that applies it (slea.dal.review). The grading path is not imported here."""
 
-import base64
-import binascii
-import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import ValidationError
 
-from slea.constants import HIGH_SCORE_THRESHOLD, ID_MAX_LENGTH
-from slea.contracts.common import ID_PATTERN
+from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.errors import utc_now
 from slea.contracts.review import (
     AttemptReviewed,
     AttemptReviewRequest,
-    AttemptsPosition,
     AuditRecord,
     AuditRecords,
+    BulkAccepted,
+    BulkAcceptRequest,
+    BulkAcceptResult,
     QuestionReviewed,
     QuestionReviewRequest,
-    QuestionsPosition,
-    QueueCursor,
-    Report,
-    ReviewedAttempt,
-    ReviewedQuestion,
-    ReviewEntry,
-    ReviewQueue,
-    ReviewReason,
     ReviewStats,
 )
 from slea.dal import review, sessions
@@ -40,258 +30,27 @@ from slea.dal.questions import bank_key
 from slea.observability import logger, metrics, tracer
 from slea.tools import ability_recording
 from slea.tools.errors import ApiError
-
-REASONS = frozenset(get_args(ReviewReason))
-
-
-def same_user(user_id: Any, reviewer: str) -> bool:
-    """Subjects compare as Tool 1 keys profiles: a UUID in any case is one user."""
-    return isinstance(user_id, str) and user_id.strip().casefold() == reviewer.strip().casefold()
-
+from slea.tools.review_queue import same_user  # the queue's listing is there
 
 QUEUE_FIELDS = "REMOVE review_state, queued_at"
-# A page of the queue stays far below Lambda's 6 MB response: at most this many bytes as sent,
-# of which QUEUE_ENVELOPE_BYTES are kept for `open` and the next cursor around the entries.
-QUEUE_PAGE_MAX_BYTES = 1_000_000
-QUEUE_ENVELOPE_BYTES = 8_192
-# An entry's texts in the listing: a field at most TEXT_MAX characters (no contract allows a
-# longer one), a text in a list at most LISTED_TEXT_MAX, a list at most LIST_MAX items. Items
-# stored before the contracts had limits are cut to these, so one entry is at most ~800 KB as
-# sent even if every text is non-ASCII (escaped to 6 bytes a character): it always fits a page.
-TEXT_MAX, LISTED_TEXT_MAX, LIST_MAX = 4000, 500, 20
-TRUNCATED = "… [truncated]"
-# What the review routes accept as an attempt or question id (functions/api/app.py ItemId).
-_ACTIONABLE_ID = re.compile(ID_PATTERN)
+# Longest reviewer display name kept with an action (a token's `name` or `email` claim).
+REVIEWER_NAME_MAX = 128
+_SPACES = re.compile(r"\s+")
 
 
-# ---------------------------------------------------------------- the queue
-def reviewed_question(stored: dict[str, Any]) -> ReviewedQuestion:
-    key = stored.get("answer_schema") or {}
-    return ReviewedQuestion(
-        question_id=stored["question_id"],
-        session_id=stored.get("session_id"),
-        round=stored.get("round"),
-        type=stored.get("item_type"),
-        stem=stored.get("stem"),
-        choices=stored.get("choices") or [],
-        correct_answer=key.get("correct_key"),
-        correct_keywords=key.get("correct_keywords"),
-        reference_answer=key.get("reference_answer"),
-        explanation=key.get("explanation"),
-        difficulty=stored.get("difficulty"),
-        category=stored.get("category"),
-        validation_score=key.get("validation_score"),
-        usage_count=int(stored.get("usage_count", 0)),
-        correct_count=int(stored.get("correct_count", 0)),
-        status=stored.get("status", "active"),
-        reports=[Report(reason=r.get("reason", ""), at=r.get("at", "")) for r in stored.get("reports") or []],
-    )
-
-
-def _question_of(attempt: dict[str, Any]) -> ReviewedQuestion:
-    """The attempt's question as stored, else what the attempt itself recorded of it (Tool 6 by
-    direct invocation grades questions that were never saved)."""
-    stored = review.get_question(attempt["question_id"])
-    if stored is not None:
-        return reviewed_question(stored)
-    key = attempt.get("answer_key") or {}
-    return ReviewedQuestion(
-        question_id=attempt["question_id"],
-        session_id=attempt.get("session_id"),
-        round=attempt.get("round"),
-        type=attempt.get("question_type"),
-        correct_answer=key.get("correct_answer"),
-        correct_keywords=key.get("correct_keywords"),
-        reference_answer=key.get("reference_answer"),
-        difficulty=attempt.get("difficulty"),
-    )
-
-
-def _attempt_entry(attempt: dict[str, Any]) -> ReviewEntry:
-    return ReviewEntry(
-        entry_id=attempt["attempt_id"],
-        kind="attempt",
-        reasons=["needs_review"],
-        queued_at=attempt.get("queued_at") or attempt["graded_at"],
-        question=_question_of(attempt),
-        attempt=ReviewedAttempt(
-            attempt_id=attempt["attempt_id"],
-            session_id=attempt["session_id"],
-            user_answer=attempt["user_answer"],
-            score=int(attempt["score"]),
-            is_correct=bool(attempt["is_correct"]),
-            confidence=float(attempt.get("confidence", 1.0)),
-            reasoning=attempt.get("grader_reasoning"),
-            keyword_matches=attempt.get("keyword_matches") or [],
-            feedback=attempt.get("feedback"),
-            graded_at=attempt["graded_at"],
-        ),
-    )
-
-
-def _question_entry(stored: dict[str, Any]) -> ReviewEntry:
-    reasons = [reason for reason in stored.get("review_reasons") or [] if reason in REASONS]
-    return ReviewEntry(
-        entry_id=stored["question_id"],
-        kind="question",
-        reasons=reasons,
-        queued_at=stored.get("queued_at") or stored.get("created_at", ""),
-        question=reviewed_question(stored),
-    )
-
-
-def _bounded(value: Any, in_list: bool = False) -> tuple[Any, bool]:
-    """`value` with every text and list cut to the queue's bounds, and whether anything was cut.
-    A text in a list (a choice, a keyword, a report) is bounded tighter than a field of its own."""
-    if isinstance(value, str):
-        most = LISTED_TEXT_MAX if in_list else TEXT_MAX
-        return (value, False) if len(value) <= most else (value[:most] + TRUNCATED, True)
-    if isinstance(value, list):
-        parts = [_bounded(inner, in_list=True) for inner in value[:LIST_MAX]]
-        return [part for part, _ in parts], len(value) > LIST_MAX or any(cut for _, cut in parts)
-    if isinstance(value, dict):
-        bounded = {name: _bounded(inner, in_list) for name, inner in value.items()}
-        return {name: part for name, (part, _) in bounded.items()}, any(cut for _, cut in bounded.values())
-    return value, False
-
-
-def _listed(entry: ReviewEntry) -> ReviewEntry:
-    bounded, truncated = _bounded(entry.model_dump(mode="json"))
-    return ReviewEntry.model_validate({**bounded, "truncated": truncated})
-
-
-def _size(entry: ReviewEntry) -> int:
-    """Bytes of the entry in the response, measured as the API serialises it (non-ASCII escaped,
-    so never fewer than its UTF-8 bytes)."""
-    return len(json.dumps(entry.model_dump(mode="json"), separators=(",", ":"))) + 1  # and its comma
-
-
-@dataclass
-class _Index:
-    """One table's open entries as one page read them, and how many this page has used."""
-
-    kind: Literal["attempt", "question"]
-    page: review.QueuePage
-    used: int = 0
-
-    @property
-    def waiting(self) -> dict[str, Any] | None:
-        return self.page.items[self.used] if self.used < len(self.page.items) else None
-
-    @property
-    def read_out(self) -> bool:
-        """Everything this page read was used, and the index may hold more after it."""
-        return self.waiting is None and self.page.more
-
-
-def _cursor(text: str | None) -> QueueCursor:
-    if not text:
-        return QueueCursor()
-    try:
-        return QueueCursor.model_validate_json(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-    except (binascii.Error, ValueError) as error:  # pydantic's ValidationError is a ValueError
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of the review queue") from error
-
-
-def _encoded(cursor: QueueCursor) -> str:
-    return base64.urlsafe_b64encode(cursor.model_dump_json(exclude_defaults=True).encode()).decode().rstrip("=")
-
-
-def _entry(index: _Index, item: dict[str, Any]) -> ReviewEntry | None:
-    """The item's entry, or None if no reviewer's route could name it (legacy ids)."""
-    entry_id = item.get("attempt_id") if index.kind == "attempt" else item.get("question_id")
-    if not isinstance(entry_id, str) or len(entry_id) > ID_MAX_LENGTH or not _ACTIONABLE_ID.match(entry_id):
-        logger.warning("review entry skipped: its id cannot be acted on", extra={"kind": index.kind})
-        return None
-    return _listed(_attempt_entry(item) if index.kind == "attempt" else _question_entry(item))
-
-
-def _own_entries(reviewer: str | None) -> Callable[[dict[str, Any]], bool]:
-    """Whether a queued attempt or question is the reviewer's own (session owners read once each)."""
-    owners: dict[str, str | None] = {}
-
-    def is_own(item: dict[str, Any]) -> bool:
-        if reviewer is None:
-            return False
-        if same_user(item.get("user_id"), reviewer) or same_user(item.get("authored_by"), reviewer):
-            return True
-        session_id = item.get("session_id")
-        if not isinstance(session_id, str) or "#" in session_id:  # authored items have no owner
-            return False
-        if session_id not in owners:
-            owners[session_id] = sessions.owner_of(session_id)
-        return same_user(owners[session_id], reviewer)
-
-    return is_own
-
-
-@tracer.capture_method
-def review_queue(limit: int, cursor: str | None = None, reviewer: str | None = None) -> ReviewQueue:
-    """The `limit` oldest open entries of both kinds after `cursor`, oldest first, in at most
-    QUEUE_PAGE_MAX_BYTES; `next_cursor` continues where this page stopped.
-
-    The two tables' queue indexes are read from where the cursor left each (DynamoDB's own
-    ExclusiveStartKey) and merged by queued_at. A page stops at `limit` entries, before the entry
-    that would pass the byte bound, or where one index has been read out (what it holds next may
-    be older than anything left in the other).
-
-    A reviewer is never shown their own entries (their attempts, items of their sessions or
-    written by them): the entry holds the item's key, and they may not act on it anyway."""
-    start = _cursor(cursor)
-    is_own = _own_entries(reviewer)
-    no_more = review.QueuePage([], more=False)
-    attempts = _Index(
-        "attempt",
-        no_more if start.attempts_done else review.open_attempts(limit, _key(start.attempts)),
-    )
-    questions = _Index(
-        "question",
-        no_more if start.questions_done else review.open_questions(limit, _key(start.questions)),
-    )
-    entries: list[ReviewEntry] = []
-    size = QUEUE_ENVELOPE_BYTES
-    while len(entries) < limit and not (attempts.read_out or questions.read_out):
-        ready = [index for index in (attempts, questions) if index.waiting is not None]
-        if not ready:
-            break
-        index = min(ready, key=lambda candidate: str((candidate.waiting or {}).get("queued_at", "")))
-        entry = _entry(index, index.waiting or {})
-        if entry is not None and not is_own(index.waiting or {}):
-            cost = _size(entry)
-            if entries and size + cost > QUEUE_PAGE_MAX_BYTES:
-                break
-            entries.append(entry)
-            size += cost
-        index.used += 1
-    ended = attempts.waiting is None and not attempts.page.more and questions.waiting is None
-    ended = ended and not questions.page.more
-    following = None
-    if not ended:
-        following = QueueCursor(
-            attempts=_position(attempts, AttemptsPosition) or start.attempts,
-            questions=_position(questions, QuestionsPosition) or start.questions,
-            attempts_done=attempts.waiting is None and not attempts.page.more,
-            questions_done=questions.waiting is None and not questions.page.more,
-        )
-    return ReviewQueue(
-        entries=entries,
-        open=review.count_open(),
-        next_cursor=_encoded(following) if following else None,
-    )
-
-
-def _key(position: AttemptsPosition | QuestionsPosition | None) -> dict[str, str] | None:
-    return position.model_dump() if position else None
-
-
-def _position[PositionT: (AttemptsPosition, QuestionsPosition)](
-    index: _Index, model: type[PositionT]
-) -> PositionT | None:
-    """The index key of the last item the page used from `index`, None if it used none."""
-    if not index.used:
-        return None
-    last = index.page.items[index.used - 1]
-    return model.model_validate({name: str(last.get(name, "")) for name in model.model_fields})
+def display_name(claims: Mapping[str, Any] | None, subject: str) -> str:
+    """The name to record with a reviewer's action: the token's `name`, else its `email`, else its
+    user name (a Cognito access token, which the web app sends, carries only `username`), else the
+    subject. Control and format characters (bidirectional overrides among them) are dropped and
+    the name bounded, so a claim cannot reorder or flood what other reviewers read."""
+    for claim in ("name", "email", "cognito:username", "username"):
+        value = (claims or {}).get(claim)
+        if isinstance(value, str):
+            kept = "".join(c for c in value if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Cn"))
+            cleaned = _SPACES.sub(" ", kept).strip()[:REVIEWER_NAME_MAX]
+            if cleaned:
+                return cleaned
+    return subject
 
 
 # ---------------------------------------------------------------- attempts
@@ -303,11 +62,20 @@ def _commit(items: list[dict[str, Any]], target: str) -> None:
 
 
 @tracer.capture_method
-def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest) -> AttemptReviewed:
+def review_attempt(
+    attempt_id: str,
+    reviewer: str,
+    request: AttemptReviewRequest,
+    reviewer_name: str | None = None,
+    *,
+    attempt: dict[str, Any] | None = None,
+    first_review: bool = False,
+) -> AttemptReviewed:
     """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6),
     the question's correct count and the learner's ability (the response as first graded out, the
-    corrected one in). Either way the attempt leaves the queue."""
-    attempt = review.attempt_by_id(attempt_id)
+    corrected one in). Either way the attempt leaves the queue. `first_review`: only if no review
+    has been applied yet (bulk accept: two reviewers accepting at once count it once)."""
+    attempt = attempt or review.attempt_by_id(attempt_id)  # bulk_accept has read it
     if attempt is None:
         raise ApiError(404, "ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
     if same_user(attempt.get("user_id"), reviewer):
@@ -323,6 +91,7 @@ def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest
         ":true": True,
         ":false": False,
         ":by": reviewer,
+        ":by_name": reviewer_name or reviewer,
         ":at": now,
         ":action": request.action,
     }
@@ -331,10 +100,11 @@ def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest
             review.ATTEMPTS_TABLE,
             {"session_id": attempt["session_id"], "attempt_key": attempt["attempt_key"]},
             "SET score = :score, is_correct = :correct, original_score = if_not_exists(original_score, :previous), "
-            "reviewed = :true, needs_review = :false, reviewed_by = :by, reviewed_at = :at, review_action = :action "
-            + QUEUE_FIELDS,
+            "reviewed = :true, needs_review = :false, reviewed_by = :by, reviewed_by_name = :by_name, "
+            "reviewed_at = :at, review_action = :action " + QUEUE_FIELDS,
             # The grade the reviewer saw is still the grade: two reviews never both apply.
-            "score = :previous AND is_correct = :was_correct",
+            "score = :previous AND is_correct = :was_correct"
+            + (" AND (attribute_not_exists(reviewed) OR reviewed = :false)" if first_review else ""),
             values,
         )
     ]
@@ -355,6 +125,7 @@ def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest
                 "target_kind": "attempt",
                 "action": request.action,
                 "who": reviewer,
+                "who_name": reviewer_name or reviewer,
                 "at": now,
                 "before": {"score": previous, "is_correct": was_correct, "needs_review": attempt.get("needs_review")},
                 "after": {"score": score, "is_correct": is_correct, "needs_review": False},
@@ -377,8 +148,42 @@ def review_attempt(attempt_id: str, reviewer: str, request: AttemptReviewRequest
         is_correct=is_correct,
         previous_score=previous,
         reviewed_by=reviewer,
+        reviewed_by_name=reviewer_name or reviewer,
         reviewed_at=now,
     )
+
+
+_BULK_STATUS = {"ATTEMPT_NOT_FOUND": "not_found", "OWN_ATTEMPT": "own_attempt"}
+
+
+@tracer.capture_method
+def bulk_accept(request: BulkAcceptRequest, reviewer: str, name: str | None = None) -> BulkAccepted:
+    """Accept each attempt's grade as POST /review/attempts/{id} does (one transaction each: an
+    attempt is accepted wholly or not at all). An attempt already reviewed is reported and left
+    as it is, so sending the same ids again changes nothing."""
+    results: list[BulkAcceptResult] = []
+    accept = AttemptReviewRequest(action="accept", note=request.note)
+    for attempt_id in request.attempt_ids:
+        stored = review.attempt_by_id(attempt_id)
+        if stored is not None and stored.get("reviewed"):
+            results.append(BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=stored["score"]))
+            continue
+        try:
+            done = review_attempt(attempt_id, reviewer, accept, name, attempt=stored, first_review=True)
+        except ApiError as error:
+            current = review.attempt_by_id(attempt_id) if error.code == "REVIEW_CONFLICT" else None
+            if current is not None and current.get("reviewed"):  # another reviewer was first
+                results.append(
+                    BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=current["score"])
+                )
+                continue
+            status = _BULK_STATUS.get(error.code, "conflict")
+            results.append(BulkAcceptResult(attempt_id=attempt_id, status=status, message=error.message))
+            continue
+        results.append(BulkAcceptResult(attempt_id=attempt_id, status="accepted", score=done.score))
+    accepted = sum(result.status == "accepted" for result in results)
+    logger.info("grades accepted in bulk", extra={"asked": len(results), "accepted": accepted})
+    return BulkAccepted(results=results, accepted=accepted)
 
 
 def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score: int) -> None:
@@ -463,7 +268,9 @@ def _snapshot(stored: dict[str, Any]) -> dict[str, Any]:
 
 
 @tracer.capture_method
-def review_question(question_id: str, reviewer: str, request: QuestionReviewRequest) -> QuestionReviewed:
+def review_question(
+    question_id: str, reviewer: str, request: QuestionReviewRequest, reviewer_name: str | None = None
+) -> QuestionReviewed:
     """Accept (it stays as it is), retire (hidden from learners who have not answered it, its
     templates deactivated, its stem avoided by later rounds) or edit it; it leaves the queue."""
     stored = review.get_question(question_id)
@@ -479,13 +286,18 @@ def review_question(question_id: str, reviewer: str, request: QuestionReviewRequ
     if retired and request.action != "accept":
         raise ApiError(409, "QUESTION_RETIRED", f"question {question_id} is retired")
     now = utc_now()
-    values: dict[str, Any] = {":by": reviewer, ":at": now, ":action": request.action}
+    values: dict[str, Any] = {
+        ":by": reviewer,
+        ":by_name": reviewer_name or reviewer,
+        ":at": now,
+        ":action": request.action,
+    }
     names: dict[str, str] = {}
     condition = "attribute_exists(question_id)"
     if request.action != "accept":  # `status` is a DynamoDB reserved word
         names, values[":retired"] = {"#status": "status"}, "retired"
         condition += " AND (attribute_not_exists(#status) OR #status <> :retired)"
-    setting = "reviewed_by = :by, reviewed_at = :at, review_action = :action"
+    setting = "reviewed_by = :by, reviewed_by_name = :by_name, reviewed_at = :at, review_action = :action"
     after = _snapshot(stored) | {"review_reasons": []}
     extra: list[dict[str, Any]] = []
     removing = "review_reasons"
@@ -530,6 +342,7 @@ def review_question(question_id: str, reviewer: str, request: QuestionReviewRequ
                 "target_kind": "question",
                 "action": request.action,
                 "who": reviewer,
+                "who_name": reviewer_name or reviewer,
                 "at": now,
                 "before": _snapshot(stored),
                 "after": after,
@@ -547,6 +360,7 @@ def review_question(question_id: str, reviewer: str, request: QuestionReviewRequ
         action=request.action,
         status="retired" if retired or request.action == "retire" else "active",
         reviewed_by=reviewer,
+        reviewed_by_name=reviewer_name or reviewer,
         reviewed_at=now,
     )
 
@@ -569,11 +383,16 @@ def review_stats() -> ReviewStats:
     )
 
 
+def _record(stored: dict[str, Any]) -> AuditRecord:
+    return AuditRecord.model_validate({**stored, "audit_id": stored["audit_key"]})
+
+
+@tracer.capture_method
+def recent_audit(limit: int) -> AuditRecords:
+    """Every reviewer's latest actions, newest first."""
+    return AuditRecords(records=[_record(stored) for stored in review.recent_audit_records(limit)])
+
+
 @tracer.capture_method
 def audit(target_id: str) -> AuditRecords:
-    return AuditRecords(
-        records=[
-            AuditRecord.model_validate({**record, "audit_id": record["audit_key"]})
-            for record in review.audit_records(target_id)
-        ]
-    )
+    return AuditRecords(records=[_record(stored) for stored in review.audit_records(target_id)])

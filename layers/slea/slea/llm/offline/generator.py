@@ -62,8 +62,25 @@ REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway wh
 LENGTH_BAND = 1.6  # distractors within 1/1.6 to 1.6 times the key's length
 REVEAL_RATIO = 90  # rapidfuzz partial_ratio: "this stem states that answer"
 # How Korean verbs and adjectives end in a key point ("높으면", "복잡할수록", "식별된", "정확한").
-KOREAN_VERB_ENDINGS = ("면", "록", "고", "며", "서", "게", "한", "된", "는", "던", "운", "해", "여", "어", "아")
-KOREAN_VERB_ENDINGS += ("은", "을")
+KOREAN_VERB_ENDINGS = (
+    "면",
+    "록",
+    "고",
+    "며",
+    "서",
+    "게",
+    "한",
+    "된",
+    "는",
+    "던",
+    "운",
+    "해",
+    "여",
+    "어",
+    "아",
+    "은",
+    "을",
+)
 STOPWORDS = frozenset(
     {
         "the",
