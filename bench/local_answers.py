@@ -35,7 +35,8 @@ def measure(answers: int = 10_000, fast_transactions: bool = True) -> dict[str, 
     from slea_local.executions import LocalStepFunctions
     from slea_local.http import HttpApiAdapter, call
 
-    seconds: list[float] = []
+    seconds: list[float] = []  # wall time: what a learner waits
+    cpu_seconds: list[float] = []  # this process's CPU time: the same, unmoved by other load on the machine
     rss_mb: dict[str, float] = {}
     checkpoints = _checkpoints(answers)
     with seeded_local_aws(fast_transactions=fast_transactions) as aws:
@@ -68,17 +69,27 @@ def measure(answers: int = 10_000, fast_transactions: bool = True) -> dict[str, 
         answer("warm-up-right", question["correct_answer"])  # once-only costs would flatter the ratio
         recorded = 0
         for number in range(1, answers + 1):
-            started_at = time.perf_counter()
+            started_at, cpu_started_at = time.perf_counter(), time.process_time()
             graded = answer(f"learner-{number}", question["correct_answer"] if number % 2 else wrong)
             seconds.append(time.perf_counter() - started_at)
+            cpu_seconds.append(time.process_time() - cpu_started_at)
             recorded += bool(graded.get("attempt_id"))
             if number in checkpoints:
                 rss_mb[str(number)] = _peak_rss_mb()
+            if number in checkpoints or number % 1_000 == 0:  # a long run reports as it goes
+                recent = _window(seconds[-WINDOW:]), _window(cpu_seconds[-WINDOW:])
+                print(
+                    f"local_answers: {number} answers, last {WINDOW}: wall {recent[0]}, cpu {recent[1]}, "
+                    f"peak RSS {_peak_rss_mb()} MB",
+                    file=sys.stderr,
+                    flush=True,
+                )
         stored_attempts = _count(aws.cloud.table_name("AttemptsTable"))
         copies = aws.cloud.fast_transactions
     windows = {f"{end - len(chunk) + 1}-{end}": _window(chunk) for end, chunk in _windows(seconds, checkpoints)}
-    first, last = next(iter(windows.values())), list(windows.values())[-1]
-    ratio = round(last["mean_ms"] / first["mean_ms"], 2)
+    cpu_windows = {f"{end - len(chunk) + 1}-{end}": _window(chunk) for end, chunk in _windows(cpu_seconds, checkpoints)}
+    ratio, median_ratio = _ratios(windows)
+    cpu_ratio, cpu_median_ratio = _ratios(cpu_windows)
     return {
         "answers": answers,
         "fast_transactions": fast_transactions,
@@ -86,9 +97,13 @@ def measure(answers: int = 10_000, fast_transactions: bool = True) -> dict[str, 
         "attempts_stored": stored_attempts,  # the warm-ups' too
         "per_answer_ms": windows,
         "ratio_last_to_first_100": ratio,  # of the means (GC pauses included)
-        "ratio_of_medians": round(last["median_ms"] / first["median_ms"], 2),
+        "ratio_of_medians": median_ratio,
+        "per_answer_cpu_ms": cpu_windows,
+        "cpu_ratio_last_to_first_100": cpu_ratio,
+        "cpu_ratio_of_medians": cpu_median_ratio,
         "target": f"<= {TARGET_RATIO}",
-        "met": ratio <= TARGET_RATIO,
+        # CPU time decides: on a shared machine, wall time also measures the other processes
+        "met": cpu_ratio <= TARGET_RATIO,
         "peak_rss_mb_after": rss_mb,
         "items_copied": copies.items_copied if copies else None,
         "tables_copied": copies.tables_copied if copies else None,
@@ -110,6 +125,12 @@ def _window(chunk: list[float]) -> dict[str, float]:
         "mean_ms": round(statistics.fmean(chunk) * 1000, 1),
         "median_ms": round(statistics.median(chunk) * 1000, 1),
     }
+
+
+def _ratios(windows: dict[str, dict[str, float]]) -> tuple[float, float]:
+    """Last window over first: of the means, and of the medians."""
+    first, last = next(iter(windows.values())), list(windows.values())[-1]
+    return round(last["mean_ms"] / first["mean_ms"], 2), round(last["median_ms"] / first["median_ms"], 2)
 
 
 def _peak_rss_mb() -> float:

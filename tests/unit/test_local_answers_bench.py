@@ -26,6 +26,8 @@ def test_the_figures_are_printed_beside_their_target(quick):
     assert quick["per_answer_ms"]["1-12"]["mean_ms"] > 0
     assert quick["ratio_last_to_first_100"] == 1.0
     assert quick["met"] is True
+    assert list(quick["per_answer_cpu_ms"]) == ["1-12"]
+    assert quick["cpu_ratio_last_to_first_100"] == 1.0
     assert set(quick["peak_rss_mb_after"]) == {"12"}
 
 
