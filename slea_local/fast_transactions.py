@@ -125,7 +125,9 @@ class FastTransactions:
         before = self._items_before(backend, transact_items)
         if before is None:  # keys we cannot read: moto's own copies keep it correct
             return original(backend, transact_items)
-        tables = {id(entry.table): entry.table for entry in before}
+        # every table it names, ConditionCheck's too: moto copies those as well
+        named = (request.get("TableName") for entry in transact_items for request in entry.values())
+        tables = {id(table): table for table in (backend.tables.get(name) for name in named) if table is not None}
         streams = [
             _StreamBefore(table, len(table.stream_shard.items))
             for table in tables.values()

@@ -232,8 +232,12 @@ def test_the_copies_follow_the_transaction_not_the_tables(stored: int, monkeypat
         client.transact_write_items(TransactItems=writes)
         # Then each run copied the stored items it writes, whatever the tables hold, and no table
         assert patch.items_copied - copied_before == 3 + 2
+        # nor for a table it only checks
+        key = {"pk": _s("b"), "sk": _n(2)}
+        check = {"ConditionCheck": {"TableName": RANGED, "Key": key, "ConditionExpression": "attribute_exists(pk)"}}
+        client.transact_write_items(TransactItems=[check, {"Put": {"TableName": PLAIN, "Item": {"pk": _s("new")}}}])
         assert patch.tables_copied == 0
-        assert client.describe_table(TableName=PLAIN)["Table"]["ItemCount"] == stored + 3
+        assert client.describe_table(TableName=PLAIN)["Table"]["ItemCount"] == stored + 4
 
 
 def test_the_local_cloud_uses_it_and_can_go_without() -> None:
