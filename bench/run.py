@@ -14,6 +14,7 @@ import cold_import
 import grading_agreement
 import item_quality
 import llm_calls
+import local_answers
 import mcp_server
 import mode1_round
 import mode2_answers
@@ -38,6 +39,7 @@ def main() -> None:
         "mcp_server_warm": mcp_server.measure(200),
         "calibration_job_attempts_per_invocation": calibration_scale.measure(),
         "cat_simulation": cat_simulation.measure(),
+        "local_stack_10k_answers": local_answers.measure(10_000),
     }
     print(json.dumps(results, indent=2))
 

@@ -14,6 +14,7 @@ import boto3
 from moto import mock_aws
 
 from slea_local import REPO_ROOT
+from slea_local.fast_transactions import FastTransactions
 from slea_local.template import Template, repository_template
 
 REGION = "us-east-1"
@@ -65,7 +66,11 @@ class LocalCloud:
     """
 
     def __init__(
-        self, template: Template | None = None, stack_name: str = "slea-local", parameters: dict[str, str] | None = None
+        self,
+        template: Template | None = None,
+        stack_name: str = "slea-local",
+        parameters: dict[str, str] | None = None,
+        fast_transactions: bool = True,
     ) -> None:
         self.template = template or repository_template()
         self.stack_name = stack_name
@@ -76,6 +81,9 @@ class LocalCloud:
         )
         self._saved_environment: dict[str, str | None] = {}
         self._atomic_writes = _AtomicItemWrites()
+        # Transactions copy the items they write, not whole tables (False: moto's own copies,
+        # for the before/after figure of bench/local_answers.py).
+        self.fast_transactions = FastTransactions() if fast_transactions else None
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "LocalCloud":
@@ -88,6 +96,8 @@ class LocalCloud:
             self._saved_environment.setdefault(name, os.environ.get(name))
             os.environ.setdefault(name, value)
         self._mock.start()
+        if self.fast_transactions is not None:
+            self.fast_transactions.start()  # before the lock, which then wraps it
         self._atomic_writes.start()
         from slea_local.runtime import reset_warm_state
 
@@ -102,6 +112,8 @@ class LocalCloud:
 
     def __exit__(self, *exc_info: object) -> None:
         self._atomic_writes.stop()
+        if self.fast_transactions is not None:
+            self.fast_transactions.stop()
         self._mock.stop()
         for name, value in self._saved_environment.items():
             if value is None:

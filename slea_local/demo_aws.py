@@ -23,11 +23,11 @@ class SeededAWS:
 
 
 @contextmanager
-def seeded_local_aws(seed: Path = DEMO_SEED) -> Iterator[SeededAWS]:
+def seeded_local_aws(seed: Path = DEMO_SEED, fast_transactions: bool = True) -> Iterator[SeededAWS]:
     prepare_process_environment()
     from slea.seed import load_seed
 
-    with LocalCloud() as cloud:
+    with LocalCloud(fast_transactions=fast_transactions) as cloud:
         with cloud.environment(cloud.seed_environment()):
             written = load_seed(json.loads(seed.read_text(encoding="utf-8")))
         yield SeededAWS(cloud, LocalRuntime(cloud), written)
