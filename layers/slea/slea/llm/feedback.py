@@ -27,12 +27,12 @@ PHRASES: dict[Language, dict[str, str]] = {
         "right": "Well done: your answer is correct.",
         "wrong": "Not quite yet, and that is a useful result: it shows exactly what to review next.",
         "provisional": "This grade is provisional: a reviewer will confirm it.",
-        "your_answer": "Your answer: {answer}",
-        "correct_answer": "The correct answer: {answer}",
-        "model_answer": "A model answer: {answer}",
+        "your_answer": "Your answer:",
+        "correct_answer": "The correct answer:",
+        "model_answer": "A model answer:",
         "covers_terms": "A complete answer covers these terms: {terms}.",
-        "why": "Why: {reason}",
-        "why_wrong": "Why your answer is not right: {reason}",
+        "why": "Why:",
+        "why_wrong": "Why your answer is not right:",
         "other_concept_definition": "The option you chose is the definition of a different concept: {concept}.",
         "other_concept_name": "The option you chose is a different concept. {concept}: {definition}",
         "tf_true": "The statement is true.",
@@ -60,12 +60,12 @@ PHRASES: dict[Language, dict[str, str]] = {
         "right": "잘했습니다. 정답입니다.",
         "wrong": "아쉽게도 정답이 아닙니다. 하지만 무엇을 복습해야 할지 정확히 알려 주는 좋은 결과입니다.",
         "provisional": "이 점수는 잠정적입니다. 검토자가 확인할 예정입니다.",
-        "your_answer": "제출한 답: {answer}",
-        "correct_answer": "정답: {answer}",
-        "model_answer": "모범 답안: {answer}",
+        "your_answer": "제출한 답:",
+        "correct_answer": "정답:",
+        "model_answer": "모범 답안:",
         "covers_terms": "완성도 높은 답안은 다음 용어를 다룹니다: {terms}.",
-        "why": "이유: {reason}",
-        "why_wrong": "제출한 답이 틀린 이유: {reason}",
+        "why": "이유:",
+        "why_wrong": "제출한 답이 틀린 이유:",
         "other_concept_definition": "선택한 보기는 다른 개념의 정의입니다: {concept}.",
         "other_concept_name": "선택한 보기는 다른 개념입니다. {concept}: {definition}",
         "tf_true": "이 진술은 참입니다.",
@@ -242,19 +242,21 @@ def _normalised(sentence: str) -> str:
     return " ".join(sentence.casefold().split()).rstrip(".!?。")
 
 
-def without_repeats(paragraphs: list[str]) -> list[str]:
+def without_repeats(paragraphs: list[str | tuple[str, str]]) -> list[str]:
     """The paragraphs with every sentence already said (case and spacing aside) left out, and the
-    paragraphs left empty dropped."""
+    paragraphs left empty dropped. A paragraph may be (heading, body): sentences are compared
+    without the heading ("Why: X" repeats "X"), which opens what is left of the body."""
     said: set[str] = set()
     kept = []
     for paragraph in paragraphs:
+        heading, body = paragraph if isinstance(paragraph, tuple) else ("", paragraph)
         fresh = []
-        for sentence in _sentences(paragraph):
+        for sentence in _sentences(body):
             if _normalised(sentence) not in said:
                 said.add(_normalised(sentence))
                 fresh.append(sentence)
         if fresh:
-            kept.append(" ".join(fresh))
+            kept.append(" ".join([heading, *fresh]) if heading else " ".join(fresh))
     return kept
 
 
@@ -264,19 +266,18 @@ def compose(details: FeedbackDetails, item: GradingItem, explanation: Explanatio
     length, padded with study checks on the question's terms and then with distinct study tips."""
     text = PHRASES[details.language]
     is_choice = item.question_type != "short_answer"
-    paragraphs = [
-        text["right" if item.is_correct else "wrong"],
-        text["your_answer"].format(answer=details.your_answer) if is_choice else "",
-        text["correct_answer" if is_choice else "model_answer"].format(answer=details.correct_answer)
-        if details.correct_answer
-        else "",
-        text["why"].format(reason=details.why_correct) if details.why_correct else "",
-        text["why_wrong"].format(reason=details.why_yours_is_wrong) if details.why_yours_is_wrong else "",
-        explanation.explanation,
-        text["study"],
-        " ".join([text["next_heading"], *details.next_steps]),
-    ]
-    kept = without_repeats([paragraph for paragraph in paragraphs if paragraph.strip()])
+    headed = {
+        "your_answer": details.your_answer if is_choice else None,
+        "correct_answer" if is_choice else "model_answer": details.correct_answer,
+        "why": details.why_correct,
+        "why_wrong": details.why_yours_is_wrong,
+    }
+    paragraphs: list[str | tuple[str, str]] = [text["right" if item.is_correct else "wrong"]]
+    for phrase, body in headed.items():
+        if body:
+            paragraphs.append((text[phrase], body))
+    paragraphs += [explanation.explanation, text["study"], " ".join([text["next_heading"], *details.next_steps])]
+    kept = without_repeats([paragraph for paragraph in paragraphs if paragraph])
     padding = [text["check"].format(term=term) for term in terms] + list(STUDY_TIPS[details.language])
     while len("\n\n".join(kept)) < EXPLANATION_MIN_LENGTH and padding:
         kept = without_repeats([*kept, padding.pop(0)])
