@@ -5,7 +5,7 @@ from pydantic import ValidationError
 
 from slea.contracts.keywords import Concept, SourceLink
 from slea.contracts.scoring import ReferenceLink
-from slea.llm.feedback import compose, details_of, next_steps, without_repeats
+from slea.llm.feedback import PHRASES, compose, details_of, next_steps, without_repeats
 from slea.llm.references import cited
 from slea.llm.schemas import Explanation, GradingItem
 
@@ -136,3 +136,21 @@ def test_the_cache_variant_names_the_wrong_option_picked_and_is_bounded_by_the_o
     assert len(right) == 1
     tf = GradingItem(question_type="true_false", user_answer="True", stem="S", correct_answer="False", is_correct=False)
     assert "picked" not in _cache_variant(tf)  # one wrong answer only: no option in the key
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_wrong_pick_that_keys_an_unanswered_item_is_neither_named_nor_defined(language):
+    """Its definition would answer that item (the learner has not answered it yet)."""
+    item = mc_item(language, picked="C")
+    picked_name = item.choices[2][3:]
+    keys = frozenset({picked_name.casefold()})
+    details = details_of(item, Explanation(why_yours_is_wrong=f"{picked_name} is something else."), [], False, keys)
+    assert details.your_answer == picked_name  # the learner's own pick, in the parts
+    assert picked_name not in (details.why_yours_is_wrong or "")
+    assert details.why_yours_is_wrong == PHRASES[language]["other_concept"]
+    text = compose(details, item, Explanation(), [], keys)
+    assert picked_name not in text
+    assert f"{picked_name} definition text" not in text
+    # Another pick, keying nothing unanswered, is named and defined as before.
+    other = details_of(mc_item(language, picked="B"), Explanation(), [], False, keys)
+    assert item.choices[1][3:] in (other.why_yours_is_wrong or "")

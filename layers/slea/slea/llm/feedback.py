@@ -35,6 +35,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "why_wrong": "Why your answer is not right:",
         "other_concept_definition": "The option you chose is the definition of a different concept: {concept}.",
         "other_concept_name": "The option you chose is a different concept. {concept}: {definition}",
+        "other_concept": "The option you chose describes a different concept than the one this question asks about.",
         "tf_true": "The statement is true.",
         "tf_false": "The statement is false: it does not agree with the concept's definition.",
         "tf_wrong": "You judged it {answer}; check each part of the statement against the definition.",
@@ -68,6 +69,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "why_wrong": "제출한 답이 틀린 이유:",
         "other_concept_definition": "선택한 보기는 다른 개념의 정의입니다: {concept}.",
         "other_concept_name": "선택한 보기는 다른 개념입니다. {concept}: {definition}",
+        "other_concept": "선택한 보기는 이 문항이 묻는 개념이 아닌 다른 개념을 설명합니다.",
         "tf_true": "이 진술은 참입니다.",
         "tf_false": "이 진술은 거짓입니다. 개념의 정의와 맞지 않습니다.",
         "tf_wrong": "제출한 답: {answer}. 진술의 각 부분을 정의와 하나씩 대조해 보세요.",
@@ -216,13 +218,37 @@ def next_steps(item: GradingItem, links: list[ReferenceLink], needs_review: bool
     return steps
 
 
+def normalised_key(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def names_a_key(item: GradingItem, unanswered_keys: frozenset[str]) -> bool:
+    """The option picked (or the concept it came from) is the key of an item the learner has not
+    answered yet: what explains it may not name it (its definition would answer that item)."""
+    picked = picked_option(item) if item.question_type == "multiple_choice" else None
+    if picked is None or not unanswered_keys:
+        return False
+    note = _note_for(item, picked)
+    named = {option_text(item.choices[picked]), *((note.concept, note.definition) if note else ())}
+    return any(normalised_key(text) in unanswered_keys for text in named)
+
+
 def details_of(
-    item: GradingItem, explanation: Explanation, links: list[ReferenceLink], needs_review: bool
+    item: GradingItem,
+    explanation: Explanation,
+    links: list[ReferenceLink],
+    needs_review: bool,
+    unanswered_keys: frozenset[str] = frozenset(),
 ) -> FeedbackDetails:
-    """The feedback in parts; a part the explainer left empty is taken from the item's records."""
+    """The feedback in parts; a part the explainer left empty is taken from the item's records.
+    `unanswered_keys` (normalised): the keys of the session's items not answered yet; a wrong
+    pick that is one of them is said to be another concept without naming or defining it."""
     language = language_of(item)
     text = PHRASES[language]
     why, wrong = offline_parts(item)
+    if not item.is_correct and names_a_key(item, unanswered_keys):
+        explanation = explanation.model_copy(update={"why_yours_is_wrong": None})
+        wrong = text["other_concept"]
     return FeedbackDetails(
         language=language,
         question=item.stem,
@@ -260,14 +286,22 @@ def without_repeats(paragraphs: list[str | tuple[str, str]]) -> list[str]:
     return kept
 
 
-def compose(details: FeedbackDetails, item: GradingItem, explanation: Explanation, terms: list[str]) -> str:
+def compose(
+    details: FeedbackDetails,
+    item: GradingItem,
+    explanation: Explanation,
+    terms: list[str],
+    unanswered_keys: frozenset[str] = frozenset(),
+) -> str:
     """The prose explanation: the verdict, the learner's answer and the key, why, why not, the
     explainer's own notes, how to study and what next; no sentence twice; at least the spec's
     length, padded with study checks on the question's terms and then with distinct study tips."""
     text = PHRASES[details.language]
     is_choice = item.question_type != "short_answer"
     headed = {
-        "your_answer": details.your_answer if is_choice else None,
+        # The pick is named in the parts (the learner typed or chose it); in the prose, only when it
+        # is no unanswered item's key (the prose is what a single block of text shows).
+        "your_answer": details.your_answer if is_choice and not names_a_key(item, unanswered_keys) else None,
         "correct_answer" if is_choice else "model_answer": details.correct_answer,
         "why": details.why_correct,
         "why_wrong": details.why_yours_is_wrong,
@@ -282,3 +316,12 @@ def compose(details: FeedbackDetails, item: GradingItem, explanation: Explanatio
     while len("\n\n".join(kept)) < EXPLANATION_MIN_LENGTH and padding:
         kept = without_repeats([*kept, padding.pop(0)])
     return "\n\n".join(kept)
+
+
+def prose(item: GradingItem, explanation: Explanation, needs_review: bool = False) -> str:
+    """The prose explanation of an unchecked explanation (for benchmarks: Tool 6 checks each part
+    against the session's unanswered keys before composing it)."""
+    links = list(item.sources)
+    details = details_of(item, explanation, links, needs_review)
+    terms = [term for term in (item.correct_keywords or [concept_of(item) or ""]) if term]
+    return compose(details, item, explanation, terms)

@@ -34,7 +34,7 @@ from slea.contracts.scoring import FeedbackDetails, ReferenceLink, ScoreAnswerIn
 from slea.dal import attempts, explanations, questions
 from slea.errors import DataAccessError
 from slea.llm import budget
-from slea.llm.feedback import compose, details_of, picked_option
+from slea.llm.feedback import compose, details_of, normalised_key, picked_option
 from slea.llm.offline.explanation import explain_offline
 from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError, get_provider
@@ -165,7 +165,10 @@ def _shown(explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_r
     """The explanation as the learner may see it: in parts and in prose composed from them, each
     checked against the unanswered items' keys."""
     links = guard.links(cited(item.sources, explanation.reference_links))
-    details = details_of(item, explanation, links, needs_review)
+    keys = frozenset(
+        normalised_key(other.key_text) for other in guard.unanswered if other.question_type == "multiple_choice"
+    )
+    details = details_of(item, explanation, links, needs_review, keys)
     details = details.model_copy(
         update={
             "why_correct": guard.optional_text(details.why_correct),
@@ -175,7 +178,7 @@ def _shown(explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_r
     )
     checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
     terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
-    text = guard.explanation(compose(details, item, checked, terms))
+    text = guard.explanation(compose(details, item, checked, terms, keys))
     return ShownExplanation(text=text, links=links, details=details)
 
 
