@@ -154,3 +154,14 @@ def test_a_wrong_pick_that_keys_an_unanswered_item_is_neither_named_nor_defined(
     # Another pick, keying nothing unanswered, is named and defined as before.
     other = details_of(mc_item(language, picked="B"), Explanation(), [], False, keys)
     assert item.choices[1][3:] in (other.why_yours_is_wrong or "")
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_text_cut_short_by_the_key_check_is_padded_back_to_the_minimum(language):
+    from slea.llm.feedback import padded
+
+    text = padded("Kept sentence.\n\n(Part of this explanation is held back.)", language, ["Overfitting"])
+    assert len(text) >= 500
+    assert text.startswith("Kept sentence.")
+    assert len(without_repeats([text])) == 1
+    assert padded("x" * 600, language, ["Overfitting"]) == "x" * 600  # long enough: untouched

@@ -18,6 +18,7 @@ from slea.contracts.scoring import FeedbackDetails, ReferenceLink
 from slea.llm.schemas import Explanation, GradingItem
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
+PARAGRAPH = re.compile(r"\n\s*\n")
 LABEL = re.compile(r"^\s*[A-Ea-e][).:]\s*")
 # A model answer and a "why" this alike say the same thing: the "why" is left out (issue 21 saw them repeat).
 SAME_CONTENT_RATIO = 80
@@ -312,7 +313,19 @@ def compose(
             paragraphs.append((text[phrase], body))
     paragraphs += [explanation.explanation, text["study"], " ".join([text["next_heading"], *details.next_steps])]
     kept = without_repeats([paragraph for paragraph in paragraphs if paragraph])
-    padding = [text["check"].format(term=term) for term in terms] + list(STUDY_TIPS[details.language])
+    return padded("\n\n".join(kept), details.language, terms)
+
+
+def padded(text: str, language: Language, terms: list[str]) -> str:
+    """`text` brought to the spec's minimum length with study checks on the question's terms,
+    then distinct study tips, each only if not said already."""
+    kept = PARAGRAPH.split(text) if text else []
+    text_of = PHRASES[language]
+    padding = [
+        *(text_of["check"].format(term=term) for term in terms),
+        text_of["study"],  # already there, unless the check held it back
+        *STUDY_TIPS[language],
+    ]
     while len("\n\n".join(kept)) < EXPLANATION_MIN_LENGTH and padding:
         kept = without_repeats([*kept, padding.pop(0)])
     return "\n\n".join(kept)

@@ -34,7 +34,7 @@ from slea.contracts.scoring import FeedbackDetails, ReferenceLink, ScoreAnswerIn
 from slea.dal import attempts, explanations, questions
 from slea.errors import DataAccessError
 from slea.llm import budget
-from slea.llm.feedback import compose, details_of, normalised_key, picked_option
+from slea.llm.feedback import compose, details_of, normalised_key, padded, picked_option
 from slea.llm.offline.explanation import explain_offline
 from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError, get_provider
@@ -178,7 +178,8 @@ def _shown(explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_r
     )
     checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
     terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
-    text = guard.explanation(compose(details, item, checked, terms, keys))
+    # Padded again after the check: what it holds back must not leave the text under the minimum.
+    text = padded(guard.explanation(compose(details, item, checked, terms, keys)), details.language, terms)
     return ShownExplanation(text=text, links=links, details=details)
 
 
