@@ -165,3 +165,27 @@ def test_a_text_cut_short_by_the_key_check_is_padded_back_to_the_minimum(languag
     assert text.startswith("Kept sentence.")
     assert len(without_repeats([text])) == 1
     assert padded("x" * 600, language, ["Overfitting"]) == "x" * 600  # long enough: untouched
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", "That is the definition of Overfitting."), ("ko", "정답 보기는 다음 개념의 정의입니다: Overfitting.")],
+)
+def test_a_definition_key_is_not_restated_in_why(language, said):
+    """The generator's explanation opens "Name: <definition>", the key of a definition item: the
+    page shows the key just above, so "why" names the concept instead of repeating it."""
+    definition = "A model that fits the noise of its training data and generalises badly."
+    stems = {"en": "Which is the definition of overfitting?", "ko": "과적합의 정의는 무엇입니까?"}
+    item = GradingItem(
+        question_type="multiple_choice",
+        user_answer="A",
+        stem=stems[language],
+        choices=[f"A) {definition}", "B) b b b", "C) c c c", "D) d d d"],
+        correct_answer="A",
+        reference_explanation=f"Overfitting: {definition} Key points: noise; variance.",
+        is_correct=True,
+    )
+    details = details_of(item, Explanation(), [], False)
+    assert details.correct_answer == definition
+    assert details.why_correct == f"{said} Key points: noise; variance."
+    assert compose(details, item, Explanation(), []).count(definition) == 1

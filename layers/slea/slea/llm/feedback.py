@@ -20,6 +20,8 @@ from slea.llm.schemas import Explanation, GradingItem
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
 PARAGRAPH = re.compile(r"\n\s*\n")
 LABEL = re.compile(r"^\s*[A-Ea-e][).:]\s*")
+KEY_RESTATED_MIN_LENGTH = 20  # a key this long (a definition, not a name) is not said twice
+NAME_MAX_LENGTH = 80
 # A model answer and a "why" this alike say the same thing: the "why" is left out (issue 21 saw them repeat).
 SAME_CONTENT_RATIO = 80
 
@@ -37,6 +39,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "other_concept_definition": "The option you chose is the definition of a different concept: {concept}.",
         "other_concept_name": "The option you chose is a different concept. {concept}: {definition}",
         "other_concept": "The option you chose describes a different concept than the one this question asks about.",
+        "definition_of": "That is the definition of {concept}.",
         "tf_true": "The statement is true.",
         "tf_false": "The statement is false: it does not agree with the concept's definition.",
         "tf_wrong": "You judged it {answer}; check each part of the statement against the definition.",
@@ -71,6 +74,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "other_concept_definition": "선택한 보기는 다른 개념의 정의입니다: {concept}.",
         "other_concept_name": "선택한 보기는 다른 개념입니다. {concept}: {definition}",
         "other_concept": "선택한 보기는 이 문항이 묻는 개념이 아닌 다른 개념을 설명합니다.",
+        "definition_of": "정답 보기는 다음 개념의 정의입니다: {concept}.",
         "tf_true": "이 진술은 참입니다.",
         "tf_false": "이 진술은 거짓입니다. 개념의 정의와 맞지 않습니다.",
         "tf_wrong": "제출한 답: {answer}. 진술의 각 부분을 정의와 하나씩 대조해 보세요.",
@@ -171,6 +175,18 @@ def _correct_answer(item: GradingItem, text: dict[str, str]) -> str | None:
     return item.correct_answer
 
 
+def _key_not_restated(why: str | None, answer: str | None, text: dict[str, str]) -> str | None:
+    """A "why" of the form "Name: <the key's text> rest" (the generator's explanation frame) said
+    without repeating the key shown just above it: "That is the definition of Name. rest"."""
+    if not why or not answer or len(answer) < KEY_RESTATED_MIN_LENGTH or answer not in why:
+        return why
+    head, _, rest = why.partition(answer)
+    name = head.strip()
+    if not name.endswith(":") or not 0 < len(name) - 1 <= NAME_MAX_LENGTH:
+        return why
+    return " ".join(filter(None, [text["definition_of"].format(concept=name[:-1].strip()), rest.strip()]))
+
+
 def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
     """(why the key is right, why the learner's answer is wrong) from the item's own records: the
     explanation stored with it, the concept each option was taken from, the terms an answer missed."""
@@ -247,6 +263,10 @@ def details_of(
     language = language_of(item)
     text = PHRASES[language]
     why, wrong = offline_parts(item)
+    correct_answer = _correct_answer(item, text)
+    why_correct = (explanation.why_correct or "").strip() or why
+    if item.question_type == "multiple_choice":
+        why_correct = _key_not_restated(why_correct, correct_answer, text)
     if not item.is_correct and names_a_key(item, unanswered_keys):
         explanation = explanation.model_copy(update={"why_yours_is_wrong": None})
         wrong = text["other_concept"]
@@ -254,8 +274,8 @@ def details_of(
         language=language,
         question=item.stem,
         your_answer=_your_answer(item),
-        correct_answer=_correct_answer(item, text),
-        why_correct=(explanation.why_correct or "").strip() or why,
+        correct_answer=correct_answer,
+        why_correct=why_correct,
         why_yours_is_wrong=None if item.is_correct else ((explanation.why_yours_is_wrong or "").strip() or wrong),
         next_steps=next_steps(item, links, needs_review, language),
     )
