@@ -329,7 +329,19 @@ def test_a_generated_choice_item_keeps_its_options_concepts_and_sources_for_the_
     assert "choice_notes" not in str(listed)
     assert "wikipedia" not in str(listed)
 
-    wrong = next(choice[0] for choice in item["choices"] if choice[0] != key["correct_key"])
+    # A wrong option that keys none of the round's other (unanswered) items: one that does is
+    # neither named nor defined (test_a_wrong_pick_that_keys_an_unanswered_item_is_neither_named_nor_defined).
+    other_keys = {
+        other["choices"]["ABCDE".index(other["answer_schema"]["correct_key"])][3:]
+        for other in choice_items
+        if other is not item
+    }
+    wrong = next(
+        choice[0]
+        for choice in item["choices"]
+        if choice[0] != key["correct_key"]
+        and not {choice[3:], *(n["concept"] for n in key["choice_notes"] if n["option"] == choice[3:])} & other_keys
+    )
     status, _, result = http(
         "POST", f"/sessions/{session}/answers", {"question_id": item["question_id"], "user_answer": wrong}, user
     )
