@@ -336,12 +336,14 @@ def test_a_generated_choice_item_keeps_its_options_concepts_and_sources_for_the_
         for other in choice_items
         if other is not item
     }
-    wrong = next(
-        choice[0]
-        for choice in item["choices"]
-        if choice[0] != key["correct_key"]
-        and not {choice[3:], *(n["concept"] for n in key["choice_notes"] if n["option"] == choice[3:])} & other_keys
-    )
+    wrong_options = [choice for choice in item["choices"] if choice[0] != key["correct_key"]]
+
+    def keys_another_item(choice):
+        concepts = {note["concept"] for note in key["choice_notes"] if note["option"] == choice[3:]}
+        return bool({choice[3:], *concepts} & other_keys)
+
+    unrelated = [choice for choice in wrong_options if not keys_another_item(choice)]
+    wrong = (unrelated or wrong_options)[0][0]
     status, _, result = http(
         "POST", f"/sessions/{session}/answers", {"question_id": item["question_id"], "user_answer": wrong}, user
     )
@@ -349,7 +351,10 @@ def test_a_generated_choice_item_keeps_its_options_concepts_and_sources_for_the_
     picked = next(note for note in key["choice_notes"] if note["option"] == options["ABCDE".index(wrong)])
     details = result["details"]
     assert details["your_answer"] == picked["option"]
-    assert picked["concept"] in details["why_yours_is_wrong"]
+    if unrelated:
+        assert picked["concept"] in details["why_yours_is_wrong"]
+    else:
+        assert picked["concept"] not in details["why_yours_is_wrong"]
     assert [link["url"] for link in result["reference_links"]] == [source["url"] for source in key.get("sources", [])]
     assert all("search" not in link["title"].casefold() for link in result["reference_links"])
     assert_no_sentence_repeated(result["explanation"])
