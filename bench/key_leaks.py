@@ -629,6 +629,7 @@ def worst_case(limit: int | None, prevention: bool, thresholds: tuple[float, ...
     reads the raw and the checked explanation. No AWS: the generator's request is built from the
     demo seed as Tools 1 and 3 return it."""
     from slea.contracts.generation import GenerateQuestionsInput
+    from slea.llm.feedback import prose
     from slea.llm.offline import generator
     from slea.llm.offline.explanation import explain_offline
     from slea.llm.schemas import GradingItem
@@ -668,9 +669,11 @@ def worst_case(limit: int | None, prevention: bool, thresholds: tuple[float, ...
                 reference_answer=draft.reference_answer or None,
                 reference_explanation=draft.explanation,
                 is_correct=False,
+                choice_notes=draft.choice_notes,
+                sources=[source.model_dump() for source in (draft.source.sources or [])] if draft.source else [],
             )
             others = [item for position, item in enumerate(items) if position != index]
-            raw = explain_offline(grading).explanation
+            raw = prose(grading, explain_offline(grading))
             raw_leaks = sum(recovered(other, [raw], listing) for other in others)
             explained.append((generator.keyed(draft), others, raw, raw_leaks, listing))
     results: dict[str, Any] = {"answers": len(explained), "raw_leak_pairs": sum(case[3] for case in explained)}

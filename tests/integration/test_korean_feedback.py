@@ -54,14 +54,14 @@ def test_grading_unavailable_is_told_in_korean(runtime, monkeypatch):
     assert result["grader_reasoning"].startswith("자동 채점을 사용할 수 없어")
 
 
-def test_study_checks_that_complete_a_short_explanation_are_korean(runtime, monkeypatch):
+def test_study_tips_that_complete_a_short_explanation_are_korean(runtime, monkeypatch):
     short = Explanation(explanation="짧은 해설.", reference_links=[])
     monkeypatch.setattr(OfflineProvider, "explain", lambda self, item: short)
     event = {**BASE, "question_type": "multiple_choice", "user_answer": "A", "correct_answer": "A"}
     result = runtime.invoke(TOOL, {**event, "choices": KOREAN_CHOICES})
     assert len(result["explanation"]) >= 500
-    assert "확인하세요" in result["explanation"]
-    assert "Check that you can" not in result["explanation"]
+    assert "보세요" in result["explanation"]  # the padding's study tips, in Korean
+    assert not re.search(r"\b(the|and|you|your|this|of)\b", result["explanation"], re.IGNORECASE)
 
 
 def test_an_english_question_keeps_english_phrases(runtime, monkeypatch):

@@ -241,7 +241,8 @@ def test_short_answer_grading_is_one_cold_structured_call_with_the_answer_as_del
     assert "RAG retrieves relevant passages" in grading.prompt
     assert all(criterion in grading.system for criterion in ("0-40", "0-20", "confidence"))
     assert "affirmative" in explaining.system
-    assert len(result["reference_links"]) >= 3  # padded from one
+    # The model's link is not one of the item's sources (it has none): dropped, nothing padded in.
+    assert result["reference_links"] == []
     assert seeded.metric_total("LLMCalls", Operation="score", Provider="gemini") == 1
     assert seeded.metric_total("LLMCalls", Operation="explain", Provider="gemini") == 1
 
@@ -344,3 +345,80 @@ def test_the_models_issues_are_reported_and_a_large_batch_gets_room_to_answer(ge
     assert "Option C is also correct" in results[3]["issues"]
     assert results[3]["recommendation"] == "reject"
     assert gemini.requests[0].body["generationConfig"]["maxOutputTokens"] >= 200 * 64
+
+
+GEMINI_CHOICE_ITEMS = {
+    "en": {
+        "stem": "Which technique grounds a model's answer in passages retrieved from a corpus?",
+        "choices": ["A) Retrieval-Augmented Generation", "B) Fine-Tuning", "C) Quantization", "D) Prompt Chaining"],
+        "why_wrong": "Fine-tuning changes the model's weights; it retrieves nothing at answer time.",
+        "source": {
+            "title": "Wikipedia: Retrieval-augmented generation",
+            "url": "https://en.wikipedia.org/wiki/Retrieval-augmented_generation",
+        },
+    },
+    "ko": {
+        "stem": "말뭉치에서 검색한 문서로 모델의 답변을 뒷받침하는 기법은 무엇입니까?",
+        "choices": ["A) 검색 증강 생성", "B) 파인튜닝", "C) 양자화", "D) 프롬프트 체이닝"],
+        "why_wrong": "파인튜닝은 모델의 가중치를 바꿀 뿐, 답변할 때 문서를 검색하지 않습니다.",
+        "source": {
+            "title": "위키백과: 인공지능",
+            "url": "https://ko.wikipedia.org/wiki/%EC%9D%B8%EA%B3%B5%EC%A7%80%EB%8A%A5",
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_model_explains_the_wrong_pick_and_never_adds_a_url_of_its_own(gemini, seeded, language):
+    """The model is told which option was picked and the item's sources; a link it returns that
+    is not one of those sources (invented, or merely plausible) is dropped."""
+    item = GEMINI_CHOICE_ITEMS[language]
+    saved = seeded.invoke(
+        "save_generated_question",
+        {
+            "item_type": "multiple_choice",
+            "stem": item["stem"],
+            "choices": item["choices"],
+            "correct_key": "A",
+            "round_id": "sess_g_1_2026-11-24T10:00:00Z",
+            "language": language,
+            "sources": [item["source"]],
+        },
+    )
+    invented = {"title": "RAG explained", "url": "https://example.com/made-up-rag-guide"}
+    plausible = {"title": "Lewis et al.", "url": "https://arxiv.org/abs/2005.11401"}
+    gemini.script(
+        model_reply(
+            {
+                "explanation": "x" * 40,
+                "why_correct": "It retrieves first.",
+                "why_yours_is_wrong": item["why_wrong"],
+                "reference_links": [invented, {**item["source"], "title": "the model's title"}, plausible],
+            }
+        )
+    )
+    result = seeded.invoke(
+        "score_and_explain",
+        {
+            "session_id": "sess_g",
+            "user_id": "user_g",
+            "question_id": saved["question_id"],
+            "question_type": "multiple_choice",
+            "user_answer": "B",
+            "correct_answer": "A",
+        },
+    )
+    (explaining,) = gemini.requests
+    assert f'<data name="learner_picked">\n"{item["choices"][1]}"' in explaining.prompt
+    assert item["source"]["url"] in explaining.prompt
+    assert "Never write any other URL" in explaining.system
+    assert result["reference_links"] == [item["source"]]  # the source's own title, nothing invented
+    details = result["details"]
+    assert details["language"] == language
+    assert details["your_answer"] == item["choices"][1][3:]
+    assert details["correct_answer"] == item["choices"][0][3:]
+    assert details["why_yours_is_wrong"] == item["why_wrong"]
+    assert details["why_correct"] == "It retrieves first."
+    assert {"en": "same level", "ko": "같은 난이도"}[language] in " ".join(details["next_steps"])
+    assert result["explanation"].count(item["why_wrong"]) == 1

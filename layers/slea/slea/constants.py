@@ -65,7 +65,9 @@ VALIDATION_EXISTING_STEMS_MAX: Final = 200
 # Counts
 MIN_CHOICES: Final = 4
 MAX_CHOICES: Final = 5
-MIN_REFERENCE_LINKS: Final = 3
+SOURCES_MAX: Final = 5  # a concept's sources (title + https URL), the references its explanations cite
+SOURCE_TITLE_MAX_LENGTH: Final = 200
+SOURCE_URL_MAX_LENGTH: Final = 500
 
 # Tool 1: profile and survey ranges
 YEARS_EXPERIENCE_MAX: Final = 60

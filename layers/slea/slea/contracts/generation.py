@@ -4,10 +4,11 @@ the draft questions it returns. `DraftBatch` is also the JSON schema the LLM mus
 from typing import Annotated
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
-from slea.constants import MAX_QUESTIONS_PER_ROUND, Language, QuestionType
+from slea.constants import MAX_CHOICES, MAX_QUESTIONS_PER_ROUND, Language, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
-from slea.contracts.keywords import Concept, DifficultyKeywords
+from slea.contracts.keywords import ChoiceNote, Concept, DifficultyKeywords
 from slea.contracts.profile import UserProfile
 from slea.contracts.questions import QuestionId
 from slea.contracts.templates import QuestionTemplate
@@ -32,6 +33,11 @@ class DraftQuestion(Contract):
     language: Language | None = Field(default=None, description="the language the item is written in")
     source: Concept | None = Field(
         default=None, description="the concept record the item was written from (Tool 4 checks the item against it)"
+    )
+    # Left out of the model's response schema: only the offline generator knows which concept each
+    # option came from (a model's draft keeps none, like its `source`).
+    choice_notes: SkipJsonSchema[list[ChoiceNote]] = Field(
+        default_factory=list, max_length=MAX_CHOICES, description="the concept each option was taken from"
     )
 
 

@@ -17,6 +17,7 @@ from slea.constants import (
     QUESTION_STEM_MAX,
     REFERENCE_ANSWER_MAX,
     ROUND_ID_MAX_LENGTH,
+    SOURCES_MAX,
     Language,
     QuestionType,
 )
@@ -29,6 +30,7 @@ from slea.contracts.common import (
     KeywordText,
     NonBlankStr,
 )
+from slea.contracts.keywords import ChoiceNote, SourceLink
 from slea.contracts.profile import is_uuid
 
 TOPICS_MAX = 10  # a profile's interests are few; an item keeps the ones it was written for
@@ -79,6 +81,17 @@ class SaveQuestionInput(Contract):
         max_length=TOPICS_MAX,
         description="the interests the question was written for (its concept's domain, else the round's "
         "interests): the question bank offers it to learners who share one",
+    )
+    sources: list[SourceLink] | None = Field(
+        default=None,
+        max_length=SOURCES_MAX,
+        description="real sources on the question's concept (https): the only references its explanation cites",
+    )
+    choice_notes: list[ChoiceNote] | None = Field(
+        default=None,
+        max_length=MAX_CHOICES,
+        description="choice items: the concept each option was taken from, kept with the answer key (never shown "
+        "before the answer) so the explanation can say why a wrong pick is wrong",
     )
     question_id: QuestionId | None = Field(
         default=None,

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
 from slea.contracts.scoring import RubricPoints
 from slea.llm import prompts
+from slea.llm.feedback import picked_option
 from slea.llm.provider import LLMError, Operation, llm_call
 from slea.llm.schemas import (
     Explanation,
@@ -162,6 +163,12 @@ class GeminiProvider:
         )
 
     def explain(self, item: GradingItem) -> Explanation:
-        data = {"question_and_answer": item.model_dump(mode="json", exclude_none=True)}
+        """The explanation in parts; the learner's pick is named by its text, so the model can say
+        why that option is wrong. Links the model returns beyond the item's sources are dropped by
+        the caller (slea.llm.references.cited)."""
+        picked = picked_option(item)
+        data: dict[str, Any] = {"question_and_answer": item.model_dump(mode="json", exclude_none=True)}
+        if picked is not None:
+            data["learner_picked"] = item.choices[picked]
         system = prompts.EXPLANATION_SYSTEM.format(tone=prompts.TONES[bool(item.is_correct)])
         return self._structured("explain", system, prompts.explanation_prompt(data), Explanation)

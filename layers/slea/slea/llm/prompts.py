@@ -92,9 +92,15 @@ GRADING_USER = """Grade this short answer{difficulty_hint}.
 EXPLANATION_SYSTEM = f"""You explain the correct answer of a test question to an IT professional who just answered it.
 {DATA_RULE}
 Tone: {{tone}}.
-Write at least 500 characters: why the correct answer is correct, the key concepts involved, and what to
-review next. Give at least 3 reference links (title and URL) to authoritative, real sources (papers,
-official documentation, standards); never invent URLs.
+Fill each field once, never saying the same thing in two fields:
+- why_correct: 1-3 sentences on why the correct answer is correct (for true/false: why the statement is true
+  or false; for a short answer: what the model answer gets right).
+- why_yours_is_wrong: only when the learner's answer is wrong, 1-2 sentences on why it is wrong; for a choice,
+  about the option they picked (`learner_picked`): which concept it describes instead, or what makes it false.
+  null when the answer is correct.
+- explanation: 2-4 sentences on the key concepts involved and what to review next, not repeating the above.
+- reference_links: only links from the item's `sources`, copied exactly; if it has none, an empty list.
+  Never write any other URL.
 Write in the language of the question. Answer with JSON matching the response schema and nothing else."""
 
 TONES = {True: "affirmative and educational", False: "constructive and helpful"}

@@ -4,7 +4,7 @@ models and parses the answer into it (no free-text parsing)."""
 from pydantic import BaseModel, Field
 
 from slea.constants import QuestionType
-from slea.contracts.keywords import Concept
+from slea.contracts.keywords import ChoiceNote, Concept
 from slea.contracts.scoring import ReferenceLink, RubricPoints
 
 
@@ -54,8 +54,22 @@ class ModelShortAnswerGrade(BaseModel):
 
 
 class Explanation(BaseModel):
-    explanation: str
-    reference_links: list[ReferenceLink] = Field(default_factory=list)
+    """What an explainer says about one graded answer, in parts (issue 21): Tool 6 lays the parts
+    out for the page and composes its prose explanation from them without repeating itself."""
+
+    explanation: str = Field(
+        default="",
+        description="the key concepts involved and how to study them; never repeats why_correct or why_yours_is_wrong",
+    )
+    why_correct: str | None = Field(default=None, description="why the correct answer is correct (1-3 sentences)")
+    why_yours_is_wrong: str | None = Field(
+        default=None,
+        description="only when the learner's answer is wrong: why the option they picked (or their answer) is "
+        "wrong, 1-2 sentences; null when the answer is correct",
+    )
+    reference_links: list[ReferenceLink] = Field(
+        default_factory=list, description="only links from the item's `sources`; none if it has none"
+    )
 
 
 class GradingItem(BaseModel):
@@ -76,3 +90,9 @@ class GradingItem(BaseModel):
     difficulty: int | None = None
     category: str | None = None
     is_correct: bool | None = None
+    sources: list[ReferenceLink] = Field(
+        default_factory=list, description="the concept's real sources: the only references an explanation may cite"
+    )
+    choice_notes: list[ChoiceNote] = Field(
+        default_factory=list, description="choice items: the concept each option was taken from"
+    )

@@ -16,18 +16,11 @@ PHRASES: dict[Language, dict[str, str]] = {
         "constructive": "Not there yet. Focus on the key concepts listed in the explanation, then try a similar "
         "question.",
         "grading_unavailable": "Automatic grading was unavailable ({reason}); default score given.",
-        "study_check": "Check that you can state the definition of '{term}', how it works, and one situation where "
-        "it applies.",
-        "this_topic": "this topic",
-        "main_concept": "the question's main concept",
     },
     "ko": {
         "partial": "좋은 진전입니다. 부분 점수를 받았습니다. 답안에서 빠진 핵심 개념을 복습하고 다시 도전해 보세요.",
         "constructive": "아직 부족합니다. 해설에 나온 핵심 개념을 익힌 뒤 비슷한 문제에 도전해 보세요.",
         "grading_unavailable": "자동 채점을 사용할 수 없어({reason}) 기본 점수를 주었습니다.",
-        "study_check": "'{term}'의 정의와 동작 방식, 그리고 적용되는 상황 하나를 말할 수 있는지 확인하세요.",
-        "this_topic": "이 주제",
-        "main_concept": "이 문제의 핵심 개념",
     },
 }
 

@@ -77,6 +77,7 @@ def generate_questions(request: GenerateQuestionsInput) -> GenerateQuestionsOutp
             update: dict[str, object] = {"difficulty": request.difficulty}
             if provider.name != "offline":  # a model's draft has no concept record behind it, whatever it wrote
                 update["source"] = None
+                update["choice_notes"] = []
             questions.append(draft.model_copy(update=update))
     missing = request.count - len(questions)
     if missing and provider.name != "offline":

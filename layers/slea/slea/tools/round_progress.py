@@ -28,6 +28,8 @@ def _save_request(draft: IdentifiedDraft, score: float, plan: RoundPlan) -> Save
         reference_answer=(draft.reference_answer or None) if draft.type == "short_answer" else None,
         language=draft.language or plan.language,
         topics=_topics(draft, plan),
+        sources=draft.source.sources if draft.source else None,
+        choice_notes=draft.choice_notes or None,
     )
 
 

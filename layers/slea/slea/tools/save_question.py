@@ -38,6 +38,11 @@ def question_item(
     )
     if request.reference_answer and request.reference_answer.strip():
         answer["reference_answer"] = request.reference_answer.strip()
+    # With the key, never shown before the answer: what Tool 6 cites and says of a wrong pick.
+    if request.sources:
+        answer["sources"] = [source.model_dump() for source in request.sources]
+    if request.choice_notes and request.item_type == "multiple_choice":
+        answer["choice_notes"] = [note.model_dump() for note in request.choice_notes]
     # Tool 4's "revise" band: good enough to use, worth a reviewer's look.
     revise = request.validation_score is not None and REVISE_LOW <= request.validation_score < REVISE_HIGH
     language = request.language or "en"

@@ -9,9 +9,12 @@ attempt and the question's statistics.
   middle (60-85), marks the attempt `needs_review`.
 - Feedback: partial-credit encouragement at 70-79, constructive below 70, none at 80+; its fixed
   phrases in the question's language (slea/text/scoring_phrases.py).
-- Explanation: >= 500 characters and >= 3 references, in a tone that fits the result. MC/TF
-  explanations are cached per (question, correct or not), so a popular question costs at most
-  two explanation calls.
+- Explanation: in parts (`details`: the question, the learner's answer, the key, why, why the
+  pick is wrong, next steps fitted to the result; slea/llm/feedback.py) and in prose composed from
+  them, >= 500 characters, no sentence twice, in a tone that fits the result and in the question's
+  language. References are the concept's recorded sources only, none if it has none. MC/TF
+  explanations are cached per (question, correct or not, and for a wrong choice the option picked),
+  so a popular question costs at most one explanation call per option.
 - What the learner is shown (explanation, feedback, the grader's reasoning, reference titles) is
   checked against the keys of the session's items they have not answered yet, cached or fresh,
   from either provider (slea/security/key_leaks.py); the attempt records the checked text.
@@ -25,24 +28,18 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from slea.constants import (
-    DEFAULT_SCORING_LLM_SCORE,
-    EXPLANATION_MIN_LENGTH,
-    HIGH_SCORE_THRESHOLD,
-    MIN_REFERENCE_LINKS,
-    PARTIAL_CREDIT_RANGE,
-    Language,
-)
+from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD, PARTIAL_CREDIT_RANGE, Language
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.errors import utc_now
-from slea.contracts.scoring import ScoreAnswerInput, ScoreAnswerOutput
+from slea.contracts.scoring import FeedbackDetails, ReferenceLink, ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import attempts, explanations, questions
 from slea.errors import DataAccessError
 from slea.llm import budget
+from slea.llm.feedback import compose, details_of, normalised_key, padded, picked_option
 from slea.llm.offline.explanation import explain_offline
 from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError, get_provider
-from slea.llm.references import references_for, topic_terms
+from slea.llm.references import cited, topic_terms
 from slea.llm.schemas import Explanation, GradingItem, ShortAnswerGrade
 from slea.llm.settings import LLMSettings
 from slea.observability import logger, metrics, tracer
@@ -106,48 +103,38 @@ def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None
     return with_second_opinion(graded, evidence), None
 
 
-def _complete(explanation: Explanation, item: GradingItem) -> Explanation:
-    """Enforce the spec's minimums whatever the provider returned."""
-    text = explanation.explanation.strip()
-    language = _language(item)
-    terms = topic_terms(item.correct_keywords, item.reference_explanation, item.stem, item.category) or [
-        phrase(language, "this_topic")
-    ]
-    for term in terms:
-        if len(text) >= EXPLANATION_MIN_LENGTH:
-            break
-        text += "\n- " + phrase(language, "study_check", term=term)
-    while len(text) < EXPLANATION_MIN_LENGTH:
-        text += "\n- " + phrase(language, "study_check", term=item.stem or phrase(language, "main_concept"))
-    links = list(explanation.reference_links)
-    if len(links) < MIN_REFERENCE_LINKS:
-        known = {link.url for link in links}
-        links += [link for link in references_for(terms, MIN_REFERENCE_LINKS) if link.url not in known]
-    return Explanation(explanation=text, reference_links=links)
-
-
-def _shown(explanation: Explanation, item: GradingItem, guard: KeyGuard) -> Explanation:
-    """The explanation as the learner may see it: checked against the unanswered items' keys,
-    then brought back to the spec's minimums (the added links checked too)."""
-    checked = Explanation(
-        explanation=guard.explanation(explanation.explanation),
-        reference_links=guard.links(explanation.reference_links),
-    )
-    completed = _complete(checked, item)
-    links = guard.links(completed.reference_links)
-    for link in references_for([], MIN_REFERENCE_LINKS):  # the generic search pages name no topic
-        if len(links) >= MIN_REFERENCE_LINKS:
-            break
-        links.append(link)
-    return Explanation(explanation=completed.explanation, reference_links=links)
-
-
 def _cache_variant(item: GradingItem) -> str:
     """The explanation cache's sort key: the outcome, the prompt version and a digest of what the
-    explanation is about, so a reused question id can never be served another question's text."""
+    explanation is about, so a reused question id can never be served another question's text.
+    A wrong choice adds the option picked (another wrong option needs another "why yours is
+    wrong"): at most one entry per option per question per prompt version."""
     content = json.dumps([item.question_type, item.stem, item.choices, item.correct_answer], ensure_ascii=False)
     digest = hashlib.sha256(content.encode()).hexdigest()[:16]
-    return f"{'correct' if item.is_correct else 'incorrect'}#{PROMPT_VERSION}#{digest}"
+    variant = f"{'correct' if item.is_correct else 'incorrect'}#{PROMPT_VERSION}#{digest}"
+    if item.question_type == "multiple_choice" and not item.is_correct:
+        picked = picked_option(item)
+        variant += f"#picked-{'none' if picked is None else picked}"
+    return variant
+
+
+def _explained(item: GradingItem) -> Explanation:
+    """The provider's explanation (the offline explainer's if the model fails or there is no time
+    for it), citing only the item's sources: a link the model made up is dropped here."""
+    provider = get_provider()
+    if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
+        logger.warning("no time left for the model's explanation, using the offline explainer")
+        return explain_offline(item)
+    try:
+        explanation = provider.explain(item)
+    except LLMError as error:
+        logger.warning("explanation failed, using the offline explainer", extra={"reason": str(error)})
+        return explain_offline(item)
+    return explanation.model_copy(
+        update={
+            "why_yours_is_wrong": None if item.is_correct else explanation.why_yours_is_wrong,
+            "reference_links": cited(item.sources, explanation.reference_links),
+        }
+    )
 
 
 def _explain(item: GradingItem, question_id: str, cacheable: bool) -> Explanation:
@@ -161,21 +148,42 @@ def _explain(item: GradingItem, question_id: str, cacheable: bool) -> Explanatio
         if cached:
             metrics.add_metric(name="ExplanationCacheHits", unit="Count", value=1)
             return Explanation.model_validate(cached)
-    provider = get_provider()
-    if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
-        logger.warning("no time left for the model's explanation, using the offline explainer")
-        return _complete(explain_offline(item), item)
-    try:
-        explanation = _complete(provider.explain(item), item)
-    except LLMError as error:
-        logger.warning("explanation failed, using the offline explainer", extra={"reason": str(error)})
-        return _complete(explain_offline(item), item)
+    explanation = _explained(item)
     if cacheable:
         try:
             explanations.put_explanation(question_id, variant, explanation.model_dump(mode="json"))
         except DataAccessError as error:
             logger.warning("explanation not cached", extra={"reason": str(error)})
     return explanation
+
+
+@dataclass(frozen=True)
+class ShownExplanation:
+    text: str
+    links: list[ReferenceLink]
+    details: FeedbackDetails
+
+
+def _shown(explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_review: bool) -> ShownExplanation:
+    """The explanation as the learner may see it: in parts and in prose composed from them, each
+    checked against the unanswered items' keys."""
+    links = guard.links(cited(item.sources, explanation.reference_links))
+    keys = frozenset(
+        normalised_key(other.key_text) for other in guard.unanswered if other.question_type == "multiple_choice"
+    )
+    details = details_of(item, explanation, links, needs_review, keys)
+    details = details.model_copy(
+        update={
+            "why_correct": guard.optional_text(details.why_correct),
+            "why_yours_is_wrong": guard.optional_text(details.why_yours_is_wrong),
+            "next_steps": [guard.text(step) for step in details.next_steps],
+        }
+    )
+    checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
+    terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
+    # Padded again after the check: what it holds back must not leave the text under the minimum.
+    text = padded(guard.explanation(compose(details, item, checked, terms, keys)), details.language, terms)
+    return ShownExplanation(text=text, links=links, details=details)
 
 
 def _stats_flag(counters: dict[str, Any]) -> str | None:
@@ -240,6 +248,8 @@ def _grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts
         shown_texts=shown_texts,
         difficulty=request.difficulty,
         category=request.category or stored.get("category"),
+        sources=answer_schema.get("sources") or [],
+        choice_notes=answer_schema.get("choice_notes") or [],
     )
 
 
@@ -273,7 +283,7 @@ def _grade(
     # Only stored MC/TF questions are cached: their content is known and fixed.
     cacheable = request.question_type != "short_answer" and bool(stored)
     guard = KeyGuard(_keyed(item), context.unanswered)
-    explanation = _shown(_explain(item, request.question_id, cacheable=cacheable), item, guard)
+    explanation = _shown(_explain(item, request.question_id, cacheable=cacheable), item, guard, needs_review)
     feedback = _feedback(score, _language(item))
     if note:
         feedback = f"{note} {feedback or ''}".strip()
@@ -293,15 +303,16 @@ def _grade(
         user_id=request.user_id,
         is_correct=is_correct,
         score=score,
-        explanation=explanation.explanation,
+        explanation=explanation.text,
         keyword_matches=item.keyword_matches,
         feedback=feedback,
         graded_at=utc_now("milliseconds"),
-        reference_links=explanation.reference_links,
+        reference_links=explanation.links,
         needs_review=needs_review,
         confidence=round(confidence, 2),
         rubric_points=grade.points if grade else None,
         grader_reasoning=reasoning,
+        details=explanation.details,
     )
 
 

@@ -47,7 +47,7 @@ from rapidfuzz import fuzz
 from slea.constants import HANGUL, MIN_CHOICES, STEM_MAX_LENGTH, Language, QuestionType
 from slea.contracts.answers import TRUE_FALSE_CHOICES, truth_value
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
-from slea.contracts.keywords import Concept
+from slea.contracts.keywords import CHOICE_NOTE_DEFINITION_MAX, ChoiceNote, Concept
 from slea.grading.terms import Text, terms
 from slea.llm.offline.frames import FRAMES, families_for
 from slea.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of
@@ -306,7 +306,21 @@ class ItemBank:
             concept,
             choices=[f"{LABELS[i]}) {resolve_particles(text)}" for i, text in enumerate(options)],
             correct_answer=key,
+            choice_notes=self._choice_notes(options, concept),
         )
+
+    def _choice_notes(self, options: list[str], concept: Concept) -> list[ChoiceNote]:
+        """The concept each option is the name or definition of (the key's: the item's own), so
+        the explanation of a wrong pick can say which other concept that option describes."""
+        notes = []
+        for option in options:
+            described = next(
+                (c for c in (concept, *self.concepts) if option.strip() in (c.name.strip(), c.definition.strip())),
+                None,
+            )
+            if described is not None and len(described.definition) <= CHOICE_NOTE_DEFINITION_MAX:
+                notes.append(ChoiceNote(option=option, concept=described.name, definition=described.definition))
+        return notes
 
     def _true_false(self, stem: str, truth: bool, concept: Concept) -> DraftQuestion | None:
         if len(stem) > STEM_MAX_LENGTH:

@@ -1,0 +1,191 @@
+"""Feedback in parts and references from sources only (issue 21): the pure pieces, without moto."""
+
+import pytest
+from pydantic import ValidationError
+
+from slea.contracts.keywords import Concept, SourceLink
+from slea.contracts.scoring import ReferenceLink
+from slea.llm.feedback import PHRASES, compose, details_of, next_steps, without_repeats
+from slea.llm.references import cited
+from slea.llm.schemas import Explanation, GradingItem
+
+SOURCE = ReferenceLink(title="Wikipedia: Overfitting", url="https://en.wikipedia.org/wiki/Overfitting")
+
+
+# ---------------------------------------------------------------- sources on concept records
+def test_a_concept_may_carry_https_sources_and_omits_them_when_it_has_none():
+    base = {"name": "Overfitting", "acronym": "", "definition": "Fitting noise.", "key_points": ["noise"]}
+    assert "sources" not in Concept.model_validate(base).model_dump()  # the spec's shape is unchanged
+    concept = Concept.model_validate({**base, "sources": [SOURCE.model_dump()]})
+    assert concept.model_dump()["sources"] == [SOURCE.model_dump()]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://en.wikipedia.org/wiki/Overfitting",
+        "javascript:alert(1)",
+        "https://localhost/x",
+        " https://en.wikipedia.org/wiki/X",
+        "https://" + "a" * 600 + ".org/",
+    ],
+)
+def test_a_source_must_be_an_https_address_of_a_named_host(url):
+    with pytest.raises(ValidationError) as error:
+        SourceLink.model_validate({"title": "t", "url": url})
+    assert "url" in str(error.value)
+
+
+def test_a_concept_has_at_most_five_sources():
+    base = {"name": "X", "acronym": "", "definition": "d", "key_points": ["p"]}
+    with pytest.raises(ValidationError):
+        Concept.model_validate({**base, "sources": [SOURCE.model_dump()] * 6})
+
+
+# ---------------------------------------------------------------- references
+def test_only_the_items_sources_are_cited_and_an_invented_url_is_dropped():
+    invented = ReferenceLink(title="Overfitting explained", url="https://example.com/overfitting")
+    renamed = ReferenceLink(title="the model's own title", url="https://EN.wikipedia.org/wiki/Overfitting/")
+    assert cited([SOURCE], [invented, renamed]) == [SOURCE]
+    assert cited([], [invented]) == []  # none rather than noise
+    assert cited([SOURCE], []) == [SOURCE]
+
+
+def test_the_demo_seed_sources_are_valid_and_never_a_search():
+    import json
+    from pathlib import Path
+
+    from slea.seed import SeedDocument
+
+    seed = SeedDocument.model_validate(json.loads(Path("data/demo_seed.json").read_text(encoding="utf-8")))
+    sources = [source for record in seed.keywords for concept in record.concepts for source in concept.sources or []]
+    assert len(sources) > 100
+    # No search page (the issue saw "Wikipedia: developer" searches): an article, paper or document.
+    assert not [source.url for source in sources if "?" in source.url or "index.php" in source.url]
+    korean = [source for source in sources if source.url.startswith("https://ko.wikipedia.org/")]
+    assert korean  # Korean concepts cite Korean articles where one is known
+
+
+# ---------------------------------------------------------------- details and prose
+def mc_item(language="en", picked="C", is_correct=False, notes=True):
+    names = {
+        "en": ["Overfitting", "Underfitting", "Regularisation", "Dropout"],
+        "ko": ["과적합", "과소적합", "정규화", "드롭아웃"],
+    }[language]
+    definitions = [f"{name} definition text." for name in names]
+    return GradingItem(
+        question_type="multiple_choice",
+        user_answer=picked,
+        stem={"en": "Which concept is this?", "ko": "이것은 어떤 개념입니까?"}[language],
+        choices=[f"{label}) {name}" for label, name in zip("ABCD", names, strict=True)],
+        correct_answer="A",
+        reference_explanation=f"{names[0]}: {definitions[0]}",
+        is_correct=is_correct,
+        choice_notes=[
+            {"option": name, "concept": name, "definition": definition}
+            for name, definition in zip(names, definitions, strict=True)
+        ]
+        if notes
+        else [],
+        sources=[SOURCE],
+    )
+
+
+def test_a_wrong_pick_without_a_note_has_no_made_up_reason():
+    details = details_of(mc_item(notes=False), Explanation(), [SOURCE], needs_review=False)
+    assert details.your_answer == "Regularisation"
+    assert details.why_yours_is_wrong is None
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_next_steps_for_a_wrong_answer_never_suggest_a_harder_question(language):
+    wrong = next_steps(mc_item(language), [SOURCE], needs_review=False, language=language)
+    right = next_steps(mc_item(language, picked="A", is_correct=True), [SOURCE], needs_review=False, language=language)
+    harder = {"en": "harder", "ko": "어려운"}[language]
+    assert not any(harder in step for step in wrong)
+    assert any(harder in step for step in right)
+    assert any(SOURCE.title in step for step in wrong)
+
+
+def test_without_repeats_drops_a_sentence_already_said():
+    paragraphs = [("A model answer:", "It fits noise. It generalises badly."), ("Why:", "It fits noise."), "New point."]
+    assert without_repeats(paragraphs) == ["A model answer: It fits noise. It generalises badly.", "New point."]
+    assert without_repeats(["Same.", "same.", "Other. Same."]) == ["Same.", "Other."]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_prose_meets_the_minimum_length_with_no_sentence_twice_even_when_parts_are_thin(language):
+    item = mc_item(language)
+    item.reference_explanation = None
+    item.choice_notes = []
+    repeated = Explanation(explanation="Study it. Study it. Study it.")
+    details = details_of(item, repeated, [], needs_review=True)
+    text = compose(details, item, repeated, ["Overfitting"])
+    assert len(text) >= 500
+    sentences = [" ".join(part.split()) for part in text.replace("\n", " ").split(". ") if part.strip()]
+    assert len(sentences) == len(set(sentences))
+    assert text.count("Study it") == 1
+
+
+def test_the_cache_variant_names_the_wrong_option_picked_and_is_bounded_by_the_options():
+    from slea.tools.score_answer import _cache_variant
+
+    variants = {_cache_variant(mc_item(picked=picked)) for picked in ["B", "C", "D", "b", "Regularisation"]}
+    assert len(variants) == 3  # B, C, D: the same option named by letter or text shares one
+    right = {_cache_variant(mc_item(picked=picked, is_correct=True)) for picked in ["A", "Overfitting"]}
+    assert len(right) == 1
+    tf = GradingItem(question_type="true_false", user_answer="True", stem="S", correct_answer="False", is_correct=False)
+    assert "picked" not in _cache_variant(tf)  # one wrong answer only: no option in the key
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_wrong_pick_that_keys_an_unanswered_item_is_neither_named_nor_defined(language):
+    """Its definition would answer that item (the learner has not answered it yet)."""
+    item = mc_item(language, picked="C")
+    picked_name = item.choices[2][3:]
+    keys = frozenset({picked_name.casefold()})
+    details = details_of(item, Explanation(why_yours_is_wrong=f"{picked_name} is something else."), [], False, keys)
+    assert details.your_answer == picked_name  # the learner's own pick, in the parts
+    assert picked_name not in (details.why_yours_is_wrong or "")
+    assert details.why_yours_is_wrong == PHRASES[language]["other_concept"]
+    text = compose(details, item, Explanation(), [], keys)
+    assert picked_name not in text
+    assert f"{picked_name} definition text" not in text
+    # Another pick, keying nothing unanswered, is named and defined as before.
+    other = details_of(mc_item(language, picked="B"), Explanation(), [], False, keys)
+    assert item.choices[1][3:] in (other.why_yours_is_wrong or "")
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_text_cut_short_by_the_key_check_is_padded_back_to_the_minimum(language):
+    from slea.llm.feedback import padded
+
+    text = padded("Kept sentence.\n\n(Part of this explanation is held back.)", language, ["Overfitting"])
+    assert len(text) >= 500
+    assert text.startswith("Kept sentence.")
+    assert len(without_repeats([text])) == 1
+    assert padded("x" * 600, language, ["Overfitting"]) == "x" * 600  # long enough: untouched
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", "That is the definition of Overfitting."), ("ko", "정답 보기는 다음 개념의 정의입니다: Overfitting.")],
+)
+def test_a_definition_key_is_not_restated_in_why(language, said):
+    """The generator's explanation opens "Name: <definition>", the key of a definition item: the
+    page shows the key just above, so "why" names the concept instead of repeating it."""
+    definition = "A model that fits the noise of its training data and generalises badly."
+    stems = {"en": "Which is the definition of overfitting?", "ko": "과적합의 정의는 무엇입니까?"}
+    item = GradingItem(
+        question_type="multiple_choice",
+        user_answer="A",
+        stem=stems[language],
+        choices=[f"A) {definition}", "B) b b b", "C) c c c", "D) d d d"],
+        correct_answer="A",
+        reference_explanation=f"Overfitting: {definition} Key points: noise; variance.",
+        is_correct=True,
+    )
+    details = details_of(item, Explanation(), [], False)
+    assert details.correct_answer == definition
+    assert details.why_correct == f"{said} Key points: noise; variance."
+    assert compose(details, item, Explanation(), []).count(definition) == 1
