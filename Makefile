@@ -53,10 +53,10 @@ $(SAM_VENV)/.installed: requirements/sam.txt
 test: lint typecheck sam-validate sam-build unit
 
 # tests/browser drive Debian's chromium through Playwright (never a browser build of Playwright's
-# own, which cannot be downloaded here); installed once, when it is missing.
+# own, which cannot be downloaded here) and a CJK font for Korean pages; installed once, when missing.
 CHROMIUM := /usr/bin/chromium
 $(CHROMIUM):
-	apt-get update && apt-get install -y chromium
+	apt-get update && apt-get install -y chromium fonts-noto-cjk
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -15,6 +15,7 @@ GET  /review/audit/recent                                   reviewers: every rev
 GET  /review/items                                          reviewers: item statistics (calibration)
 POST /review/attempts/{attempt_id}, /review/questions/{question_id}
 POST /review/attempts/accept                                reviewers: accept up to 50 grades at once
+POST /review/attempts/accept                                reviewers: accept up to 50 grades at once
 """
 
 import gc
