@@ -60,10 +60,11 @@ def new_page(browser: Any) -> Iterator[Any]:
     assert not errors, f"errors on the page: {errors}"
 
 
-def screenshot(page: Any, name: str) -> Path:
+def screenshot(page: Any, name: str, full_page: bool = True) -> Path:
+    """Saved under build/screenshots/ for a person to look at (CI keeps none)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 

@@ -3,7 +3,8 @@ screen, and read where the page stands."""
 
 from typing import Any
 
-SHOTS = "/tmp/shots-learner"
+from tests.browser.conftest import screenshot
+
 LAPTOP = {"width": 1366, "height": 850}
 
 
@@ -35,4 +36,4 @@ def answer_on_screen(page: Any, text: str = "I am not sure.") -> None:
 
 
 def shot(page: Any, name: str, full_page: bool = True) -> None:
-    page.screenshot(path=f"{SHOTS}/{name}.png", full_page=full_page)
+    screenshot(page, name, full_page=full_page)

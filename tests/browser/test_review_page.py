@@ -3,7 +3,6 @@ review record with reviewers' names, long answers collapsed, bidirectional contr
 applied, keyboard shortcuts, and accessible names unique per entry. Screenshots (laptop and
 phone) go to build/screenshots/ and /tmp/shots-review/."""
 
-from pathlib import Path
 from typing import Any
 
 import boto3
@@ -12,13 +11,11 @@ from tests.browser.conftest import PHONE, screenshot
 from tests.integration.test_review_queue_views import RLO, seed_queue
 
 LAPTOP = {"width": 1366, "height": 850}
-SHOTS = Path("/tmp/shots-review")
 
 
 def _shot(page: Any, name: str) -> None:
-    screenshot(page, name)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+    screenshot(page, name, full_page=False)
+    screenshot(page, f"{name}-full")
 
 
 def _sign_in(page: Any, url: str, name: str = "Rita") -> None:
