@@ -63,7 +63,7 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check .
 
 typecheck: $(VENV)/.installed
-	$(VENV)/bin/mypy layers/slea/slea functions slea_local
+	$(VENV)/bin/mypy layers/slea/slea functions slea_local ops
 
 sam-validate: $(SAM_VENV)/.installed
 	$(SAM_ENV) $(SAM) validate --lint

@@ -27,7 +27,7 @@ from slea_local.cloud import LocalCloud, prepare_process_environment  # noqa: E4
 ITEMS = 200
 ANSWERS_PER_LEARNER = 20
 INVOCATION_SECONDS = 900
-SCAN_SHARE = 0.5  # slea.tools.calibration_job: reading may use half of the invocation
+SCAN_SHARE = 0.5  # slea.logic.jobs.calibration: reading may use half of the invocation
 
 
 def _simulated(attempts: int, seed: int) -> tuple[dict[str, int], list[tuple[str, str, int]]]:

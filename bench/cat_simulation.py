@@ -1,7 +1,7 @@
 """Simulated learners of known ability through the real measurement code (issue 19, deliverable 6).
 
 Everything measured runs slea.measurement itself (Posterior, choose_items, online_step, calibrate,
-the scale mappings) and, for the comparison, slea.tools.plan_round.decide_difficulty: no copy.
+the scale mappings) and, for the comparison, slea.logic.rounds.planning.decide_difficulty: no copy.
 
 The world:
 - learners: true ability theta ~ N(0, 1); a self-assessed level (beginner / intermediate /
@@ -63,10 +63,10 @@ sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
 from slea.constants import HIGH_SCORE_THRESHOLD, SCORE_MAX  # noqa: E402
 from slea.contracts.profile import UserProfile  # noqa: E402
+from slea.logic.rounds.planning import decide_difficulty  # noqa: E402
 from slea.measurement import calibration, irt, scale, selection  # noqa: E402
 from slea.measurement.items import ItemDifficulty, online_step  # noqa: E402
 from slea.measurement.learner import PRIOR_SD, Estimate, Posterior, prior_from_profile  # noqa: E402
-from slea.tools.plan_round import decide_difficulty  # noqa: E402
 
 ROUND_SIZE = 5
 ANSWERS = 20

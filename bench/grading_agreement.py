@@ -98,9 +98,9 @@ def gemini_grading_only(cache: Path | None) -> Iterator[None]:
     import hashlib
     import inspect
 
+    from slea.contracts.llm import GradingItem, ShortAnswerGrade
     from slea.llm import gemini, prompts
     from slea.llm.offline import OfflineProvider
-    from slea.llm.schemas import GradingItem, ShortAnswerGrade
     from slea.llm.settings import LLMSettings
 
     model = LLMSettings.from_environment().model
@@ -191,7 +191,7 @@ class Grader:
         self, key: str, stem: str, reference: str, keywords: list[str], choices: list[str] | None = None
     ) -> str:
         from slea.contracts.questions import SaveQuestionInput
-        from slea.tools.save_question import question_item
+        from slea.logic.generation.saving import question_item
 
         if key not in self.stored:
             request = SaveQuestionInput(
@@ -210,8 +210,8 @@ class Grader:
 
     def grade(self, key: str, answer: str, keywords: list[str]) -> dict[str, Any]:
         from slea.contracts.scoring import ScoreAnswerInput
-        from slea.observability import metrics
-        from slea.tools.score_answer import grade_without_recording
+        from slea.logic.answering.scoring import grade_without_recording
+        from slea.platform.observability import metrics
 
         self.answers += 1
         stored = self.stored[key]

@@ -53,11 +53,11 @@ sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
 from rapidfuzz import fuzz, utils  # noqa: E402
 
+from slea.authoring.offline_generator import concept_language, generate_offline, matches_interest  # noqa: E402
 from slea.constants import HANGUL, Language, QuestionType  # noqa: E402
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput  # noqa: E402
 from slea.contracts.keywords import Concept, DifficultyKeywords  # noqa: E402
 from slea.grading.terms import Text  # noqa: E402
-from slea.llm.offline.generator import concept_language, generate_offline, matches_interest  # noqa: E402
 
 DEMO_SEED = REPO_ROOT / "data" / "demo_seed.json"
 HELDOUT = REPO_ROOT / "bench" / "data" / "item_quality_heldout.json"

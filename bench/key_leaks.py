@@ -93,7 +93,7 @@ def present(needle: str, window: str) -> bool:
 @cache
 def frame_patterns() -> list[tuple[str, re.Pattern[str]]]:
     """(family, pattern) for every item phrasing of the offline generator, in both languages."""
-    from slea.llm.offline.frames import FRAMES
+    from slea.language.item_frames import FRAMES
 
     patterns = []
     for frames in FRAMES.values():
@@ -194,8 +194,8 @@ GRADES: dict[tuple[str, str], int] = {}  # (question, candidate) -> score: texts
 
 def attack_short_answer(item: dict[str, Any], shown: list[str], listing: list[str]) -> int:
     """The best score the grader gives a paragraph of what was shown (or all of it)."""
+    from slea.contracts.llm import GradingItem
     from slea.llm.offline.grading import grade_offline
-    from slea.llm.schemas import GradingItem
 
     key = item["answer_schema"]
     best = 0
@@ -555,7 +555,7 @@ class Learner:
 # ---------------------------------------------------------------- the run
 def recording_guard(recorded: list[Recorded]) -> Any:
     """KeyGuard as score_answer uses it, keeping what it was given (None without the check)."""
-    from slea.tools import score_answer
+    from slea.logic.answering import scoring as score_answer
 
     if not hasattr(score_answer, "KeyGuard"):  # code from before the check
         return None
@@ -589,7 +589,7 @@ def run(limit: int | None, prevention: bool) -> Figures:
     from slea_local.cloud import LocalCloud, prepare_process_environment
 
     prepare_process_environment()
-    from slea.seed import load_seed
+    from ops.seed import load_seed
     from slea_local.executions import LocalStepFunctions
     from slea_local.http import HttpApiAdapter
     from slea_local.runtime import LocalRuntime
@@ -598,7 +598,7 @@ def run(limit: int | None, prevention: bool) -> Figures:
     with ExitStack() as stack:
         guard = recording_guard(recorded)
         if guard is not None:
-            stack.enter_context(mock.patch("slea.tools.score_answer.KeyGuard", guard))
+            stack.enter_context(mock.patch("slea.logic.answering.scoring.KeyGuard", guard))
         if not prevention:
             stack.enter_context(without_prevention())
         cloud = stack.enter_context(LocalCloud(parameters={"DailyRoundsPerUser": "100000"}))
@@ -617,7 +617,7 @@ def run(limit: int | None, prevention: bool) -> Figures:
 def without_prevention() -> Any:
     """The offline generator without its own check: rounds whose items give each other away, for
     the show-time check to catch (code without the check has nothing to turn off)."""
-    from slea.llm.offline import generator
+    from slea.authoring import offline_generator as generator
 
     return mock.patch.object(generator, "gives_away", return_value=False, create=True)
 
@@ -628,11 +628,11 @@ def worst_case(limit: int | None, prevention: bool, thresholds: tuple[float, ...
     exposes most), through the offline explainer and the check at each threshold; the attacker
     reads the raw and the checked explanation. No AWS: the generator's request is built from the
     demo seed as Tools 1 and 3 return it."""
+    from slea.authoring import offline_generator as generator
     from slea.contracts.generation import GenerateQuestionsInput
-    from slea.llm.feedback import prose
-    from slea.llm.offline import generator
-    from slea.llm.offline.explanation import explain_offline
-    from slea.llm.schemas import GradingItem
+    from slea.contracts.llm import GradingItem
+    from slea.feedback.details import prose
+    from slea.feedback.offline_explanation import explain_offline
     from slea.security import key_leaks
 
     seed = json.loads(DEMO_SEED.read_text(encoding="utf-8"))

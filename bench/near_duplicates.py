@@ -26,14 +26,14 @@ sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
 
-from slea.constants import QUESTION_STEM_MAX, VALIDATION_BATCH_MAX, VALIDATION_EXISTING_STEMS_MAX  # noqa: E402
-from slea.question_quality import (  # noqa: E402
+from slea.authoring.question_quality import (  # noqa: E402
     NEAR_DUPLICATE_MIN_WORDS,
     NEAR_DUPLICATE_RATIO,
     StemIndex,
     normalised,
     prepared_stem,
 )
+from slea.constants import QUESTION_STEM_MAX, VALIDATION_BATCH_MAX, VALIDATION_EXISTING_STEMS_MAX  # noqa: E402
 from slea_local.cloud import prepare_process_environment  # noqa: E402
 
 EXISTING = VALIDATION_EXISTING_STEMS_MAX  # the bank each batch is checked against: the most allowed
@@ -81,7 +81,7 @@ def tool4_batch(stems: list[str], existing: list[str]) -> dict[str, Any]:
     """Seconds for Tool 4's handler logic (parse, rules, offline semantic score) on one batch."""
     from slea.contracts.common import parse_input
     from slea.contracts.validation import ValidateQuestionBatchInput
-    from slea.tools.validate_question import validate_question_batch
+    from slea.logic.generation.validation import validate_question_batch
 
     prepared_stem.cache_clear()  # as in a fresh invocation: no stem normalised in advance
     started = time.perf_counter()

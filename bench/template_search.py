@@ -61,7 +61,7 @@ def non_matching(rng: random.Random, count: int) -> list[dict[str, Any]]:
 
 
 def items_read(table_size: int, seed: int = 7) -> dict[str, Any]:
-    from slea.seed import load_seed
+    from ops.seed import load_seed
     from slea_local.faults import recorded_dynamodb_calls
     from slea_local.runtime import LocalRuntime
 

@@ -50,7 +50,7 @@ def _print_profile(profile: dict[str, Any]) -> None:
 
 def _interest_note(question: dict[str, Any], interests: list[str]) -> str:
     """Why this item's concept was chosen: the personalisation rule, made visible."""
-    from slea.llm.offline.generator import matches_interest
+    from slea.authoring.offline_generator import matches_interest
 
     if not question.get("concept"):
         return "about: no concept record (written by the model, or from a keyword)"
@@ -69,7 +69,7 @@ def _print_round(output: dict[str, Any], profile: dict[str, Any]) -> None:
         f"      generated {output['total_generated']}, valid {output['total_valid']},"
         f" rejected {output['total_rejected']}"
     )
-    from slea.llm.offline.generator import matches_interest
+    from slea.authoring.offline_generator import matches_interest
 
     interests = profile["interests"]
     on_interests = sum(matches_interest(question.get("concept_domain"), interests) for question in output["questions"])
@@ -328,7 +328,7 @@ def openapi(path: Path) -> int:
     from slea_local.cloud import prepare_process_environment
 
     prepare_process_environment()
-    from slea.api import openapi_document
+    from slea.http.api import openapi_document
     from slea_local.runtime import load_function_module
 
     document = openapi_document(load_function_module("api").app)
@@ -368,11 +368,11 @@ def serve(port: int) -> int:
 def mcp_stdio(user: str | None, groups: str | None) -> int:
     """The MCP server over stdio for desktop agents, on the seeded local AWS; the caller is
     `--user` (or SLEA_USER) in the Cognito groups `--groups` (or SLEA_GROUPS), decided by
-    slea.roles as for a token's claims. stdout carries the protocol only: everything else goes to
+    slea.security.roles as for a token's claims. stdout carries the protocol only: everything else goes to
     stderr."""
     import anyio
 
-    from slea.roles import Caller
+    from slea.security.roles import Caller
 
     user = user or os.environ.get("SLEA_USER")
     if not user:

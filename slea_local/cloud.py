@@ -276,7 +276,7 @@ class LocalCloud:
         return {**self.global_environment(), **{name: str(value) for name, value in self.resolve(variables).items()}}
 
     def seed_environment(self) -> dict[str, str]:
-        """The union of every function's environment (what `slea.seed` and other tools read)."""
+        """The union of every function's environment (what `ops.seed` and other tools read)."""
         merged: dict[str, str] = {}
         for logical_id in self.template.of_type("AWS::Serverless::Function"):
             merged.update(self.environment_of(logical_id))

@@ -25,7 +25,7 @@ class SeededAWS:
 @contextmanager
 def seeded_local_aws(seed: Path = DEMO_SEED, fast_transactions: bool = True) -> Iterator[SeededAWS]:
     prepare_process_environment()
-    from slea.seed import load_seed
+    from ops.seed import load_seed
 
     with LocalCloud(fast_transactions=fast_transactions) as cloud:
         with cloud.environment(cloud.seed_environment()):

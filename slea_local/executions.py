@@ -122,7 +122,10 @@ class LocalStepFunctions:
                 if on_state is not None:
                     on_state(state)
             reported = len(entered)
-            if described["status"] != "RUNNING":
+            # moto's interpreter thread marks an execution SUCCEEDED a moment before it stores
+            # the output: a busy machine (tests on every core) can read between the two.
+            settled = described["status"] != "SUCCEEDED" or described.get("output") is not None
+            if described["status"] != "RUNNING" and settled:
                 break
             if time.monotonic() > deadline:
                 raise TimeoutError(f"execution {arn} still RUNNING after {timeout} s")

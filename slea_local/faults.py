@@ -29,14 +29,14 @@ class InjectedFaults:
         """Fail the tool's DynamoDB `operation` (e.g. "Query") with a read timeout (retried by
         botocore) or a DynamoDB error code (e.g. "ResourceNotFoundException"): the first
         `times` attempts (every attempt if None), or the attempts for which `when()` is true."""
-        from slea.aws import dynamodb
+        from slea.platform.aws import dynamodb
 
         with self._failing(dynamodb(tool), "dynamodb", operation, error=error, times=times, when=when):
             yield
 
     @contextmanager
     def sqs(self, tool: str, operation: str, error: str = TIMEOUT, times: int | None = None) -> Iterator[None]:
-        from slea.aws import sqs
+        from slea.platform.aws import sqs
 
         with self._failing(sqs(tool), "sqs", operation, error=error, times=times, when=None):
             yield
@@ -82,7 +82,7 @@ class RecordedCalls:
 
 @contextmanager
 def recorded_dynamodb_calls(tool: str) -> Iterator[RecordedCalls]:
-    from slea.aws import dynamodb
+    from slea.platform.aws import dynamodb
 
     events = dynamodb(tool).meta.events
     recorded = RecordedCalls()

@@ -90,8 +90,8 @@ def reset_warm_state() -> None:
     """Forget what execution environments keep between invocations (clients, caches): a cold start."""
     from aws_lambda_powertools.utilities.parameters.constants import DEFAULT_PROVIDERS
 
-    from slea import aws
-    from slea.tools import difficulty_keywords
+    from slea.logic.generation import keywords as difficulty_keywords
+    from slea.platform import aws
 
     aws.dynamodb.cache_clear()
     aws.sqs.cache_clear()

@@ -55,7 +55,7 @@ def demo_seed() -> dict[str, Any]:
 @pytest.fixture
 def load(cloud: LocalCloud) -> Any:
     """load(doc): load a seed document into the local tables with the functions' table names."""
-    from slea.seed import load_seed
+    from ops.seed import load_seed
 
     def _load(document: dict[str, Any]) -> dict[str, int]:
         with cloud.environment(cloud.seed_environment()):

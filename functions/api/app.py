@@ -10,7 +10,7 @@ GET  /sessions/{session_id}/rounds/{round}                  a round's status
 GET  /sessions/{session_id}/summary                         scores, what to review, the next round
 POST /sessions/{session_id}/questions/{question_id}/reports report a problem with a question
 GET  /learners/me/ability              the caller's measured ability per category, and its history
-GET  /review/queue, /review/stats, /review/audit            reviewers only (slea.roles)
+GET  /review/queue, /review/stats, /review/audit            reviewers only (slea.security.roles)
 GET  /review/audit/recent                                   reviewers: every reviewer's latest actions
 GET  /review/items                                          reviewers: item statistics (calibration)
 POST /review/attempts/{attempt_id}, /review/questions/{question_id}
@@ -32,18 +32,6 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from slea.api import (
-    SESSION_ID_PATTERN,
-    caller,
-    error_response,
-    responses,
-    review_refusal,
-    review_responses,
-    reviewer,
-    unparseable_body,
-    unsupported_media_type,
-    validation_error_response,
-)
 from slea.constants import Category, Language, QuestionType
 from slea.contracts.ability import LearnerAbility
 from slea.contracts.common import parse_input
@@ -69,10 +57,23 @@ from slea.contracts.review import (
 )
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import RoundStarted, SessionCreated, SessionList, SessionQuestions, StartRoundRequest
-from slea.errors import DataAccessError
+from slea.http.api import (
+    SESSION_ID_PATTERN,
+    caller,
+    error_response,
+    responses,
+    review_refusal,
+    review_responses,
+    reviewer,
+    unparseable_body,
+    unsupported_media_type,
+    validation_error_response,
+)
 from slea.llm import budget
-from slea.observability import logger, metrics, tracer
-from slea.tools import session_list, sessions
+from slea.logic.sessions import listing as session_list
+from slea.logic.sessions import use_cases as sessions
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics, tracer
 
 app = APIGatewayHttpResolver(enable_validation=True)
 SessionId = Annotated[str, Path(min_length=1, max_length=64, pattern=SESSION_ID_PATTERN)]
@@ -226,13 +227,13 @@ def report_question(
     },
 )
 def get_my_ability() -> LearnerAbility:
-    from slea.tools.ability import learner_ability  # noqa: PLC0415 - loaded by the first such request
+    from slea.logic.learners.ability import learner_ability  # noqa: PLC0415 - loaded by the first such request
 
     return learner_ability(caller(app))
 
 
 def _reviewer_name(subject: str) -> str:
-    from slea.tools.review import display_name  # noqa: PLC0415 - loaded by a reviewer's first request
+    from slea.logic.review.actions import display_name  # noqa: PLC0415 - loaded by a reviewer's first request
 
     return display_name(app.current_event.request_context.authorizer.jwt_claim, subject)
 
@@ -259,7 +260,7 @@ def review_queue(
     ),
 ) -> ReviewQueue:
     who = reviewer(app)
-    from slea.tools import review_queue as queue  # noqa: PLC0415 - loaded by a reviewer's first request
+    from slea.logic.review import queue  # noqa: PLC0415 - loaded by a reviewer's first request
 
     view = QueueView(source=source, item_type=item_type, category=category, language=language, q=q, sort=sort)
     return queue.review_queue(limit, cursor, who, view)
@@ -273,7 +274,7 @@ def review_queue(
 )
 def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAccepted:
     who = reviewer(app)
-    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.bulk_accept(request, who, _reviewer_name(who))
 
@@ -284,7 +285,7 @@ def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAcc
     responses=review_responses(200, AttemptReviewed, "The attempt as reviewed"),
 )
 def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
-    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(app)
     return review.review_attempt(attempt_id, who, request, _reviewer_name(who))
@@ -296,7 +297,7 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
     responses=review_responses(200, QuestionReviewed, "The question as reviewed"),
 )
 def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
-    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(app)
     return review.review_question(question_id, who, request, _reviewer_name(who))
@@ -309,7 +310,7 @@ def review_question(question_id: ItemId, request: Annotated[QuestionReviewReques
 )
 def review_stats() -> ReviewStats:
     reviewer(app)
-    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.review_stats()
 
@@ -323,7 +324,7 @@ def review_audit(
     target_id: Annotated[str, Query(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)],
 ) -> AuditRecords:
     reviewer(app)
-    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.audit(target_id)
 
@@ -335,7 +336,7 @@ def review_audit(
 )
 def review_recent_audit(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> AuditRecords:
     reviewer(app)
-    from slea.tools import review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.recent_audit(limit)
 
@@ -357,7 +358,7 @@ def review_items(
     order: Annotated[Literal["asc", "desc"], Query()] = "asc",
 ) -> ItemAnalysis:
     reviewer(app)
-    from slea.tools import item_analysis  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import item_analysis  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return item_analysis.item_analysis(
         limit=limit, cursor=cursor, category=category, flagged=flagged, item_type=item_type, sort=sort, order=order

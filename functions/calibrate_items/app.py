@@ -1,5 +1,5 @@
 """Scheduled (EventBridge) calibration job: refit every bank item's difficulty from all attempts,
-store the item statistics reviewers read, and queue misfitting items (slea.tools.calibration_job)."""
+store the item statistics reviewers read, and queue misfitting items (slea.logic.jobs.calibration)."""
 
 from typing import Any
 
@@ -7,8 +7,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.item_analysis import CalibrateItemsInput
-from slea.observability import logger, metrics, tracer
-from slea.tools.calibration_job import calibrate_items
+from slea.logic.jobs.calibration import calibrate_items
+from slea.platform.observability import logger, metrics, tracer
 
 
 @logger.inject_lambda_context

@@ -12,8 +12,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.round import FinishRoundInput
-from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.round_progress import finish_round
+from slea.logic.rounds.collection import finish_round
+from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

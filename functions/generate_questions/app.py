@@ -13,8 +13,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.generation import GenerateQuestionsInput
-from slea.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.generate_questions import generate_questions
+from slea.logic.generation.drafting import generate_questions
+from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

@@ -1,11 +1,11 @@
 """The MCP server for LLM agents (spec 000: the six tools "registered in the FastMCP server"), on
 route /mcp of the HTTP API behind its JWT authorizer: the caller is the token's `sub`, with the
-roles its groups and scopes give it (slea.roles). A learner's agent is offered, and may call,
-only the learner tools; the authoring tools need the author role (slea.tools.agent).
+roles its groups and scopes give it (slea.security.roles). A learner's agent is offered, and may call,
+only the learner tools; the authoring tools need the author role (slea.logic.agent).
 
 Streamable HTTP, stateless, JSON responses (no SSE): every POST is one JSON-RPC exchange, so one
 Lambda invocation answers it and nothing is kept between requests but the app itself. The tools
-call slea.tools.agent, i.e. the same logic as the Lambda functions and the HTTP API.
+call slea.logic.agent, i.e. the same logic as the Lambda functions and the HTTP API.
 
 Bounded: GET (the optional SSE stream) and DELETE (ending a session) answer 405 at once, as the
 protocol allows a server without a stream; the SDK would hold a GET open until the function
@@ -67,13 +67,13 @@ from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput
 from slea.contracts.templates import SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionInput
-from slea.errors import DataAccessError
 from slea.llm import budget
-from slea.observability import logger, metrics, tracer
-from slea.roles import Caller
+from slea.logic import agent
+from slea.logic.api_error import ApiError
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics, tracer
 from slea.security import rate_limits
-from slea.tools import agent
-from slea.tools.errors import ApiError
+from slea.security.roles import Caller
 
 SERVER_NAME = "slea-ssem"
 MCP_PATH = "/mcp"
@@ -195,7 +195,7 @@ def _validation_error(error: ValidationError, contract: type[BaseModel]) -> type
 
 
 def _claims(event: dict[str, Any]) -> dict[str, Any]:
-    """The JWT's claims, as API Gateway's authorizer hands them on (slea.api reads the same)."""
+    """The JWT's claims, as API Gateway's authorizer hands them on (slea.http.api reads the same)."""
     claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims")
     return claims if isinstance(claims, dict) else {}
 

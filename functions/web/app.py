@@ -22,7 +22,7 @@ from typing import Any
 
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from slea.observability import logger
+from slea.platform.observability import logger
 
 STATIC = Path(__file__).resolve().parent / "static"
 PAGES = {"/": "learner.html", "/review": "review.html"}

@@ -294,7 +294,7 @@ def test_the_id_secret_is_read_only_by_the_functions_that_make_ids_with_their_gr
             "ScoreAndExplainFunction",
             "ApiFunction",
             "McpFunction",
-            "PlanRoundFunction",  # copies drawn from the bank (slea/tools/bank.py)
+            "PlanRoundFunction",  # copies drawn from the bank (slea/logic/rounds/bank_draw.py)
         }
         with recording() as recorded:
             for function in makers:

@@ -196,7 +196,7 @@ def test_routes_carry_their_route_key_and_path_parameters():
 
 
 def test_committed_openapi_document_is_current():
-    from slea.api import openapi_document
+    from slea.http.api import openapi_document
     from slea_local.http import OPENAPI_PATH
     from slea_local.runtime import load_function_module
 
@@ -251,7 +251,7 @@ def test_a_failure_before_the_record_loses_nothing_and_the_retry_records(http, s
 def test_a_crash_after_the_record_loses_nothing_and_the_retry_returns_the_grading(http, step_functions, monkeypatch):
     """The function dies after committing (a timeout, say): the learner never saw the grading;
     the retry returns the recorded one, never 409, and the answer is counted once."""
-    from slea.tools import score_answer
+    from slea.logic.answering import scoring as score_answer
 
     start(http)
     question = wait_for_questions(http)[0]
@@ -336,7 +336,7 @@ def test_a_user_past_the_daily_round_limit_gets_429_and_others_do_not(http, step
 def test_a_failed_start_answers_503_releases_the_session_and_does_not_count(http, step_functions, monkeypatch):
     from botocore.exceptions import ClientError
 
-    import slea.tools.sessions as session_logic
+    import slea.logic.sessions.use_cases as session_logic
 
     class Unavailable:
         def start_execution(self, **_):
@@ -390,7 +390,7 @@ def test_giving_back_a_round_whose_days_counter_is_gone_is_no_error(step_functio
 def test_an_abandoned_claim_whose_days_counter_has_expired_still_fails_cleanly(step_functions):
     import datetime
 
-    from slea.tools import rounds as round_logic
+    from slea.logic.rounds import lifecycle as round_logic
 
     cloud = step_functions.runtime.cloud
     stale = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=3)).isoformat()

@@ -288,7 +288,7 @@ def test_the_target_follows_the_learners_ability(bank):
     weak = runtime.invoke("plan_round", plan_event(SECOND, "sess_weak", "exec-weak"))
     assert strong["difficulty"] > weak["difficulty"]
     assert strong["difficulty_reason"].startswith("theta 1.60 ± 0.35, target 70%: b ")
-    from slea.tools.round_target import target_b
+    from slea.logic.rounds.target import target_b
 
     assert strong["difficulty"] == scale.b_to_label(target_b(1.6, 0.7, None))
     placement = plan_event(SECOND, "sess_place", "exec-place")

@@ -153,7 +153,7 @@ def test_a_rerun_with_the_same_data_writes_nothing_new(simulated, cloud):
 
 def test_a_reviewed_item_is_not_queued_again_for_the_same_data_but_is_once_the_data_doubles(simulated, cloud):
     run_job(simulated)
-    # A reviewer accepts it: the review route removes it from the queue (slea.tools.review).
+    # A reviewer accepts it: the review route removes it from the queue (slea.logic.review.actions).
     table(cloud, "QuestionsTable").update_item(
         Key={"question_id": MISFIT}, UpdateExpression="REMOVE review_state, queued_at, review_reasons"
     )
@@ -213,7 +213,7 @@ def _in_function(cloud, action):
 
 
 def test_the_scan_stops_before_the_deadline_and_nothing_is_written(simulated, cloud):
-    from slea.tools.calibration_job import calibrate_items
+    from slea.logic.jobs.calibration import calibrate_items
 
     # 100 s at the start; every look at the clock costs 10 s: the scan may use 50 s.
     run = _in_function(cloud, lambda: calibrate_items(Clock(100_000, 10_000), page_size=50))
@@ -224,7 +224,7 @@ def test_the_scan_stops_before_the_deadline_and_nothing_is_written(simulated, cl
 
 
 def test_writing_stops_before_the_deadline_and_the_next_run_finishes(simulated, cloud):
-    from slea.tools.calibration_job import WRITE_RESERVE_MS, calibrate_items
+    from slea.logic.jobs.calibration import WRITE_RESERVE_MS, calibrate_items
 
     clock = Clock(WRITE_RESERVE_MS + 6_000, 1_000)  # a few looks, then the write reserve is reached
     first = _in_function(cloud, lambda: calibrate_items(clock))

@@ -6,10 +6,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from slea.cache import StaleOnErrorCache
 from slea.constants import DEFAULT_KEYWORDS
 from slea.contracts.keywords import GetKeywordsInput
-from slea.tools import difficulty_keywords
+from slea.logic.generation import keywords as difficulty_keywords
+from slea.platform.cache import StaleOnErrorCache
 from slea_local.faults import recorded_dynamodb_calls
 
 TOOL = "get_difficulty_keywords"

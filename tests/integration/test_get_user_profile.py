@@ -3,8 +3,8 @@
 import boto3
 import pytest
 
-from slea.aws import client_config
 from slea.constants import FALLBACK_PROFILE
+from slea.platform.aws import client_config
 
 USER = "6f1c2a3e-9b7d-4c1e-8f2a-0d3b4c5e6f70"
 

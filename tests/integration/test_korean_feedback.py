@@ -6,14 +6,14 @@ import re
 
 import pytest
 
+from slea.contracts.llm import Explanation, ShortAnswerGrade
 from slea.grading.evidence import Evidence, Material
 from slea.grading.offline import grade
+from slea.language import grading_phrases
+from slea.language.grading_phrases import flags_in_words
+from slea.language.scoring_phrases import PHRASES, language_of, placeholders
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError
-from slea.llm.schemas import Explanation, ShortAnswerGrade
-from slea.text import grading_phrases
-from slea.text.grading_phrases import flags_in_words
-from slea.text.scoring_phrases import PHRASES, language_of, placeholders
 
 TOOL = "score_and_explain"
 BASE = {"session_id": "sess_ko", "user_id": "user_ko", "question_id": "q_ko"}

@@ -8,9 +8,9 @@ from decimal import Decimal
 import boto3
 import pytest
 
+from slea.contracts.llm import ShortAnswerGrade
 from slea.dal import abilities
 from slea.llm.offline import OfflineProvider
-from slea.llm.schemas import ShortAnswerGrade
 from slea.measurement import items
 
 TOOL = "score_and_explain"
@@ -198,7 +198,7 @@ def _fail_ability_writes_inside_the_transaction(monkeypatch, cloud):
 def test_a_fault_mid_transaction_leaves_neither_attempt_nor_ability_and_a_retry_records_both_once(
     cloud, runtime, faults, monkeypatch, fault
 ):
-    from slea.tools.score_answer import GradeNotRecordedError
+    from slea.logic.answering.scoring import GradeNotRecordedError
 
     put_question(cloud, "q_fault")
     if fault == "inside the transaction":
@@ -288,7 +288,7 @@ def test_an_answer_without_a_category_updates_no_ability(cloud, runtime):
 # ---------------------------------------------------------------- a reviewer's override
 def _override(cloud, attempt_id, score):
     from slea.contracts.review import AttemptReviewRequest
-    from slea.tools.review import review_attempt
+    from slea.logic.review.actions import review_attempt
 
     with cloud.environment(cloud.environment_of("ApiFunction")):
         return review_attempt(attempt_id, REVIEWER, AttemptReviewRequest(action="override", score=score))
@@ -318,7 +318,7 @@ def test_an_override_rescores_the_ability_as_remove_then_add(cloud, runtime, mon
 
 
 def test_an_override_retries_when_the_learner_answered_meanwhile(cloud, runtime, monkeypatch):
-    from slea.tools import ability_recording
+    from slea.logic.answering import ability_update as ability_recording
 
     put_question(cloud, "q_sa", "short_answer", 5)
     put_question(cloud, "q_later", "true_false", 5)
@@ -343,10 +343,10 @@ def test_an_override_retries_when_the_learner_answered_meanwhile(cloud, runtime,
 # ---------------------------------------------------------------- what the learner sees
 def test_the_history_is_the_newest_points_oldest_first(cloud, monkeypatch):
     from slea.contracts import ability as contract
-    from slea.tools.ability import learner_ability
+    from slea.logic.learners.ability import learner_ability
 
     monkeypatch.setattr(contract, "HISTORY_POINTS_MAX", 3)
-    monkeypatch.setattr("slea.tools.ability.HISTORY_POINTS_MAX", 3)
+    monkeypatch.setattr("slea.logic.learners.ability.HISTORY_POINTS_MAX", 3)
     rows = table(cloud, "AbilitiesTable")
     for category, minutes in (("technical", (1, 3, 5)), ("business", (2, 4))):
         rows.put_item(

@@ -16,7 +16,7 @@ import httpx2
 import pytest
 from mcp import Client
 
-from slea.roles import Caller
+from slea.security.roles import Caller
 from slea_local.http import http_api_event, serve_in_background
 from slea_local.runtime import LocalRuntime
 from tests.integration.test_api import ALICE, BOB, answer_key
@@ -52,7 +52,7 @@ def mcp_module(step_functions: Any) -> Any:
 
 
 def caller(user: str, *groups: str) -> Caller | None:
-    """The caller a token with this subject and these groups makes (slea.roles decides)."""
+    """The caller a token with this subject and these groups makes (slea.security.roles decides)."""
     return Caller.from_claims({"sub": user, "cognito:groups": list(groups)})
 
 

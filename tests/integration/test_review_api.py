@@ -166,8 +166,8 @@ def test_a_round_whose_execution_arn_was_not_recorded_is_still_followed(http, st
 # ---------------------------------------------------------------- summary
 def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(http, step_functions):
     from slea.contracts.profile import UserProfile
-    from slea.tools.plan_round import decide_difficulty
-    from slea.tools.round_target import from_ability, success_rate
+    from slea.logic.rounds.planning import decide_difficulty
+    from slea.logic.rounds.target import from_ability, success_rate
 
     cloud = step_functions.runtime.cloud
     start(http, question_types=["multiple_choice"])
@@ -236,8 +236,8 @@ def test_a_report_puts_the_question_in_the_queue(http, step_functions):
 
 
 def low_confidence_grades(monkeypatch):
+    from slea.contracts.llm import ShortAnswerGrade
     from slea.llm.offline import OfflineProvider
-    from slea.llm.schemas import ShortAnswerGrade
 
     grade = ShortAnswerGrade(score=65, confidence=0.4, reasoning="the answer is in the grader's uncertain middle")
     monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: grade)

@@ -9,9 +9,9 @@ from decimal import Decimal
 import boto3
 import pytest
 
+from ops.retry_queue_admin import count, peek_questions, redrive
 from slea.contracts.questions import parse_round_id
 from slea.dal.retry_queue import QueueUnavailableError
-from slea.retry_queue_admin import count, peek_questions, redrive
 from slea_local.runtime import QueuePoller
 
 TOOL = "save_generated_question"
@@ -282,7 +282,7 @@ def test_operator_count_peek_and_redrive(cloud, runtime, faults, admin_urls):
 
 
 def test_operator_cli_prints_counts(cloud, admin_urls, monkeypatch, capsys):
-    from slea.retry_queue_admin import main
+    from ops.retry_queue_admin import main
 
     monkeypatch.setenv("RETRY_QUEUE_URL", admin_urls["retry"])
     monkeypatch.setenv("RETRY_DLQ_URL", admin_urls["dead-letter"])

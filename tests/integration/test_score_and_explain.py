@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 import boto3
 import pytest
 
+from slea.contracts.llm import ShortAnswerGrade
 from slea.dal import questions
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError
-from slea.llm.schemas import ShortAnswerGrade
 
 TOOL = "score_and_explain"
 BASE = {"session_id": "sess_001", "user_id": "user_001", "question_id": "q_001"}
@@ -155,7 +155,7 @@ def test_llm_failure_gives_fifty_not_correct_with_a_note(runtime, monkeypatch):
 
 
 def test_explanation_minimums_are_enforced_on_short_model_output(runtime, monkeypatch):
-    from slea.llm.schemas import Explanation
+    from slea.contracts.llm import Explanation
 
     monkeypatch.setattr(
         OfflineProvider, "explain", lambda self, item: Explanation(explanation="Short.", reference_links=[])
@@ -198,7 +198,7 @@ def test_a_retried_direct_invocation_returns_the_recorded_grading_and_counts_onc
 
 
 def test_a_failed_record_raises_so_the_caller_retries_and_nothing_is_counted(cloud, runtime, faults):
-    from slea.tools.score_answer import GradeNotRecordedError
+    from slea.logic.answering.scoring import GradeNotRecordedError
 
     _stored_question(cloud, "q_fail")
     event = {

@@ -1,4 +1,4 @@
-"""slea.seed: validated, all-or-nothing, idempotent loading; the CLI; the demo dataset's content."""
+"""ops.seed: validated, all-or-nothing, idempotent loading; the CLI; the demo dataset's content."""
 
 import json
 import re
@@ -6,7 +6,7 @@ import re
 import boto3
 import pytest
 
-from slea.seed import load_seed, main
+from ops.seed import load_seed, main
 
 
 def count(cloud, table):

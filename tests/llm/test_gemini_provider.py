@@ -8,7 +8,7 @@ import pytest
 
 from slea.contracts.answers import choice_index
 from slea.contracts.generation import DraftBatch
-from slea.llm.schemas import SemanticScores
+from slea.contracts.llm import SemanticScores
 from slea_local.runtime import LocalRuntime
 from tests.llm.gemini_stub import Reply, error_reply, model_reply
 from tests.security.test_question_ids import rotate_id_secret
@@ -221,7 +221,7 @@ def model_grade(key_concepts=36, correctness=34, clarity=15, confidence=0.9):
 
 
 def test_short_answer_grading_is_one_cold_structured_call_with_the_answer_as_delimited_data(gemini, seeded):
-    from slea.llm.schemas import ModelShortAnswerGrade
+    from slea.contracts.llm import ModelShortAnswerGrade
 
     gemini.script(model_grade(), model_reply(EXPLANATION))
     event = {**SHORT_ANSWER, "reference_answer": "RAG retrieves relevant passages and generates an answer from them."}

@@ -3,8 +3,7 @@ provider: a key the record contradicts, a second right answer, cues, the learner
 
 import pytest
 
-from slea.contracts.keywords import Concept
-from slea.item_rules import (
+from slea.authoring.item_rules import (
     DISTRACTOR_TRUE_OF_SOURCE,
     KEY_IS_LONGEST,
     KEY_NOT_FROM_SOURCE,
@@ -14,6 +13,7 @@ from slea.item_rules import (
     cue_problems,
     grounding_problems,
 )
+from slea.contracts.keywords import Concept
 from tests.llm.test_validate_question_quality import DEFINITIONS, GOOD, RAG, TOOL
 
 ENGLISH_PASS = "The question is of high quality and can be saved as it is."
@@ -193,7 +193,7 @@ def test_a_short_korean_key_point_is_a_fact_the_statement_can_state():
 
 
 def test_a_key_sharing_more_stem_words_than_any_distractor_is_cued_by_the_generator():
-    from slea.llm.offline.generator import cued
+    from slea.authoring.offline_generator import cued
 
     stem = "A team observes these points in its system: no connection setup; datagrams may be lost."
     key, distractors = "User Datagram Protocol", ["Domain Name System", "Transmission Control Protocol", "ARP"]
@@ -202,7 +202,7 @@ def test_a_key_sharing_more_stem_words_than_any_distractor_is_cued_by_the_genera
 
 
 def test_true_false_labels_do_not_count_against_the_language():
-    from slea.item_rules import language_problems
+    from slea.authoring.item_rules import language_problems
 
     stem = '참/거짓: "교차 엔트로피의 지수"는 퍼플렉서티에 해당한다.'
     assert language_problems("ko", stem, ["True", "False"], []) == []

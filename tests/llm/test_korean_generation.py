@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from slea.text.korean_particles import PARTICLE_SOUNDS
+from slea.language.korean_particles import PARTICLE_SOUNDS
 from tests.llm.gemini_stub import model_reply
 
 TOOL = "generate_questions"

@@ -2,13 +2,13 @@
 
 import pytest
 
+from slea.authoring.item_rules import UNVERIFIABLE
+from slea.authoring.question_quality import StemIndex
 from slea.constants import QUESTION_STEM_MAX, VALIDATION_BATCH_MAX, VALIDATION_EXISTING_STEMS_MAX
+from slea.contracts.llm import ItemScore, ValidationItem
 from slea.contracts.validation import ValidateQuestionInput
-from slea.item_rules import UNVERIFIABLE
 from slea.llm.offline.semantic import semantic_score
-from slea.llm.schemas import ItemScore, ValidationItem
-from slea.question_quality import StemIndex
-from slea.tools.validate_question import rule_check, verdict
+from slea.logic.generation.validation import rule_check, verdict
 
 TOOL = "validate_question_quality"
 CHOICES = ["A) Retrieval", "B) Generation", "C) Both", "D) Neither"]

@@ -150,7 +150,7 @@ def test_the_check_withholds_what_the_generator_let_through(
 ):
     """Without the generator's own prevention the round keeps its comparison item: the check at
     show time still keeps the quoted key back, in the learner's language, and says so."""
-    from slea.llm.offline import generator
+    from slea.authoring import offline_generator as generator
 
     monkeypatch.setattr(generator, "gives_away", lambda *args: False, raising=False)
     outcomes = play(http, step_functions, user, session, category)
@@ -320,8 +320,8 @@ def test_a_stored_explanation_from_the_cache_is_checked_too(gemini, http, step_f
     }
     cloud = step_functions.runtime.cloud
     with cloud.environment(cloud.environment_of("ApiFunction")):
-        from slea.llm.schemas import GradingItem
-        from slea.tools.score_answer import _cache_variant
+        from slea.contracts.llm import GradingItem
+        from slea.logic.answering.scoring import _cache_variant
 
         stored = stored_questions(cloud, session)
         mc = next(item for item in stored if item["question_id"] == mc_id)

@@ -229,7 +229,7 @@ def test_the_queue_is_paged_bounded_in_bytes_and_paging_reaches_every_entry(http
 
 def test_any_one_entry_fits_a_page_however_long_its_stored_texts():
     from slea.contracts.review import Report, ReviewedAttempt, ReviewedQuestion, ReviewEntry
-    from slea.tools.review_queue import QUEUE_ENVELOPE_BYTES, QUEUE_PAGE_MAX_BYTES, _listed, _size
+    from slea.logic.review.queue import QUEUE_ENVELOPE_BYTES, QUEUE_PAGE_MAX_BYTES, _listed, _size
 
     text, texts = "가" * 50_000, ["나" * 5_000] * 100  # non-ASCII: 6 bytes a character as sent
     stored = ReviewedQuestion(
@@ -416,8 +416,8 @@ def test_case_variants_of_a_subject_are_one_user_for_the_quota_and_sessions(http
 def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_back_once(
     http, step_functions, monkeypatch
 ):
-    import slea.tools.sessions as session_logic
-    from slea.tools import rounds as round_logic
+    import slea.logic.sessions.use_cases as session_logic
+    from slea.logic.rounds import lifecycle as round_logic
 
     cloud = step_functions.runtime.cloud
 
@@ -460,7 +460,7 @@ def test_a_failed_start_gives_back_the_day_it_took_even_after_midnight(http, ste
     from botocore.exceptions import ClientError
 
     import slea.dal.usage as usage
-    import slea.tools.sessions as session_logic
+    import slea.logic.sessions.use_cases as session_logic
 
     days = iter(["2026-11-23", "2026-11-24"])  # the quota is taken on one day, the start fails on the next
     monkeypatch.setattr(usage, "today", lambda: next(days))

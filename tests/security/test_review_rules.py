@@ -40,7 +40,7 @@ def test_a_retired_question_cannot_be_answered(http, step_functions):
 def test_a_question_retired_while_its_answer_is_graded_is_not_recorded(http, step_functions, monkeypatch):
     """The retirement lands between the API's check and the record: the record's transaction
     refuses it, so the grade is never counted."""
-    from slea.tools import score_answer
+    from slea.logic.answering import scoring as score_answer
 
     cloud = step_functions.runtime.cloud
     start(http)

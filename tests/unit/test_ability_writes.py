@@ -1,12 +1,12 @@
 """The learner model's transaction items (slea.dal.abilities, slea.dal.attempts) and what an
-answer is evidence of (slea.tools.ability_recording), without AWS."""
+answer is evidence of (slea.logic.answering.ability_update), without AWS."""
 
 import pytest
 
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.dal import abilities, attempts
+from slea.logic.answering import ability_update as ability_recording
 from slea.measurement import scale
-from slea.tools import ability_recording
 
 ATTEMPT = {"question_id": "q1", "attempt_key": "q1#abc", "is_correct": True, "graded_at": "2026-11-24T10:00:00.000Z"}
 

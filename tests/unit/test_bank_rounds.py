@@ -7,11 +7,11 @@ from slea.contracts.generation import IdentifiedDraft
 from slea.contracts.keywords import Concept
 from slea.contracts.questions import SaveQuestionInput
 from slea.contracts.round import RoundPlan, RoundProgress
+from slea.logic.generation.saving import question_item
+from slea.logic.rounds import target as round_target
+from slea.logic.rounds.bank_draw import DrawRequest, _eligible
+from slea.logic.rounds.collection import _topics
 from slea.measurement import irt, scale
-from slea.tools import round_target
-from slea.tools.bank import DrawRequest, _eligible
-from slea.tools.round_progress import _topics
-from slea.tools.save_question import question_item
 
 QUESTION = {
     "item_type": "true_false",

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from slea.cache import StaleOnErrorCache
+from slea.platform.cache import StaleOnErrorCache
 
 
 class Clock:

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
+from slea.logic.jobs.calibration import _floor, _reasons_to_raise, _score
 from slea.measurement.calibration import ItemStatistics
-from slea.tools.calibration_job import _floor, _reasons_to_raise, _score
 from slea_local import REPO_ROOT
 
 

@@ -32,10 +32,10 @@ NOT_AT_IMPORT = {
         "slea.grading.semantic",
         "tokenizers",
         "snowballstemmer",
-        "slea.llm.offline.generator",
+        "slea.authoring.offline_generator",
     ],
-    "generate_questions": ["slea.llm.offline.generator", "slea.llm.offline.semantic", "slea.grading.offline"],
-    "validate_question_quality": ["slea.llm.offline.generator", "slea.grading.offline"],
+    "generate_questions": ["slea.authoring.offline_generator", "slea.llm.offline.semantic", "slea.grading.offline"],
+    "validate_question_quality": ["slea.authoring.offline_generator", "slea.grading.offline"],
     # ... and in the HTTP API the grading path, and what only the session summary (the planner,
     # the profile) or a reviewer's edit (Tool 5's contract) needs.
     "api": [
@@ -43,12 +43,12 @@ NOT_AT_IMPORT = {
         "slea.contracts.generation",
         "slea.grading.offline",
         "slea.llm.offline",
-        "slea.tools.score_answer",
-        "slea.tools.plan_round",
-        "slea.tools.user_profile",
+        "slea.logic.answering.scoring",
+        "slea.logic.rounds.planning",
+        "slea.logic.learners.profile",
         "slea.contracts.questions",
-        "slea.tools.review",
-        "slea.tools.review_queue",
+        "slea.logic.review.actions",
+        "slea.logic.review.queue",
         "slea.dal.review",
     ],
 }
@@ -79,4 +79,4 @@ def test_modules_a_function_may_never_need_are_not_loaded_at_import(function: st
     loaded = _import_in_fresh_interpreter(str(REPO_ROOT / "functions" / function / "app.py"))["modules"]
     assert isinstance(loaded, list)
     assert [name for name in NOT_AT_IMPORT[function] if name in loaded] == []
-    assert "slea.observability" in loaded  # the handler did load
+    assert "slea.platform.observability" in loaded  # the handler did load

@@ -15,7 +15,7 @@ from types import ModuleType
 import pytest
 from botocore.exceptions import ClientError
 
-from slea import cli
+from ops import cli
 from slea_local import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
@@ -69,8 +69,8 @@ def _scrubbed_env(tmp_path: Path) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("module", "args"),
     [
-        ("slea.retry_queue_admin", ["count"]),
-        ("slea.seed", [str(REPO_ROOT / "data" / "demo_seed.json")]),
+        ("ops.retry_queue_admin", ["count"]),
+        ("ops.seed", [str(REPO_ROOT / "data" / "demo_seed.json")]),
     ],
 )
 def test_operator_command_without_credentials_prints_one_line(tmp_path, module, args):
@@ -99,7 +99,7 @@ def no_region(monkeypatch, tmp_path):
 
 
 def test_no_region_is_one_line_exit_2(no_region, capsys):
-    from slea.retry_queue_admin import main
+    from ops.retry_queue_admin import main
 
     assert main(["count"]) == 2
     err = capsys.readouterr().err
@@ -108,8 +108,8 @@ def test_no_region_is_one_line_exit_2(no_region, capsys):
 
 
 def test_client_error_and_missing_outputs(monkeypatch, capsys):
-    import slea.settings
-    from slea.retry_queue_admin import main
+    import slea.platform.settings
+    from ops.retry_queue_admin import main
 
     def refused(stack):
         raise ClientError(
@@ -117,18 +117,18 @@ def test_client_error_and_missing_outputs(monkeypatch, capsys):
             "DescribeStacks",
         )
 
-    monkeypatch.setattr(slea.settings, "stack_outputs", refused)
+    monkeypatch.setattr(slea.platform.settings, "stack_outputs", refused)
     assert main(["count", "--stack", "nope", "--region", "eu-west-1"]) == 1
     assert capsys.readouterr().err == (
         "slea-retry-queue: error: AWS refused DescribeStacks: ValidationError: Stack with id nope does not exist\n"
     )
-    monkeypatch.setattr(slea.settings, "stack_outputs", lambda stack: {"RetryQueueUrl": "https://q"})
+    monkeypatch.setattr(slea.platform.settings, "stack_outputs", lambda stack: {"RetryQueueUrl": "https://q"})
     assert main(["count", "--stack", "old", "--region", "eu-west-1"]) == 2
     assert "stack old has no output RetryDeadLetterQueueUrl" in capsys.readouterr().err
 
 
 def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
-    from slea.seed import main
+    from ops.seed import main
 
     for variable in ("SLEA_STACK", "PROFILES_TABLE", "TEMPLATES_TABLE", "KEYWORDS_TABLE"):
         monkeypatch.delenv(variable, raising=False)
@@ -139,7 +139,7 @@ def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
     assert "cannot read" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module", ["slea.retry_queue_admin", "slea.seed"])
+@pytest.mark.parametrize("module", ["ops.retry_queue_admin", "ops.seed"])
 def test_help_is_whole_sentences(module, capsys):
     main = __import__(module, fromlist=["main"]).main
     with pytest.raises(SystemExit) as exit_info:
@@ -149,7 +149,7 @@ def test_help_is_whole_sentences(module, capsys):
     description = text.split("\n\n")[1]  # the paragraph after usage: never cut mid-sentence
     assert description.endswith("."), description
     assert "--region" in text
-    if module == "slea.retry_queue_admin":
+    if module == "ops.retry_queue_admin":
         assert "get_retry_queue() and\nclear_retry_queue()." in description
         assert text.rstrip().endswith("peek at the retry\nqueue sparingly.")
 
@@ -251,7 +251,7 @@ def test_local_round_plan_comes_from_the_execution():
 
 def test_local_generate_says_learner_difficulty_and_why(capsys):
     from slea.contracts.profile import UserProfile
-    from slea.tools.plan_round import decide_difficulty
+    from slea.logic.rounds.planning import decide_difficulty
     from slea_local.__main__ import main
 
     assert main(["generate", "--count", "2"]) == 0

@@ -4,10 +4,10 @@ import pytest
 from pydantic import ValidationError
 
 from slea.contracts.keywords import Concept, SourceLink
+from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import ReferenceLink
-from slea.llm.feedback import PHRASES, compose, details_of, next_steps, without_repeats
-from slea.llm.references import cited
-from slea.llm.schemas import Explanation, GradingItem
+from slea.feedback.details import PHRASES, compose, details_of, next_steps, without_repeats
+from slea.feedback.references import cited
 
 SOURCE = ReferenceLink(title="Wikipedia: Overfitting", url="https://en.wikipedia.org/wiki/Overfitting")
 
@@ -55,7 +55,7 @@ def test_the_demo_seed_sources_are_valid_and_never_a_search():
     import json
     from pathlib import Path
 
-    from slea.seed import SeedDocument
+    from ops.seed import SeedDocument
 
     seed = SeedDocument.model_validate(json.loads(Path("data/demo_seed.json").read_text(encoding="utf-8")))
     sources = [source for record in seed.keywords for concept in record.concepts for source in concept.sources or []]
@@ -128,7 +128,7 @@ def test_the_prose_meets_the_minimum_length_with_no_sentence_twice_even_when_par
 
 
 def test_the_cache_variant_names_the_wrong_option_picked_and_is_bounded_by_the_options():
-    from slea.tools.score_answer import _cache_variant
+    from slea.logic.answering.scoring import _cache_variant
 
     variants = {_cache_variant(mc_item(picked=picked)) for picked in ["B", "C", "D", "b", "Regularisation"]}
     assert len(variants) == 3  # B, C, D: the same option named by letter or text shares one
@@ -158,7 +158,7 @@ def test_a_wrong_pick_that_keys_an_unanswered_item_is_neither_named_nor_defined(
 
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_a_text_cut_short_by_the_key_check_is_padded_back_to_the_minimum(language):
-    from slea.llm.feedback import padded
+    from slea.feedback.details import padded
 
     text = padded("Kept sentence.\n\n(Part of this explanation is held back.)", language, ["Overfitting"])
     assert len(text) >= 500

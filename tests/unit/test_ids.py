@@ -7,7 +7,7 @@ import boto3
 import pytest
 from aws_lambda_powertools.utilities import parameters
 
-from slea.errors import DataAccessError
+from slea.platform.errors import DataAccessError
 from slea.security import ids
 
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from bench import item_quality
+from slea.authoring.offline_generator import matches_interest
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
-from slea.llm.offline.generator import matches_interest
 
 PROFILE = {
     "user_id": "3f2b8c1e-7a4d-4e29-9b6f-1c5d8e2a7b40",

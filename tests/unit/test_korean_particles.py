@@ -1,9 +1,9 @@
-"""Korean particles chosen by the sound before them (slea.text.korean_particles), and keywords
+"""Korean particles chosen by the sound before them (slea.language.korean_particles), and keywords
 without attached particles. Every case is a sentence a learner could read."""
 
 import pytest
 
-from slea.text.korean_particles import bare_term, final_sound, resolve_particles, with_particle
+from slea.language.korean_particles import bare_term, final_sound, resolve_particles, with_particle
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,8 @@
-"""Near-duplicate stems (slea.question_quality), shared by Tool 4 and the offline generator."""
+"""Near-duplicate stems (slea.authoring.question_quality), shared by Tool 4 and the offline generator."""
 
 import difflib
 
-from slea.question_quality import StemIndex, near_duplicate_of, normalised
+from slea.authoring.question_quality import StemIndex, near_duplicate_of, normalised
 
 # 238 characters each, differing in two words ("travel"/"expense", "stage"/"step").
 LONG = (

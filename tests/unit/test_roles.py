@@ -3,7 +3,7 @@ membership is an exact match of the name."""
 
 import pytest
 
-from slea.roles import Caller, groups, is_author, is_reviewer, scopes
+from slea.security.roles import Caller, groups, is_author, is_reviewer, scopes
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from slea.contracts.ability import SessionAbility
 from slea.contracts.common import ID_PATTERN, ChoiceText, Contract, KeywordText
 
 RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
-# misfit, label_far: the scheduled calibration job (slea.tools.calibration_job).
+# misfit, label_far: the scheduled calibration job (slea.logic.jobs.calibration).
 ReviewReason = Literal[
     "needs_review",
     "too_easy",

@@ -16,10 +16,10 @@ the item with its seen items only), and the history point, new under its attempt
 from dataclasses import dataclass
 from typing import Any
 
-from slea.aws import dynamodb
 from slea.dal.items import from_item, query_all, to_item
-from slea.errors import storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "ABILITIES_TABLE"
 TOOL = "learner_model"

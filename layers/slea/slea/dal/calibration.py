@@ -1,5 +1,5 @@
-"""Storage of the scheduled calibration job (slea.tools.calibration_job) and of the reviewers'
-item analysis (slea.tools.item_analysis).
+"""Storage of the scheduled calibration job (slea.logic.jobs.calibration) and of the reviewers'
+item analysis (slea.logic.review.item_analysis).
 
 - Reading: the attempts table is Scanned page by page with a projection of only the fields the
   refit needs (a Query cannot read every learner's answers); the caller decides between pages
@@ -20,10 +20,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from slea.aws import dynamodb
 from slea.dal.items import from_item, query_all, to_item
-from slea.errors import storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
 
 ATTEMPTS_TABLE = "ATTEMPTS_TABLE"
 QUESTIONS_TABLE = "QUESTIONS_TABLE"

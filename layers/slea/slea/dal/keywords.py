@@ -3,10 +3,10 @@ one record per (difficulty, category), read with a single GetItem."""
 
 from typing import Any
 
-from slea.aws import dynamodb
 from slea.dal.items import from_item
-from slea.errors import storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "KEYWORDS_TABLE"
 

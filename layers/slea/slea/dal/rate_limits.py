@@ -12,9 +12,9 @@ import math
 
 from botocore.exceptions import ClientError
 
-from slea.aws import dynamodb
-from slea.errors import storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "RATE_LIMIT_TABLE"
 TOOL = "rate_limits"

@@ -21,12 +21,12 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
-from slea.aws import dynamodb
 from slea.contracts.errors import utc_now
 from slea.dal.items import from_item, query_all, to_item
 from slea.dal.templates import stem_digest
-from slea.errors import storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
 
 ATTEMPTS_TABLE = "ATTEMPTS_TABLE"
 QUESTIONS_TABLE = "QUESTIONS_TABLE"

@@ -10,10 +10,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from slea.aws import dynamodb
 from slea.dal.items import from_item, to_item
-from slea.errors import DataAccessError, storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import DataAccessError, storage_errors
+from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "SESSIONS_TABLE"
 TOOL = "api"

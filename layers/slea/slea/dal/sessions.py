@@ -5,10 +5,10 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from slea.aws import dynamodb
 from slea.contracts.errors import utc_now
-from slea.errors import storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "SESSIONS_TABLE"
 TOOL = "api"

@@ -9,10 +9,10 @@ import hashlib
 from decimal import Decimal
 from typing import Any
 
-from slea.aws import dynamodb
 from slea.dal.items import query_all
-from slea.errors import storage_errors
-from slea.settings import resource_name
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "TEMPLATES_TABLE"
 INDEX_VARIABLE = "TEMPLATES_SEARCH_INDEX"

@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from slea.contracts.profile import normalised_user_id
-from slea.settings import resource_name
+from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "USAGE_TABLE"
 LIMIT_VARIABLE = "DAILY_ROUNDS_PER_USER"

@@ -28,12 +28,47 @@ So two independent kinds of evidence must agree:
 
 import statistics
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from slea.grading.terms import UNKNOWN_ZIPF
+from slea.grading.terms import UNKNOWN_ZIPF, Text
 
-if TYPE_CHECKING:
-    from slea.grading.evidence import Evidence
+
+class _Material(Protocol):
+    @property
+    def answer(self) -> str: ...
+    @property
+    def reference(self) -> str: ...
+    @property
+    def stem(self) -> str: ...
+    @property
+    def keywords(self) -> list[str]: ...
+
+
+class Evidence(Protocol):
+    """What this module reads of an answer's evidence. evidence.py's `Evidence` has this shape and
+    calls `is_unrelated` itself, so the two modules are typed by shape and import one way."""
+
+    @property
+    def material(self) -> _Material: ...
+    @property
+    def answer(self) -> Text: ...
+    @property
+    def reference(self) -> Text: ...
+    @property
+    def stem(self) -> Text: ...
+    @property
+    def keyword_texts(self) -> list[Text]: ...
+    @property
+    def matched(self) -> dict[str, float]: ...
+    @property
+    def keyword_matches(self) -> list[str]: ...
+    @property
+    def on_topic(self) -> float: ...
+    @property
+    def non_answer(self) -> bool: ...
+    @property
+    def reference_is_thin(self) -> bool: ...
+
 
 # Correct answers that share no word with their question sat at z >= 2.17 on the constructed
 # cases (bench/semantic_signal.py); 1.5 keeps a margin below them. With the length and
@@ -72,11 +107,11 @@ EVERYDAY_TEXTS = (
 )
 
 
-def _shares_no_term(evidence: "Evidence") -> bool:
+def _shares_no_term(evidence: Evidence) -> bool:
     return not evidence.matched and not evidence.keyword_matches and evidence.on_topic == 0.0
 
 
-def semantic_closeness(evidence: "Evidence") -> float | None:
+def semantic_closeness(evidence: Evidence) -> float | None:
     """The answer's highest similarity to the reference, the question or any keyword (None
     without vectors or without readable words); usable as a model feature."""
     material = evidence.material
@@ -101,7 +136,7 @@ def _everyday_closeness(question_texts: tuple[str, ...]) -> tuple[float, float] 
     return (statistics.mean(found), statistics.stdev(found)) if len(found) >= 2 else None
 
 
-def closeness_above_everyday(evidence: "Evidence") -> float | None:
+def closeness_above_everyday(evidence: Evidence) -> float | None:
     """How many standard deviations the answer's closeness lies above that of everyday small talk
     (None without vectors); usable as a model feature."""
     material = evidence.material
@@ -113,7 +148,7 @@ def closeness_above_everyday(evidence: "Evidence") -> float | None:
     return (closeness - everyday[0]) / everyday[1]
 
 
-def korean_shares_nothing(evidence: "Evidence") -> bool:
+def korean_shares_nothing(evidence: Evidence) -> bool:
     """A Korean answer with no character bigram in common with the question, the reference or
     the keywords, and no Latin-script word: a feature, not a verdict (see the module docstring)."""
     context = set(evidence.reference.units) | set(evidence.stem.units)
@@ -124,7 +159,7 @@ def korean_shares_nothing(evidence: "Evidence") -> bool:
     return bool(answer_units) and not answer_units & context and not has_latin_word
 
 
-def is_unrelated(evidence: "Evidence") -> bool:
+def is_unrelated(evidence: Evidence) -> bool:
     """True when the answer is about something else: lexical and semantic evidence agree."""
     if evidence.non_answer or evidence.reference_is_thin or not _shares_no_term(evidence):
         return False

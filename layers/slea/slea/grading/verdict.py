@@ -12,10 +12,10 @@ contradiction patterns) apply whoever graded.
 """
 
 from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.contracts.llm import ShortAnswerGrade
 from slea.grading.model import fitted_model
 from slea.grading.offline import OfflineGrade
-from slea.llm.schemas import ShortAnswerGrade
-from slea.text.grading_phrases import flags_in_words, phrase
+from slea.language.grading_phrases import flags_in_words, phrase
 
 TOLERATED_DISAGREEMENT = 25  # points between the model and the offline evidence that cost nothing
 DISAGREEMENT_PENALTY = 0.01  # confidence lost per point beyond that

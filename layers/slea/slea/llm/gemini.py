@@ -13,11 +13,7 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
-from slea.contracts.scoring import RubricPoints
-from slea.llm import prompts
-from slea.llm.feedback import picked_option
-from slea.llm.provider import LLMError, Operation, llm_call
-from slea.llm.schemas import (
+from slea.contracts.llm import (
     Explanation,
     GradingItem,
     ModelShortAnswerGrade,
@@ -25,6 +21,10 @@ from slea.llm.schemas import (
     ShortAnswerGrade,
     ValidationItem,
 )
+from slea.contracts.scoring import RubricPoints
+from slea.feedback.details import picked_option
+from slea.llm import prompts
+from slea.llm.provider import LLMError, Operation, llm_call
 from slea.llm.settings import LLMSettings
 
 RETRIED_STATUS_CODES = [408, 429, 500, 502, 503, 504]
@@ -165,7 +165,7 @@ class GeminiProvider:
     def explain(self, item: GradingItem) -> Explanation:
         """The explanation in parts; the learner's pick is named by its text, so the model can say
         why that option is wrong. Links the model returns beyond the item's sources are dropped by
-        the caller (slea.llm.references.cited)."""
+        the caller (slea.feedback.references.cited)."""
         picked = picked_option(item)
         data: dict[str, Any] = {"question_and_answer": item.model_dump(mode="json", exclude_none=True)}
         if picked is not None:

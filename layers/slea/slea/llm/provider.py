@@ -18,7 +18,7 @@ from slea.llm.settings import LLMSettings
 
 if TYPE_CHECKING:  # only annotations: a function that grades answers need not load the generation contracts
     from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
-    from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
+    from slea.contracts.llm import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
 
 Operation = Literal["generate", "validate", "score", "explain"]
 

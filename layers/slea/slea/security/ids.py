@@ -17,8 +17,8 @@ import json
 import random
 import uuid
 
-from slea.errors import DataAccessError
-from slea.settings import resource_name
+from slea.platform.errors import DataAccessError
+from slea.platform.settings import resource_name
 
 SECRET_VARIABLE = "ID_SECRET_ARN"  # noqa: S105 - the name of the variable holding its ARN
 # The secret is read once per execution environment and hour (Powertools' cache): one

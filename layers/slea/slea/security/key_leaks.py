@@ -35,7 +35,7 @@ from typing import Any
 from slea.constants import HANGUL, Language
 from slea.contracts.answers import TRUE_FALSE_CHOICES, choice_index, choice_text
 from slea.contracts.scoring import ReferenceLink
-from slea.llm.offline.frames import FRAMES
+from slea.language.item_frames import FRAMES
 
 # Measured on generated rounds (bench/key_leaks.py): the share of a claim's weight one paragraph
 # must hold to give the key away.

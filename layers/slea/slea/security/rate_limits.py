@@ -17,9 +17,9 @@ from typing import Literal
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal import rate_limits
-from slea.errors import DataAccessError
-from slea.observability import logger, metrics
-from slea.tools.errors import ApiError
+from slea.logic.api_error import ApiError
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics
 
 Action = Literal["answer", "round_start", "mcp_call"]
 

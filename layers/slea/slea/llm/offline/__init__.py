@@ -14,15 +14,15 @@ from slea.llm.provider import llm_call
 
 if TYPE_CHECKING:
     from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
-    from slea.llm.schemas import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
+    from slea.contracts.llm import Explanation, GradingItem, SemanticScores, ShortAnswerGrade, ValidationItem
 
 
 class OfflineProvider:
     name = "offline"
 
     def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch:
+        from slea.authoring.offline_generator import generate_offline
         from slea.contracts.generation import DraftBatch
-        from slea.llm.offline.generator import generate_offline
         from slea.security.ids import keyed_random
 
         # Deterministic per (session, round, attempt) for a retried step, yet not replayable by a
@@ -39,8 +39,8 @@ class OfflineProvider:
             return DraftBatch(questions=generate_offline(request, count, rng))
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
+        from slea.contracts.llm import SemanticScores
         from slea.llm.offline.semantic import semantic_review
-        from slea.llm.schemas import SemanticScores
 
         with llm_call("validate", self.name):
             return SemanticScores(scores=[semantic_review(item) for item in items])
@@ -52,7 +52,7 @@ class OfflineProvider:
             return grade_offline(item)
 
     def explain(self, item: GradingItem) -> Explanation:
-        from slea.llm.offline.explanation import explain_offline
+        from slea.feedback.offline_explanation import explain_offline
 
         with llm_call("explain", self.name):
             return explain_offline(item)

@@ -1,11 +1,11 @@
 """The offline provider's short-answer grader: `slea.grading.offline` (the method is documented
 there), the 40/40/20 rubric from text statistics against the question's reference answer, with a
-confidence and form checks. Its explainer is `slea.llm.offline.explanation`."""
+confidence and form checks. Its explainer is `slea.feedback.offline_explanation`."""
 
+from slea.contracts.llm import GradingItem, ShortAnswerGrade
 from slea.contracts.scoring import RubricPoints
 from slea.grading.evidence import Material
 from slea.grading.offline import OfflineGrade, grade
-from slea.llm.schemas import GradingItem, ShortAnswerGrade
 
 
 def material_for(item: GradingItem) -> Material:

@@ -12,7 +12,7 @@ count, answer in choices, duplicates) are not repeated here.
 | double negative (not ... not)                                    | 0.10      |
 | short answer with no expected answer to grade against            | 0.15      |
 
-Correctness is judged against the item's source concept (`slea.item_rules.grounding_problems`:
+Correctness is judged against the item's source concept (`slea.authoring.item_rules.grounding_problems`:
 a key the record does not support, a second right option, a true/false key the record
 contradicts, keywords or acronyms the record does not have), each with its deduction. An item
 with no source cannot be checked without a model: it is marked unverifiable and capped at
@@ -21,8 +21,8 @@ UNVERIFIABLE_CAP, in the "revise" band, never passed.
 
 import re
 
-from slea.item_rules import UNVERIFIABLE, grounding_problems
-from slea.llm.schemas import ItemScore, ValidationItem
+from slea.authoring.item_rules import UNVERIFIABLE, grounding_problems
+from slea.contracts.llm import ItemScore, ValidationItem
 
 BASE_SCORE = 0.95
 QUESTION_FORM = re.compile(r"[?\uff1f:\uff1a]|시오|인가|True or False|참/거짓|\(참/거짓\)", re.IGNORECASE)

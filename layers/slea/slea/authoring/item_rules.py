@@ -1,0 +1,158 @@
+"""Tool 4's item-writing rules (single best answer, no cues, the learner's language) and its check of
+an item against the concept record it was written from. The offline generator follows the same
+rules (`slea.authoring.offline_generator`); these functions report where an item breaks them, as
+(deduction, issue message) pairs.
+
+Cue rules (every multiple-choice item):
+- the key is the only option sharing content words with the stem;
+- the key is by far the longest option.
+
+Language rule (when the learner's language is known): an English item has no Hangul; a Korean item
+has Hangul in its stem and in most of its options (true/false labels are not counted: Tool 6
+accepts True/False as well as 참/거짓).
+
+Grounding (an item with a `source` concept), by fuzzy matching (rapidfuzz) against the record:
+- multiple choice: the key must be the concept's name, acronym, definition or one of its key
+  points; no distractor may be one of them (a second right answer);
+- true/false: a statement keyed true must state the definition or a key point; one keyed false
+  must state neither;
+- short answer: every keyword must be a term of the concept's text;
+- an acronym shown in the stem must be one the record defines.
+Without a source, the offline provider cannot tell whether the key is right ("What is the capital
+of France?" keyed "Berlin"): the item is unverifiable and goes to revision (`UNVERIFIABLE`).
+"""
+
+import re
+
+from rapidfuzz import fuzz
+from rapidfuzz.utils import default_process
+
+from slea.authoring.question_quality import lengths_unequal
+from slea.constants import HANGUL, Language, QuestionType
+from slea.contracts.answers import choice_index, choice_text, truth_value
+from slea.contracts.keywords import Concept
+
+Problem = tuple[float, str]
+
+SAME_TEXT_RATIO = 85  # rapidfuzz ratio: the option says what the record says
+STATES_RATIO = 90  # rapidfuzz partial_ratio: the statement contains that text
+# Shorter facts ("Yes") match inside anything; Korean packs a fact into fewer characters ("낮을수록 좋음").
+FACT_MIN_LENGTH = {"en": 8, "ko": 4}
+
+ONLY_KEY_SHARES_STEM_WORDS = (0.15, "Only the key shares content words with the stem; it cues the answer")
+KEY_IS_LONGEST = (0.1, "The key is by far the longest option; its length cues the answer")
+WRONG_LANGUAGE = (0.3, "Not written in the learner's language ({language}); no mixed-language items")
+KEY_NOT_FROM_SOURCE = (0.4, "The key does not match the source concept")
+DISTRACTOR_TRUE_OF_SOURCE = (0.3, "Option {label} is also true of the source concept: two right answers")
+STATEMENT_CONTRADICTS_SOURCE = (0.4, "The true/false key contradicts the source concept")
+KEYWORD_NOT_IN_SOURCE = (0.1, "Keyword '{keyword}' is not a term of the source concept")
+UNDEFINED_ACRONYM = (0.1, "Acronym '{acronym}' is not defined by the source concept")
+UNVERIFIABLE = "Unverifiable offline: no source concept to check the answer key against"
+
+
+def _units(text: str) -> set[str]:
+    from slea.grading.terms import Text  # noqa: PLC0415 - its word lists load on first use
+
+    return {term.unit for term in Text(text).content_terms}
+
+
+def _label(choice: str, position: int) -> str:
+    return choice.strip()[:1] if re.match(r"^[A-Za-z][).]", choice.strip()) else str(position + 1)
+
+
+def cue_problems(stem: str, choices: list[str], key: str | None) -> list[Problem]:
+    """Surface cues a test-wise learner uses to pick the key without knowing the answer."""
+    index = choice_index(key or "", choices) if choices else None
+    if index is None:
+        return []
+    found = []
+    texts = [choice_text(choice) for choice in choices]
+    stem_units = _units(stem)
+    options = [_units(text) for text in texts]
+    others = [units for position, units in enumerate(options) if position != index]
+    if stem_units & options[index] and not any(stem_units & units for units in others):
+        found.append(ONLY_KEY_SHARES_STEM_WORDS)
+    longest_other = max((len(text) for position, text in enumerate(texts) if position != index), default=0)
+    if len(texts[index]) > longest_other and lengths_unequal(texts):
+        found.append(KEY_IS_LONGEST)
+    return found
+
+
+def language_problems(language: Language | None, stem: str, choices: list[str], keywords: list[str]) -> list[Problem]:
+    if language is None:
+        return []
+    # True/false labels are answers, not text: Tool 6 accepts True/False in either language.
+    options = [choice_text(choice) for choice in choices if truth_value(choice_text(choice)) is None]
+    if language == "en":
+        written_in_it = not any(HANGUL.search(text) for text in [stem, *options, *keywords])
+    else:
+        in_korean = sum(bool(HANGUL.search(text)) for text in options)
+        written_in_it = bool(HANGUL.search(stem)) and in_korean * 2 >= len(options)
+    if written_in_it:
+        return []
+    return [(WRONG_LANGUAGE[0], WRONG_LANGUAGE[1].format(language=language))]
+
+
+def _facts(source: Concept) -> list[str]:
+    return [source.definition, *source.key_points]
+
+
+def _says(text: str, source: Concept) -> bool:
+    """The option is the concept's name or acronym (exactly: "QLoRA" is not "LoRA"), or says what
+    its definition or a key point says (nearly the same text as a whole; a subset of its words, as
+    token-set matching would accept, is not enough: "Fine-tuning" is no key point of LoRA)."""
+    option = default_process(text)
+    if option in {default_process(name) for name in (source.name, source.acronym) if name.strip()}:
+        return True
+    return any(fuzz.ratio(option, default_process(fact)) >= SAME_TEXT_RATIO for fact in _facts(source))
+
+
+def _states(statement: str, facts: list[str]) -> bool:
+    flat = statement.casefold()
+    return any(
+        fuzz.partial_ratio(fact.casefold().strip().rstrip("."), flat) >= STATES_RATIO
+        for fact in facts
+        if len(fact.strip()) >= FACT_MIN_LENGTH["ko" if HANGUL.search(fact) else "en"]
+    )
+
+
+def grounding_problems(  # noqa: PLR0917 - the item's own fields, as Tool 4 receives them
+    question_type: QuestionType,
+    stem: str,
+    choices: list[str],
+    key: str | None,
+    keywords: list[str],
+    source: Concept,
+) -> list[Problem]:
+    """Where the item disagrees with the concept record it was written from."""
+    found: list[Problem] = []
+    if question_type == "multiple_choice":
+        index = choice_index(key or "", choices)
+        if index is not None:
+            if not _says(choice_text(choices[index]), source):
+                found.append(KEY_NOT_FROM_SOURCE)
+            for position, choice in enumerate(choices):
+                if position != index and _says(choice_text(choice), source):
+                    label = _label(choice, position)
+                    found.append((DISTRACTOR_TRUE_OF_SOURCE[0], DISTRACTOR_TRUE_OF_SOURCE[1].format(label=label)))
+    elif question_type == "true_false":
+        truth = truth_value(key or "")
+        if truth is not None and truth != _states(stem, _facts(source)):
+            found.append(STATEMENT_CONTRADICTS_SOURCE)
+    else:
+        text = " ".join([source.name, source.acronym, *_facts(source)]).casefold()
+        for keyword in keywords:
+            if keyword.strip().casefold() not in text:
+                found.append((KEYWORD_NOT_IN_SOURCE[0], KEYWORD_NOT_IN_SOURCE[1].format(keyword=keyword)))
+    found.extend(_acronym_problems(stem, source))
+    return found
+
+
+def _acronym_problems(stem: str, source: Concept) -> list[Problem]:
+    from slea.authoring.offline_generator import defined_acronym  # noqa: PLC0415 - one rule, one home
+
+    acronym = source.acronym.strip()
+    shown = acronym and re.search(rf"\({re.escape(acronym)}\)", stem)
+    if shown and not defined_acronym(source):
+        return [(UNDEFINED_ACRONYM[0], UNDEFINED_ACRONYM[1].format(acronym=acronym))]
+    return []

@@ -1,0 +1,174 @@
+"""Shared pieces of the HTTP API: who is calling, and the ErrorResponse body of every error."""
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
+from slea.contracts.common import ID_PATTERN
+from slea.contracts.errors import ErrorResponse
+from slea.contracts.profile import normalised_user_id
+from slea.logic.sessions.use_cases import ApiError
+from slea.security.roles import is_reviewer
+
+SESSION_ID_PATTERN = ID_PATTERN
+MAX_BODY_BYTES = 64 * 1024  # the largest valid request (an answer of 4,000 characters) is far smaller
+
+
+def caller(app: APIGatewayHttpResolver) -> str:
+    """The JWT's subject (API Gateway's authorizer has verified the token), normalised once here:
+    a UUID subject lower-cased, so "ABC..." and "abc..." are one user (sessions, quota, limits)."""
+    claims = app.current_event.request_context.authorizer.jwt_claim or {}
+    subject = claims.get("sub")
+    if not subject:
+        raise ApiError(401, "UNAUTHORIZED", "a bearer token with a subject is required")
+    return normalised_user_id(str(subject))
+
+
+REVIEW_PREFIX = "/review"
+
+
+def _is_review_path(path: str) -> bool:
+    return path == REVIEW_PREFIX or path.startswith(REVIEW_PREFIX + "/")
+
+
+def review_refusal(event: dict[str, Any]) -> dict[str, Any] | None:
+    """403 for a caller without the reviewer role on any review path, else None. Checked before
+    routing, so no review route (nor its request validation) is reached without the role."""
+    path = str(event.get("rawPath") or "")
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims")
+    if not _is_review_path(path) or is_reviewer(claims):
+        return None
+    return _gateway_error(403, "FORBIDDEN", "reviewing needs the reviewer role")
+
+
+def reviewer(app: APIGatewayHttpResolver) -> str:
+    """The reviewing caller's subject (the role was checked before routing: review_refusal)."""
+    subject = caller(app)
+    if not is_reviewer(app.current_event.request_context.authorizer.jwt_claim):
+        raise ApiError(403, "FORBIDDEN", "reviewing needs the reviewer role")
+    return subject
+
+
+def error_response(
+    status: int, code: str, message: str, detail: str | None = None, *, retry_after: int | None = None
+) -> Response[Any]:
+    body = ErrorResponse(error=message, error_code=code, detail=detail)
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return Response(status_code=status, content_type="application/json", body=body.model_dump_json(), headers=headers)
+
+
+def validation_error_response(error: RequestValidationError) -> Response[Any]:
+    """422 naming the offending field, in the ErrorResponse shape (not Powertools' default)."""
+    problems = error.errors()
+    first = problems[0] if problems else {"loc": (), "msg": "invalid request"}
+    location = [part for part in first.get("loc", ()) if isinstance(part, str)]
+    field = ".".join(part for part in location if part not in ("body", "path", "query")) or "body"
+    message = f"{field}: {first.get('msg', 'invalid value')}"
+    detail = json.dumps([{"field": ".".join(map(str, p.get("loc", ()))), "type": p.get("type")} for p in problems])
+    return error_response(422, "VALIDATION_ERROR", message, detail)
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"model": ErrorResponse}}}
+
+
+def responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
+    """A route's documented responses: its success, and the errors every session route can give."""
+    return {
+        status: {"description": description, "content": {"application/json": {"model": model}}},
+        401: _error("No bearer token, or one without a subject"),
+        403: _error("The session belongs to another user"),
+        404: _error("Unknown session or question"),
+        409: _error("The question has already been answered, or was retired by a reviewer"),
+        413: _error("The body is larger than 64 KiB"),
+        415: _error("The body is not declared as application/json"),
+        503: _error("Storage, or starting the round, is temporarily unavailable; retry"),
+    }
+
+
+def review_responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
+    """A review route's documented responses."""
+    return {
+        status: {"description": description, "content": {"application/json": {"model": model}}},
+        401: _error("No bearer token, or one without a subject"),
+        403: _error("The caller does not have the reviewer role"),
+        404: _error("Unknown attempt or question"),
+        409: _error("The item changed while it was reviewed, or is retired"),
+        503: _error("Storage is temporarily unavailable; retry"),
+    }
+
+
+def openapi_document(app: APIGatewayHttpResolver) -> dict[str, Any]:
+    """The API's OpenAPI document. Powertools documents every 422 as its HTTPValidationError
+    (whose schema marks `msg` required although its body omits it); our 422 body is
+    ErrorResponse, so the shared component is made to say so — once, where all 422s point."""
+    from aws_lambda_powertools.event_handler.openapi.models import HTTPBearer  # noqa: PLC0415 - docs only
+
+    document: dict[str, Any] = json.loads(
+        app.get_openapi_json_schema(
+            title="slea-ssem Mode 2 API",
+            version="1.0.0",
+            description="Adaptive testing sessions: start rounds, read questions, answer and get graded.",
+            security_schemes={"bearerAuth": HTTPBearer(bearerFormat="JWT")},
+            security=[{"bearerAuth": []}],
+        )
+    )
+    schemas = document["components"]["schemas"]
+    schemas.setdefault("ErrorResponse", ErrorResponse.model_json_schema())
+    schemas["HTTPValidationError"] = {"$ref": "#/components/schemas/ErrorResponse"}
+    for unused in ("ResponseValidationError", "ValidationError"):  # only each other refer to them now
+        schemas.pop(unused, None)
+    if "schemas/ValidationError" in json.dumps(document["paths"]):
+        raise RuntimeError("a route still refers to Powertools' ValidationError schema")
+    return document
+
+
+def unparseable_body(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The API Gateway response for a body no route could read (422 naming `body`, as route
+    validation answers, or 413), else None. Checked before routing
+    because Python's own limits raise outside any validation: JSON nested 100,000 deep is a
+    RecursionError, an integer of 4,300+ digits a ValueError, and both would answer 500."""
+    body = event.get("body")
+    if not body:
+        return None
+    raw = body.encode() if isinstance(body, str) else body
+    if event.get("isBase64Encoded"):
+        try:
+            raw = base64.b64decode(raw, validate=True)
+        except (binascii.Error, ValueError):
+            return _gateway_error(422, "VALIDATION_ERROR", "body: not valid base64")
+    if len(raw) > MAX_BODY_BYTES:
+        return _gateway_error(413, "BODY_TOO_LARGE", f"body: larger than {MAX_BODY_BYTES} bytes")
+    try:
+        json.loads(raw)
+    except RecursionError:
+        return _gateway_error(422, "VALIDATION_ERROR", "body: JSON nested too deeply")
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError, the int digit limit
+        return _gateway_error(422, "VALIDATION_ERROR", f"body: not valid JSON ({str(error).split(':')[0]})")
+    return None
+
+
+def unsupported_media_type(event: dict[str, Any]) -> dict[str, Any] | None:
+    """415 for a body declared as something other than JSON (a form, text/plain): refused rather
+    than guessed at. A body without a content type is read as JSON, as before."""
+    content_type = str((event.get("headers") or {}).get("content-type") or "")
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    if not event.get("body") or not media_type:
+        return None
+    if media_type == "application/json" or (media_type.startswith("application/") and media_type.endswith("+json")):
+        return None
+    return _gateway_error(415, "UNSUPPORTED_MEDIA_TYPE", "content-type: the body must be application/json")
+
+
+def _gateway_error(status: int, code: str, message: str) -> dict[str, Any]:
+    body = ErrorResponse(error=message, error_code=code)
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": "application/json"},
+        "body": body.model_dump_json(),
+        "isBase64Encoded": False,
+    }

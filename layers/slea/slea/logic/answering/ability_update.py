@@ -1,0 +1,217 @@
+"""What one graded answer teaches the learner model (issue 19), prepared for the transaction that
+records the grade (slea.dal.attempts.record_graded_answer), and a reviewer's correction of it.
+
+The measurement is slea.measurement's (pure); this module reads what it needs (the learner's
+stored posterior, else a prior from the profile; the bank item's difficulty, else its label's
+prior) and turns the result into transaction items:
+- the learner's ability item: the new posterior, conditioned on the version that was read, so of
+  two answers of one learner racing, one wins and the other re-reads and updates on top of it;
+- a history point (the ability just after this answer);
+- the bank item's online difficulty step, an increment DynamoDB applies to the stored value.
+
+The grade is what must never be lost: if the learner's data cannot be read, the attempt is
+recorded without the ability update (marked `ability_skipped`, logged and counted in the
+AbilityUpdatesSkipped metric) rather than refused.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from slea.constants import FALLBACK_PROFILE
+from slea.contracts.profile import normalised_user_id
+from slea.contracts.scoring import ScoreAnswerInput
+from slea.dal import abilities, profiles, questions
+from slea.dal.attempts import DifficultyStep
+from slea.measurement import irt, items, learner
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics
+
+DEFAULT_LABEL = 5  # a question recorded without a difficulty label: the middle of the scale
+# Answers of one learner in one category racing each other: each lost race re-reads and tries
+# again; after this many the grade is recorded without its ability update (see the docstring).
+CONFLICT_ATTEMPTS = 4
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One graded answer as the learner model sees it."""
+
+    user_id: str
+    category: str
+    item_id: str
+    item_type: str
+    choice_count: int | None
+    score: float  # in [0, 1]: partial credit for a short answer
+
+
+@dataclass(frozen=True)
+class AbilityWrites:
+    """What to add to the attempt and to its transaction (empty: the answer updates nothing)."""
+
+    attempt_fields: dict[str, Any] = field(default_factory=dict)
+    learner_items: list[dict[str, Any]] = field(default_factory=list)
+    difficulty: DifficultyStep | None = None
+
+
+def skipped(reason: str) -> AbilityWrites:
+    metrics.add_metric(name="AbilityUpdatesSkipped", unit="Count", value=1)
+    return AbilityWrites(attempt_fields={"ability_skipped": reason})
+
+
+def evidence_of(request: ScoreAnswerInput, stored: dict[str, Any], score: int) -> Evidence | None:
+    """The answer's evidence, or None when it belongs to no category (nothing to measure in)."""
+    category = request.category or stored.get("category")
+    if not category:
+        return None
+    choices = request.choices or stored.get("choices")
+    return Evidence(
+        user_id=normalised_user_id(request.user_id),
+        category=str(category),
+        item_id=str(stored.get("item_id") or stored.get("question_id") or request.question_id),
+        item_type=request.question_type,
+        choice_count=len(choices) if choices else None,
+        score=max(0.0, min(1.0, score / 100)),
+    )
+
+
+def _bank_item(evidence: Evidence, stored: dict[str, Any]) -> dict[str, Any] | None:
+    """The stored bank item whose difficulty the answer informs (None: the question was never
+    saved, so there is no item to move). A question drawn from the bank is a copy: its item is
+    the original."""
+    if not stored:
+        return None
+    if evidence.item_id == stored.get("question_id"):
+        return stored
+    return questions.get_question(evidence.item_id)
+
+
+def item_difficulty(bank_item: dict[str, Any] | None, label: Any) -> items.ItemDifficulty:
+    """The item's current difficulty: learnt online if it has been, else its label's prior."""
+    record = bank_item or {}
+    prior = items.ItemDifficulty.from_label(int(record.get("difficulty") or label or DEFAULT_LABEL))
+    if record.get("difficulty_b") is None:
+        return prior
+    return items.ItemDifficulty(
+        b=float(record["difficulty_b"]),
+        precision=float(record.get("difficulty_precision") or prior.precision),
+        answers=int(record.get("item_answers") or 0),
+    )
+
+
+def profile_prior(user_id: str) -> tuple[float, float]:
+    """A new learner's prior from their latest survey (the fallback profile's if they have none or
+    it cannot be read, as Tool 1 serves it: the prior is wide either way)."""
+    try:
+        survey = profiles.latest_survey(user_id) or {}
+    except DataAccessError as error:
+        logger.warning("profile unavailable, the fallback profile's prior is used", extra={"reason": str(error)})
+        survey = {}
+    profile = {**FALLBACK_PROFILE, **survey}
+    try:
+        return learner.prior_from_profile(
+            str(profile["self_level"]), int(profile["years_experience"]), int(profile["previous_score"])
+        )
+    except (TypeError, ValueError):  # a malformed survey: Tool 1 falls back the same way
+        return learner.prior_from_profile(
+            str(FALLBACK_PROFILE["self_level"]),
+            int(str(FALLBACK_PROFILE["years_experience"])),
+            int(str(FALLBACK_PROFILE["previous_score"])),
+        )
+
+
+def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Posterior:
+    """The learner's posterior as stored, else (before their first answer in the category) the
+    prior from their profile."""
+    stored = (ability or {}).get("posterior")
+    if stored:
+        return learner.Posterior.from_stored([float(weight) for weight in stored])
+    return learner.Posterior.prior(*profile_prior(user_id))
+
+
+def writes_for_answer(
+    evidence: Evidence | None, stored: dict[str, Any], label: Any, graded_at: str, attempt_key: str
+) -> AbilityWrites:
+    """Read the learner and the item, update both with the answer, and return the writes."""
+    if evidence is None:
+        return AbilityWrites()
+    try:
+        bank_item = _bank_item(evidence, stored)
+        ability = abilities.get_ability(evidence.user_id, evidence.category)
+    except DataAccessError as error:
+        logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
+        return skipped("unreadable")
+    difficulty = item_difficulty(bank_item, label)
+    floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
+    before = stored_posterior(evidence.user_id, ability)
+    after = before.updated(difficulty.b, floor, evidence.score)
+    estimate = after.estimate()
+    step = None
+    if bank_item is not None:
+        known = before.estimate()  # the item learns from the learner as known before this answer
+        delta_b, delta_precision = items.online_step(difficulty, known.theta, floor, evidence.score, known.se)
+        prior = items.ItemDifficulty.from_label(int(bank_item.get("difficulty") or label or DEFAULT_LABEL))
+        step = DifficultyStep(evidence.item_id, delta_b, delta_precision, prior.b, prior.precision)
+    learner_items = abilities.answer_items(
+        abilities.AbilityChange(
+            user_id=evidence.user_id,
+            category=evidence.category,
+            posterior=after.to_stored(),
+            theta=estimate.theta,
+            se=estimate.se,
+            answers=int((ability or {}).get("answers") or 0) + 1,
+            read_version=_version(ability),
+            at=graded_at,
+            point_suffix=attempt_key,
+            seen_item=evidence.item_id,
+        )
+    )
+    return AbilityWrites(
+        attempt_fields={
+            "item_id": evidence.item_id,
+            "item_b": difficulty.b,
+            "guess_floor": floor,
+            "ability_category": evidence.category,
+        },
+        learner_items=learner_items,
+        difficulty=step,
+    )
+
+
+def _version(ability: dict[str, Any] | None) -> int | None:
+    version = (ability or {}).get("version")
+    return int(version) if version is not None else None
+
+
+def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict[str, Any]]:
+    """A reviewer's override, as it changes the learner's ability: the response as first graded is
+    taken out of the posterior and the corrected one put in (the same item b and guess floor),
+    conditioned on the version read. [] when the attempt updated no ability. Raises
+    DataAccessError when the ability cannot be read (the review answers 503 and can be retried)."""
+    category, item_b, floor = attempt.get("ability_category"), attempt.get("item_b"), attempt.get("guess_floor")
+    old_score = int(attempt["score"])
+    if not category or item_b is None or floor is None or not attempt.get("user_id") or new_score == old_score:
+        return []
+    user_id = normalised_user_id(str(attempt["user_id"]))
+    ability = abilities.get_ability(user_id, str(category))
+    if not ability or not ability.get("posterior"):
+        logger.warning("an override of an attempt whose ability is gone", extra={"attempt_id": attempt["attempt_id"]})
+        return []
+    before = stored_posterior(user_id, ability)
+    after = before.removed(float(item_b), float(floor), old_score / 100).updated(
+        float(item_b), float(floor), new_score / 100
+    )
+    estimate = after.estimate()
+    return abilities.answer_items(
+        abilities.AbilityChange(
+            user_id=user_id,
+            category=str(category),
+            posterior=after.to_stored(),
+            theta=estimate.theta,
+            se=estimate.se,
+            answers=int(ability.get("answers") or 0),
+            read_version=_version(ability),
+            at=at,
+            point_suffix=f"{attempt['attempt_key']}#review",
+            seen_item=None,
+        )
+    )

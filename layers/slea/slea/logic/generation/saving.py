@@ -1,0 +1,127 @@
+"""Tool 5: save validated questions; a failed write puts the whole question on the SQS retry
+queue (drained by the retry worker), so nothing is ever lost."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from slea.constants import REVISE_THRESHOLD
+from slea.contracts.errors import utc_now
+from slea.contracts.questions import (
+    RetryMessage,
+    SaveQuestionInput,
+    SaveQuestionQueued,
+    SaveQuestionResult,
+    SaveQuestionSaved,
+    SaveQuestionsBatchInput,
+    SaveQuestionsBatchResult,
+    parse_round_id,
+)
+from slea.dal import questions, retry_queue
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics, tracer
+from slea.platform.settings import resource_name
+from slea.security import ids
+
+REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
+
+
+def question_item(
+    request: SaveQuestionInput, question_id: str, created_at: str, placement: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The stored question (spec 000 Tool 5 "Fields Saved"), answer key inside answer_schema.
+    `placement` overrides where it is kept (an author's item: outside every session)."""
+    session_id, round_number = parse_round_id(request.round_id)
+    answer: dict[str, Any] = (
+        {"correct_keywords": request.correct_keywords}
+        if request.item_type == "short_answer"
+        else {"correct_key": request.correct_key}
+    )
+    if request.reference_answer and request.reference_answer.strip():
+        answer["reference_answer"] = request.reference_answer.strip()
+    # With the key, never shown before the answer: what Tool 6 cites and says of a wrong pick.
+    if request.sources:
+        answer["sources"] = [source.model_dump() for source in request.sources]
+    if request.choice_notes and request.item_type == "multiple_choice":
+        answer["choice_notes"] = [note.model_dump() for note in request.choice_notes]
+    # Tool 4's "revise" band: good enough to use, worth a reviewer's look.
+    revise = request.validation_score is not None and REVISE_LOW <= request.validation_score < REVISE_HIGH
+    language = request.language or "en"
+    # Only a validated question of a learner's round joins the bank's index at once: one waiting for
+    # a reviewer (revise, an author's) or never validated is a bank item that cannot be drawn yet.
+    drawable = placement is None and request.validation_score is not None and not revise
+    return {
+        **(questions.queue_fields("revise", created_at) if revise else {}),
+        **questions.bank_fields(question_id, request.difficulty, language, request.topics),
+        **({"bank_key": questions.bank_key(request.categories[0], language)} if drawable else {}),
+        "question_id": question_id,
+        "session_id": session_id,
+        "round": round_number,
+        "round_id": request.round_id,
+        "item_type": request.item_type,
+        "stem": request.stem,
+        "choices": request.choices,
+        "answer_schema": {**answer, "validation_score": request.validation_score, "explanation": request.explanation},
+        "difficulty": request.difficulty,
+        "category": request.categories[0],
+        "categories": request.categories,
+        "created_at": created_at,
+        **(placement or {}),
+    }
+
+
+def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, Any] | None = None) -> str:
+    """Write the question once (idempotent: a repeat of the same save is a success). Returns the
+    time it was saved; raises DataAccessError if DynamoDB failed after its retries, ValueError if
+    the id already belongs to a different question."""
+    saved_at = utc_now()
+    item = question_item(request, question_id, saved_at, placement)
+    existing = questions.put_new_question(item)
+    if existing is not None:
+        if any(
+            existing.get(field) != item[field]
+            for field in ("round_id", "item_type", "stem", "choices", "answer_schema")
+        ):
+            raise ValueError(f"question_id {question_id} already belongs to a different question")
+        logger.info("question was already saved by an earlier attempt", extra={"question_id": question_id})
+    return saved_at
+
+
+def question_id_of(request: SaveQuestionInput) -> str:
+    """The caller's id (Mode 1 fixes one per draft when it is generated), else the keyed id of the
+    question itself: a retry of the same direct save targets the same item, a different question
+    never does, and without the deployment's secret the id says nothing about the answer key."""
+    return request.question_id or ids.keyed_uuid("question", *request.identity())
+
+
+@tracer.capture_method
+def save_generated_question(request: SaveQuestionInput) -> SaveQuestionResult:
+    question_id = question_id_of(request)
+    try:
+        saved_at = store(request, question_id)
+    except DataAccessError as error:
+        queued_at = utc_now()
+        message = RetryMessage(question_id=question_id, question=request, error=str(error), queued_at=queued_at)
+        # Raises QueueUnavailableError if SQS is unreachable too: never drop a question silently.
+        retry_queue.send(resource_name(retry_queue.QUEUE_VARIABLE), message.model_dump(mode="json"))
+        logger.warning(
+            "question save failed, queued for retry", extra={"question_id": question_id, "reason": str(error)}
+        )
+        metrics.add_metric(name="QuestionsQueuedForRetry", unit="Count", value=1)
+        return SaveQuestionQueued(round_id=request.round_id, saved_at=queued_at, error=str(error))
+    metrics.add_metric(name="QuestionsSaved", unit="Count", value=1)
+    return SaveQuestionSaved(question_id=question_id, round_id=request.round_id, saved_at=saved_at)
+
+
+@tracer.capture_method
+def save_generated_questions(batch: SaveQuestionsBatchInput) -> SaveQuestionsBatchResult:
+    """Each question is written (or queued) on its own: one failure never blocks the others."""
+    results = [save_generated_question(question) for question in batch.questions]
+    saved = sum(result.success for result in results)
+    return SaveQuestionsBatchResult(results=results, saved=saved, queued_for_retry=len(results) - saved)
+
+
+@tracer.capture_method
+def save_from_retry_queue(message: RetryMessage) -> None:
+    """The retry worker's unit of work; raises so SQS redelivers (and finally dead-letters)."""
+    store(message.question, message.question_id)
+    metrics.add_metric(name="QuestionsSavedOnRetry", unit="Count", value=1)

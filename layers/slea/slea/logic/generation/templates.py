@@ -1,0 +1,57 @@
+"""Tool 2: few-shot templates for the generator (spec 003).
+
+Candidates come from the sparse search index (category + domain, difficulty window); the
+remaining filters are re-checked here so a stale index entry can never leak through.
+"""
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from slea.constants import TEMPLATE_DIFFICULTY_WINDOW, TEMPLATE_SEARCH_LIMIT
+from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
+from slea.dal import templates
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics, tracer
+
+
+def _is_candidate(item: dict[str, Any], request: SearchTemplatesInput, low: float, high: float) -> bool:
+    wanted_domains = {interest.casefold() for interest in request.interests}
+    return (
+        item.get("category") == request.category
+        and str(item.get("domain", "")).strip().casefold() in wanted_domains
+        and low <= item.get("avg_difficulty_score", -1) <= high
+        and item.get("usage_count", 0) > 0
+        and item.get("is_active", True) is True
+    )
+
+
+def _parsed(item: dict[str, Any]) -> QuestionTemplate | None:
+    try:
+        return QuestionTemplate.model_validate(item)
+    except ValidationError as error:
+        logger.warning("skipping a malformed stored template", extra={"fields": [e["loc"] for e in error.errors()]})
+        return None
+
+
+def _ranking(template: QuestionTemplate) -> tuple[float, int, str]:
+    # correct_rate desc, then usage_count desc; the id makes ties deterministic.
+    return (-template.correct_rate, -template.usage_count, template.id)
+
+
+@tracer.capture_method
+def search_question_templates(request: SearchTemplatesInput) -> list[QuestionTemplate]:
+    low = request.difficulty - TEMPLATE_DIFFICULTY_WINDOW
+    high = request.difficulty + TEMPLATE_DIFFICULTY_WINDOW
+    try:
+        items = templates.query_candidates(request.category, request.interests, low, high)
+    except DataAccessError as error:
+        # Logged without the request's interests or any template content (spec 003 1.7).
+        logger.warning("template search failed, continuing without few-shot examples", extra={"reason": str(error)})
+        metrics.add_metric(name="TemplateSearchFallback", unit="Count", value=1)
+        metrics.add_metric(name="TemplatesReturned", unit="Count", value=0)
+        return []
+    found = [template for item in items if _is_candidate(item, request, low, high) and (template := _parsed(item))]
+    found.sort(key=_ranking)
+    metrics.add_metric(name="TemplatesReturned", unit="Count", value=min(len(found), TEMPLATE_SEARCH_LIMIT))
+    return found[:TEMPLATE_SEARCH_LIMIT]

@@ -1,0 +1,200 @@
+"""The scheduled calibration job (issue 19): refit every bank item's difficulty from all answers
+(slea.measurement.calibration), store it with the statistics reviewers read, and queue the items
+that misfit or sit far from their label.
+
+Time: one invocation reads the attempts until SCAN_SHARE of its time is spent (then it has read
+too little to refit from: nothing is written, and the run says so), refits, and writes while more
+than WRITE_RESERVE_MS remain (items left over are written by the next run, which skips the ones
+already current). bench/calibration_scale.py measures how many attempts fit in 15 minutes.
+
+Idempotent: the input is put in a fixed order and every statistic is rounded, so the same data
+gives the same values; an item whose stored calibration is already those values is not written
+(its `calibrated_at` stays the run that first computed them). A reason is raised on an item once
+per body of evidence: again only when the item has REFLAG_GROWTH times the answers it had when the
+reason was last raised, so a reviewer who accepted a misfit is not asked again about the same data.
+"""
+
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from slea.contracts.errors import utc_now
+from slea.contracts.item_analysis import CalibrationFlag, CalibrationRun
+from slea.dal import calibration as store
+from slea.measurement.calibration import ItemStatistics, Response, calibrate
+from slea.measurement.irt import guess_floor
+from slea.measurement.items import ItemDifficulty
+from slea.platform.observability import logger, metrics, tracer
+
+SCAN_SHARE = 0.5  # of the invocation's time: the refit and the writes get the rest
+WRITE_RESERVE_MS = 5_000  # stop writing with this much left, to log and return the report
+REFLAG_GROWTH = 2.0
+QUEUED_FLAGS: frozenset[CalibrationFlag] = frozenset({"misfit", "label_far"})
+DEFAULT_CATEGORY = "general"
+DECIMALS = 4  # of every stored statistic: far below its standard error, and stable across runs
+
+RemainingMs = Callable[[], int]
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    responses: list[Response]
+    items: dict[str, dict[str, Any]]
+    learners_by_category: dict[str, int]
+
+
+def _score(attempt: dict[str, Any]) -> float:
+    """The answer's score in [0, 1]: a short answer's partial credit, else right or wrong."""
+    score = attempt.get("score")
+    if isinstance(score, (int, float)) and not isinstance(score, bool):
+        return min(max(float(score) / 100.0, 0.0), 1.0)
+    return 1.0 if attempt.get("is_correct") else 0.0
+
+
+def _floor(attempt: dict[str, Any], item: dict[str, Any]) -> float:
+    """The guessing floor the attempt was graded with, else the item's (attempts before issue 19)."""
+    floor = attempt.get("guess_floor")
+    if isinstance(floor, (int, float)) and not isinstance(floor, bool):
+        return float(floor)
+    choices = item.get("choices") or []
+    return guess_floor(str(item.get("item_type") or attempt.get("question_type") or ""), len(choices) or None)
+
+
+def _item_id(attempt: dict[str, Any]) -> str | None:
+    """The bank item the attempt answered: a drawn copy names it, an older attempt is its own."""
+    value = attempt.get("item_id") or attempt.get("question_id")
+    return str(value) if value else None
+
+
+def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
+    items = store.bank_items(item_id for attempt in attempts if (item_id := _item_id(attempt)))
+    responses: list[tuple[str, Response]] = []
+    learners: dict[str, set[str]] = defaultdict(set)
+    for attempt in attempts:
+        item_id, learner = _item_id(attempt), attempt.get("user_id")
+        item = items.get(item_id or "")
+        if item is None or not learner:  # graded without a stored question, or without a learner
+            continue
+        learner = str(learner)
+        responses.append(
+            (str(attempt.get("graded_at", "")), Response(str(item_id), learner, _score(attempt), _floor(attempt, item)))
+        )
+        learners[_category(item)].add(learner)
+    # A fixed order, whatever order the scan returned: the refit's sums then repeat exactly.
+    responses.sort(key=lambda pair: (pair[1].item_id, pair[1].learner, pair[0], pair[1].score))
+    return _Prepared([response for _, response in responses], items, {c: len(v) for c, v in learners.items()})
+
+
+def _category(item: dict[str, Any]) -> str:
+    return str(item.get("category") or DEFAULT_CATEGORY)
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, DECIMALS)
+
+
+def _calibration(statistics: ItemStatistics, exposure: float) -> dict[str, Any]:
+    return {
+        "b": _rounded(statistics.b),
+        "se": _rounded(statistics.se),
+        "answers": statistics.answers,
+        "facility": _rounded(statistics.facility),
+        "discrimination": _rounded(statistics.discrimination),
+        "infit": _rounded(statistics.infit),
+        "outfit": _rounded(statistics.outfit),
+        "exposure": _rounded(exposure),
+        "flags": sorted(statistics.flags),
+    }
+
+
+def _same(stored: dict[str, Any] | None, computed: dict[str, Any]) -> bool:
+    """Whether the stored calibration holds these values (DynamoDB gives 1.0 back as 1: == holds)."""
+    return bool(stored) and all((stored or {}).get(name) == value for name, value in computed.items())
+
+
+def _reasons_to_raise(item: dict[str, Any], statistics: ItemStatistics) -> list[str]:
+    """The flags that put the item in the queue now: not for a retired item, and a reason already
+    raised only once the item has REFLAG_GROWTH times the answers it had then."""
+    if item.get("status") == "retired":
+        return []
+    raised: dict[str, Any] = item.get("calibration_flags") or {}
+    return sorted(
+        flag
+        for flag in statistics.flags
+        if flag in QUEUED_FLAGS and (flag not in raised or statistics.answers >= REFLAG_GROWTH * float(raised[flag]))
+    )
+
+
+@tracer.capture_method
+def calibrate_items(remaining_ms: RemainingMs, page_size: int | None = None) -> CalibrationRun:
+    """One run of the job; `remaining_ms` is the Lambda context's get_remaining_time_in_millis."""
+    started, at_start = time.monotonic(), remaining_ms()
+    scan_until = at_start * (1.0 - SCAN_SHARE)
+    scanned = store.scan_attempts(lambda: remaining_ms() > scan_until, page_size)
+    run: dict[str, Any] = {
+        "attempts_read": len(scanned.attempts),
+        "scan_pages": scanned.pages,
+        "responses": 0,
+        "items_calibrated": 0,
+        "items_unchanged": 0,
+        "items_flagged": 0,
+    }
+    if not scanned.complete:
+        # A refit from part of the answers would overwrite difficulties fitted from all of them.
+        return _report(CalibrationRun(complete=False, stopped="scan", seconds=_since(started), **run))
+    prepared = _prepare(scanned.attempts)
+    run["responses"] = len(prepared.responses)
+    priors = {
+        item_id: ItemDifficulty.from_label(float(item.get("difficulty") or 5.5))
+        for item_id, item in prepared.items.items()
+    }
+    fitted = calibrate(prepared.responses, priors)
+    now = utc_now()
+    pending = sorted(fitted)
+    for number, item_id in enumerate(pending):
+        if remaining_ms() < WRITE_RESERVE_MS:
+            left = len(pending) - number
+            return _report(
+                CalibrationRun(complete=False, stopped="write", items_left=left, seconds=_since(started), **run)
+            )
+        item, statistics = prepared.items[item_id], fitted[item_id]
+        exposure = statistics.answers / max(prepared.learners_by_category.get(_category(item), 1), 1)
+        computed = _calibration(statistics, exposure)
+        reasons = _reasons_to_raise(item, statistics)
+        if not reasons and _same(item.get("calibration"), computed):
+            run["items_unchanged"] += 1
+            continue
+        raised = dict(item.get("calibration_flags") or {}) | dict.fromkeys(reasons, statistics.answers)
+        precision = round(1.0 / statistics.se**2, DECIMALS)
+        calibration = computed | {"calibrated_at": now}
+        written = store.write_calibration(
+            item_id,
+            difficulty_b=computed["b"],
+            precision=precision,
+            calibration=calibration,
+            raised=raised,
+            new_reasons=reasons,
+            at=now,
+        )
+        if not written:
+            continue  # deleted since it was read
+        run["items_calibrated"] += 1
+        run["items_flagged"] += bool(reasons)
+    return _report(CalibrationRun(complete=True, seconds=_since(started), **run))
+
+
+def _since(started: float) -> float:
+    return round(time.monotonic() - started, 3)
+
+
+def _report(run: CalibrationRun) -> CalibrationRun:
+    metrics.add_metric(name="CalibrationAttemptsRead", unit=MetricUnit.Count, value=run.attempts_read)
+    metrics.add_metric(name="ItemsCalibrated", unit=MetricUnit.Count, value=run.items_calibrated)
+    metrics.add_metric(name="ItemsFlaggedByCalibration", unit=MetricUnit.Count, value=run.items_flagged)
+    metrics.add_metric(name="CalibrationIncomplete", unit=MetricUnit.Count, value=0 if run.complete else 1)
+    (logger.info if run.complete else logger.warning)("calibration run", extra=run.model_dump(mode="json"))
+    return run

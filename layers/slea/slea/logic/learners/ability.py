@@ -1,0 +1,72 @@
+"""What a learner sees of their measured ability (issue 19): GET /learners/me/ability, the
+session summary's `ability` and the MCP tool get_ability all call these. Always the caller's own
+ability: the user id comes from the token, never from the request."""
+
+from typing import Any
+
+from slea.contracts.ability import (
+    HISTORY_POINTS_MAX,
+    AbilityPoint,
+    AbilityView,
+    LearnerAbility,
+    SessionAbility,
+)
+from slea.dal import abilities
+from slea.measurement import scale
+from slea.platform.observability import tracer
+
+
+def _session_ability(stored: dict[str, Any]) -> SessionAbility:
+    theta, se = float(stored["theta"]), float(stored["se"])
+    return SessionAbility(
+        category=str(stored["category"]),
+        theta=round(theta, 3),
+        se=round(se, 3),
+        level=scale.level_of(theta),
+        answers=int(stored.get("answers") or 0),
+    )
+
+
+def _view(stored: dict[str, Any]) -> AbilityView:
+    return AbilityView(
+        **_session_ability(stored).model_dump(),
+        updated_at=str(stored.get("updated_at", "")),
+        answers_to_precision=scale.answers_to_precision(float(stored["se"])),
+    )
+
+
+def _measured(stored: dict[str, Any]) -> bool:
+    """An ability item holds an estimate once an answer updated it (mark_seen alone creates one
+    with only the items shown)."""
+    return stored.get("theta") is not None and stored.get("se") is not None
+
+
+@tracer.capture_method
+def learner_ability(user_id: str, category: str | None = None) -> LearnerAbility:
+    """The learner's abilities (one per category, or only `category`) and the newest
+    HISTORY_POINTS_MAX points of their history, oldest first."""
+    measured = [item for item in abilities.abilities_of(user_id) if _measured(item)]
+    if category is not None:
+        measured = [item for item in measured if item.get("category") == category]
+    categories = [str(item["category"]) for item in measured]
+    points = abilities.history_of(user_id, categories, HISTORY_POINTS_MAX)
+    return LearnerAbility(
+        abilities=[_view(item) for item in sorted(measured, key=lambda item: str(item["category"]))],
+        history=[
+            AbilityPoint(
+                at=str(point["at"]),
+                category=str(point["category"]),
+                theta=round(float(point["theta"]), 3),
+                se=round(float(point["se"]), 3),
+            )
+            for point in points
+        ],
+    )
+
+
+def session_ability(user_id: str, category: str | None) -> SessionAbility | None:
+    """The learner's current ability in the session's category (None: none measured yet)."""
+    if not category:
+        return None
+    stored = abilities.get_ability(user_id, category, consistent=False)
+    return _session_ability({**stored, "category": category}) if stored and _measured(stored) else None

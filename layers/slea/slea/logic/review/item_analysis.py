@@ -1,0 +1,119 @@
+"""The reviewers' item analysis (GET /review/items): every calibrated item with its difficulty,
+uncertainty, label, answers, facility, discrimination, fit and exposure, filtered and sorted,
+flagged items first, a page at a time.
+
+The rows are the calibrated items of the bank (the `bank-items` index: one Query per category and
+language), sorted here: any column can be the sort key, and a bank of thousands of items is a few
+index pages. The cursor is the offset of the next row plus a
+digest of the filters and sort it was made for, so a cursor is never applied to another listing."""
+
+import base64
+import binascii
+import hashlib
+import json
+from typing import Any, Literal, get_args
+
+from slea.constants import SUPPORTED_CATEGORIES, Language
+from slea.contracts.item_analysis import ItemAnalysis, ItemAnalysisRow, ItemsCursor, SortColumn
+from slea.dal import calibration as store
+from slea.logic.api_error import ApiError
+from slea.platform.observability import tracer
+
+STEM_LISTED = 160  # characters of the stem in a row: enough to recognise the item
+ELLIPSIS = "…"
+Order = Literal["asc", "desc"]
+LANGUAGES = get_args(Language)
+
+
+def _row(stored: dict[str, Any]) -> ItemAnalysisRow:
+    calibration: dict[str, Any] = stored.get("calibration") or {}
+    stem = str(stored.get("stem") or "")
+    flags = list(calibration.get("flags") or [])
+    if stored.get("stats_flag"):
+        flags.append(str(stored["stats_flag"]))
+    label = stored.get("difficulty")
+    return ItemAnalysisRow(
+        question_id=str(stored["question_id"]),
+        stem=stem if len(stem) <= STEM_LISTED else stem[: STEM_LISTED - 1] + ELLIPSIS,
+        item_type=stored.get("item_type"),
+        category=stored.get("category"),
+        label=int(label) if isinstance(label, (int, float)) else None,
+        b=calibration.get("b"),
+        se=calibration.get("se"),
+        answers=int(calibration.get("answers") or 0),
+        facility=calibration.get("facility"),
+        discrimination=calibration.get("discrimination"),
+        infit=calibration.get("infit"),
+        outfit=calibration.get("outfit"),
+        exposure=calibration.get("exposure"),
+        flags=flags,
+        in_review=stored.get("review_state") == "open",
+        status="retired" if stored.get("status") == "retired" else "active",
+        calibrated_at=calibration.get("calibrated_at"),
+    )
+
+
+def _query_digest(category: str | None, flagged: bool, item_type: str | None, sort: str, order: str) -> str:
+    text = json.dumps([category, flagged, item_type, sort, order])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _offset(cursor: str | None, digest: str) -> int:
+    if not cursor:
+        return 0
+    try:
+        decoded = ItemsCursor.model_validate_json(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError) as error:  # pydantic's ValidationError is a ValueError
+        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of the item analysis") from error
+    if decoded.query != digest:
+        raise ApiError(422, "VALIDATION_ERROR", "cursor: made for other filters or another sort")
+    return decoded.offset
+
+
+def _encoded(offset: int, digest: str) -> str:
+    cursor = ItemsCursor(offset=offset, query=digest)
+    return base64.urlsafe_b64encode(cursor.model_dump_json().encode()).decode().rstrip("=")
+
+
+def _sorted(rows: list[ItemAnalysisRow], sort: SortColumn, order: Order) -> list[ItemAnalysisRow]:
+    """Flagged items first; within each group by `sort` (rows without a value last, either
+    order); ties by question_id, so pages never overlap."""
+
+    def has_value(row: ItemAnalysisRow) -> bool:
+        return getattr(row, sort) is not None
+
+    by_id = sorted(rows, key=lambda row: row.question_id)
+    valued = sorted(
+        (row for row in by_id if has_value(row)), key=lambda row: getattr(row, sort), reverse=order == "desc"
+    )
+    ordered = valued + [row for row in by_id if not has_value(row)]
+    return sorted(ordered, key=lambda row: not row.flags)  # stable: keeps the order within each group
+
+
+@tracer.capture_method
+def item_analysis(
+    *,
+    limit: int,
+    cursor: str | None = None,
+    category: str | None = None,
+    flagged: bool = False,
+    item_type: str | None = None,
+    sort: SortColumn = "b",
+    order: Order = "asc",
+) -> ItemAnalysis:
+    if category is not None and category not in SUPPORTED_CATEGORIES:
+        raise ApiError(422, "VALIDATION_ERROR", f"category: one of {', '.join(sorted(SUPPORTED_CATEGORIES))}")
+    digest = _query_digest(category, flagged, item_type, sort, order)
+    start = _offset(cursor, digest)
+    categories = [category] if category else sorted(SUPPORTED_CATEGORIES)
+    partitions = [(name, language) for name in categories for language in LANGUAGES]
+    rows = [_row(stored) for name, language in partitions for stored in store.calibrated_bank_items(name, language)]
+    rows = [row for row in rows if (not flagged or row.flags) and (item_type is None or row.item_type == item_type)]
+    ordered = _sorted(rows, sort, order)
+    page = ordered[start : start + limit]
+    following = start + len(page)
+    return ItemAnalysis(
+        items=page,
+        total=len(ordered),
+        next_cursor=_encoded(following, digest) if following < len(ordered) else None,
+    )

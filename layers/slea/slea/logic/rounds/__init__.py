@@ -1,0 +1,1 @@
+"""slea/logic/rounds"""

@@ -1,0 +1,211 @@
+"""Bank-first rounds: before anything is generated, PlanRound draws what it can from the bank.
+
+Eligible: items of the round's category and language (the bank key) with b in a window around
+the target (widened once if too few), written for one of the learner's interests, of a requested
+type, never seen by the learner (their ability record's `seen_items`) nor already in the session,
+and not waiting for a reviewer (dal/bank.py). Chosen by selection.choose_items: for each slot, at
+random among the best few for the learner's theta, skipping items drawn in more than a quarter of
+the bank key's rounds.
+
+A drawn item is saved for the session as a copy under an id keyed on the execution's name and its
+slot, so a retried PlanRound (Step Functions retries it) first looks for slot 0's copy and, if the
+earlier attempt's draw was recorded (one transaction: all of it or none), returns that draw
+instead of drawing twice. Drawing is an optimisation: if the bank cannot be read, the round is
+generated as before.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from slea.constants import QuestionType
+from slea.contracts.answers import shuffle_choices
+from slea.contracts.errors import utc_now
+from slea.contracts.pipeline import GeneratedQuestionOutput
+from slea.contracts.questions import normalised_topic
+from slea.dal import abilities, bank
+from slea.measurement import irt, selection
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics
+from slea.security.ids import keyed_random, keyed_uuid
+
+# Half-widths (logits) of the difficulty window: near the target first, then wider if the near
+# window holds too few eligible items (a logit from the target a 70% item is still 50-85%).
+WINDOWS = (0.5, 1.0)
+TOP = 5  # randomesque: at random among the best five per slot
+MAX_EXPOSURE = 0.25
+# An exposure rate is not judged before the bank key has this many rounds: with three rounds
+# planned, one draw would already be "33%" and the cap would shut a young bank.
+EXPOSURE_MIN_ROUNDS = 20
+# What a copy takes from its bank item: the question itself, not its review or statistics state.
+COPIED_FIELDS = ("item_type", "stem", "choices", "answer_schema", "difficulty", "category", "categories", "language")
+
+
+@dataclass(frozen=True)
+class DrawRequest:
+    user_id: str
+    session_id: str
+    round: int
+    round_id: str
+    category: str
+    language: str
+    interests: list[str]
+    question_types: list[QuestionType] | None
+    count: int
+    theta: float
+    success_rate: float
+    execution: str  # the execution's name: every attempt of one plan has the same
+    exclude_items: frozenset[str] = frozenset()  # seen by the learner or already in the session
+    exclude_stems: frozenset[str] = frozenset()
+
+
+def _eligible(item: dict[str, Any], request: DrawRequest, interests: set[str]) -> bool:
+    if item.get("item_id") != item.get("question_id") or item["question_id"] in request.exclude_items:
+        return False
+    if request.question_types and item.get("item_type") not in request.question_types:
+        return False
+    if str(item.get("stem", "")).strip().casefold() in request.exclude_stems:
+        return False
+    topics = {normalised_topic(str(topic)) for topic in item.get("topics") or []}
+    return not topics or bool(topics & interests)  # an item without topics was written for the category
+
+
+def _floor(item: dict[str, Any]) -> float:
+    choices = item.get("choices") or []
+    return irt.guess_floor(str(item["item_type"]), len(choices) if choices else None)
+
+
+def _candidates(request: DrawRequest, key: str, target: float) -> dict[str, dict[str, Any]]:
+    """Eligible items by id, from the narrowest window that holds enough of them."""
+    interests = {normalised_topic(interest) for interest in request.interests}
+    found: dict[str, dict[str, Any]] = {}
+    for half_width in WINDOWS:
+        found = {
+            item["question_id"]: item
+            for item in bank.window(key, target - half_width, target + half_width)
+            if _eligible(item, request, interests)
+        }
+        if len(found) >= request.count + TOP - 1:
+            break
+    return found
+
+
+def copy_id(execution: str, slot: int) -> str:
+    return keyed_uuid("bank-copy", execution, slot)
+
+
+def _copy(item: dict[str, Any], request: DrawRequest, slot: int, at: str) -> dict[str, Any]:
+    question_id = copy_id(request.execution, slot)
+    copy = {name: item[name] for name in COPIED_FIELDS if item.get(name) is not None}
+    copy |= {
+        "question_id": question_id,
+        "item_id": item["question_id"],
+        "session_id": request.session_id,
+        "round": request.round,
+        "round_id": request.round_id,
+        "created_at": at,
+    }
+    answer = dict(copy.get("answer_schema") or {})
+    if copy["item_type"] == "multiple_choice" and answer.get("correct_key"):
+        # A learner who met the item elsewhere must not find the key where it was.
+        rng = keyed_random("choice-order", question_id)
+        copy["choices"], answer["correct_key"] = shuffle_choices(list(copy["choices"]), answer["correct_key"], rng)
+        copy["answer_schema"] = answer
+    return copy
+
+
+def _output(copy: dict[str, Any]) -> GeneratedQuestionOutput:
+    answer = copy.get("answer_schema") or {}
+    short = copy["item_type"] == "short_answer"
+    return GeneratedQuestionOutput(
+        question_id=copy["question_id"],
+        stem=copy["stem"],
+        type=copy["item_type"],
+        choices=copy.get("choices") or [],
+        correct_answer=", ".join(answer.get("correct_keywords") or []) if short else str(answer.get("correct_key")),
+        difficulty=int(copy["difficulty"]),
+        category=copy["category"],
+        round_id=copy["round_id"],
+        validation_score=float(answer.get("validation_score") or 0.0),
+        saved_at=copy["created_at"],
+        language=copy.get("language"),
+        from_bank=True,
+    )
+
+
+def _earlier_draw(request: DrawRequest) -> list[dict[str, Any]] | None:
+    """The copies an earlier attempt of this plan saved, or None if it drew nothing."""
+    first = bank.stored_copy(copy_id(request.execution, 0))
+    if first is None:
+        return None
+    copies = [first]
+    for slot in range(1, request.count):
+        stored = bank.stored_copy(copy_id(request.execution, slot))
+        if stored is None:
+            break
+        copies.append(stored)
+    return copies
+
+
+def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, Any]]:
+    found = _candidates(request, key, target)
+    if not found:
+        bank.count_round(key)
+        return []
+    planned = max(bank.rounds_planned(key), EXPOSURE_MIN_ROUNDS)
+    candidates = [
+        selection.Candidate(
+            item_id=item_id,
+            b=float(item["difficulty_b"]),
+            floor=_floor(item),
+            exposure_rate=float(item.get("draws") or 0) / planned,
+        )
+        for item_id, item in found.items()
+    ]
+    rng = keyed_random("bank-draw", request.execution)
+    chosen = selection.choose_items(
+        candidates, request.theta, request.success_rate, request.count, rng=rng, top=TOP, max_exposure=MAX_EXPOSURE
+    )
+    if not chosen:
+        bank.count_round(key)
+        return []
+    at = utc_now()
+    copies = [_copy(found[candidate.item_id], request, slot, at) for slot, candidate in enumerate(chosen)]
+    if bank.record_draw(key, copies):
+        return copies
+    # A condition failed: another attempt of this plan saved its draw first, or an item was
+    # retired meanwhile (then nothing was written and the round is generated).
+    return _earlier_draw(request) or []
+
+
+def draw(request: DrawRequest, target: float) -> list[GeneratedQuestionOutput]:
+    """Up to `count` questions from the bank for the round, saved in its session and marked seen."""
+    key = bank.bank_key(request.category, request.language)
+    try:
+        copies = _earlier_draw(request)
+        if copies is None:
+            copies = _new_draw(request, key, target)
+    except DataAccessError as error:
+        logger.warning("the bank is unavailable, generating the whole round", extra={"reason": str(error)})
+        metrics.add_metric(name="BankDrawFailed", unit="Count", value=1)
+        copies = _draw_that_may_have_landed(request)
+    if copies:
+        _mark_seen(request.user_id, request.category, [str(copy["item_id"]) for copy in copies])
+    metrics.add_metric(name="QuestionsDrawnFromBank", unit="Count", value=len(copies))
+    return [_output(copy) for copy in copies]
+
+
+def _draw_that_may_have_landed(request: DrawRequest) -> list[dict[str, Any]]:
+    """After a failed write whose outcome is unknown (a timeout), the draw may have been saved:
+    its copies are then in the session and the round must show them, not generate in their place."""
+    try:
+        return _earlier_draw(request) or []
+    except DataAccessError:
+        return []
+
+
+def _mark_seen(user_id: str, category: str, item_ids: list[str]) -> None:
+    """Best effort: a learner shown an item twice is a lesser harm than a round that fails."""
+    try:
+        abilities.mark_seen(user_id, category, item_ids)
+    except DataAccessError as error:
+        logger.warning("items not marked seen", extra={"reason": str(error), "items": len(item_ids)})

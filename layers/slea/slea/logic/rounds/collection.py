@@ -1,0 +1,128 @@
+"""Mode 1, after validation: keep the valid questions, note why the others were rejected (the
+feedback for regeneration), and at the end join the saved results into `PipelineOutput`."""
+
+from pydantic import ValidationError
+
+from slea.constants import KEYWORD_MAX_LENGTH
+from slea.contracts.common import to_python_error
+from slea.contracts.generation import DraftQuestion, IdentifiedDraft
+from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
+from slea.contracts.questions import TOPICS_MAX, SaveQuestionInput, normalised_topic
+from slea.contracts.round import AcceptedQuestion, CollectRoundInput, FinishRoundInput, RoundPlan, RoundProgress
+from slea.platform.observability import logger, metrics, tracer
+
+
+def _save_request(draft: IdentifiedDraft, score: float, plan: RoundPlan) -> SaveQuestionInput:
+    return SaveQuestionInput(
+        question_id=draft.question_id,
+        item_type=draft.type,
+        stem=draft.stem,
+        choices=draft.choices or None,
+        correct_key=draft.correct_answer if draft.type != "short_answer" else None,
+        correct_keywords=draft.correct_keywords if draft.type == "short_answer" else None,
+        difficulty=draft.difficulty,
+        categories=[plan.category, *[c for c in draft.categories if c != plan.category]],
+        round_id=plan.round_id,
+        validation_score=score,
+        explanation=draft.explanation or None,
+        reference_answer=(draft.reference_answer or None) if draft.type == "short_answer" else None,
+        language=draft.language or plan.language,
+        topics=_topics(draft, plan),
+        sources=draft.source.sources if draft.source else None,
+        choice_notes=draft.choice_notes or None,
+    )
+
+
+def _topics(draft: IdentifiedDraft, plan: RoundPlan) -> list[str]:
+    """What the item was written for: its concept's domain, else (a model's draft, written for the
+    learner's interests at large) the round's interests. The bank offers it to learners who share one."""
+    written_for = [draft.source.domain] if draft.source and draft.source.domain else plan.interests
+    topics = [normalised_topic(topic) for topic in written_for if topic.strip() and len(topic) <= KEYWORD_MAX_LENGTH]
+    return list(dict.fromkeys(topics))[:TOPICS_MAX]
+
+
+@tracer.capture_method
+def collect_round(request: CollectRoundInput) -> RoundProgress:
+    plan, progress = request.plan, request.plan.progress
+    accepted = list(progress.accepted)
+    feedback: list[str] = []
+    rejected = 0
+    to_save = list(progress.to_save)
+    wanted = plan.count - len(plan.drawn)  # the bank's items are in the round already
+    for draft, verdict in zip(request.questions, request.verdicts, strict=False):
+        issues = list(verdict.issues)
+        if verdict.is_valid and len(accepted) < wanted:
+            try:
+                to_save.append(_save_request(draft, verdict.final_score, plan))
+            except ValueError as error:  # passes Tool 4 (e.g. at 0.70) yet Tool 5 cannot store it
+                issues.append(f"Not savable: {to_python_error(error) if isinstance(error, ValidationError) else error}")
+            else:
+                accepted.append(AcceptedQuestion(draft=draft, validation_score=verdict.final_score))
+                continue
+        rejected += 1
+        feedback.extend(issue for issue in issues if issue not in feedback)
+    metrics.add_metric(name="QuestionsRejectedInRound", unit="Count", value=rejected)
+    return RoundProgress(
+        attempt=progress.attempt + 1,
+        missing=wanted - len(accepted),
+        accepted=accepted,
+        accepted_count=len(accepted),
+        to_save=to_save,
+        feedback=feedback,
+        used_stems=[*progress.used_stems, *(draft.stem for draft in request.questions)],
+        total_generated=progress.total_generated + len(request.questions),
+        total_rejected=progress.total_rejected + rejected,
+    )
+
+
+def _answer(draft: DraftQuestion) -> str:
+    return ", ".join(draft.correct_keywords) if draft.type == "short_answer" else (draft.correct_answer or "")
+
+
+def _mark_seen(plan: RoundPlan) -> None:
+    """The generated items join the learner's seen items, so the bank never offers them back to
+    this learner (the drawn ones were marked when drawn). Best effort: the round is ready anyway.
+    Imported here: only a round with a learner writes, and a failure must not lose the round."""
+    from slea.dal import abilities  # noqa: PLC0415
+    from slea.platform.errors import DataAccessError  # noqa: PLC0415
+
+    generated = [item.draft.question_id for item in plan.progress.accepted]  # saved or queued: its id is fixed
+    if not plan.user_id or not generated:
+        return
+    try:
+        abilities.mark_seen(plan.user_id, plan.category, generated)
+    except DataAccessError as error:
+        logger.warning("generated items not marked seen", extra={"reason": str(error), "items": len(generated)})
+
+
+@tracer.capture_method
+def finish_round(request: FinishRoundInput) -> PipelineOutput:
+    plan, progress = request.plan, request.plan.progress
+    questions = list(plan.drawn)  # saved first, by PlanRound
+    for item, saved in zip(progress.accepted, request.saved.results, strict=False):
+        questions.append(
+            GeneratedQuestionOutput(
+                question_id=saved.question_id,
+                stem=item.draft.stem,
+                type=item.draft.type,
+                choices=item.draft.choices,
+                correct_answer=_answer(item.draft),
+                difficulty=item.draft.difficulty,
+                category=plan.category,
+                round_id=plan.round_id,
+                validation_score=item.validation_score,
+                saved_at=saved.saved_at,
+                queued_for_retry=not saved.success,
+                language=item.draft.language,
+                concept=item.draft.source.name if item.draft.source else None,
+                concept_domain=item.draft.source.domain if item.draft.source else None,
+            )
+        )
+    metrics.add_metric(name="RoundQuestionsValid", unit="Count", value=len(questions))
+    _mark_seen(plan)
+    return PipelineOutput(
+        questions=questions,
+        total_generated=progress.total_generated,
+        total_valid=len(questions),
+        total_rejected=progress.total_rejected,
+    )

@@ -1,0 +1,238 @@
+"""A session's rounds as the learner follows them: claiming a round before it starts (so it is
+started once), its status (the execution and the questions it saved), and the session's
+summary (scores, what to review, the next round and its difficulty)."""
+
+import datetime
+import json
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.contracts.ability import SessionAbility
+from slea.contracts.errors import utc_now
+from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToReview
+from slea.dal import attempts, questions, rounds, usage
+from slea.logic.api_error import ApiError
+from slea.platform.aws import stepfunctions
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics, tracer
+from slea.platform.settings import resource_name
+
+RUNNING, SUCCEEDED, FAILED = "RUNNING", "SUCCEEDED", "FAILED"
+# A claim whose execution never got an ARN after this long was left by a request that died
+# between claiming and starting (the API function's timeout is 29 s): the round did not start.
+ABANDONED_CLAIM = datetime.timedelta(minutes=2)
+ROUNDS = (1, 2)
+STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
+
+
+def claim_round(record: dict[str, Any]) -> dict[str, Any] | None:
+    """Claim the round for `record` (raises 409 if it is RUNNING or SUCCEEDED). Returns the
+    FAILED record the claim replaced, if any, so an unstarted round can be put back."""
+    claimed, previous = rounds.claim(record)
+    if not claimed and previous is not None and _refreshed(previous)["round_status"] == FAILED:
+        # The execution failed (or never started) and nobody had looked: now it may start again.
+        claimed, previous = rounds.claim(record)
+    if not claimed:
+        raise ApiError(
+            409,
+            "ROUND_ALREADY_STARTED",
+            f"round {record['round']} of session {record['session_id']} has already been started",
+        )
+    return previous
+
+
+def _iso(moment: Any) -> str | None:
+    if not isinstance(moment, datetime.datetime):
+        return None
+    return moment.astimezone(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _abandoned(record: dict[str, Any]) -> bool:
+    started = datetime.datetime.fromisoformat(str(record["started_at"]).replace("Z", "+00:00"))
+    return datetime.datetime.now(datetime.UTC) - started > ABANDONED_CLAIM
+
+
+def _execution(record: dict[str, Any]) -> dict[str, Any] | None:
+    """DescribeExecution of the round's execution, None if it does not exist (yet, or ever)."""
+    arn = record.get("execution_arn")
+    if not arn and record.get("execution_name"):
+        machine = resource_name(STATE_MACHINE_VARIABLE)
+        arn = f"{machine.replace(':stateMachine:', ':execution:', 1)}:{record['execution_name']}"
+    if not arn:
+        return None
+    try:
+        return dict(stepfunctions("api").describe_execution(executionArn=arn))
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") == "ExecutionDoesNotExist":
+            return None
+        logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
+        raise ApiError(503, "SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
+    except BotoCoreError as error:
+        logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
+        raise ApiError(503, "SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
+
+
+def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with a RUNNING round's execution looked up; a finished round's outcome is
+    written back, so it is looked up once and a FAILED round can be claimed again."""
+    if record.get("round_status") != RUNNING:
+        return record
+    described = _execution(record)
+    if described is None:
+        if not _abandoned(record):
+            return record
+        changes: dict[str, Any] = {
+            "round_status": FAILED,
+            "finished_at": utc_now(),
+            "error": "the round's execution was never started",
+        }
+        # The request died between taking the quota and starting the execution: the round cost
+        # nothing, so its unit comes back, in the same write that fails the claim (once).
+        day = record.get("quota_day")
+        give_back = usage.give_back_round(str(record["user_id"]), str(day)) if day else None
+        if rounds.finish_unstarted(record, changes, give_back):
+            logger.warning("a round's execution was never started", extra={"session_id": record["session_id"]})
+            metrics.add_metric(name="RoundsNeverStarted", unit="Count", value=1)
+        return {**record, **changes}
+    if described["status"] in (RUNNING, "PENDING_REDRIVE"):
+        return record
+    changes = {"round_status": SUCCEEDED if described["status"] == SUCCEEDED else FAILED}
+    changes["finished_at"] = _iso(described.get("stopDate")) or utc_now()
+    if described["status"] == SUCCEEDED:
+        output = json.loads(described.get("output") or "{}") or {}
+        changes |= {"generated": output.get("total_generated"), "valid": output.get("total_valid")}
+    else:
+        changes["error"] = described.get("error") or described["status"]
+    rounds.update(record["session_id"], int(record["round"]), changes, str(record["claim_id"]))
+    return {**record, **changes}
+
+
+def current_record(session_id: str, round_number: int) -> dict[str, Any] | None:
+    """The round's record with a RUNNING round's execution looked up (None: never started)."""
+    record = rounds.get_round(session_id, round_number)
+    return _refreshed(record) if record is not None else None
+
+
+@tracer.capture_method
+def round_status(session_id: str, round_number: int) -> RoundStatus:
+    record = rounds.get_round(session_id, round_number)
+    if record is None:
+        raise ApiError(404, "ROUND_NOT_FOUND", f"round {round_number} was never started in session {session_id}")
+    record = _refreshed(record)
+    saved = [q["question_id"] for q in questions.session_questions(session_id) if q.get("round", 1) == round_number]
+    return RoundStatus(
+        session_id=session_id,
+        round=round_number,
+        status=record["round_status"],
+        requested=int(record.get("requested", 0)),
+        generated=record.get("generated"),
+        valid=record.get("valid"),
+        saved=len(saved),
+        question_ids=saved,
+        started_at=record["started_at"],
+        finished_at=record.get("finished_at"),
+        error=record.get("error"),
+    )
+
+
+def visible(question: dict[str, Any]) -> bool:
+    """Learners see a retired question only if they had answered it before it was retired."""
+    return question.get("status") != "retired" or bool(question.get("answered_at"))
+
+
+def _round_summary(number: int, shown: list[dict[str, Any]], graded: list[dict[str, Any]]) -> RoundSummary:
+    scores = [int(attempt["score"]) for attempt in graded]
+    return RoundSummary(
+        round=number,
+        questions=len(shown),
+        answered=len(graded),
+        correct=sum(bool(attempt.get("is_correct")) for attempt in graded),
+        score=round(sum(scores) / len(scores), 1) if scores else None,
+        pending_review=sum(bool(a.get("needs_review")) and not a.get("reviewed") for a in graded),
+    )
+
+
+def _next_round(session_id: str, saved_rounds: set[int]) -> int | None:
+    """The first round not started yet (a FAILED one may be started again)."""
+    for number in ROUNDS:
+        record = rounds.get_round(session_id, number)
+        started = record is not None and record.get("round_status") in (RUNNING, SUCCEEDED)
+        if not started and number not in saved_rounds:  # rounds from before records were kept
+            return number
+    return None
+
+
+def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], category: str | None = None) -> int:
+    """Plan_round's own rule (not a copy of it): from the learner's ability in the session's
+    category when there is an estimate, else from the profile and round 1's attempts. Imported
+    here: the summary is the only API request that needs the planner and the profile."""
+    from slea.contracts.profile import GetUserProfileInput  # noqa: PLC0415
+    from slea.logic.learners.profile import get_user_profile  # noqa: PLC0415
+    from slea.logic.rounds.planning import decide_difficulty, stored_ability  # noqa: PLC0415
+    from slea.logic.rounds.target import from_ability, has_estimate, success_rate  # noqa: PLC0415
+
+    ability = stored_ability(user_id, category) if category else None
+    if has_estimate(ability):
+        return from_ability(ability or {}, success_rate(), None).label
+    profile = get_user_profile(GetUserProfileInput(user_id=user_id))
+    difficulty, _ = decide_difficulty(profile, number, [a for a in graded if a.get("round", 1) == 1])
+    return difficulty
+
+
+def _category(stored: list[dict[str, Any]]) -> str | None:
+    """The session's category: that of its latest question (a session keeps to one in practice)."""
+    return str(stored[-1]["category"]) if stored and stored[-1].get("category") else None
+
+
+@tracer.capture_method
+def session_summary(session_id: str, user_id: str) -> SessionSummary:
+    stored = questions.session_questions(session_id)
+    graded = attempts.session_attempts(session_id)
+    by_id = {question["question_id"]: question for question in stored}
+    shown = [question for question in stored if visible(question)]
+    numbers = sorted({int(q.get("round", 1)) for q in stored} | {int(a.get("round", 1)) for a in graded})
+    summaries = [
+        _round_summary(
+            number,
+            [q for q in shown if q.get("round", 1) == number],
+            [a for a in graded if a.get("round", 1) == number],
+        )
+        for number in numbers
+    ]
+    to_review = [
+        ToReview(
+            question_id=attempt["question_id"],
+            round=int(attempt.get("round", 1)),
+            stem=str(by_id.get(attempt["question_id"], {}).get("stem", "")),
+            score=int(attempt["score"]),
+            category=by_id.get(attempt["question_id"], {}).get("category"),
+        )
+        for attempt in graded
+        if int(attempt["score"]) < HIGH_SCORE_THRESHOLD
+    ]
+    next_round = _next_round(session_id, {int(q.get("round", 1)) for q in stored})
+    return SessionSummary(
+        session_id=session_id,
+        rounds=summaries,
+        to_review=to_review,
+        next_round=next_round,
+        next_difficulty=_next_difficulty(user_id, next_round, graded, _category(stored)) if next_round else None,
+        ability=_ability(user_id, stored, graded),
+    )
+
+
+def _ability(user_id: str, stored: list[dict[str, Any]], graded: list[dict[str, Any]]) -> SessionAbility | None:
+    """The learner's ability in the session's category: the one its newest answer updated, else
+    its questions' category. The summary is whole without it: if it cannot be read, null."""
+    from slea.logic.learners.ability import session_ability  # noqa: PLC0415 - only the summary needs it
+
+    updated = [str(a["ability_category"]) for a in graded if a.get("ability_category")]
+    asked = [str(q["category"]) for q in stored if q.get("category")]
+    category = updated[-1] if updated else asked[0] if asked else None
+    try:
+        return session_ability(user_id, category)
+    except DataAccessError as error:
+        logger.warning("ability unavailable, the summary is served without it", extra={"reason": str(error)})
+        return None

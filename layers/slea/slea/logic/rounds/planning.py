@@ -1,0 +1,166 @@
+"""Mode 1, before generation: validate the execution input and decide the round's difficulty.
+
+The adaptive rule (documented in the README), in one function:
+- round 1: beginner 3, intermediate 5, advanced 8; +1 with 5+ years of experience and +1 more
+  with 10+; +1 if the previous test score was 85 or more, -1 if it was below 50 (0 = no test yet);
+- round 2: from the round-1 attempts of the same session: the mean difficulty of the questions
+  answered, +2 if 80%+ were correct, +1 if 60%+, 0 if 40%+, -1 if 20%+, else -2; with no round-1
+  attempts, as round 1;
+- always clamped to 1-10; an explicit `difficulty` in the input overrides the rule.
+
+That rule now applies only where there is no ability estimate: with one (the learner's ability in
+the round's category, updated after every answer), the target is the b at which the learner
+succeeds at the round's rate (tools/round_target.py). Then the bank is drawn from first
+(tools/bank.py) and only the shortfall is left for generation (`progress.missing`).
+"""
+
+import uuid
+from typing import Any
+
+from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN
+from slea.contracts.errors import utc_now
+from slea.contracts.profile import UserProfile, normalised_user_id
+from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
+from slea.dal import abilities, attempts, questions
+from slea.logic.rounds import bank_draw as bank
+from slea.logic.rounds import target as round_target
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics, tracer
+
+LEVEL_BASE = {"beginner": 3, "intermediate": 5, "advanced": 8}
+# (minimum share of correct answers, step) from the highest band down
+ROUND_TWO_STEPS = ((0.8, 2), (0.6, 1), (0.4, 0), (0.2, -1), (0.0, -2))
+
+
+def _clamp(value: float) -> int:
+    return max(DIFFICULTY_MIN, min(DIFFICULTY_MAX, round(value)))
+
+
+def decide_difficulty(profile: UserProfile, round_number: int, round_one: list[dict[str, Any]]) -> tuple[int, str]:
+    """The round's difficulty and a one-line reason for it."""
+    if round_number == 2 and round_one:
+        correct = sum(bool(attempt.get("is_correct")) for attempt in round_one) / len(round_one)
+        answered = [float(a["difficulty"]) for a in round_one if isinstance(a.get("difficulty"), (int, float))]
+        base = sum(answered) / len(answered) if answered else _round_one(profile)[0]
+        step = next(step for floor, step in ROUND_TWO_STEPS if correct >= floor)
+        return _clamp(base + step), f"round 1: {correct:.0%} correct at difficulty {base:.1f}, step {step:+d}"
+    return _round_one(profile)
+
+
+def _round_one(profile: UserProfile) -> tuple[int, str]:
+    base = LEVEL_BASE[profile.self_level]
+    experience = (profile.years_experience >= 5) + (profile.years_experience >= 10)
+    score = 0
+    if profile.previous_score >= 85:
+        score = 1
+    elif 0 < profile.previous_score < 50:
+        score = -1
+    reason = f"{profile.self_level} {base}, experience {experience:+d}, previous score {score:+d}"
+    return _clamp(base + experience + score), reason
+
+
+def _session_questions(session_id: str) -> list[dict[str, Any]]:
+    try:
+        return questions.session_questions(session_id)
+    except DataAccessError as error:
+        logger.warning("earlier questions unavailable, not excluding them", extra={"reason": str(error)})
+        return []
+
+
+def _earlier_stems(earlier: list[dict[str, Any]], category: str) -> list[str]:
+    """Stems the session already has, so a new round never repeats a question, and the stems
+    reviewers retired in this category, so no round brings one back."""
+    stems = [question["stem"] for question in earlier]
+    try:
+        retired = questions.retired_stems(category)
+    except DataAccessError as error:
+        logger.warning("retired questions unavailable, not excluding them", extra={"reason": str(error)})
+        retired = []
+    return [*stems, *(stem for stem in retired if stem and stem not in stems)]
+
+
+def _round_one_attempts(session_id: str) -> list[dict[str, Any]]:
+    try:
+        return [attempt for attempt in attempts.session_attempts(session_id) if attempt.get("round") == 1]
+    except DataAccessError as error:
+        logger.warning("round-1 attempts unavailable, planning as round 1", extra={"reason": str(error)})
+        return []
+
+
+def stored_ability(user_id: str, category: str) -> dict[str, Any] | None:
+    """The learner's ability in `category`, None without one or if it cannot be read."""
+    try:
+        return abilities.get_ability(user_id, category)
+    except DataAccessError as error:
+        logger.warning("ability unavailable, planning without it", extra={"reason": str(error)})
+        return None
+
+
+def _target(request: PlanRoundInput, ability: dict[str, Any] | None) -> round_target.Target:
+    wanted = request.request
+    rate = round_target.success_rate(wanted.purpose)
+    if wanted.difficulty is not None:
+        return round_target.from_label(wanted.difficulty, "set in the request", rate, wanted.question_types)
+    if round_target.has_estimate(ability):
+        return round_target.from_ability(ability or {}, rate, wanted.question_types)
+    history = _round_one_attempts(wanted.session_id) if wanted.round == 2 else []
+    label, reason = decide_difficulty(request.profile, wanted.round, history)
+    return round_target.from_label(label, reason, rate, wanted.question_types)
+
+
+@tracer.capture_method
+def plan_round(request: PlanRoundInput) -> RoundPlan:
+    wanted, profile = request.request, request.profile
+    learner = normalised_user_id(wanted.user_id)  # the id the learner's ability is kept under
+    ability = stored_ability(learner, wanted.category)
+    target = _target(request, ability)
+    metrics.add_metric(name="RoundDifficulty", unit="Count", value=target.label)
+    earlier = _session_questions(wanted.session_id)
+    language = profile.language or "en"
+    interests = profile.interests or [wanted.category]
+    round_id = f"{wanted.session_id}_{wanted.round}_{utc_now()}"
+    seen = {str(item) for item in (ability or {}).get("seen_items") or []}
+    in_session = {str(q.get("item_id") or q["question_id"]) for q in earlier}
+    drawn = bank.draw(
+        bank.DrawRequest(
+            user_id=learner,
+            session_id=wanted.session_id,
+            round=wanted.round,
+            round_id=round_id,
+            category=wanted.category,
+            language=language,
+            interests=interests,
+            question_types=wanted.question_types,
+            count=wanted.count,
+            theta=target.theta,
+            success_rate=target.rate,
+            # The execution's name: a retried plan finds its earlier draw (tools/bank.py).
+            execution=request.correlation_id or uuid.uuid4().hex,
+            exclude_items=frozenset(seen | in_session),
+            exclude_stems=frozenset(str(q.get("stem", "")).strip().casefold() for q in earlier),
+        ),
+        target.b,
+    )
+    if drawn:  # a retried plan returns the earlier attempt's draw, under that attempt's round id
+        round_id = drawn[0].round_id
+    drawn_ids = {question.question_id for question in drawn}  # in the session already on a retried plan
+    stems = _earlier_stems([q for q in earlier if q["question_id"] not in drawn_ids], wanted.category)
+    return RoundPlan(
+        session_id=wanted.session_id,
+        round=wanted.round,
+        round_id=round_id,
+        category=wanted.category,
+        count=wanted.count,
+        difficulty=target.label,
+        difficulty_reason=target.reason,
+        interests=interests,
+        question_types=wanted.question_types,
+        progress=RoundProgress(
+            attempt=0,
+            missing=wanted.count - len(drawn),
+            used_stems=[*stems, *(question.stem for question in drawn if question.stem not in stems)],
+        ),
+        user_id=learner,
+        language=language,
+        drawn=drawn,
+    )

@@ -1,0 +1,70 @@
+"""GET /sessions: the caller's sessions with each round's progress, so a page can resume the
+current round at its next unanswered question on any device (the server is the source of truth)."""
+
+import base64
+import binascii
+import json
+from typing import Any
+
+from slea.contracts.sessions import RoundProgressView, SessionList, SessionOverview
+from slea.dal import profiles, questions, sessions
+from slea.logic.api_error import ApiError
+from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, current_record, visible
+from slea.platform.observability import tracer
+
+CURSOR_KEYS = {"session_id", "user_id", "created_at"}
+
+
+def _encoded(position: dict[str, str]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(position, sort_keys=True).encode()).decode().rstrip("=")
+
+
+def _decoded(cursor: str, user_id: str) -> dict[str, str]:
+    """A previous page's end; only one of the caller's own (a cursor is not a way to read others')."""
+    try:
+        position = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError) as error:
+        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of GET /sessions") from error
+    valid = isinstance(position, dict) and set(position) == CURSOR_KEYS
+    if not valid or not all(isinstance(v, str) for v in position.values()) or position["user_id"] != user_id:
+        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of GET /sessions")
+    return {name: str(value) for name, value in position.items()}
+
+
+def _round(number: int, record: dict[str, Any] | None, shown: list[dict[str, Any]]) -> RoundProgressView:
+    answered = sum(bool(question.get("answered_at")) for question in shown)
+    status = record.get("round_status") if record else (SUCCEEDED if shown else None)
+    return RoundProgressView(
+        round=number,
+        status=status,
+        questions=len(shown),
+        answered=answered,
+        finished=status == SUCCEEDED and answered >= len(shown),
+    )
+
+
+def session_overview(session_id: str, created_at: str) -> SessionOverview:
+    shown = [question for question in questions.session_questions(session_id) if visible(question)]
+    progress = []
+    for number in ROUNDS:
+        record = current_record(session_id, number)
+        in_round = [question for question in shown if int(question.get("round", 1)) == number]
+        if record is not None or in_round:
+            progress.append(_round(number, record, in_round))
+    return SessionOverview(session_id=session_id, created_at=created_at, rounds=progress)
+
+
+def _language(user_id: str) -> str | None:
+    survey = profiles.latest_survey(user_id)
+    language = (survey or {}).get("language")
+    return language if language in ("en", "ko") else None
+
+
+@tracer.capture_method
+def list_sessions(user_id: str, limit: int, cursor: str | None = None) -> SessionList:
+    found, last = sessions.user_sessions(user_id, limit, _decoded(cursor, user_id) if cursor else None)
+    return SessionList(
+        sessions=[session_overview(item["session_id"], item["created_at"]) for item in found],
+        next_cursor=_encoded(last) if last else None,
+        language=_language(user_id),
+    )

@@ -1,0 +1,211 @@
+"""The HTTP API's logic: the server creates sessions, each for the user who asked and only for
+them; answers are graded with the answer key looked up server-side; questions are listed
+without their keys."""
+
+import json
+import uuid
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from slea.contracts.errors import utc_now
+from slea.contracts.profile import is_uuid, normalised_user_id
+from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
+from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
+from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
+from slea.dal import attempts, questions, rounds, sessions, usage
+from slea.logic.api_error import ApiError
+from slea.logic.rounds import lifecycle as round_logic
+from slea.platform.aws import stepfunctions
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, tracer
+from slea.platform.settings import resource_name
+from slea.security import rate_limits
+
+__all__ = ["ApiError"]  # raised by every function here; the API's error handler catches it
+STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
+RETIRED = "retired"
+
+
+def require_owner(session_id: str, user_id: str) -> None:
+    """404 for an unknown session, 403 for another user's (ids compared normalised, so a session
+    stored under "ABC..." before callers were normalised is still its owner's)."""
+    owner = sessions.owner_of(session_id)
+    if owner is None:
+        raise ApiError(404, "SESSION_NOT_FOUND", f"session {session_id} not found")
+    if normalised_user_id(owner) != normalised_user_id(user_id):
+        raise ApiError(403, "FORBIDDEN", f"session {session_id} belongs to another user")
+
+
+@tracer.capture_method
+def create_session(user_id: str) -> SessionCreated:
+    """A new session with a random id (a client cannot choose, so cannot take, another's id)."""
+    if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
+        raise ApiError(403, "UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
+    session_id = str(uuid.uuid4())
+    if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
+        raise ApiError(503, "SERVICE_UNAVAILABLE", "could not create a session, please retry")
+    return SessionCreated(session_id=session_id)
+
+
+@tracer.capture_method
+def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
+    require_owner(session_id, user_id)
+    rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
+    # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a 409 that
+    # takes nothing from the quota and never generates a second set of questions.
+    record: dict[str, Any] = {
+        "session_id": session_id,
+        "round": request.round,
+        "round_status": round_logic.RUNNING,
+        "claim_id": (claim_id := uuid.uuid4().hex),
+        # Named before it starts, so the round's execution can be found even if recording its
+        # ARN below fails.
+        "execution_name": f"{session_id[:40]}-r{request.round}-{claim_id[:12]}",
+        "user_id": user_id,
+        "requested": request.count,
+        "category": request.category,
+        "started_at": utc_now(),
+    }
+    previous = round_logic.claim_round(record)
+    day = usage.today()
+    # The unit is taken and noted on the claim in one write: if this request dies before the
+    # execution starts, the claim is found abandoned later and the unit given back (rounds.py).
+    if not rounds.take_quota(record, day, usage.take_round(user_id, day)):
+        rounds.release(record, previous)
+        raise ApiError(
+            429,
+            "QUOTA_EXCEEDED",
+            f"you have started {usage.daily_round_limit()} rounds today; try again tomorrow (UTC)",
+            retry_after=usage.seconds_until_tomorrow(),
+        )
+    execution_input = {
+        "user_id": user_id,
+        "session_id": session_id,
+        **request.model_dump(mode="json", exclude_none=True),
+    }
+    try:
+        execution = stepfunctions("api").start_execution(
+            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE),
+            name=record["execution_name"],
+            input=json.dumps(execution_input),
+        )
+    except (ClientError, BotoCoreError) as error:
+        # Nothing was generated and nothing is left half-done: the round is not counted and can
+        # be started again in the same session.
+        logger.error("the round could not be started", extra={"session_id": session_id, "reason": str(error)})
+        rounds.release(record, previous, give_back=usage.give_back_round(user_id, day))
+        raise ApiError(503, "ROUND_NOT_STARTED", "the round could not be started; please retry") from error
+    try:
+        rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
+    except DataAccessError as error:  # the round has started; its status finds it by name
+        logger.warning("execution ARN not recorded", extra={"session_id": session_id, "reason": str(error)})
+    return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
+
+
+def _question_view(stored: dict[str, Any]) -> QuestionView:
+    return QuestionView(
+        question_id=stored["question_id"],
+        round=stored.get("round", 1),
+        type=stored["item_type"],
+        stem=stored["stem"],
+        choices=stored.get("choices") or [],
+        difficulty=stored["difficulty"],
+        category=stored["category"],
+        answered=bool(stored.get("answered_at")),
+    )
+
+
+@tracer.capture_method
+def list_questions(session_id: str, user_id: str) -> SessionQuestions:
+    require_owner(session_id, user_id)
+    shown = [item for item in questions.session_questions(session_id) if round_logic.visible(item)]
+    return SessionQuestions(session_id=session_id, questions=[_question_view(item) for item in shown])
+
+
+@tracer.capture_method
+def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> ScoreAnswerOutput:
+    # The grading path (word lists, grader, explainer) loads on the first answer, not at every
+    # cold start of the API function: most requests list or start, and it is a fifth of the import.
+    from slea.logic.answering.scoring import (  # noqa: PLC0415
+        AlreadyAnsweredError,
+        GradeNotRecordedError,
+        QuestionRetiredError,
+        score_and_explain,
+    )
+
+    require_owner(session_id, user_id)
+    stored = questions.get_question(answer.question_id)
+    if stored is None or stored.get("session_id") != session_id:
+        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
+    key = stored.get("answer_schema") or {}
+    request = ScoreAnswerInput(
+        session_id=session_id,
+        user_id=user_id,
+        question_id=answer.question_id,
+        question_type=stored["item_type"],
+        user_answer=answer.user_answer,
+        correct_answer=key.get("correct_key"),
+        correct_keywords=key.get("correct_keywords"),
+        difficulty=stored.get("difficulty"),
+        category=stored.get("category"),
+        choices=stored.get("choices"),
+        reference_answer=key.get("reference_answer"),
+    )
+    # One graded answer per question: the explanation reveals the key, so a second try would not
+    # measure anything (and would skew round 2's difficulty and the question's statistics). The
+    # same answer again is a retry and gets the recorded grading back, without grading again: it
+    # is not counted against the rate limit, which every new answer is, before any model call.
+    retry = stored.get("answered_attempt_key") == attempts.attempt_key(answer.question_id, request.identity())
+    if stored.get("answered_at") and not retry:
+        raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
+    # A retired question measures nothing a reviewer trusts; only a retry of an answer recorded
+    # before it was retired gets its grading back.
+    if stored.get("status") == RETIRED and not retry:
+        raise ApiError(409, "QUESTION_RETIRED", f"question {answer.question_id} was retired by a reviewer")
+    if not stored.get("answered_at"):
+        rate_limits.take(user_id, "answer")
+    try:
+        # The session's unanswered items are looked up there: nothing shown gives their keys away.
+        return score_and_explain(request, stored, one_answer_per_question=True)
+    except QuestionRetiredError as error:
+        raise ApiError(409, "QUESTION_RETIRED", str(error)) from error
+    except AlreadyAnsweredError as error:
+        raise ApiError(409, "ALREADY_ANSWERED", str(error)) from error
+    except GradeNotRecordedError as error:
+        raise ApiError(
+            503, "ANSWER_NOT_RECORDED", "your answer was graded but could not be recorded; send it again"
+        ) from error
+
+
+@tracer.capture_method
+def list_attempts(session_id: str, user_id: str) -> AttemptList:
+    require_owner(session_id, user_id)
+    return AttemptList(
+        session_id=session_id,
+        attempts=[AttemptView.model_validate(item) for item in attempts.session_attempts(session_id)],
+    )
+
+
+@tracer.capture_method
+def round_status(session_id: str, user_id: str, round_number: int) -> RoundStatus:
+    require_owner(session_id, user_id)
+    return round_logic.round_status(session_id, round_number)
+
+
+@tracer.capture_method
+def session_summary(session_id: str, user_id: str) -> SessionSummary:
+    require_owner(session_id, user_id)
+    return round_logic.session_summary(session_id, user_id)
+
+
+@tracer.capture_method
+def report_question(session_id: str, user_id: str, question_id: str, report: ReportRequest) -> ReportAccepted:
+    """A learner's "there is a problem with this question": the question joins the review queue."""
+    require_owner(session_id, user_id)
+    # Only a well-formed id is looked up, so only an item a reviewer's route can name is queued.
+    stored = questions.get_question(question_id) if is_uuid(question_id) else None
+    if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
+        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
+    questions.report_question(question_id, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id})
+    return ReportAccepted(question_id=question_id)
