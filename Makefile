@@ -30,7 +30,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 help:
 	@echo "make demo   - run the main job locally (offline, no AWS account, no API key)"
 	@echo "make serve  - the web app and the HTTP API on http://127.0.0.1:8080/ over the local AWS"
-	@echo "make test   - everything CI checks: ruff, mypy, sam validate --lint, sam build, pytest"
+	@echo "make test   - everything CI checks: ruff, import contract, mypy, sam validate --lint, sam build, pytest"
 	@echo "make bench  - the benchmarks in bench/"
 	@echo "make build  - sam build (with the Python 3.13 that the layer and functions need)"
 	@echo "make deploy - sam deploy (first time: make deploy ARGS=--guided)"
@@ -58,9 +58,11 @@ CHROMIUM := /usr/bin/chromium
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium fonts-noto-cjk
 
+# lint-imports: the layer's packages import downwards only (pyproject.toml, docs/architecture.md).
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy layers/slea/slea functions slea_local ops
@@ -83,8 +85,9 @@ lock:
 	$(LOCK) requirements/dev.in -o requirements/dev.txt
 	cd functions/mcp && $(LOCK) requirements.in -o requirements.txt
 
+# One worker per core (pytest-xdist): every test builds its own local AWS, so none shares state.
 unit: $(VENV)/.installed $(CHROMIUM)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 demo: $(VENV)/.installed
 	$(PY) -m slea_local demo

@@ -75,7 +75,7 @@ def chosen_provider(name: str, cache: Path | None = None) -> Iterator[None]:
     explanations come from the offline explainer: they do not change the grade and would double
     the cost), and each grade is cached by model, prompt and answer."""
     from slea.llm import budget
-    from slea.llm.provider import get_provider
+    from slea.llm.selection import get_provider
 
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SleaSsemBench")
     budget.reset()  # no handler's deadline: a benchmark waits for every answer

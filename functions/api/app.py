@@ -60,6 +60,7 @@ from slea.contracts.sessions import RoundStarted, SessionCreated, SessionList, S
 from slea.http.api import (
     SESSION_ID_PATTERN,
     caller,
+    domain_error_response,
     error_response,
     responses,
     review_refusal,
@@ -72,7 +73,7 @@ from slea.http.api import (
 from slea.llm import budget
 from slea.logic.sessions import listing as session_list
 from slea.logic.sessions import use_cases as sessions
-from slea.platform.errors import DataAccessError
+from slea.platform.errors import DataAccessError, DomainError
 from slea.platform.observability import logger, metrics, tracer
 
 app = APIGatewayHttpResolver(enable_validation=True)
@@ -365,9 +366,9 @@ def review_items(
     )
 
 
-@app.exception_handler(sessions.ApiError)  # type: ignore[untyped-decorator]
-def api_error(error: sessions.ApiError) -> Response[Any]:
-    return error_response(error.status, error.code, error.message, retry_after=error.retry_after)
+@app.exception_handler(DomainError)  # type: ignore[untyped-decorator]
+def refused(error: DomainError) -> Response[Any]:
+    return domain_error_response(error)
 
 
 @app.exception_handler(DataAccessError)  # type: ignore[untyped-decorator]

@@ -69,8 +69,7 @@ from slea.contracts.templates import SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionInput
 from slea.llm import budget
 from slea.logic import agent
-from slea.logic.api_error import ApiError
-from slea.platform.errors import DataAccessError
+from slea.platform.errors import DataAccessError, DomainError
 from slea.platform.observability import logger, metrics, tracer
 from slea.security import rate_limits
 from slea.security.roles import Caller
@@ -239,7 +238,7 @@ async def _call(tool: AgentTool, caller: Caller, arguments: dict[str, Any], dead
     except TimeoutError:
         logger.error("tool call past its deadline", extra={"tool": tool.name})
         return _error("TIMEOUT", f"{tool.name} did not finish in time; please retry")
-    except ApiError as error:
+    except DomainError as error:
         return _error(error.code, error.message)
     except (ValueError, TypeError) as error:  # the tools' own input errors (parse_input's shape)
         return _error("VALIDATION_ERROR", str(error))
@@ -274,7 +273,7 @@ def build_server(fixed_caller: Caller | None = None) -> Server[Any]:
             return _error("UNAUTHORIZED", "a bearer token with a subject is required")
         try:  # before the arguments are read: a refusal says why, whatever was sent
             agent.require_may_call(caller, tool.name)
-        except ApiError as error:
+        except DomainError as error:
             return _error(error.code, error.message)
         scope = getattr(ctx.request, "scope", None) or {}
         deadline = scope.get(DEADLINE, time.monotonic() + TOOL_SECONDS) - RESPONSE_SECONDS

@@ -7,7 +7,7 @@ import boto3
 import pytest
 
 from slea.contracts.llm import ItemScore
-from slea.llm.provider import get_provider
+from slea.llm.selection import get_provider
 
 MACHINE = "GenerateRoundStateMachine"
 USER = "550e8400-e29b-41d4-a716-446655440000"  # demo user: intermediate, 5 years, previous score 72

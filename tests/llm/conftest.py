@@ -1,6 +1,6 @@
 import pytest
 
-from slea.llm.provider import get_provider
+from slea.llm.selection import get_provider
 from tests.llm.gemini_stub import start_stub
 
 

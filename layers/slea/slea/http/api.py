@@ -11,7 +11,8 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from slea.contracts.common import ID_PATTERN
 from slea.contracts.errors import ErrorResponse
 from slea.contracts.profile import normalised_user_id
-from slea.logic.sessions.use_cases import ApiError
+from slea.platform import errors
+from slea.platform.errors import Forbidden, Unauthenticated
 from slea.security.roles import is_reviewer
 
 SESSION_ID_PATTERN = ID_PATTERN
@@ -24,7 +25,7 @@ def caller(app: APIGatewayHttpResolver) -> str:
     claims = app.current_event.request_context.authorizer.jwt_claim or {}
     subject = claims.get("sub")
     if not subject:
-        raise ApiError(401, "UNAUTHORIZED", "a bearer token with a subject is required")
+        raise Unauthenticated("UNAUTHORIZED", "a bearer token with a subject is required")
     return normalised_user_id(str(subject))
 
 
@@ -49,7 +50,7 @@ def reviewer(app: APIGatewayHttpResolver) -> str:
     """The reviewing caller's subject (the role was checked before routing: review_refusal)."""
     subject = caller(app)
     if not is_reviewer(app.current_event.request_context.authorizer.jwt_claim):
-        raise ApiError(403, "FORBIDDEN", "reviewing needs the reviewer role")
+        raise Forbidden("FORBIDDEN", "reviewing needs the reviewer role")
     return subject
 
 
@@ -59,6 +60,30 @@ def error_response(
     body = ErrorResponse(error=message, error_code=code, detail=detail)
     headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
     return Response(status_code=status, content_type="application/json", body=body.model_dump_json(), headers=headers)
+
+
+# The one place a domain refusal becomes an HTTP status (the MCP server maps the same classes to
+# tool errors). A subclass maps as its nearest listed ancestor.
+STATUS_OF_REFUSAL: dict[type[errors.DomainError], int] = {
+    errors.Invalid: 422,
+    errors.Unauthenticated: 401,
+    errors.Forbidden: 403,
+    errors.NotFound: 404,
+    errors.Conflict: 409,
+    errors.RateLimited: 429,
+    errors.Unavailable: 503,
+}
+
+
+def status_of(error: errors.DomainError) -> int:
+    for kind in type(error).__mro__:
+        if kind in STATUS_OF_REFUSAL:
+            return STATUS_OF_REFUSAL[kind]
+    return 400
+
+
+def domain_error_response(error: errors.DomainError) -> Response[Any]:
+    return error_response(status_of(error), error.code, error.message, retry_after=error.retry_after)
 
 
 def validation_error_response(error: RequestValidationError) -> Response[Any]:

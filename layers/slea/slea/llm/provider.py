@@ -9,12 +9,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
-
-from slea.llm.settings import LLMSettings
 
 if TYPE_CHECKING:  # only annotations: a function that grades answers need not load the generation contracts
     from slea.contracts.generation import DraftBatch, GenerateQuestionsInput
@@ -69,17 +66,3 @@ def llm_call(operation: Operation, provider: str) -> Iterator[Usage]:
             name="LLMLatencyMs", unit=MetricUnit.Milliseconds, value=(time.perf_counter() - started) * 1000
         )
         metrics.flush_metrics()
-
-
-@cache
-def get_provider() -> LLMProvider:
-    """Gemini when a key is configured (or LLM_PROVIDER=gemini), else the offline provider.
-    google-genai is imported only in the first case."""
-    settings = LLMSettings.from_environment()
-    if settings.chosen_provider == "gemini":
-        from slea.llm.gemini import GeminiProvider  # noqa: PLC0415 - keeps google-genai off the offline path
-
-        return GeminiProvider(settings)
-    from slea.llm.offline import OfflineProvider  # noqa: PLC0415 - the offline provider imports this module
-
-    return OfflineProvider()

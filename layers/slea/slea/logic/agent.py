@@ -28,8 +28,8 @@ from slea.contracts.sessions import RoundStarted, StartRoundRequest
 from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionInput, ValidationResult
 from slea.dal import questions
-from slea.logic.api_error import ApiError
 from slea.logic.sessions import use_cases as sessions
+from slea.platform.errors import Forbidden
 from slea.security.roles import AUTHOR_GROUP, AUTHOR_SCOPE, Caller
 
 AUTHORED_SESSION_PREFIX = "authored#"
@@ -41,10 +41,9 @@ def may_call(caller: Caller, tool: str) -> bool:
 
 
 def require_may_call(caller: Caller, tool: str) -> None:
-    """403 naming the tool and the role it needs."""
+    """Forbidden, naming the tool and the role it needs."""
     if not may_call(caller, tool):
-        raise ApiError(
-            403,
+        raise Forbidden(
             "FORBIDDEN",
             f"{tool} is an authoring tool: it needs the '{AUTHOR_GROUP}' group (or the '{AUTHOR_SCOPE}' scope)",
         )
@@ -66,7 +65,7 @@ def get_user_profile(caller: Caller, request: GetUserProfileInput) -> UserProfil
     from slea.logic.learners.profile import get_user_profile as tool  # noqa: PLC0415 - only this tool needs it
 
     if request.user_id.lower() != caller.user_id.lower():
-        raise ApiError(403, "FORBIDDEN", "user_id: an agent may read only its own user's profile")
+        raise Forbidden("FORBIDDEN", "user_id: an agent may read only its own user's profile")
     return tool(request)
 
 

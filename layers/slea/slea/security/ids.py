@@ -30,7 +30,7 @@ _VARIANT_RFC = 0b10
 
 def _secret() -> bytes:
     """The secret (raises DataAccessError if Secrets Manager fails after its retries: the API
-    answers 503 and a caller retries; nothing is made under another key)."""
+    is unavailable and a caller retries; nothing is made under another key)."""
     # Imported here: only the functions that make ids load the parameters utility.
     from aws_lambda_powertools.utilities import parameters  # noqa: PLC0415
     from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError  # noqa: PLC0415

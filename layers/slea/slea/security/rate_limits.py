@@ -5,7 +5,7 @@ model call.
 
 Each (user, action) has a token bucket of `burst` requests that refills one request per
 `interval` seconds (slea.dal.rate_limits keeps it in DynamoDB). A refused request raises
-RateLimited: 429 with Retry-After in the HTTP API. Limits come from the environment that
+RateLimited carries the seconds to wait (Retry-After in the HTTP API). Limits come from the environment that
 template.yaml's parameters set; the defaults suit a human learner.
 """
 
@@ -17,7 +17,7 @@ from typing import Literal
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal import rate_limits
-from slea.logic.api_error import ApiError
+from slea.platform import errors
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
 
@@ -38,12 +38,11 @@ DEFAULT_LIMITS: dict[Action, Limit] = {
 _WHAT = {"answer": "answers", "round_start": "round starts", "mcp_call": "MCP tool calls"}
 
 
-class RateLimited(ApiError):
+class RateLimited(errors.RateLimited):
     """The user has sent this kind of request faster than its limit allows."""
 
     def __init__(self, action: Action, retry_after: int) -> None:
         super().__init__(
-            429,
             "RATE_LIMITED",
             f"too many {_WHAT[action]} in a short time; retry in {retry_after} s",
             retry_after=retry_after,

@@ -186,7 +186,7 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict
     """A reviewer's override, as it changes the learner's ability: the response as first graded is
     taken out of the posterior and the corrected one put in (the same item b and guess floor),
     conditioned on the version read. [] when the attempt updated no ability. Raises
-    DataAccessError when the ability cannot be read (the review answers 503 and can be retried)."""
+    DataAccessError when the ability cannot be read (the review can be retried)."""
     category, item_b, floor = attempt.get("ability_category"), attempt.get("item_b"), attempt.get("guess_floor")
     old_score = int(attempt["score"])
     if not category or item_b is None or floor is None or not attempt.get("user_id") or new_score == old_score:

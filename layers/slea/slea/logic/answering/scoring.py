@@ -40,7 +40,8 @@ from slea.feedback.references import cited, topic_terms
 from slea.language.scoring_phrases import language_of, phrase
 from slea.llm import budget
 from slea.llm.prompts import PROMPT_VERSION
-from slea.llm.provider import LLMError, get_provider
+from slea.llm.provider import LLMError
+from slea.llm.selection import get_provider
 from slea.llm.settings import LLMSettings
 from slea.logic.answering import ability_update as ability_recording
 from slea.platform.errors import DataAccessError

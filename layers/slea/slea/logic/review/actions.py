@@ -28,8 +28,8 @@ from slea.contracts.review import (
 from slea.dal import review, sessions
 from slea.dal.questions import bank_key
 from slea.logic.answering import ability_update as ability_recording
-from slea.logic.api_error import ApiError
 from slea.logic.review.queue import same_user  # the queue's listing is there
+from slea.platform.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from slea.platform.observability import logger, metrics, tracer
 
 QUEUE_FIELDS = "REMOVE review_state, queued_at"
@@ -58,7 +58,7 @@ def _commit(items: list[dict[str, Any]], target: str) -> None:
     try:
         review.commit(items)
     except review.ReviewConflictError as error:
-        raise ApiError(409, "REVIEW_CONFLICT", f"{target} changed while it was reviewed; reload it") from error
+        raise Conflict("REVIEW_CONFLICT", f"{target} changed while it was reviewed; reload it") from error
 
 
 @tracer.capture_method
@@ -77,9 +77,9 @@ def review_attempt(
     has been applied yet (bulk accept: two reviewers accepting at once count it once)."""
     attempt = attempt or review.attempt_by_id(attempt_id)  # bulk_accept has read it
     if attempt is None:
-        raise ApiError(404, "ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
+        raise NotFound("ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
     if same_user(attempt.get("user_id"), reviewer):
-        raise ApiError(403, "OWN_ATTEMPT", f"attempt {attempt_id} is your own: another reviewer must review it")
+        raise Forbidden("OWN_ATTEMPT", f"attempt {attempt_id} is your own: another reviewer must review it")
     now, previous, was_correct = utc_now(), int(attempt["score"]), bool(attempt["is_correct"])
     score = previous if request.action == "accept" else int(request.score or 0)
     is_correct = was_correct if request.action == "accept" else score >= HIGH_SCORE_THRESHOLD
@@ -170,7 +170,7 @@ def bulk_accept(request: BulkAcceptRequest, reviewer: str, name: str | None = No
             continue
         try:
             done = review_attempt(attempt_id, reviewer, accept, name, attempt=stored, first_review=True)
-        except ApiError as error:
+        except DomainError as error:
             current = review.attempt_by_id(attempt_id) if error.code == "REVIEW_CONFLICT" else None
             if current is not None and current.get("reviewed"):  # another reviewer was first
                 results.append(
@@ -190,7 +190,7 @@ def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score
     """Commit the review with the learner's ability re-scored in the same transaction (issue 19).
     The ability's write is conditioned on the version read: if the learner answered meanwhile,
     the grade the reviewer saw is unchanged and only the ability moved, so it is read again and
-    the re-scoring redone; a changed grade is the reviewer's conflict (409)."""
+    the re-scoring redone; a changed grade is the reviewer's Conflict."""
     target = f"attempt {attempt['attempt_id']}"
     for _ in range(ability_recording.CONFLICT_ATTEMPTS):
         # The history point sorts with the answers' (graded_at's precision).
@@ -204,9 +204,9 @@ def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score
                 attempt["score"],
                 attempt["is_correct"],
             ):
-                raise ApiError(409, "REVIEW_CONFLICT", f"{target} changed while it was reviewed; reload it") from error
+                raise Conflict("REVIEW_CONFLICT", f"{target} changed while it was reviewed; reload it") from error
             metrics.add_metric(name="AbilityUpdateConflicts", unit="Count", value=1)
-    raise ApiError(409, "REVIEW_CONFLICT", f"{target}: the learner's ability kept changing; retry")
+    raise Conflict("REVIEW_CONFLICT", f"{target}: the learner's ability kept changing; retry")
 
 
 def _refresh_stats_flag(question_id: str) -> None:
@@ -230,7 +230,7 @@ def _edited(stored: dict[str, Any], request: QuestionReviewRequest) -> dict[str,
     from slea.contracts.questions import SaveQuestionInput  # noqa: PLC0415 - edits are rare
 
     if request.changes_nothing():
-        raise ApiError(422, "VALIDATION_ERROR", "stem: edit needs stem, choices, correct_answer or correct_keywords")
+        raise Invalid("VALIDATION_ERROR", "stem: edit needs stem, choices, correct_answer or correct_keywords")
     key = stored.get("answer_schema") or {}
     candidate = {
         "item_type": stored["item_type"],
@@ -246,7 +246,7 @@ def _edited(stored: dict[str, Any], request: QuestionReviewRequest) -> dict[str,
         checked = SaveQuestionInput.model_validate(candidate)
     except ValidationError as error:
         field = _field_of(error)
-        raise ApiError(422, "VALIDATION_ERROR", f"{field}: {error.errors()[0]['msg']}") from error
+        raise Invalid("VALIDATION_ERROR", f"{field}: {error.errors()[0]['msg']}") from error
     answer = {**key}
     if checked.item_type == "short_answer":
         answer["correct_keywords"] = checked.correct_keywords
@@ -275,16 +275,16 @@ def review_question(
     templates deactivated, its stem avoided by later rounds) or edit it; it leaves the queue."""
     stored = review.get_question(question_id)
     if stored is None:
-        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found")
+        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
     # A reviewer who edits (or accepts) an item of their own session could key it to their answer;
     # one who wrote an item does not approve it.
     if same_user(stored.get("authored_by"), reviewer) or (
         stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
     ):
-        raise ApiError(403, "OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
+        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
     retired = stored.get("status") == "retired"
     if retired and request.action != "accept":
-        raise ApiError(409, "QUESTION_RETIRED", f"question {question_id} is retired")
+        raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
     now = utc_now()
     values: dict[str, Any] = {
         ":by": reviewer,

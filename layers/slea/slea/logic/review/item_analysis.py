@@ -16,7 +16,7 @@ from typing import Any, Literal, get_args
 from slea.constants import SUPPORTED_CATEGORIES, Language
 from slea.contracts.item_analysis import ItemAnalysis, ItemAnalysisRow, ItemsCursor, SortColumn
 from slea.dal import calibration as store
-from slea.logic.api_error import ApiError
+from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
 
 STEM_LISTED = 160  # characters of the stem in a row: enough to recognise the item
@@ -64,9 +64,9 @@ def _offset(cursor: str | None, digest: str) -> int:
     try:
         decoded = ItemsCursor.model_validate_json(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (binascii.Error, ValueError) as error:  # pydantic's ValidationError is a ValueError
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of the item analysis") from error
+        raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of the item analysis") from error
     if decoded.query != digest:
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: made for other filters or another sort")
+        raise Invalid("VALIDATION_ERROR", "cursor: made for other filters or another sort")
     return decoded.offset
 
 
@@ -102,7 +102,7 @@ def item_analysis(
     order: Order = "asc",
 ) -> ItemAnalysis:
     if category is not None and category not in SUPPORTED_CATEGORIES:
-        raise ApiError(422, "VALIDATION_ERROR", f"category: one of {', '.join(sorted(SUPPORTED_CATEGORIES))}")
+        raise Invalid("VALIDATION_ERROR", f"category: one of {', '.join(sorted(SUPPORTED_CATEGORIES))}")
     digest = _query_digest(category, flagged, item_type, sort, order)
     start = _offset(cursor, digest)
     categories = [category] if category else sorted(SUPPORTED_CATEGORIES)

@@ -35,7 +35,7 @@ from slea.contracts.review import (
     ReviewReason,
 )
 from slea.dal import review, sessions
-from slea.logic.api_error import ApiError
+from slea.platform.errors import Invalid
 from slea.platform.observability import logger, tracer
 
 REASONS = frozenset(get_args(ReviewReason))
@@ -265,12 +265,12 @@ def _cursor(text: str | None, view: QueueView) -> QueueCursor:
     try:
         cursor = QueueCursor.model_validate_json(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (binascii.Error, ValueError) as error:  # pydantic's ValidationError is a ValueError
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of the review queue") from error
+        raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of the review queue") from error
     if cursor.view != view_digest(view):
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: made for other filters or another sort; start without it")
+        raise Invalid("VALIDATION_ERROR", "cursor: made for other filters or another sort; start without it")
     by_confidence = view.sort == "confidence"
     if cursor.attempts is not None and (cursor.attempts.confidence is not None) != by_confidence:
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of this sort")
+        raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of this sort")
     return cursor
 
 

@@ -13,9 +13,8 @@ from slea.contracts.ability import SessionAbility
 from slea.contracts.errors import utc_now
 from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
-from slea.logic.api_error import ApiError
 from slea.platform.aws import stepfunctions
-from slea.platform.errors import DataAccessError
+from slea.platform.errors import Conflict, DataAccessError, NotFound, Unavailable
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name
 
@@ -28,15 +27,14 @@ STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
 
 def claim_round(record: dict[str, Any]) -> dict[str, Any] | None:
-    """Claim the round for `record` (raises 409 if it is RUNNING or SUCCEEDED). Returns the
+    """Claim the round for `record` (Conflict if it is RUNNING or SUCCEEDED). Returns the
     FAILED record the claim replaced, if any, so an unstarted round can be put back."""
     claimed, previous = rounds.claim(record)
     if not claimed and previous is not None and _refreshed(previous)["round_status"] == FAILED:
         # The execution failed (or never started) and nobody had looked: now it may start again.
         claimed, previous = rounds.claim(record)
     if not claimed:
-        raise ApiError(
-            409,
+        raise Conflict(
             "ROUND_ALREADY_STARTED",
             f"round {record['round']} of session {record['session_id']} has already been started",
         )
@@ -68,10 +66,10 @@ def _execution(record: dict[str, Any]) -> dict[str, Any] | None:
         if error.response.get("Error", {}).get("Code") == "ExecutionDoesNotExist":
             return None
         logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
-        raise ApiError(503, "SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
+        raise Unavailable("SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
     except BotoCoreError as error:
         logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
-        raise ApiError(503, "SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
+        raise Unavailable("SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
 
 
 def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
@@ -119,7 +117,7 @@ def current_record(session_id: str, round_number: int) -> dict[str, Any] | None:
 def round_status(session_id: str, round_number: int) -> RoundStatus:
     record = rounds.get_round(session_id, round_number)
     if record is None:
-        raise ApiError(404, "ROUND_NOT_FOUND", f"round {round_number} was never started in session {session_id}")
+        raise NotFound("ROUND_NOT_FOUND", f"round {round_number} was never started in session {session_id}")
     record = _refreshed(record)
     saved = [q["question_id"] for q in questions.session_questions(session_id) if q.get("round", 1) == round_number]
     return RoundStatus(

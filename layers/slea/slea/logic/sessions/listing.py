@@ -8,8 +8,8 @@ from typing import Any
 
 from slea.contracts.sessions import RoundProgressView, SessionList, SessionOverview
 from slea.dal import profiles, questions, sessions
-from slea.logic.api_error import ApiError
 from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, current_record, visible
+from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
 
 CURSOR_KEYS = {"session_id", "user_id", "created_at"}
@@ -24,10 +24,10 @@ def _decoded(cursor: str, user_id: str) -> dict[str, str]:
     try:
         position = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (binascii.Error, ValueError) as error:
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of GET /sessions") from error
+        raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of GET /sessions") from error
     valid = isinstance(position, dict) and set(position) == CURSOR_KEYS
     if not valid or not all(isinstance(v, str) for v in position.values()) or position["user_id"] != user_id:
-        raise ApiError(422, "VALIDATION_ERROR", "cursor: not a cursor of GET /sessions")
+        raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of GET /sessions")
     return {name: str(value) for name, value in position.items()}
 
 

@@ -14,37 +14,35 @@ from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, Se
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
 from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.dal import attempts, questions, rounds, sessions, usage
-from slea.logic.api_error import ApiError
 from slea.logic.rounds import lifecycle as round_logic
 from slea.platform.aws import stepfunctions
-from slea.platform.errors import DataAccessError
+from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
 from slea.platform.observability import logger, tracer
 from slea.platform.settings import resource_name
 from slea.security import rate_limits
 
-__all__ = ["ApiError"]  # raised by every function here; the API's error handler catches it
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 RETIRED = "retired"
 
 
 def require_owner(session_id: str, user_id: str) -> None:
-    """404 for an unknown session, 403 for another user's (ids compared normalised, so a session
+    """NotFound for an unknown session, Forbidden for another user's (ids compared normalised, so a session
     stored under "ABC..." before callers were normalised is still its owner's)."""
     owner = sessions.owner_of(session_id)
     if owner is None:
-        raise ApiError(404, "SESSION_NOT_FOUND", f"session {session_id} not found")
+        raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
     if normalised_user_id(owner) != normalised_user_id(user_id):
-        raise ApiError(403, "FORBIDDEN", f"session {session_id} belongs to another user")
+        raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
 
 
 @tracer.capture_method
 def create_session(user_id: str) -> SessionCreated:
     """A new session with a random id (a client cannot choose, so cannot take, another's id)."""
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
-        raise ApiError(403, "UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
+        raise Forbidden("UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
     session_id = str(uuid.uuid4())
     if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
-        raise ApiError(503, "SERVICE_UNAVAILABLE", "could not create a session, please retry")
+        raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
     return SessionCreated(session_id=session_id)
 
 
@@ -52,7 +50,7 @@ def create_session(user_id: str) -> SessionCreated:
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
     require_owner(session_id, user_id)
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
-    # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a 409 that
+    # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a Conflict that
     # takes nothing from the quota and never generates a second set of questions.
     record: dict[str, Any] = {
         "session_id": session_id,
@@ -73,8 +71,7 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
     # execution starts, the claim is found abandoned later and the unit given back (rounds.py).
     if not rounds.take_quota(record, day, usage.take_round(user_id, day)):
         rounds.release(record, previous)
-        raise ApiError(
-            429,
+        raise RateLimited(
             "QUOTA_EXCEEDED",
             f"you have started {usage.daily_round_limit()} rounds today; try again tomorrow (UTC)",
             retry_after=usage.seconds_until_tomorrow(),
@@ -95,7 +92,7 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         # be started again in the same session.
         logger.error("the round could not be started", extra={"session_id": session_id, "reason": str(error)})
         rounds.release(record, previous, give_back=usage.give_back_round(user_id, day))
-        raise ApiError(503, "ROUND_NOT_STARTED", "the round could not be started; please retry") from error
+        raise Unavailable("ROUND_NOT_STARTED", "the round could not be started; please retry") from error
     try:
         rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
     except DataAccessError as error:  # the round has started; its status finds it by name
@@ -137,7 +134,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     require_owner(session_id, user_id)
     stored = questions.get_question(answer.question_id)
     if stored is None or stored.get("session_id") != session_id:
-        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
+        raise NotFound("QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
     key = stored.get("answer_schema") or {}
     request = ScoreAnswerInput(
         session_id=session_id,
@@ -158,23 +155,23 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     # is not counted against the rate limit, which every new answer is, before any model call.
     retry = stored.get("answered_attempt_key") == attempts.attempt_key(answer.question_id, request.identity())
     if stored.get("answered_at") and not retry:
-        raise ApiError(409, "ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
+        raise Conflict("ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
     # A retired question measures nothing a reviewer trusts; only a retry of an answer recorded
     # before it was retired gets its grading back.
     if stored.get("status") == RETIRED and not retry:
-        raise ApiError(409, "QUESTION_RETIRED", f"question {answer.question_id} was retired by a reviewer")
+        raise Conflict("QUESTION_RETIRED", f"question {answer.question_id} was retired by a reviewer")
     if not stored.get("answered_at"):
         rate_limits.take(user_id, "answer")
     try:
         # The session's unanswered items are looked up there: nothing shown gives their keys away.
         return score_and_explain(request, stored, one_answer_per_question=True)
     except QuestionRetiredError as error:
-        raise ApiError(409, "QUESTION_RETIRED", str(error)) from error
+        raise Conflict("QUESTION_RETIRED", str(error)) from error
     except AlreadyAnsweredError as error:
-        raise ApiError(409, "ALREADY_ANSWERED", str(error)) from error
+        raise Conflict("ALREADY_ANSWERED", str(error)) from error
     except GradeNotRecordedError as error:
-        raise ApiError(
-            503, "ANSWER_NOT_RECORDED", "your answer was graded but could not be recorded; send it again"
+        raise Unavailable(
+            "ANSWER_NOT_RECORDED", "your answer was graded but could not be recorded; send it again"
         ) from error
 
 
@@ -206,6 +203,6 @@ def report_question(session_id: str, user_id: str, question_id: str, report: Rep
     # Only a well-formed id is looked up, so only an item a reviewer's route can name is queued.
     stored = questions.get_question(question_id) if is_uuid(question_id) else None
     if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
-        raise ApiError(404, "QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
+        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
     questions.report_question(question_id, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id})
     return ReportAccepted(question_id=question_id)
