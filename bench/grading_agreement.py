@@ -210,7 +210,7 @@ class Grader:
 
     def grade(self, key: str, answer: str, keywords: list[str]) -> dict[str, Any]:
         from slea.contracts.scoring import ScoreAnswerInput
-        from slea.logic.answering.scoring import grade_without_recording
+        from slea.logic.answering.answer import grade_without_recording
         from slea.platform.observability import metrics
 
         self.answers += 1

@@ -554,10 +554,10 @@ class Learner:
 
 # ---------------------------------------------------------------- the run
 def recording_guard(recorded: list[Recorded]) -> Any:
-    """KeyGuard as score_answer uses it, keeping what it was given (None without the check)."""
-    from slea.logic.answering import scoring as score_answer
+    """KeyGuard as the explainer uses it, keeping what it was given (None without the check)."""
+    from slea.logic.answering import explaining
 
-    if not hasattr(score_answer, "KeyGuard"):  # code from before the check
+    if not hasattr(explaining, "KeyGuard"):  # code from before the check
         return None
     from slea.security import key_leaks
 
@@ -598,7 +598,7 @@ def run(limit: int | None, prevention: bool) -> Figures:
     with ExitStack() as stack:
         guard = recording_guard(recorded)
         if guard is not None:
-            stack.enter_context(mock.patch("slea.logic.answering.scoring.KeyGuard", guard))
+            stack.enter_context(mock.patch("slea.logic.answering.explaining.KeyGuard", guard))
         if not prevention:
             stack.enter_context(without_prevention())
         cloud = stack.enter_context(LocalCloud(parameters={"DailyRoundsPerUser": "100000"}))

@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from slea.contracts.common import parse_input
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.llm import budget
-from slea.logic.answering.scoring import grade_answer
+from slea.logic.answering.answer import grade_answer
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
 
 

@@ -251,16 +251,18 @@ def test_a_failure_before_the_record_loses_nothing_and_the_retry_records(http, s
 def test_a_crash_after_the_record_loses_nothing_and_the_retry_returns_the_grading(http, step_functions, monkeypatch):
     """The function dies after committing (a timeout, say): the learner never saw the grading;
     the retry returns the recorded one, never 409, and the answer is counted once."""
-    from slea.logic.answering import scoring as score_answer
+    from slea.dal import attempts
 
     start(http)
     question = wait_for_questions(http)[0]
     body = {"question_id": question["question_id"], "user_answer": "A"}
+    commit = attempts.record_graded_answer
 
-    def crash(question_id):
+    def crash(*args, **kwargs):
+        commit(*args, **kwargs)
         raise RuntimeError("Task timed out")
 
-    monkeypatch.setattr(score_answer, "_update_stats_flag", crash)
+    monkeypatch.setattr(attempts, "record_graded_answer", crash)
     assert http("POST", "/sessions/s1/answers", body, ALICE)[0] >= 500  # API Gateway's answer to a dead function
     monkeypatch.undo()
     status, _, retried = http("POST", "/sessions/s1/answers", body, ALICE)

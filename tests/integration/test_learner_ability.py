@@ -9,7 +9,7 @@ import boto3
 import pytest
 
 from slea.contracts.llm import ShortAnswerGrade
-from slea.dal import abilities
+from slea.dal import answer_reads
 from slea.llm.offline import OfflineProvider
 from slea.measurement import items
 
@@ -198,7 +198,7 @@ def _fail_ability_writes_inside_the_transaction(monkeypatch, cloud):
 def test_a_fault_mid_transaction_leaves_neither_attempt_nor_ability_and_a_retry_records_both_once(
     cloud, runtime, faults, monkeypatch, fault
 ):
-    from slea.logic.answering.scoring import GradeNotRecordedError
+    from slea.logic.answering.answer import GradeNotRecordedError
 
     put_question(cloud, "q_fault")
     if fault == "inside the transaction":
@@ -228,7 +228,8 @@ def test_a_fault_mid_transaction_leaves_neither_attempt_nor_ability_and_a_retry_
 
 def test_an_unreadable_learner_model_never_loses_the_grade(cloud, runtime, faults):
     put_question(cloud, "q_unreadable")
-    with faults.dynamodb(abilities.TOOL, "GetItem", error="InternalServerError"):
+    # The answer's combined read fails once: it is read again without the learner model.
+    with faults.dynamodb(answer_reads.TOOL, "BatchGetItem", error="InternalServerError", times=1):
         graded = true_false(runtime, "q_unreadable")
     assert graded["is_correct"] is True
     (attempt,) = attempts(cloud)
@@ -243,17 +244,17 @@ def test_concurrent_answers_of_one_learner_are_both_counted_the_loser_retrying(c
     fails, B re-reads and updates on top of A: both count, as the hand EAP of both says."""
     put_question(cloud, "q_a", "true_false", 7)
     put_question(cloud, "q_b", "true_false", 3)
-    real_get = abilities.get_ability
+    real_read = answer_reads.read
     interleave = [True]
 
-    def racing_get(user_id, category, **kwargs):
-        read = real_get(user_id, category, **kwargs)
-        if interleave:
+    def racing_read(reads):
+        read = real_read(reads)
+        if interleave and reads.ability:
             interleave.clear()
             true_false(runtime, "q_a")  # another answer of the learner wins the race
         return read
 
-    monkeypatch.setattr(abilities, "get_ability", racing_get)
+    monkeypatch.setattr(answer_reads, "read", racing_read)
     true_false(runtime, "q_b", answer="False")
 
     theta, se = hand_eap(-1.0, 1.2, [(LABEL_B[7], 0.5, 1.0), (LABEL_B[3], 0.5, 0.0)])
@@ -267,7 +268,15 @@ def test_concurrent_answers_of_one_learner_are_both_counted_the_loser_retrying(c
 
 def test_an_ability_that_keeps_changing_still_records_the_grade(cloud, runtime, monkeypatch):
     put_question(cloud, "q_race")
-    monkeypatch.setattr(abilities, "get_ability", lambda user_id, category, **kwargs: {"version": 41})
+    real_read = answer_reads.read
+
+    def stale_read(reads):  # every read finds a version that another answer has moved on from
+        read = real_read(reads)
+        if reads.ability:
+            read.ability = {"version": 41}
+        return read
+
+    monkeypatch.setattr(answer_reads, "read", stale_read)
     assert true_false(runtime, "q_race")["is_correct"] is True
     (attempt,) = attempts(cloud)
     assert attempt["ability_skipped"] == "conflict"

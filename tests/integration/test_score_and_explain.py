@@ -198,7 +198,7 @@ def test_a_retried_direct_invocation_returns_the_recorded_grading_and_counts_onc
 
 
 def test_a_failed_record_raises_so_the_caller_retries_and_nothing_is_counted(cloud, runtime, faults):
-    from slea.logic.answering.scoring import GradeNotRecordedError
+    from slea.logic.answering.answer import GradeNotRecordedError
 
     _stored_question(cloud, "q_fail")
     event = {

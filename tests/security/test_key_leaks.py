@@ -321,7 +321,7 @@ def test_a_stored_explanation_from_the_cache_is_checked_too(gemini, http, step_f
     cloud = step_functions.runtime.cloud
     with cloud.environment(cloud.environment_of("ApiFunction")):
         from slea.contracts.llm import GradingItem
-        from slea.logic.answering.scoring import _cache_variant
+        from slea.logic.answering.explaining import cache_variant as _cache_variant
 
         stored = stored_questions(cloud, session)
         mc = next(item for item in stored if item["question_id"] == mc_id)

@@ -40,19 +40,19 @@ def test_a_retired_question_cannot_be_answered(http, step_functions):
 def test_a_question_retired_while_its_answer_is_graded_is_not_recorded(http, step_functions, monkeypatch):
     """The retirement lands between the API's check and the record: the record's transaction
     refuses it, so the grade is never counted."""
-    from slea.logic.answering import scoring as score_answer
+    from slea.logic.answering import grading
 
     cloud = step_functions.runtime.cloud
     start(http)
     question = wait_for_questions(http)[0]
-    grade = score_answer._grade
+    grade = grading.grade
 
     def retired_meanwhile(*args, **kwargs):
         graded = grade(*args, **kwargs)
         retire(http, question["question_id"])
         return graded
 
-    monkeypatch.setattr(score_answer, "_grade", retired_meanwhile)
+    monkeypatch.setattr(grading, "grade", retired_meanwhile)
     status, _, body = http(
         "POST", "/sessions/s1/answers", {"question_id": question["question_id"], "user_answer": "A"}, ALICE
     )

@@ -43,7 +43,7 @@ NOT_AT_IMPORT = {
         "slea.contracts.generation",
         "slea.grading.offline",
         "slea.llm.offline",
-        "slea.logic.answering.scoring",
+        "slea.logic.answering.answer",
         "slea.logic.rounds.planning",
         "slea.logic.learners.profile",
         "slea.contracts.questions",

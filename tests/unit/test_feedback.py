@@ -128,7 +128,7 @@ def test_the_prose_meets_the_minimum_length_with_no_sentence_twice_even_when_par
 
 
 def test_the_cache_variant_names_the_wrong_option_picked_and_is_bounded_by_the_options():
-    from slea.logic.answering.scoring import _cache_variant
+    from slea.logic.answering.explaining import cache_variant as _cache_variant
 
     variants = {_cache_variant(mc_item(picked=picked)) for picked in ["B", "C", "D", "b", "Regularisation"]}
     assert len(variants) == 3  # B, C, D: the same option named by letter or text shares one

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from botocore.exceptions import ClientError
 
+from slea.dal import explanations, questions
 from slea.dal.items import from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
@@ -90,15 +91,40 @@ def _difficulty_parts(step: DifficultyStep) -> tuple[str, str, dict[str, Any]]:
     return setting, "item_answers :answered", values
 
 
+@dataclass(frozen=True)
+class StatsFlagChange:
+    """The question's statistics flag after this answer (None: no flag), when it changes. A new
+    flag also puts the question in the review queue (as dal/questions.py's set_stats_flag)."""
+
+    flag: str | None
+    at: str
+
+
 def _question_update(
-    question_id: str, attempt: dict[str, Any], claim: bool, step: DifficultyStep | None
+    question_id: str,
+    attempt: dict[str, Any],
+    claim: bool,
+    step: DifficultyStep | None,
+    stats_flag: StatsFlagChange | None = None,
 ) -> dict[str, Any]:
     """Count the answer on the question; with `claim`, also mark it answered (once only); with a
-    `step` for this very record (a question that is its own bank item), move its difficulty."""
+    `step` for this very record (a question that is its own bank item), move its difficulty; with
+    a `stats_flag` change, set or clear the flag."""
     values: dict[str, Any] = {":one": {"N": "1"}, ":correct": {"N": "1" if attempt["is_correct"] else "0"}}
-    setting, adding = [], ["usage_count :one", "correct_count :correct"]
+    setting, adding, removing = [], ["usage_count :one", "correct_count :correct"], []
     condition = "attribute_exists(question_id)"
     names: dict[str, str] = {}
+    if stats_flag is not None and stats_flag.flag:
+        setting.append("stats_flag = :flag, review_state = :open, queued_at = if_not_exists(queued_at, :flagged_at)")
+        adding.append("review_reasons :reason")
+        values |= {
+            ":flag": {"S": stats_flag.flag},
+            ":open": {"S": questions.OPEN},
+            ":flagged_at": {"S": stats_flag.at},
+            ":reason": {"SS": [stats_flag.flag]},
+        }
+    elif stats_flag is not None:
+        removing.append("stats_flag")
     if claim:  # a learner's answer: once per question, and never to a retired one
         setting.append("answered_at = :at, answered_attempt_key = :key")
         condition += " AND attribute_not_exists(answered_at) AND (attribute_not_exists(#status) OR #status <> :retired)"
@@ -114,6 +140,8 @@ def _question_update(
         adding.append(step_adding)
         values |= step_values
     expression = ("SET " + ", ".join(setting) + " " if setting else "") + "ADD " + ", ".join(adding)
+    if removing:
+        expression += " REMOVE " + ", ".join(removing)
     return {
         "Update": {
             "TableName": resource_name(QUESTIONS_TABLE_VARIABLE),
@@ -144,17 +172,21 @@ def _bank_item_update(step: DifficultyStep) -> dict[str, Any]:
     }
 
 
-def record_graded_answer(
+def record_graded_answer(  # noqa: PLR0917 - the answer's writes, each optional
     attempt: dict[str, Any],
     count_on_question: bool,
     claim_question: bool,
     learner: list[dict[str, Any]] | None = None,
     difficulty: DifficultyStep | None = None,
+    stats_flag: StatsFlagChange | None = None,
+    explanation: tuple[str, dict[str, Any]] | None = None,
 ) -> RecordOutcome:
     """Write the attempt and, if the question is stored, its statistics (and with
     `claim_question`, its answered marker) in one transaction; with them, the learner's ability
     (`learner`: the transaction items of slea.dal.abilities.answer_items) and the bank item's
-    difficulty step, so a grade and what it teaches the model are recorded all or nothing.
+    difficulty step, so a grade and what it teaches the model are recorded all or nothing; with
+    `stats_flag`, the question's flag; with `explanation` ((variant, text) of the question), the
+    explanation cache's new entry (last writer wins: any grader's text for the variant will do).
 
     "already_recorded": this very attempt (same question, user and answer) is stored already;
     "answered_differently": the question was answered before with another answer;
@@ -175,10 +207,14 @@ def record_graded_answer(
     own_item = difficulty is not None and difficulty.item_id == attempt["question_id"]
     if count_on_question:
         step = difficulty if own_item else None
-        named.append(("question", _question_update(attempt["question_id"], attempt, claim_question, step)))
+        update = _question_update(attempt["question_id"], attempt, claim_question, step, stats_flag)
+        named.append(("question", update))
     if difficulty is not None and not (own_item and count_on_question):
         named.append(("bank_item", _bank_item_update(difficulty)))
     named += [("learner", item) for item in learner or []]
+    if explanation is not None:
+        variant, text = explanation
+        named.append(("explanation", explanations.cache_put(attempt["question_id"], variant, text)))
     with storage_errors("attempt transaction"):
         try:
             dynamodb(TOOL).transact_write_items(TransactItems=[item for _, item in named])  # type: ignore[misc]

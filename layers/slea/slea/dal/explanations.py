@@ -37,3 +37,14 @@ def put_explanation(question_id: str, variant: str, explanation: dict[str, Any])
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                 raise
+
+
+def cache_put(question_id: str, variant: str, explanation: dict[str, Any]) -> dict[str, Any]:
+    """The cache entry as an item of the answer's recording transaction (dal/attempts.py). No
+    condition: a condition that failed would cancel the grade with it."""
+    return {
+        "Put": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Item": to_item({"question_id": question_id, "variant": variant, **explanation}),
+        }
+    }

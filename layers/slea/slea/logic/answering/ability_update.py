@@ -1,9 +1,9 @@
-"""What one graded answer teaches the learner model (issue 19), prepared for the transaction that
-records the grade (slea.dal.attempts.record_graded_answer), and a reviewer's correction of it.
+"""What one graded answer teaches the learner model, prepared for the transaction that records the
+grade (slea.dal.attempts.record_graded_answer), and a reviewer's correction of it.
 
-The measurement is slea.measurement's (pure); this module reads what it needs (the learner's
+The measurement is slea.measurement's (pure); from what the answer's reads found (the learner's
 stored posterior, else a prior from the profile; the bank item's difficulty, else its label's
-prior) and turns the result into transaction items:
+prior) this module makes the transaction items:
 - the learner's ability item: the new posterior, conditioned on the version that was read, so of
   two answers of one learner racing, one wins and the other re-reads and updates on top of it;
 - a history point (the ability just after this answer);
@@ -20,7 +20,7 @@ from typing import Any
 from slea.constants import FALLBACK_PROFILE
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import ScoreAnswerInput
-from slea.dal import abilities, profiles, questions
+from slea.dal import abilities, profiles
 from slea.dal.attempts import DifficultyStep
 from slea.measurement import irt, items, learner
 from slea.platform.errors import DataAccessError
@@ -74,17 +74,6 @@ def evidence_of(request: ScoreAnswerInput, stored: dict[str, Any], score: int) -
     )
 
 
-def _bank_item(evidence: Evidence, stored: dict[str, Any]) -> dict[str, Any] | None:
-    """The stored bank item whose difficulty the answer informs (None: the question was never
-    saved, so there is no item to move). A question drawn from the bank is a copy: its item is
-    the original."""
-    if not stored:
-        return None
-    if evidence.item_id == stored.get("question_id"):
-        return stored
-    return questions.get_question(evidence.item_id)
-
-
 def item_difficulty(bank_item: dict[str, Any] | None, label: Any) -> items.ItemDifficulty:
     """The item's current difficulty: learnt online if it has been, else its label's prior."""
     record = bank_item or {}
@@ -112,45 +101,57 @@ def profile_prior(user_id: str) -> tuple[float, float]:
             str(profile["self_level"]), int(profile["years_experience"]), int(profile["previous_score"])
         )
     except (TypeError, ValueError):  # a malformed survey: Tool 1 falls back the same way
-        return learner.prior_from_profile(
-            str(FALLBACK_PROFILE["self_level"]),
-            int(str(FALLBACK_PROFILE["years_experience"])),
-            int(str(FALLBACK_PROFILE["previous_score"])),
-        )
+        return fallback_prior()
 
 
-def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Posterior:
+def fallback_prior() -> tuple[float, float]:
+    return learner.prior_from_profile(
+        str(FALLBACK_PROFILE["self_level"]),
+        int(str(FALLBACK_PROFILE["years_experience"])),
+        int(str(FALLBACK_PROFILE["previous_score"])),
+    )
+
+
+def posterior_of(ability: dict[str, Any] | None, prior: tuple[float, float] | None) -> learner.Posterior:
     """The learner's posterior as stored, else (before their first answer in the category) the
-    prior from their profile."""
+    prior given, else the fallback profile's."""
     stored = (ability or {}).get("posterior")
     if stored:
         return learner.Posterior.from_stored([float(weight) for weight in stored])
-    return learner.Posterior.prior(*profile_prior(user_id))
+    return learner.Posterior.prior(*(prior or fallback_prior()))
+
+
+def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Posterior:
+    """The learner's posterior as stored, else the prior from their profile (read only then)."""
+    return posterior_of(ability, None if (ability or {}).get("posterior") else profile_prior(user_id))
 
 
 def writes_for_answer(
-    evidence: Evidence | None, stored: dict[str, Any], label: Any, graded_at: str, attempt_key: str
+    evidence: Evidence | None,
+    label: Any,
+    graded_at: str,
+    attempt_key: str,
+    *,
+    ability: dict[str, Any] | None,
+    bank_item: dict[str, Any] | None,
+    prior: tuple[float, float] | None,
 ) -> AbilityWrites:
-    """Read the learner and the item, update both with the answer, and return the writes."""
+    """Update the learner and the item with the answer, from what was read (no I/O): the stored
+    `ability` (None before the learner's first answer in the category, when `prior` is their
+    profile's), the `bank_item` (None: the question was never saved, there is no item to move)."""
     if evidence is None:
         return AbilityWrites()
-    try:
-        bank_item = _bank_item(evidence, stored)
-        ability = abilities.get_ability(evidence.user_id, evidence.category)
-    except DataAccessError as error:
-        logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
-        return skipped("unreadable")
     difficulty = item_difficulty(bank_item, label)
     floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
-    before = stored_posterior(evidence.user_id, ability)
+    before = posterior_of(ability, prior)
     after = before.updated(difficulty.b, floor, evidence.score)
     estimate = after.estimate()
     step = None
     if bank_item is not None:
         known = before.estimate()  # the item learns from the learner as known before this answer
         delta_b, delta_precision = items.online_step(difficulty, known.theta, floor, evidence.score, known.se)
-        prior = items.ItemDifficulty.from_label(int(bank_item.get("difficulty") or label or DEFAULT_LABEL))
-        step = DifficultyStep(evidence.item_id, delta_b, delta_precision, prior.b, prior.precision)
+        labelled = items.ItemDifficulty.from_label(int(bank_item.get("difficulty") or label or DEFAULT_LABEL))
+        step = DifficultyStep(evidence.item_id, delta_b, delta_precision, labelled.b, labelled.precision)
     learner_items = abilities.answer_items(
         abilities.AbilityChange(
             user_id=evidence.user_id,

@@ -212,9 +212,9 @@ def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score
 def _refresh_stats_flag(question_id: str) -> None:
     """The corrected counts may change the question's statistics flag (best effort, as after
     grading). Imported here: the grading module is a fifth of the API's cold start."""
-    from slea.logic.answering.scoring import _update_stats_flag  # noqa: PLC0415
+    from slea.logic.answering.recording import update_stats_flag  # noqa: PLC0415
 
-    _update_stats_flag(question_id)
+    update_stats_flag(question_id)
 
 
 # ---------------------------------------------------------------- questions

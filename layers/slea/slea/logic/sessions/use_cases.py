@@ -11,18 +11,17 @@ from botocore.exceptions import BotoCoreError, ClientError
 from slea.contracts.errors import utc_now
 from slea.contracts.profile import is_uuid, normalised_user_id
 from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
-from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerInput, ScoreAnswerOutput
+from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerOutput
 from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.rounds import lifecycle as round_logic
 from slea.platform.aws import stepfunctions
-from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
+from slea.platform.errors import DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
 from slea.platform.observability import logger, tracer
 from slea.platform.settings import resource_name
 from slea.security import rate_limits
 
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
-RETIRED = "retired"
 
 
 def require_owner(session_id: str, user_id: str) -> None:
@@ -122,53 +121,14 @@ def list_questions(session_id: str, user_id: str) -> SessionQuestions:
 
 @tracer.capture_method
 def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> ScoreAnswerOutput:
-    # The grading path (word lists, grader, explainer) loads on the first answer, not at every
-    # cold start of the API function: most requests list or start, and it is a fifth of the import.
-    from slea.logic.answering.scoring import (  # noqa: PLC0415
-        AlreadyAnsweredError,
-        GradeNotRecordedError,
-        QuestionRetiredError,
-        score_and_explain,
-    )
+    """Grade a learner's answer (logic/answering/answer.py). Loaded on the first answer, not at
+    every cold start of the API function: most requests list or start, and it is a fifth of the
+    import."""
+    from slea.logic.answering.answer import GradeNotRecordedError  # noqa: PLC0415
+    from slea.logic.answering.answer import answer_question as answered  # noqa: PLC0415
 
-    require_owner(session_id, user_id)
-    stored = questions.get_question(answer.question_id)
-    if stored is None or stored.get("session_id") != session_id:
-        raise NotFound("QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
-    key = stored.get("answer_schema") or {}
-    request = ScoreAnswerInput(
-        session_id=session_id,
-        user_id=user_id,
-        question_id=answer.question_id,
-        question_type=stored["item_type"],
-        user_answer=answer.user_answer,
-        correct_answer=key.get("correct_key"),
-        correct_keywords=key.get("correct_keywords"),
-        difficulty=stored.get("difficulty"),
-        category=stored.get("category"),
-        choices=stored.get("choices"),
-        reference_answer=key.get("reference_answer"),
-    )
-    # One graded answer per question: the explanation reveals the key, so a second try would not
-    # measure anything (and would skew round 2's difficulty and the question's statistics). The
-    # same answer again is a retry and gets the recorded grading back, without grading again: it
-    # is not counted against the rate limit, which every new answer is, before any model call.
-    retry = stored.get("answered_attempt_key") == attempts.attempt_key(answer.question_id, request.identity())
-    if stored.get("answered_at") and not retry:
-        raise Conflict("ALREADY_ANSWERED", f"question {answer.question_id} has already been answered")
-    # A retired question measures nothing a reviewer trusts; only a retry of an answer recorded
-    # before it was retired gets its grading back.
-    if stored.get("status") == RETIRED and not retry:
-        raise Conflict("QUESTION_RETIRED", f"question {answer.question_id} was retired by a reviewer")
-    if not stored.get("answered_at"):
-        rate_limits.take(user_id, "answer")
     try:
-        # The session's unanswered items are looked up there: nothing shown gives their keys away.
-        return score_and_explain(request, stored, one_answer_per_question=True)
-    except QuestionRetiredError as error:
-        raise Conflict("QUESTION_RETIRED", str(error)) from error
-    except AlreadyAnsweredError as error:
-        raise Conflict("ALREADY_ANSWERED", str(error)) from error
+        return answered(session_id, user_id, answer)
     except GradeNotRecordedError as error:
         raise Unavailable(
             "ANSWER_NOT_RECORDED", "your answer was graded but could not be recorded; send it again"

@@ -1,0 +1,105 @@
+"""Everything answering a question reads, in one BatchGetItem across the tables that hold it: the
+session (its owner), this very attempt (a retry finds its grading), the learner's ability in the
+question's category, the bank item a drawn copy stands for, and the cached explanation of the
+outcome. Each table's key design is its own module's (sessions, attempts, abilities, questions,
+explanations); this module only gathers the keys into one round trip.
+
+DynamoDB answers a throttled table's keys as UnprocessedKeys: they are asked again a few times
+(botocore does not do this for us), and a table still unanswered is reported, not guessed at.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from slea.dal import abilities, attempts, explanations, questions, sessions
+from slea.dal.items import from_item
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
+from slea.platform.settings import resource_name
+
+TOOL = "score_and_explain"
+UNPROCESSED_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class AnswerReads:
+    """What to read: None leaves a part out."""
+
+    session_id: str | None = None  # the session's owner (HTTP API and MCP)
+    attempt_key: tuple[str, str] | None = None  # (session_id, attempt_key): the grading, if recorded
+    ability: tuple[str, str] | None = None  # (user_id, category)
+    bank_item_id: str | None = None  # the bank item of a drawn copy
+    explanation: tuple[str, str] | None = None  # (question_id, variant)
+
+
+@dataclass
+class AnswerRecords:
+    session: dict[str, Any] | None = None
+    attempt: dict[str, Any] | None = None
+    ability: dict[str, Any] | None = None
+    bank_item: dict[str, Any] | None = None
+    explanation: dict[str, Any] | None = None
+    unanswered: set[str] = field(default_factory=set)  # the parts DynamoDB left unprocessed
+
+
+def _requests(reads: AnswerReads) -> dict[str, tuple[str, dict[str, Any]]]:
+    """part -> (table name, key)."""
+    parts: dict[str, tuple[str, dict[str, Any]]] = {}
+    if reads.session_id:
+        parts["session"] = (resource_name(sessions.TABLE_VARIABLE), {"session_id": {"S": reads.session_id}})
+    if reads.attempt_key:
+        session_id, key = reads.attempt_key
+        parts["attempt"] = (
+            resource_name(attempts.TABLE_VARIABLE),
+            {"session_id": {"S": session_id}, "attempt_key": {"S": key}},
+        )
+    if reads.ability:
+        user_id, category = reads.ability
+        parts["ability"] = (
+            resource_name(abilities.TABLE_VARIABLE),
+            {"user_id": {"S": user_id}, "entry": {"S": abilities.ability_entry(category)}},
+        )
+    if reads.bank_item_id:
+        parts["bank_item"] = (resource_name(questions.TABLE_VARIABLE), {"question_id": {"S": reads.bank_item_id}})
+    if reads.explanation:
+        question_id, variant = reads.explanation
+        parts["explanation"] = (
+            resource_name(explanations.TABLE_VARIABLE),
+            {"question_id": {"S": question_id}, "variant": {"S": variant}},
+        )
+    return parts
+
+
+def _part_of(parts: dict[str, tuple[str, dict[str, Any]]], table: str, item: dict[str, Any]) -> str | None:
+    for part, (name, key) in parts.items():
+        if name == table and all(item.get(attribute) == value for attribute, value in key.items()):
+            return part
+    return None
+
+
+def read(reads: AnswerReads) -> AnswerRecords:
+    """One BatchGetItem, strongly consistent (an update is conditioned on what it read). Raises
+    DataAccessError when DynamoDB fails the call."""
+    parts = _requests(reads)
+    records = AnswerRecords()
+    if not parts:
+        return records
+    request: dict[str, Any] = {}
+    for table, key in parts.values():
+        request.setdefault(table, {"Keys": [], "ConsistentRead": True})["Keys"].append(key)
+    for _ in range(UNPROCESSED_ROUNDS):
+        with storage_errors("answer reads"):
+            response = dynamodb(TOOL).batch_get_item(RequestItems=request)
+        for table, items in response.get("Responses", {}).items():
+            for item in items:
+                part = _part_of(parts, table, item)
+                if part is not None:
+                    setattr(records, part, from_item(item))
+        request = dict(response.get("UnprocessedKeys") or {})
+        if not request:
+            return records
+    for table, pending in request.items():
+        for key in pending.get("Keys", []):
+            if (part := _part_of(parts, table, key)) is not None:
+                records.unanswered.add(part)
+    return records

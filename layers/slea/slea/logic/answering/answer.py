@@ -1,0 +1,165 @@
+"""Answering a question: one trip down and back.
+
+    read (context.py: one Query, one BatchGetItem) → the rules (rules.py) and the rate limit →
+    grade (grading.py: pure for a choice) → explain (explaining.py: cache, provider, key-leak
+    guard, composition) → record (recording.py: one transaction)
+
+`answer_question` is the HTTP API's and the MCP server's use case (the caller must own the
+session; one answer per question). `grade_answer` is Tool 6 invoked directly with the
+specification's parameters (the caller's answer key is used as given). Both are retry-safe: the
+same answer to the same question by the same learner is graded and counted once, and a retry
+returns the recorded grading. docs/architecture.md counts the AWS calls of each.
+"""
+
+import uuid
+from typing import Any
+
+from slea.contracts.errors import utc_now
+from slea.contracts.profile import normalised_user_id
+from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
+from slea.dal import answer_reads, questions
+from slea.dal.answer_reads import AnswerReads
+from slea.logic.answering import explaining, grading, recording, rules
+from slea.logic.answering.context import AnswerContext, GradeNotRecordedError, in_session, prepare, read, session_of
+from slea.platform.errors import DataAccessError, Forbidden, NotFound
+from slea.platform.observability import logger, metrics, tracer
+from slea.security import ids, rate_limits
+
+__all__ = ["GradeNotRecordedError", "answer_question", "grade_answer", "grade_without_recording"]
+
+
+def _request_for(session_id: str, user_id: str, answer: AnswerRequest, stored: dict[str, Any]) -> ScoreAnswerInput:
+    """The learner's answer with the key looked up server-side."""
+    key = stored.get("answer_schema") or {}
+    return ScoreAnswerInput(
+        session_id=session_id,
+        user_id=user_id,
+        question_id=answer.question_id,
+        question_type=stored["item_type"],
+        user_answer=answer.user_answer,
+        correct_answer=key.get("correct_key"),
+        correct_keywords=key.get("correct_keywords"),
+        difficulty=stored.get("difficulty"),
+        category=stored.get("category"),
+        choices=stored.get("choices"),
+        reference_answer=key.get("reference_answer"),
+    )
+
+
+def _owner_check(session_id: str, user_id: str, session: dict[str, Any] | None) -> None:
+    if session is None:
+        raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
+    if normalised_user_id(str(session.get("user_id", ""))) != normalised_user_id(user_id):
+        raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
+
+
+def _graded(context: AnswerContext, attempt_id: str) -> tuple[ScoreAnswerOutput, tuple[str, dict[str, Any]] | None]:
+    """Grade and explain (no storage: the cache entry read with the context, any new one returned
+    for the recording transaction)."""
+    grade = grading.grade(context.item)
+    explained = explaining.explain(
+        context.item, grade, context.unanswered, context.records.explanation, context.cacheable
+    )
+    metrics.add_metric(name="AnswersGraded", unit="Count", value=1)
+    if grade.needs_review:
+        metrics.add_metric(name="AnswersNeedingReview", unit="Count", value=1)
+    request, shown = context.request, explained.shown
+    output = ScoreAnswerOutput(
+        attempt_id=attempt_id,
+        session_id=request.session_id,
+        question_id=request.question_id,
+        user_id=request.user_id,
+        is_correct=grade.is_correct,
+        score=grade.score,
+        explanation=shown.explanation,
+        keyword_matches=context.item.keyword_matches,
+        feedback=shown.feedback,
+        graded_at=utc_now("milliseconds"),
+        reference_links=shown.links,
+        needs_review=grade.needs_review,
+        confidence=round(grade.confidence, 2),
+        rubric_points=grade.short_answer.points if grade.short_answer else None,
+        grader_reasoning=shown.reasoning,
+        details=shown.details,
+    )
+    return output, explained.cache_entry
+
+
+def _recorded(context: AnswerContext) -> ScoreAnswerOutput | None:
+    attempt = context.records.attempt
+    if attempt is None:
+        return None
+    metrics.add_metric(name="GradingsReturnedFromRecord", unit="Count", value=1)
+    return ScoreAnswerOutput.model_validate(attempt)
+
+
+def _grade_and_record(context: AnswerContext, *, claim_question: bool) -> ScoreAnswerOutput:
+    request = context.request
+    # The attempt key holds a digest of the answer key (it dedupes retries of the same grading);
+    # the learner-visible id is keyed under the secret, so it cannot be tried against candidate keys.
+    attempt_id = ids.keyed_uuid("attempt", request.session_id, context.attempt_key)
+    output, cache_entry = _graded(context, attempt_id)
+    try:
+        outcome = recording.record(context, output, claim_question=claim_question, explanation=cache_entry)
+    except DataAccessError as error:
+        logger.error("attempt not recorded", extra={"attempt_id": attempt_id, "reason": str(error)})
+        metrics.add_metric(name="AttemptsNotRecorded", unit="Count", value=1)
+        raise GradeNotRecordedError(str(error)) from error
+    if (refused := rules.refusal_of_outcome(outcome, request.question_id)) is not None:
+        raise refused
+    if outcome == "already_recorded":  # a concurrent retry won the race: its grading stands
+        stored = answer_reads.read(AnswerReads(attempt_key=(request.session_id, context.attempt_key))).attempt
+        return ScoreAnswerOutput.model_validate(stored) if stored else output
+    return output
+
+
+@tracer.capture_method
+def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> ScoreAnswerOutput:
+    """A learner's answer to a question of their session, graded with the key looked up here."""
+    session = session_of({"session_id": session_id})
+    stored = in_session(session, answer.question_id)
+    if stored is None:  # still the owner's question to ask first: another's session is not probed
+        _owner_check(session_id, user_id, read_session_only(session_id))
+        raise NotFound("QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
+    context = read(prepare(_request_for(session_id, user_id, answer, stored), stored, session), session_id)
+    _owner_check(session_id, user_id, context.records.session)
+    if (recorded := _recorded(context)) is not None:  # a retry: the grading as it was
+        return recorded
+    if (refused := rules.refusal(stored, context.attempt_key)) is not None:
+        raise refused
+    rate_limits.take(user_id, "answer")  # every new answer, before any model call
+    return _grade_and_record(context, claim_question=True)
+
+
+def read_session_only(session_id: str) -> dict[str, Any] | None:
+    return answer_reads.read(AnswerReads(session_id=session_id)).session
+
+
+@tracer.capture_method
+def grade_answer(request: ScoreAnswerInput) -> ScoreAnswerOutput:
+    """Tool 6 invoked directly: the question's stored context, if it was saved by Tool 5, informs
+    the grader and explainer; the caller's answer key is used as given."""
+    try:
+        stored = questions.get_question(request.question_id) or {}
+    except DataAccessError as error:
+        logger.warning("stored question unavailable, grading without its context", extra={"reason": str(error)})
+        stored = {}
+    context = prepare(request, stored, session_of(stored))
+    try:
+        context = read(context)
+    except DataAccessError as error:
+        raise GradeNotRecordedError(str(error)) from error
+    if (recorded := _recorded(context)) is not None:
+        return recorded
+    return _grade_and_record(context, claim_question=False)
+
+
+def grade_without_recording(
+    request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]
+) -> ScoreAnswerOutput:
+    """The grading alone, read from and recorded nowhere (so under an id of its own): for a
+    reviewer's regrade and for the grading benchmark."""
+    context = prepare(request, stored, [])
+    context.item.shown_texts = shown_texts
+    context.unanswered = []
+    return _graded(context, attempt_id=str(uuid.uuid4()))[0]

@@ -1,0 +1,139 @@
+"""What answering one question reads, read once: the question's session (one Query: the question
+itself, the text shown to the learner, the items not yet answered) and, in one BatchGetItem, the
+session's owner, this very attempt if it was recorded, the learner's ability, the bank item of a
+drawn copy and the cached explanation of the outcome (dal/answer_reads.py).
+
+A learner model that cannot be read never costs the grade: the answer is then recorded without
+its ability update (`ability_unreadable`), as the recording step says.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from slea.contracts.llm import GradingItem
+from slea.contracts.profile import normalised_user_id
+from slea.contracts.scoring import ScoreAnswerInput
+from slea.dal import answer_reads, attempts, questions
+from slea.dal.answer_reads import AnswerReads, AnswerRecords
+from slea.logic.answering import grading
+from slea.logic.answering.explaining import cache_variant
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger
+from slea.security.key_leaks import KeyedItem, unanswered_items
+
+
+class GradeNotRecordedError(DataAccessError):
+    """The grading could not be read for or stored; nothing was recorded, so the request can be
+    retried."""
+
+
+@dataclass
+class AnswerContext:
+    """One answer and everything read for it."""
+
+    request: ScoreAnswerInput
+    stored: dict[str, Any]  # the question as saved by Tool 5 ({} if it never was)
+    attempt_key: str
+    item: GradingItem
+    unanswered: list[KeyedItem] = field(default_factory=list)
+    records: AnswerRecords = field(default_factory=AnswerRecords)
+    ability_unreadable: bool = False
+
+    @property
+    def category(self) -> str | None:
+        category = self.request.category or self.stored.get("category")
+        return str(category) if category else None
+
+    @property
+    def bank_item_id(self) -> str | None:
+        """The bank item a drawn copy stands for (None: the question is its own item, or unsaved)."""
+        item_id = self.stored.get("item_id")
+        return str(item_id) if item_id and item_id != self.stored.get("question_id") else None
+
+    @property
+    def bank_item(self) -> dict[str, Any] | None:
+        if not self.stored:
+            return None
+        return self.records.bank_item if self.bank_item_id else self.stored
+
+    @property
+    def cacheable(self) -> bool:
+        """Only stored MC/TF questions have their explanations cached: their content is fixed."""
+        return self.request.question_type != "short_answer" and bool(self.stored)
+
+
+def in_session(session: list[dict[str, Any]], question_id: str) -> dict[str, Any] | None:
+    return next((question for question in session if question.get("question_id") == question_id), None)
+
+
+def session_of(stored: dict[str, Any]) -> list[dict[str, Any]]:
+    """The stored question's session (one Query). Without it the unanswered items' keys are
+    unknown, and an explanation is never shown unchecked: GradeNotRecordedError."""
+    if not stored.get("session_id"):
+        return []
+    try:
+        return questions.session_questions(str(stored["session_id"]))
+    except DataAccessError as error:
+        logger.error("session questions unavailable, the answer is not graded", extra={"reason": str(error)})
+        raise GradeNotRecordedError(str(error)) from error
+
+
+def _shown_to_learner(stored: dict[str, Any], session: list[dict[str, Any]]) -> list[str]:
+    """The stems and choices of the question's session, as GET /questions shows them: text the
+    learner could paste, which is no evidence of knowing the answer."""
+    texts: list[str] = []
+    for question in session:
+        if question.get("question_id") != stored.get("question_id"):
+            texts.append(str(question.get("stem", "")))
+        texts.extend(str(choice) for choice in question.get("choices") or [])
+    return texts
+
+
+def prepare(request: ScoreAnswerInput, stored: dict[str, Any], session: list[dict[str, Any]]) -> AnswerContext:
+    """The answer as the grader will see it, before the BatchGetItem. A choice is graded here
+    (pure: the key decides), so the cached explanation of its outcome is read with the rest."""
+    shown = _shown_to_learner(stored, session) if stored.get("item_type") == "short_answer" else []
+    context = AnswerContext(
+        request=request,
+        stored=stored,
+        attempt_key=attempts.attempt_key(request.question_id, request.identity()),
+        item=grading.grading_item(request, stored, shown),
+        unanswered=unanswered_items(session, answering=request.question_id) if stored else [],
+    )
+    if context.cacheable:
+        context.item.is_correct = grading.keyed_outcome(context.item)
+    return context
+
+
+def reads_for(context: AnswerContext, session_id: str | None) -> AnswerReads:
+    request = context.request
+    return AnswerReads(
+        session_id=session_id,
+        attempt_key=(request.session_id, context.attempt_key),
+        ability=(normalised_user_id(request.user_id), context.category) if context.category else None,
+        bank_item_id=context.bank_item_id,
+        explanation=(request.question_id, cache_variant(context.item)) if context.cacheable else None,
+    )
+
+
+def read(context: AnswerContext, session_id: str | None = None) -> AnswerContext:
+    """Fill `context.records` with one BatchGetItem (`session_id`: also read the session's owner).
+    If DynamoDB fails the call, it is made once more without the learner model: the grade is
+    then recorded without its ability update rather than refused."""
+    reads = reads_for(context, session_id)
+    try:
+        context.records = answer_reads.read(reads)
+    except DataAccessError as error:
+        if reads.ability is None and reads.bank_item_id is None:
+            raise
+        logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
+        context.records = answer_reads.read(
+            AnswerReads(reads.session_id, reads.attempt_key, None, None, reads.explanation)
+        )
+        context.ability_unreadable = True
+    unanswered = context.records.unanswered
+    if unanswered & {"session", "attempt"}:
+        raise DataAccessError(f"answer reads unprocessed: {', '.join(sorted(unanswered))}")
+    if unanswered & {"ability", "bank_item"}:
+        context.ability_unreadable = True
+    return context

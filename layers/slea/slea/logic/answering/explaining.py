@@ -1,0 +1,145 @@
+"""What the learner is shown after an answer, in one place: the explanation (from the cache read
+with the answer's other records, else the provider, else the offline explainer), its parts and
+its prose (feedback/), the feedback line, and the key-leak guard over all of it.
+
+Nothing shown may give away the key of an item of the session the learner has not answered yet
+(security/key_leaks.py): every text passes the guard, cached or fresh, from either provider.
+MC/TF explanations are cached per (question, correct or not, prompt version, content digest, and
+for a wrong choice the option picked): a popular question costs at most one explanation call per
+option. The cache entry to write goes into the answer's recording transaction.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from slea.contracts.llm import Explanation, GradingItem
+from slea.contracts.scoring import FeedbackDetails, ReferenceLink
+from slea.feedback.details import compose, details_of, normalised_key, padded, picked_option
+from slea.feedback.offline_explanation import explain_offline
+from slea.feedback.references import cited, topic_terms
+from slea.llm import budget
+from slea.llm.prompts import PROMPT_VERSION
+from slea.llm.provider import LLMError
+from slea.llm.selection import get_provider
+from slea.llm.settings import LLMSettings
+from slea.logic.answering.grading import Grade, feedback_line, language
+from slea.platform.observability import logger, metrics
+from slea.security.key_leaks import KeyedItem, KeyGuard
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Everything the learner sees of a grading, checked."""
+
+    explanation: str
+    links: list[ReferenceLink]
+    details: FeedbackDetails
+    feedback: str | None
+    reasoning: str | None
+
+
+@dataclass(frozen=True)
+class Explained:
+    shown: Shown
+    cache_entry: tuple[str, dict[str, Any]] | None  # (variant, explanation) to store, on a cache miss
+
+
+def cache_variant(item: GradingItem) -> str:
+    """The explanation cache's sort key: the outcome, the prompt version and a digest of what the
+    explanation is about, so a reused question id can never be served another question's text.
+    A wrong choice adds the option picked (another wrong option needs another "why yours is
+    wrong"): at most one entry per option per question per prompt version."""
+    content = json.dumps([item.question_type, item.stem, item.choices, item.correct_answer], ensure_ascii=False)
+    digest = hashlib.sha256(content.encode()).hexdigest()[:16]
+    variant = f"{'correct' if item.is_correct else 'incorrect'}#{PROMPT_VERSION}#{digest}"
+    if item.question_type == "multiple_choice" and not item.is_correct:
+        picked = picked_option(item)
+        variant += f"#picked-{'none' if picked is None else picked}"
+    return variant
+
+
+def _generated(item: GradingItem) -> Explanation:
+    """The provider's explanation (the offline explainer's if the model fails or there is no time
+    for it), citing only the item's sources: a link the model made up is dropped here."""
+    provider = get_provider()
+    if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
+        logger.warning("no time left for the model's explanation, using the offline explainer")
+        return explain_offline(item)
+    try:
+        explanation = provider.explain(item)
+    except LLMError as error:
+        logger.warning("explanation failed, using the offline explainer", extra={"reason": str(error)})
+        return explain_offline(item)
+    return explanation.model_copy(
+        update={
+            "why_yours_is_wrong": None if item.is_correct else explanation.why_yours_is_wrong,
+            "reference_links": cited(item.sources, explanation.reference_links),
+        }
+    )
+
+
+def keyed(item: GradingItem) -> KeyedItem:
+    return KeyedItem(
+        question_type=item.question_type,
+        stem=item.stem or "",
+        choices=tuple(item.choices),
+        correct_answer=item.correct_answer,
+        correct_keywords=tuple(item.correct_keywords),
+        reference_answer=item.reference_answer,
+        explanation=item.reference_explanation,
+    )
+
+
+def _checked(explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_review: bool) -> Shown:
+    """The explanation as the learner may see it: in parts and in prose composed from them, each
+    checked against the unanswered items' keys."""
+    links = guard.links(cited(item.sources, explanation.reference_links))
+    keys = frozenset(
+        normalised_key(other.key_text) for other in guard.unanswered if other.question_type == "multiple_choice"
+    )
+    details = details_of(item, explanation, links, needs_review, keys)
+    details = details.model_copy(
+        update={
+            "why_correct": guard.optional_text(details.why_correct),
+            "why_yours_is_wrong": guard.optional_text(details.why_yours_is_wrong),
+            "next_steps": [guard.text(step) for step in details.next_steps],
+        }
+    )
+    checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
+    terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
+    # Padded again after the check: what it holds back must not leave the text under the minimum.
+    text = padded(guard.explanation(compose(details, item, checked, terms, keys)), details.language, terms)
+    return Shown(explanation=text, links=links, details=details, feedback=None, reasoning=None)
+
+
+def explain(
+    item: GradingItem,
+    grade: Grade,
+    unanswered: list[KeyedItem],
+    cached: dict[str, Any] | None,
+    cacheable: bool,
+) -> Explained:
+    """The checked explanation, feedback line and grader's reasoning of a graded `item`."""
+    if cacheable and cached:
+        metrics.add_metric(name="ExplanationCacheHits", unit="Count", value=1)
+        explanation, entry = Explanation.model_validate(cached), None
+    else:
+        explanation = _generated(item)
+        entry = (cache_variant(item), explanation.model_dump(mode="json")) if cacheable else None
+    guard = KeyGuard(keyed(item), unanswered)
+    shown = _checked(explanation, item, guard, grade.needs_review)
+    feedback = feedback_line(grade.score, language(item))
+    if grade.note:
+        feedback = f"{grade.note} {feedback or ''}".strip()
+    feedback = guard.optional_text(feedback)
+    reasoning = guard.optional_text(grade.short_answer.reasoning) if grade.short_answer else None
+    withheld = guard.withheld.sentences + guard.withheld.links
+    if withheld:
+        logger.info("key material of unanswered items withheld", extra={"question_type": item.question_type})
+        metrics.add_metric(name="KeyMaterialWithheld", unit="Count", value=withheld)
+    return Explained(
+        shown=Shown(shown.explanation, shown.links, shown.details, feedback=feedback, reasoning=reasoning),
+        cache_entry=entry,
+    )

@@ -1,0 +1,132 @@
+"""Grading an answer: multiple choice and true/false by the key (pure), a short answer by the
+offline evidence and, with a model configured, the model's grade checked against that evidence.
+
+- Multiple choice: the answer names the keyed choice (its letter or its text, see
+  contracts/answers.py), else an exact case-insensitive match. True/false: true/false in either
+  language (True/False, 참/거짓, O/X). 100 or 0.
+- Short answer: the 40/40/20 rubric plus keyword matches; correct at 80+; a model failure gives
+  the default score, not correct, with a note. A grade the evidence does not make final (or any
+  flag) marks the attempt `needs_review`. docs/grading.md has the method and its figures.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD, PARTIAL_CREDIT_RANGE, Language
+from slea.contracts.answers import choice_index, truth_value
+from slea.contracts.llm import GradingItem, ShortAnswerGrade
+from slea.contracts.scoring import ScoreAnswerInput
+from slea.language.scoring_phrases import language_of, phrase
+from slea.llm import budget
+from slea.llm.provider import LLMError
+from slea.llm.selection import get_provider
+from slea.llm.settings import LLMSettings
+from slea.platform.observability import logger
+
+
+@dataclass(frozen=True)
+class Grade:
+    score: int
+    is_correct: bool
+    needs_review: bool = False
+    confidence: float = 1.0
+    note: str | None = None  # the model was unavailable: said to the learner
+    short_answer: ShortAnswerGrade | None = None
+
+
+def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]) -> GradingItem:
+    """What the grader and the explainer know of the question: the request's key, the stored
+    question's stem, reference, explanation, sources and per-option notes."""
+    answer_schema = stored.get("answer_schema") or {}
+    return GradingItem(
+        question_type=request.question_type,
+        user_answer=request.user_answer,
+        stem=stored.get("stem"),
+        choices=request.choices or stored.get("choices") or [],
+        correct_answer=request.correct_answer,
+        correct_keywords=request.correct_keywords or [],
+        reference_answer=request.reference_answer or answer_schema.get("reference_answer"),
+        reference_explanation=answer_schema.get("explanation"),
+        shown_texts=shown_texts,
+        difficulty=request.difficulty,
+        category=request.category or stored.get("category"),
+        sources=answer_schema.get("sources") or [],
+        choice_notes=answer_schema.get("choice_notes") or [],
+    )
+
+
+def language(item: GradingItem) -> Language:
+    """The question's language, which every fixed phrase of its grading is written in."""
+    return language_of(item.stem, item.reference_answer, *item.choices)
+
+
+def feedback_line(score: int, in_language: Language = "en") -> str | None:
+    if score >= HIGH_SCORE_THRESHOLD:
+        return None
+    low, high = PARTIAL_CREDIT_RANGE
+    return phrase(in_language, "partial" if low <= score <= high else "constructive")
+
+
+def _multiple_choice_correct(answer: str, key: str, choices: list[str]) -> bool:
+    """The exact case-insensitive match, or (when the choices are known) the same choice named by
+    letter or by text."""
+    if answer.strip().casefold() == key.strip().casefold():
+        return True
+    keyed = choice_index(key, choices) if choices else None
+    return keyed is not None and choice_index(answer, choices) == keyed
+
+
+def keyed_outcome(item: GradingItem) -> bool:
+    """Multiple choice or true/false: whether the answer names the key (pure, no I/O)."""
+    answer_key = item.correct_answer or ""
+    if item.question_type == "multiple_choice":
+        return _multiple_choice_correct(item.user_answer, answer_key, item.choices)
+    expected = truth_value(answer_key)
+    return expected is not None and truth_value(item.user_answer) == expected
+
+
+def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None]:
+    """The grade and, when the model was unavailable, a note for the learner. The offline
+    evidence is always computed: it gives the keyword matches and the form checks, and with a
+    model it is the second opinion whose disagreement lowers the model's confidence.
+
+    The grading modules are imported here, not at the top: multiple-choice and true/false answers
+    (most of them) never need them, and loading them is a large part of a cold start."""
+    from slea.grading.verdict import with_second_opinion  # noqa: PLC0415
+    from slea.llm.offline.grading import as_short_answer_grade, grade_with_evidence  # noqa: PLC0415
+
+    evidence = grade_with_evidence(item)
+    item.keyword_matches = evidence.keyword_matches
+    provider = get_provider()
+    if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
+        logger.warning("no time left for the model's grading, using the offline grader")
+        fallback = as_short_answer_grade(evidence)
+        return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False}), None
+    try:
+        graded = provider.grade_short_answer(item)
+    except LLMError as error:
+        logger.warning("short-answer grading failed, using the default score", extra={"reason": str(error)})
+        note = phrase(language(item), "grading_unavailable", reason=str(error))
+        return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note
+    if provider.name == "offline":
+        return graded, None
+    return with_second_opinion(graded, evidence), None
+
+
+def grade(item: GradingItem) -> Grade:
+    """Grade the answer in `item` and set `item.is_correct` (the explainer reads it)."""
+    if item.question_type == "short_answer":
+        graded, note = _short_answer_grade(item)
+        result = Grade(
+            score=graded.score,
+            is_correct=graded.score >= HIGH_SCORE_THRESHOLD and note is None,
+            needs_review=note is not None or bool(graded.flags) or not graded.final,
+            confidence=graded.confidence,
+            note=note,
+            short_answer=graded,
+        )
+    else:
+        correct = keyed_outcome(item)
+        result = Grade(score=100 if correct else 0, is_correct=correct)
+    item.is_correct = result.is_correct
+    return result

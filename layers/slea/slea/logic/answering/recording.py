@@ -1,0 +1,163 @@
+"""Recording a graded answer: one transaction (dal/attempts.py) holds the attempt, the question's
+counters, statistics flag and answered marker, the learner's ability with its history point, the
+bank item's difficulty step and a new explanation cache entry, so a grade and everything it
+changes are written all or nothing.
+
+Another answer of the same learner may update their ability first (the ability is conditioned on
+the version read): it is then read again and the update redone on top of it, a few times; past
+that, the grade is recorded alone. A learner model that could not be read is skipped the same way:
+the grade is what must never be lost.
+"""
+
+from typing import Any
+
+from slea.contracts.scoring import ScoreAnswerOutput
+from slea.dal import answer_reads, attempts, questions
+from slea.dal.answer_reads import AnswerReads
+from slea.dal.attempts import StatsFlagChange
+from slea.llm.prompts import PROMPT_VERSION
+from slea.logic.answering import ability_update
+from slea.logic.answering.context import AnswerContext
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics
+
+RUBRIC_VERSION = "tool6-40/40/20-v2"
+# Statistics worth a human look: enough answers and a facility index that is extreme, or at odds
+# with the question's intended difficulty.
+STATS_MIN_ANSWERS = 20
+
+
+def stats_flag(counters: dict[str, Any]) -> str | None:
+    usage, correct = int(counters.get("usage_count", 0)), int(counters.get("correct_count", 0))
+    if usage < STATS_MIN_ANSWERS:
+        return None
+    rate, difficulty = correct / usage, int(counters.get("difficulty", 5))
+    if rate > 0.95:
+        return "too_easy"
+    if rate < 0.05:
+        return "too_hard"
+    if (difficulty >= 8 and rate > 0.9) or (difficulty <= 3 and rate < 0.2):
+        return "difficulty_mismatch"
+    return None
+
+
+def _flag_change(stored: dict[str, Any], is_correct: bool, at: str) -> StatsFlagChange | None:
+    """The flag the question's counters will call for once this answer is counted (derived from
+    the counts as read: a race between two answers is settled by the next one)."""
+    counters = {
+        **stored,
+        "usage_count": int(stored.get("usage_count", 0) or 0) + 1,
+        "correct_count": int(stored.get("correct_count", 0) or 0) + int(is_correct),
+    }
+    flag = stats_flag(counters)
+    return StatsFlagChange(flag, at) if flag != stored.get("stats_flag") else None
+
+
+def update_stats_flag(question_id: str) -> None:
+    """Best effort, outside an answer (a reviewer's change of counts): the flag is derived from
+    the counts, so a failure here loses nothing."""
+    try:
+        counters = questions.get_question(question_id)
+        flag = stats_flag(counters) if counters else None
+        if counters is not None and flag != counters.get("stats_flag"):
+            questions.set_stats_flag(question_id, flag)
+    except DataAccessError as error:
+        logger.warning("statistics flag not updated", extra={"question_id": question_id, "reason": str(error)})
+
+
+def attempt_item(output: ScoreAnswerOutput, context: AnswerContext) -> dict[str, Any]:
+    """The whole grading (so a retry can return it as it was) plus what a regrade or a reviewer
+    needs: the answer key, the reference answer, the rubric and prompt versions."""
+    request, stored = context.request, context.stored
+    answer_schema = stored.get("answer_schema") or {}
+    return {
+        **output.model_dump(mode="json"),
+        "attempt_key": context.attempt_key,
+        "round": stored.get("round", 1),
+        "difficulty": request.difficulty or stored.get("difficulty"),
+        "question_type": request.question_type,
+        # The learner's history shows the question and, for a choice, the option picked.
+        "question_stem": stored.get("stem"),
+        "question_choices": stored.get("choices") or None,
+        "user_answer": request.user_answer,
+        "answer_key": {
+            "correct_answer": request.correct_answer,
+            "correct_keywords": request.correct_keywords,
+            "reference_answer": request.reference_answer or answer_schema.get("reference_answer"),
+        },
+        "rubric_version": RUBRIC_VERSION,
+        "prompt_version": PROMPT_VERSION,
+        # A provisional grade waits in the review queue (the attempts table's sparse GSI).
+        **({"review_state": "open", "queued_at": output.graded_at} if output.needs_review else {}),
+    }
+
+
+def _reread(context: AnswerContext, evidence: ability_update.Evidence) -> None:
+    """The learner's ability (and the bank item) again, after another answer changed them."""
+    records = answer_reads.read(
+        AnswerReads(ability=(evidence.user_id, evidence.category), bank_item_id=context.bank_item_id)
+    )
+    context.records.ability, context.records.bank_item = records.ability, records.bank_item
+    if records.unanswered:
+        raise DataAccessError(f"answer reads unprocessed: {', '.join(sorted(records.unanswered))}")
+
+
+def record(
+    context: AnswerContext,
+    output: ScoreAnswerOutput,
+    *,
+    claim_question: bool,
+    explanation: tuple[str, dict[str, Any]] | None,
+) -> attempts.RecordOutcome:
+    """Record the grading with what it teaches the learner model, in one transaction. Raises
+    DataAccessError when it could not be written (nothing was)."""
+    attempt = attempt_item(output, context)
+    stored, counted = context.stored, bool(context.stored)
+    flag = _flag_change(stored, output.is_correct, output.graded_at) if counted else None
+    evidence = ability_update.evidence_of(context.request, stored, output.score)
+    label = context.request.difficulty or stored.get("difficulty")
+    if evidence is not None and context.ability_unreadable:
+        evidence, attempt = None, {**attempt, **ability_update.skipped("unreadable").attempt_fields}
+    prior = None
+    if evidence is not None and not (context.records.ability or {}).get("posterior"):
+        prior = ability_update.profile_prior(evidence.user_id)  # a first answer in the category
+    for _ in range(ability_update.CONFLICT_ATTEMPTS):
+        writes = ability_update.writes_for_answer(
+            evidence,
+            label,
+            output.graded_at,
+            context.attempt_key,
+            ability=context.records.ability,
+            bank_item=context.bank_item,
+            prior=prior,
+        )
+        outcome = attempts.record_graded_answer(
+            {**attempt, **writes.attempt_fields},
+            count_on_question=counted,
+            claim_question=claim_question,
+            learner=writes.learner_items,
+            difficulty=writes.difficulty,
+            stats_flag=flag,
+            explanation=explanation,
+        )
+        if outcome != "ability_changed" or evidence is None:
+            return outcome
+        metrics.add_metric(name="AbilityUpdateConflicts", unit="Count", value=1)
+        try:
+            _reread(context, evidence)
+        except DataAccessError as error:
+            logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
+            context.ability_unreadable = True
+            break
+    else:
+        logger.error(
+            "the ability kept changing, the grade is recorded without it", extra={"attempt_key": context.attempt_key}
+        )
+    reason = "conflict" if not context.ability_unreadable else "unreadable"
+    return attempts.record_graded_answer(
+        {**attempt, **ability_update.skipped(reason).attempt_fields},
+        count_on_question=counted,
+        claim_question=claim_question,
+        stats_flag=flag,
+        explanation=explanation,
+    )

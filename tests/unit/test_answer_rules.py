@@ -1,0 +1,54 @@
+"""The rules of answering, written once (slea.logic.answering.rules): what the pre-check predicts
+from the question as read and what the recording transaction's refusal means are the same refusal."""
+
+import pytest
+
+from slea.logic.answering import rules
+from slea.platform.errors import Conflict
+
+KEY = "q1#abc"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ({"question_id": "q1"}, None),
+        ({"question_id": "q1", "answered_at": "t", "answered_attempt_key": "q1#other"}, "ALREADY_ANSWERED"),
+        ({"question_id": "q1", "status": "retired"}, "QUESTION_RETIRED"),
+        # A retry of the recorded answer is always taken, retired since or not.
+        ({"question_id": "q1", "answered_at": "t", "answered_attempt_key": KEY}, None),
+        ({"question_id": "q1", "answered_at": "t", "answered_attempt_key": KEY, "status": "retired"}, None),
+        # Answered before it was retired: the answer, not the retirement, refuses another one.
+        (
+            {"question_id": "q1", "answered_at": "t", "answered_attempt_key": "x", "status": "retired"},
+            "ALREADY_ANSWERED",
+        ),
+    ],
+)
+def test_the_pre_check_refuses_by_the_rule(question, expected):
+    refusal = rules.refusal(question, KEY)
+    assert (refusal.code if refusal else None) == expected
+    assert refusal is None or isinstance(refusal, Conflict)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "expected"),
+    [
+        ("recorded", None),
+        ("already_recorded", None),
+        ("ability_changed", None),
+        ("retired", "QUESTION_RETIRED"),
+        ("answered_differently", "ALREADY_ANSWERED"),
+    ],
+)
+def test_the_transaction_refusal_is_the_same_refusal(outcome, expected):
+    refusal = rules.refusal_of_outcome(outcome, "q1")
+    assert (refusal.code if refusal else None) == expected
+    if refusal is not None:
+        predicted = rules.refusal(
+            {"question_id": "q1", "answered_at": "t"}
+            if expected == "ALREADY_ANSWERED"
+            else {"question_id": "q1", "status": "retired"},
+            KEY,
+        )
+        assert (refusal.code, refusal.message) == (predicted.code, predicted.message)
