@@ -1,6 +1,6 @@
-"""How far one invocation of the calibration job goes (issue 19): attempts refitted per second by the
-pure refit (slea.measurement.calibration.calibrate) alone and by the whole job on moto (Scan, bank
-items read, refit, writes), extrapolated to one 15-minute Lambda invocation.
+"""How far one invocation of the calibration job goes (docs/benchmarks.md): attempts refitted per
+second by the pure refit (slea.measurement.calibration.calibrate) alone and by the whole job on moto
+(Scan, bank items read, refit, writes), extrapolated to one 15-minute Lambda invocation.
 
 The bank: ITEMS items, labels 1-10; learners theta ~ N(0, 1) each answer ANSWERS_PER_LEARNER items
 drawn at random, scored from the Rasch model. The refit's cost grows with the number of answers (each

@@ -1,4 +1,4 @@
-"""Simulated learners of known ability through the real measurement code (issue 19, deliverable 6).
+"""Simulated learners of known ability through the real measurement code (docs/benchmarks.md).
 
 Everything measured runs slea.measurement itself (Posterior, choose_items, online_step, calibrate,
 the scale mappings) and, for the comparison, slea.logic.rounds.planning.decide_difficulty: no copy.
@@ -14,7 +14,7 @@ The world:
 - answers drawn from the model: P = floor + (1 - floor) sigmoid(theta - b); a short answer is
   graded all-or-nothing half the time (score 1 with probability P) and in tenths otherwise
   (Binomial(10, P) / 10), so its expected score is P either way;
-- the bank (bank-first rounds, deliverable 3): a round draws, among the bank's items in the
+- the bank (bank-first rounds): a round draws, among the bank's items in the
   learner's interests that this learner has not seen and whose difficulty is within NEAR_TARGET
   logits of the target for the learner's current estimate, ROUND_SIZE items with choose_items
   (randomesque among the best 5, exposure cap 0.25, success target 0.7); the shortfall is

@@ -1,4 +1,4 @@
-"""Steps the learner-page tests share (issue 21): sign in as a seeded learner, answer what is on
+"""Steps the learner-page tests share: sign in as a seeded learner, answer what is on
 screen, and read where the page stands."""
 
 from typing import Any

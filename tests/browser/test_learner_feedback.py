@@ -1,4 +1,4 @@
-"""Feedback that teaches, and the answer box's edges (issue 21): the feedback shows the question
+"""Feedback that teaches, and the answer box's edges: the feedback shows the question
 and the learner's own answer, the parts of ScoreAnswerOutput.details when present (why the key is
 right beside why the choice picked is wrong, next steps), each once; on a phone Next is in view
 right after submitting; the answer limit is shown and refused in words, never cut; an answer of

@@ -1,4 +1,4 @@
-"""A Korean learner end to end (issue 21): sign-in, a round, an answer, its feedback, the summary
+"""A Korean learner end to end: sign-in, a round, an answer, its feedback, the summary
 and the history, with no English UI text.
 
 What counts as UI text: every visible text node and aria-label of the page except content, which

@@ -1,4 +1,4 @@
-"""Resume anywhere (issue 21): a reload, a new tab and another device (another browser context
+"""Resume anywhere: a reload, a new tab and another device (another browser context
 signed in as the same learner) continue at the next unanswered question; a finished round shows
 its summary, never a restart; no answered question is replayed."""
 

@@ -1,4 +1,4 @@
-"""Issue 21, the reviewer's page in headless chromium: filters, cursor paging, bulk accept, the
+"""The reviewer's page in headless chromium: filters, cursor paging, bulk accept, the
 review record with reviewers' names, long answers collapsed, bidirectional controls shown and not
 applied, keyboard shortcuts, and accessible names unique per entry. Screenshots (laptop and
 phone) go to build/screenshots/ and /tmp/shots-review/."""

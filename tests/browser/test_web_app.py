@@ -125,7 +125,7 @@ def test_a_new_learner_completes_two_rounds_with_the_keyboard_on_a_phone(server,
     screenshot(page, "learner-summary-both-rounds-phone")
     # Back on the start screen, the level panel reads the real GET /learners/me/ability: the
     # six answers of both rounds, and a chart of them.
-    # After a reload the finished session's summary comes back, never a restart (issue 21); a new
+    # After a reload the finished session's summary comes back, never a restart; a new
     # session's start screen reads the level.
     page.reload()
     page.wait_for_selector("#summary", state="visible")
@@ -212,7 +212,7 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     learner.goto(server)
     learner.fill("#signin-name", "Lee")
     learner.get_by_role("button", name="Sign in").click()
-    # The page resumes at the unanswered question (issue 21); the summary is a click away.
+    # The page resumes at the unanswered question; the summary is a click away.
     learner.wait_for_selector("#question", state="visible")
     learner.click("text=This session's summary")
     learner.click("text=Show my answers")

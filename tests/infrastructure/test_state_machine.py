@@ -1,6 +1,6 @@
 """The ASL of GenerateRoundStateMachine: cfn-lint does not check a SAM state machine's definition
-(cfn-lint issue 3518), so these checks do — together with moto's parser, which rejects an
-invalid definition when the local cloud creates the machine."""
+(https://github.com/aws-cloudformation/cfn-lint/issues/3518), so these checks do — together with
+moto's parser, which rejects an invalid definition when the local cloud creates the machine."""
 
 import json
 import re

@@ -171,7 +171,7 @@ def test_the_web_app_needs_no_token_and_the_api_still_does(http, step_functions)
     for path in ("/", "/review", "/assets/common.js", "/config.json"):
         assert http("GET", path)[0] == 200, path
     config = http("GET", "/config.json")[2]
-    assert config["mode"] == "local"  # with the seeded learners the local sign-in can act as (issue 21)
+    assert config["mode"] == "local"  # with the seeded learners the local sign-in can act as
     assert {"user_id": "576f24fe-bc2d-4d30-aed1-51a1dd76449c", "job_role": "데이터 사이언티스트", "language": "ko"} in (
         config["learners"]
     )

@@ -1,4 +1,4 @@
-"""Bank-first rounds (issue 19) on the real state machine: later learners draw the items earlier
+"""Bank-first rounds on the real state machine: later learners draw the items earlier
 rounds generated, so the LLM writes only the shortfall; what a learner saw, retired items and
 over-exposed items are never drawn; a retried plan draws once; the target follows the ability."""
 

@@ -1,4 +1,4 @@
-"""Feedback that teaches and references that are real or absent (issue 21, items 3 and 4): Tool 6
+"""Feedback that teaches and references that are real or absent: Tool 6
 fills `details` (the question, the learner's answer as the option's text, the key, why, why the
 pick is wrong, next steps fitted to the result) for a question saved by Tool 5 with its concept's
 sources and per-option notes, in English and Korean, offline."""

@@ -1,4 +1,4 @@
-"""The learner model as answers are recorded (issue 19): the posterior through the stored items
+"""The learner model as answers are recorded: the posterior through the stored items
 against a hand computation, all-or-nothing with the grade under retries, injected faults and
 concurrent answers, a reviewer's override, and what the learner sees (HTTP API and MCP)."""
 

@@ -349,7 +349,7 @@ def tool_call(
 
 
 def test_warm_invocations_reuse_one_loop_and_lifespan(step_functions):
-    """python-sdk issue 3121: a second `run()` of the session manager fails; the second and
+    """The MCP SDK's session manager runs only once: a second `run()` of it fails; the second and
     third warm calls must answer like the first."""
     runtime: LocalRuntime = step_functions.runtime
     answers = [runtime.invoke("McpFunction", _event(LIST, claims=AUTHOR_CLAIMS)) for _ in range(3)]

@@ -1,5 +1,5 @@
-"""Issue 12 through the HTTP API: a round's status and its single start, the session summary,
-learners' reports, and the reviewers' queue, actions, statistics and audit record."""
+"""Rounds and reviews through the HTTP API: a round's status and its single start, the session
+summary, learners' reports, and the reviewers' queue, actions, statistics and audit record."""
 
 import base64
 import json

@@ -1,4 +1,4 @@
-"""Issue 21, the reviewer's side through the HTTP API: the queue filtered, searched, sorted and
+"""The reviewer's side through the HTTP API: the queue filtered, searched, sorted and
 paged (correctly under filtering), entries with their learner, session, round and source, one
 BatchGetItem for a page's questions, bulk accept, and reviewers' names in the record."""
 

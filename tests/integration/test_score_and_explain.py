@@ -1,4 +1,4 @@
-"""Tool 6 by direct invocation (the spec's signature) on the offline provider and the Gemini stub."""
+"""Tool 6 by direct invocation (the tool's own signature) on the offline provider and the Gemini stub."""
 
 import re
 import threading
@@ -56,7 +56,7 @@ def test_multiple_choice_exact_match_ignoring_case(runtime, answer, correct):
     assert result["feedback"] == (None if correct else CONSTRUCTIVE)
     assert len(result["explanation"]) >= 500
     assert result["details"]["your_answer"] == answer  # no choices given: the answer as typed
-    # No stored question, so no concept sources: no references rather than searches (issue 21).
+    # No stored question, so no concept sources: no references rather than searches.
     assert result["reference_links"] == []
 
 

@@ -1,4 +1,4 @@
-"""Tool 2 through its handler (spec 000 Tool 2, 003 AC1-AC5)."""
+"""Tool 2 through its handler: the difficulty window, matching, order and limit, fallback and input rules."""
 
 import itertools
 import json

@@ -1,5 +1,5 @@
 """GET /sessions (resume on any device), the history an attempt keeps, and answers of only
-invisible characters (issue 21), through the HTTP API's events."""
+invisible characters, through the HTTP API's events."""
 
 import time
 

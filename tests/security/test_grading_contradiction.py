@@ -1,4 +1,4 @@
-"""Contradicting answers are never finalised as correct (issue 20): a negated or opposite key
+"""Contradicting answers are never finalised as correct: a negated or opposite key
 point, nonsense added to a correct answer, another item's option pasted in. English and Korean.
 Correct paraphrases, double negations and negative references are not flagged."""
 

@@ -1,4 +1,4 @@
-"""Issue 18, deliverable 3: nothing a learner is shown after an answer gives away the key of an
+"""Nothing a learner is shown after an answer gives away the key of an
 item of the same session they have not answered yet. Attacks as a learner makes them, through the
 HTTP API: answer one item, read what is shown, answer the others from it."""
 
@@ -290,7 +290,7 @@ def test_a_model_explanation_quoting_an_unanswered_items_key_is_withheld(gemini,
     assert len(result["explanation"]) >= 500
     # The answered item's own explanation stays: what fine-tuning changes.
     assert ("weights" if language == "en" else "가중치") in result["explanation"]
-    # The model's links are none of the item's sources (it has none): none is shown (issue 21). A
+    # The model's links are none of the item's sources (it has none): none is shown. A
     # title that states no key is still kept: test_titles_that_state_a_key_are_dropped_and_the_rest_kept.
     assert result["reference_links"] == []
     # A retry returns the recorded, checked text, and costs no model call.

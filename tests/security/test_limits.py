@@ -1,8 +1,8 @@
-"""Issue 18, bounded everything: stored texts have limits that name the field, the review queue is
+"""Bounded everything: stored texts have limits that name the field, the review queue is
 paged and bounded in bytes and lists only entries a reviewer can act on, one learner's burst of
 answers or round starts is throttled per user (429, Retry-After), the daily quota cannot be
 dodged by the subject's case, and a round that never started gives its quota unit back once.
-Each test is an attack that succeeded on the code before issue 18."""
+Each test is an attack that succeeded before these bounds."""
 
 import base64
 import datetime

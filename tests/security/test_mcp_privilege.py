@@ -1,4 +1,4 @@
-"""Issue 18, least privilege for agents and the MCP endpoint's bounds, tried as a hostile learner's
+"""Least privilege for agents and the MCP endpoint's bounds, tried as a hostile learner's
 agent would: through the MCP server (the SDK's in-memory client, the Lambda handler as API Gateway
 invokes it, the official HTTP client through the local server, and `python -m slea_local serve`
 itself) and the HTTP API.

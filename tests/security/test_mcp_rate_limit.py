@@ -1,6 +1,6 @@
 """A learner's agent cannot flood the MCP endpoint: every tool call counts against the caller's
 own limit (burst 20, then one a second by default), a refusal names the limit and when to retry,
-and another learner is unaffected. On the code before issue 18, 100 calls in 0.75 s all passed."""
+and another learner is unaffected. Before this limit, 100 calls in 0.75 s all passed."""
 
 import time
 

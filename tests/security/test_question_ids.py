@@ -1,4 +1,4 @@
-"""Ids that reveal nothing (issue 18, deliverable 1), tried as a hostile learner would.
+"""Ids that reveal nothing, tried as a hostile learner would.
 
 Before: a question id was a UUIDv5 of (round id, type, stem, choices, answer key) and the round id
 is `{session}_{round}_{timestamp to the second}`, next to the round's `started_at`; an attempt id

@@ -57,7 +57,7 @@ def test_profile_output_uses_spec_levels_not_integers():
         UserProfile.model_validate({**profile, "self_level": "beginner", "years_experience": 61})
 
 
-# ---------------------------------------------------------------- Tool 2 (spec 003)
+# ---------------------------------------------------------------- Tool 2 (search rules)
 @pytest.mark.parametrize(
     ("changes", "error", "field"),
     [

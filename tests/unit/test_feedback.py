@@ -1,4 +1,4 @@
-"""Feedback in parts and references from sources only (issue 21): the pure pieces, without moto."""
+"""Feedback in parts and references from sources only: the pure pieces, without moto."""
 
 import pytest
 from pydantic import ValidationError

@@ -1,4 +1,4 @@
-"""The local sign-in's seeded learners (issue 21): /config.json lists them under the local runtime
+"""The local sign-in's seeded learners: /config.json lists them under the local runtime
 only, never with the identity provider's sign-in; and the learner page's message catalogue has
 every key in both languages."""
 

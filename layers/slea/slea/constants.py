@@ -1,5 +1,6 @@
-"""The specification's constants, in one place (spec 001 "Constants & Ranges", 000 TOOL_CONFIG
-and LLM configuration). Contracts, logic and docs import these; nothing else hard-codes them."""
+"""The project's constants, in one place: ranges, thresholds and limits, each tool's time budget
+and retries, and the LLM settings. Contracts, logic and docs import these; nothing else hard-codes
+them."""
 
 import re
 from typing import Final, Literal
@@ -38,8 +39,9 @@ QUESTION_STEM_MAX: Final = 2000  # Tool 5 input
 EXPLANATION_MIN_LENGTH: Final = 500  # Tool 6
 REFERENCE_ANSWER_MAX: Final = 4000  # a short answer's model answer (Tools 5 and 6)
 
-# Every other text a caller can have stored is bounded too (issue 18): a stored question stays far
-# below DynamoDB's 400 KB item limit, and a listing of many stays far below Lambda's 6 MB response.
+# Every other text a caller can have stored is bounded too (docs/security.md): a stored question
+# stays far below DynamoDB's 400 KB item limit, and a listing of many stays far below Lambda's 6 MB
+# response.
 # Each bound is several times what a real item needs; a longer value is refused naming its field.
 CHOICE_MAX_LENGTH: Final = 500  # one multiple-choice option; also the longest answer key
 CORRECT_KEY_MAX_LENGTH: Final = CHOICE_MAX_LENGTH  # an MC key names one of the choices
@@ -73,7 +75,7 @@ SOURCE_URL_MAX_LENGTH: Final = 500
 YEARS_EXPERIENCE_MAX: Final = 60
 SCORE_MAX: Final = 100
 
-# Tool 2: search rules (spec 003)
+# Tool 2: search rules (the interests a search accepts, the difficulty window, the result cap)
 INTERESTS_MIN_ITEMS: Final = 1
 INTERESTS_MAX_ITEMS: Final = 10
 INTEREST_MIN_LENGTH: Final = 1
@@ -87,7 +89,7 @@ CONCEPTS_MAX: Final = 60  # a 20-question round needs 20 distinct concepts in th
 EXAMPLE_QUESTIONS_MAX: Final = 5
 KEYWORDS_CACHE_TTL_SECONDS: Final = 3600
 
-# Per-tool time budgets in seconds (spec 000 TOOL_CONFIG)
+# Per-tool time budgets in seconds: each tool's AWS clients time out within them (slea.platform.aws)
 TOOL_CONFIG: Final = {
     "get_user_profile": 3,
     "search_question_templates": 5,
@@ -95,12 +97,12 @@ TOOL_CONFIG: Final = {
     "validate_question_quality": 10,
     "save_generated_question": 10,
     "score_and_explain": 15,
-    # Not a spec tool: the per-user rate limiter (slea.security.rate_limits) fails open, so it
-    # waits little for DynamoDB before letting a request through.
+    # Not one of the six tools: the per-user rate limiter (slea.security.rate_limits) fails open, so
+    # it waits little for DynamoDB before letting a request through.
     "rate_limits": 1,
 }
 
-# Attempts per DynamoDB call (spec 001 "Performance Metrics": Tool 1 3x, Tools 2-3 1x)
+# Attempts per DynamoDB call: Tool 1 three, Tools 2-3 one, the rate limiter two
 TOOL_DB_ATTEMPTS: Final = {
     "get_user_profile": 3,
     "search_question_templates": 1,
@@ -108,14 +110,16 @@ TOOL_DB_ATTEMPTS: Final = {
     "rate_limits": 2,
 }
 
-# LLM settings (spec 000 "LLM Configuration"); the model is configurable, see slea.llm
+# LLM settings for question writing (grading runs colder: slea.llm.gemini); the model is
+# configurable, see slea.llm
 LLM_DEFAULT_MODEL: Final = "gemini-2.5-flash"
 LLM_TEMPERATURE: Final = 0.7
 LLM_TOP_P: Final = 0.95
 LLM_MAX_OUTPUT_TOKENS: Final = 1024
 LLM_TIMEOUT_SECONDS: Final = 30
 
-# Fallbacks (spec 000 Tool 1 "Fallback Profile" and Tool 3 "Fallback Keywords")
+# Fallbacks: Tool 1's profile when a learner's survey is missing or unreadable, Tool 3's keywords
+# when nothing better is available
 FALLBACK_PROFILE: Final = {
     "self_level": "beginner",
     "years_experience": 0,

@@ -1,4 +1,4 @@
-"""Pydantic v2 contracts of the six tools, the pipeline and errors (spec 004, with 000 winning).
+"""Pydantic v2 contracts of the six tools, the pipeline, the HTTP API and errors.
 
 One module per contract family; import the one you need (this package imports nothing eagerly).
 """

@@ -1,4 +1,4 @@
-"""What a learner sees of their own measured ability (issue 19): GET /learners/me/ability, the
+"""What a learner sees of their own measured ability: GET /learners/me/ability, the
 summary's `ability`, and the MCP tool get_ability.
 
 theta and se are on the logit scale of slea.measurement (the item difficulties' scale); `level`

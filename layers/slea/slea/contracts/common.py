@@ -49,7 +49,7 @@ class OptionalExtras(Contract):
 
 
 def _difficulty_before(value: Any) -> Any:
-    # Spec 003: a float is truncated to int; a string (even "7") or a bool is a type error.
+    # A float is truncated to int; a string (even "7") or a bool is a type error.
     if isinstance(value, (bool, str)):
         raise PydanticCustomError(
             "int_type", "difficulty must be an integer, not {kind}", {"kind": type(value).__name__}
@@ -60,7 +60,7 @@ def _difficulty_before(value: Any) -> Any:
 
 
 def _category_before(value: Any) -> Any:
-    # Spec 003: category is compared lower-cased; a non-string is a type error.
+    # A category is compared lower-cased; a non-string is a type error.
     if not isinstance(value, str):
         raise PydanticCustomError(
             "string_type", "category must be a string, not {kind}", {"kind": type(value).__name__}
@@ -82,7 +82,7 @@ NonEmptyStr = Annotated[str, Field(strict=True, min_length=1)]
 NonBlankStr = Annotated[str, Field(strict=True, min_length=1, pattern=r"\S")]
 # Ids in the HTTP API's paths (session, question, attempt): what a route can name.
 ID_PATTERN = r"^[A-Za-z0-9_\-]+$"
-# Bounded texts a caller can have stored (slea.constants, issue 18).
+# Bounded texts a caller can have stored (slea.constants, docs/security.md).
 ChoiceText = Annotated[NonBlankStr, Field(max_length=CHOICE_MAX_LENGTH)]
 KeywordText = Annotated[NonBlankStr, Field(max_length=KEYWORD_MAX_LENGTH)]
 CategoryText = Annotated[NonBlankStr, Field(max_length=CATEGORY_MAX_LENGTH)]

@@ -1,4 +1,4 @@
-"""The error body every HTTP route returns (spec 004 `ErrorResponse`)."""
+"""The error body every HTTP route returns (`ErrorResponse`, see docs/api.md)."""
 
 from datetime import UTC, datetime
 

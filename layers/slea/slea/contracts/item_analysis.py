@@ -1,4 +1,4 @@
-"""Issue 19 contracts of the item statistics: what one run of the scheduled calibration job did,
+"""Contracts of the item statistics: what one run of the scheduled calibration job did,
 and the reviewers' item analysis (GET /review/items)."""
 
 from typing import Literal

@@ -1,4 +1,4 @@
-"""Tool 3 `get_difficulty_keywords` contracts (spec 000 Tool 3)."""
+"""Tool 3 `get_difficulty_keywords` contracts."""
 
 from typing import Annotated, ClassVar
 from urllib.parse import urlsplit
@@ -30,7 +30,7 @@ def _https_url(value: str) -> str:
 
 
 class SourceLink(Contract):
-    """A real source a concept was written from (issue 21): explanations cite these and nothing else."""
+    """A real source a concept was written from: explanations cite these and nothing else."""
 
     title: Annotated[NonBlankStr, Field(max_length=SOURCE_TITLE_MAX_LENGTH)]
     url: Annotated[str, Field(strict=True, max_length=SOURCE_URL_MAX_LENGTH), AfterValidator(_https_url)]

@@ -54,7 +54,7 @@ class ModelShortAnswerGrade(BaseModel):
 
 
 class Explanation(BaseModel):
-    """What an explainer says about one graded answer, in parts (issue 21): Tool 6 lays the parts
+    """What an explainer says about one graded answer, in parts: Tool 6 lays the parts
     out for the page and composes its prose explanation from them without repeating itself."""
 
     explanation: str = Field(

@@ -1,4 +1,4 @@
-"""Mode 1 pipeline output (spec 004 `PipelineOutput`, `GeneratedQuestionOutput`)."""
+"""Mode 1 pipeline output: `PipelineOutput` and the `GeneratedQuestionOutput` items it holds."""
 
 from pydantic import Field
 

@@ -1,4 +1,4 @@
-"""Tool 1 `get_user_profile` contracts (spec 000 Tool 1; `self_level` as in 000, not 004)."""
+"""Tool 1 `get_user_profile` contracts; `self_level` is beginner, intermediate or advanced."""
 
 import re
 from typing import Annotated, Any, ClassVar

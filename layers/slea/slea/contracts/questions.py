@@ -1,4 +1,4 @@
-"""Tool 5 `save_generated_question` contracts (spec 000 Tool 5 validation table), the batch form
+"""Tool 5 `save_generated_question` contracts with their validation rules, the batch form
 the state machine uses, and the message that carries a failed write on the retry queue."""
 
 import re

@@ -1,6 +1,6 @@
-"""Issue 12 contracts: a round's status, a session's summary, learners' reports, and the human
-review loop (queue, actions, statistics, audit). Apart from the pipeline's contracts so the API
-function does not load those (bench/cold_import.py)."""
+"""Contracts of rounds and reviews: a round's status, a session's summary, learners' reports, and
+the human review loop (queue, actions, statistics, audit). Apart from the pipeline's contracts so
+the API function does not load those (bench/cold_import.py)."""
 
 from typing import Annotated, Any, Literal
 

@@ -1,4 +1,4 @@
-"""Tool 6 `score_and_explain` contracts (spec 000 Tool 6, 001 scoring rules)."""
+"""Tool 6 `score_and_explain` contracts: the scoring rules."""
 
 import unicodedata
 from typing import Annotated, Any, Literal
@@ -26,7 +26,7 @@ _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
 def _visible(text: str) -> str:
-    """An answer of only invisible or control characters is empty: nothing to grade (issue 21)."""
+    """An answer of only invisible or control characters is empty: nothing to grade."""
     if all(c in _BLANK_LETTERS or unicodedata.category(c)[0] in "CZ" or c.isspace() for c in text):
         raise PydanticCustomError("blank_answer", "must contain a visible character")
     return text
@@ -82,7 +82,7 @@ class ScoreAnswerInput(Contract):
 
 
 class RubricPoints(Contract):
-    """Spec 000 Tool 6 rubric, criterion by criterion."""
+    """Tool 6's short-answer rubric (40/40/20 points), criterion by criterion."""
 
     key_concepts: int = Field(ge=0, le=40, description="presence of the key keywords/concepts (40 points)")
     correctness: int = Field(ge=0, le=40, description="semantic correctness and relevance (40 points)")
@@ -99,7 +99,7 @@ class ReferenceLink(Contract):
 
 
 class FeedbackDetails(Contract):
-    """What a learner needs to learn from one graded answer, in parts a page can lay out (issue 21);
+    """What a learner needs to learn from one graded answer, in parts a page can lay out;
     the `explanation` string says the same in prose, for callers that show one block of text."""
 
     language: Literal["en", "ko"] = Field(default="en", description="the language of every fixed phrase here")
@@ -133,7 +133,7 @@ class ScoreAnswerOutput(Contract):
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, description="the grader's confidence in the verdict")
     rubric_points: RubricPoints | None = Field(default=None, description="short answer: points per criterion")
     grader_reasoning: str | None = Field(default=None, description="short answer: why the grader gave this score")
-    details: FeedbackDetails | None = Field(default=None, description="the feedback in parts (issue 21)")
+    details: FeedbackDetails | None = Field(default=None, description="the feedback in parts")
 
 
 # ---------------------------------------------------------------- HTTP API contracts
@@ -159,8 +159,8 @@ class AttemptView(Contract):
     graded_at: str
     reviewed: bool = Field(default=False, description="a reviewer has confirmed or corrected this grade")
     original_score: int | None = Field(default=None, description="the automatic score, if a reviewer changed it")
-    # Kept on the attempt when it was graded (issue 21: history), absent on older attempts. Only
-    # answered questions have attempts, so nothing here gives away the key of an unanswered one.
+    # Kept on the attempt when it was graded (for the learner's history), absent on older attempts.
+    # Only answered questions have attempts, so nothing here gives away the key of an unanswered one.
     question_stem: str | None = Field(default=None, description="the question as the learner saw it")
     question_type: QuestionType | None = None
     question_choices: list[str] | None = Field(default=None, description="a choice question's options, as shown")

@@ -1,4 +1,4 @@
-"""Tool 2 `search_question_templates` contracts (spec 000 Tool 2, normative 003)."""
+"""Tool 2 `search_question_templates` contracts."""
 
 from typing import Annotated
 

@@ -1,4 +1,4 @@
-"""Tool 4 `validate_question_quality` contracts (spec 000 Tool 4): single and batch."""
+"""Tool 4 `validate_question_quality` contracts, single and batch."""
 
 from typing import Annotated, Any, Literal
 
@@ -57,7 +57,7 @@ PARALLEL_FIELDS = ("question_type", "choices", "correct_answer", "correct_keywor
 
 
 class ValidateQuestionBatchInput(Contract):
-    """Parallel lists, one entry per question (spec: `batch=True`). Each entry is validated on its
+    """Parallel lists, one entry per question (the `batch=True` form). Each entry is validated on its
     own, so one malformed question yields its own error entry and the others are still scored."""
 
     stem: list[Any] = Field(strict=True, min_length=1, max_length=VALIDATION_BATCH_MAX)

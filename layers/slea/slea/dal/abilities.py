@@ -1,4 +1,4 @@
-"""What each learner knows (issue 19). Key design: partition `user_id` (the normalised user id),
+"""What each learner knows. Key design: partition `user_id` (the normalised user id),
 sort `entry`:
 - "ability#{category}": the ability posterior (`posterior`, log-weights on the grid of
   slea.measurement.learner), its estimate (`theta`, `se`), `answers`, `updated_at`, a `version`

@@ -1,4 +1,4 @@
-"""Feedback that teaches (issue 21): one graded answer told in parts (the question, the learner's
+"""Feedback that teaches: one graded answer told in parts (the question, the learner's
 answer, the key, why the key is right, why the learner's pick is wrong, next steps that fit the
 result), and the prose explanation composed from the same parts with no sentence said twice.
 
@@ -22,7 +22,8 @@ PARAGRAPH = re.compile(r"\n\s*\n")
 LABEL = re.compile(r"^\s*[A-Ea-e][).:]\s*")
 KEY_RESTATED_MIN_LENGTH = 20  # a key this long (a definition, not a name) is not said twice
 NAME_MAX_LENGTH = 80
-# A model answer and a "why" this alike say the same thing: the "why" is left out (issue 21 saw them repeat).
+# A model answer and a "why" this alike say the same thing: the "why" is left out (else the
+# feedback repeats itself).
 SAME_CONTENT_RATIO = 80
 
 PHRASES: dict[Language, dict[str, str]] = {

@@ -1,5 +1,5 @@
 """Reference links for explanations: only the real sources recorded with the question's concept
-(issue 21: "references that are real or absent"). A link an explainer proposes is kept only when
+(references are real or absent). A link an explainer proposes is kept only when
 it is one of those sources; nothing is made up, and there are no search pages: a question whose
 concept has no sources gets no references rather than noise."""
 

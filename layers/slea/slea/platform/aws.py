@@ -1,4 +1,5 @@
-"""boto3 clients with each tool's time budget and retry policy (spec 000 TOOL_CONFIG, 001).
+"""boto3 clients with each tool's time budget and retry policy (slea.constants: TOOL_CONFIG and
+TOOL_DB_ATTEMPTS).
 
 Clients are created on first use and kept for the life of the execution environment, so warm
 invocations reuse connections and the handler's import stays cheap.

@@ -1,5 +1,5 @@
 """What a learner is shown after an answer must not give away the key of an item of the same
-session they have not answered yet (issue 18: the explanation of a comparison item quoted the
+session they have not answered yet (this happened: the explanation of a comparison item quoted the
 definition another item was keyed on).
 
 An item's key material is a set of claims, each a bag of weighted content terms (Snowball stems or

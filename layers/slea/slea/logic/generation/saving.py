@@ -28,7 +28,7 @@ REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
 def question_item(
     request: SaveQuestionInput, question_id: str, created_at: str, placement: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The stored question (spec 000 Tool 5 "Fields Saved"), answer key inside answer_schema.
+    """The stored question (every field Tool 5 saves), answer key inside answer_schema.
     `placement` overrides where it is kept (an author's item: outside every session)."""
     session_id, round_number = parse_round_id(request.round_id)
     answer: dict[str, Any] = (

@@ -1,4 +1,4 @@
-"""Tool 2: few-shot templates for the generator (spec 003).
+"""Tool 2: few-shot templates for the generator.
 
 Candidates come from the sparse search index (category + domain, difficulty window); the
 remaining filters are re-checked here so a stale index entry can never leak through.
@@ -46,7 +46,7 @@ def search_question_templates(request: SearchTemplatesInput) -> list[QuestionTem
     try:
         items = templates.query_candidates(request.category, request.interests, low, high)
     except DataAccessError as error:
-        # Logged without the request's interests or any template content (spec 003 1.7).
+        # Logged without the request's interests or any template content: neither belongs in the logs.
         logger.warning("template search failed, continuing without few-shot examples", extra={"reason": str(error)})
         metrics.add_metric(name="TemplateSearchFallback", unit="Count", value=1)
         metrics.add_metric(name="TemplatesReturned", unit="Count", value=0)

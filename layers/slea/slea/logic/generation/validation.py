@@ -1,4 +1,4 @@
-"""Tool 4: two-stage validation (spec 000 Tool 4): rule checks plus one LLM call that scores the
+"""Tool 4: two-stage validation: rule checks plus one LLM call that scores the
 whole batch semantically; final_score = min(semantic, rule)."""
 
 from typing import Any

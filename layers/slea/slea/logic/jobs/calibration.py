@@ -1,6 +1,6 @@
-"""The scheduled calibration job (issue 19): refit every bank item's difficulty from all answers
-(slea.measurement.calibration), store it with the statistics reviewers read, and queue the items
-that misfit or sit far from their label.
+"""The scheduled calibration job (docs/measurement.md): refit every bank item's difficulty from all
+answers (slea.measurement.calibration), store it with the statistics reviewers read, and queue the
+items that misfit or sit far from their label.
 
 Time: one invocation reads the attempts until SCAN_SHARE of its time is spent (then it has read
 too little to refit from: nothing is written, and the run says so), refits, and writes while more
@@ -56,7 +56,7 @@ def _score(attempt: dict[str, Any]) -> float:
 
 
 def _floor(attempt: dict[str, Any], item: dict[str, Any]) -> float:
-    """The guessing floor the attempt was graded with, else the item's (attempts before issue 19)."""
+    """The guessing floor the attempt was graded with, else the item's (older attempts did not record one)."""
     floor = attempt.get("guess_floor")
     if isinstance(floor, (int, float)) and not isinstance(floor, bool):
         return float(floor)

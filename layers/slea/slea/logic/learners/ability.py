@@ -1,4 +1,4 @@
-"""What a learner sees of their measured ability (issue 19): GET /learners/me/ability, the
+"""What a learner sees of their measured ability: GET /learners/me/ability, the
 session summary's `ability` and the MCP tool get_ability all call these. Always the caller's own
 ability: the user id comes from the token, never from the request."""
 

@@ -1,4 +1,4 @@
-"""The human review loop (issue 12): one queue of provisional grades and doubtful questions, the
+"""The human review loop: one queue of provisional grades and doubtful questions, the
 reviewer's actions on them, and how often reviewers agree with the automatic grader.
 
 Every action is recorded with who, when, before, after and the reviewer's note, in the same
@@ -187,7 +187,7 @@ def bulk_accept(request: BulkAcceptRequest, reviewer: str, name: str | None = No
 
 
 def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score: int) -> None:
-    """Commit the review with the learner's ability re-scored in the same transaction (issue 19).
+    """Commit the review with the learner's ability re-scored in the same transaction.
     The ability's write is conditioned on the version read: if the learner answered meanwhile,
     the grade the reviewer saw is unchanged and only the ability moved, so it is read again and
     the re-scoring redone; a changed grade is the reviewer's Conflict."""

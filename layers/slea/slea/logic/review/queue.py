@@ -1,4 +1,4 @@
-"""The review queue as a reviewer reads it (issues 12 and 21): a page of open entries of both
+"""The review queue as a reviewer reads it: a page of open entries of both
 kinds, filtered, searched and sorted, with a cursor to continue.
 
 The two tables' queue indexes are read from where the cursor left each (DynamoDB's own
