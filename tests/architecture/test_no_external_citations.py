@@ -45,12 +45,6 @@ STILL_BEING_REWRITTEN = [
     "functions/score_and_explain/app.py",
     "functions/search_question_templates/app.py",
     "functions/validate_question_quality/app.py",
-    "layers/slea/slea/dal/attempts.py",
-    "layers/slea/slea/dal/questions.py",
-    "layers/slea/slea/logic/answering/ability_update.py",
-    "layers/slea/slea/logic/answering/scoring.py",
-    "layers/slea/slea/security/rate_limits.py",
-    "template.yaml",
 ]
 
 

@@ -10,8 +10,9 @@ from slea.contracts.llm import Explanation, ShortAnswerGrade
 from slea.grading.evidence import Evidence, Material
 from slea.grading.offline import grade
 from slea.language import grading_phrases
+from slea.language.detect import language_of
 from slea.language.grading_phrases import flags_in_words
-from slea.language.scoring_phrases import PHRASES, language_of, placeholders
+from slea.language.scoring_phrases import PHRASES, placeholders
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError
 

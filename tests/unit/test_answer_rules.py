@@ -52,3 +52,22 @@ def test_the_transaction_refusal_is_the_same_refusal(outcome, expected):
             KEY,
         )
         assert (refusal.code, refusal.message) == (predicted.code, predicted.message)
+
+
+def test_one_language_detector_decides_a_question_for_everyone():
+    """The grader's phrases, the feedback and the key-leak guard read a question's language from
+    one rule: a Korean reference under an English stem makes all three Korean."""
+    from slea.contracts.llm import GradingItem
+    from slea.feedback.details import language_of as feedback_language
+    from slea.logic.answering.grading import language as grading_language
+    from slea.security.key_leaks import KeyedItem
+    from slea.security.key_leaks import language_of as guard_language
+
+    stem, choices, reference = "What does LoRA train?", ["A) adapters", "B) everything"], "저차원 어댑터만 학습한다."
+    item = GradingItem(
+        question_type="short_answer", user_answer="x", stem=stem, choices=choices, reference_answer=reference
+    )
+    keyed = KeyedItem(question_type="short_answer", stem=stem, choices=tuple(choices), reference_answer=reference)
+    assert grading_language(item) == feedback_language(item) == guard_language(keyed) == "ko"
+    english = item.model_copy(update={"reference_answer": "Only low-rank adapters."})
+    assert grading_language(english) == feedback_language(english) == "en"

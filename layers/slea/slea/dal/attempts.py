@@ -4,7 +4,7 @@ however often its grading is retried, and a session's attempts are one Query.
 
 A grading is recorded all-or-nothing in one transaction: the attempt, the question's statistics
 (usage and correct counts) and, for the HTTP API's one-answer-per-question rule, the question's
-"answered" marker (refused for a retired question), and (issue 19) the learner's ability with its
+"answered" marker (refused for a retired question), and the learner's ability with its
 history point and the bank item's difficulty step. A retry after any failure either finds
 nothing recorded (and records) or finds the whole record (and returns it); it never counts twice.
 The attempt keeps what the ability update used (`item_id`, `item_b`, `guess_floor`,

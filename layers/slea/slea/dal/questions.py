@@ -1,13 +1,13 @@
 """Saved questions. Key design: partition `question_id`; GSI `session-questions` on
 (`session_id`, `created_at`) lists a session's questions in generation order.
 
-Review (issue 12): a question waiting for a reviewer carries `review_state` = "open" and
+Review: a question waiting for a reviewer carries `review_state` = "open" and
 `queued_at`, the keys of the sparse GSI `review-queue` (only open questions are in it), and
 `review_reasons` (a string set: a statistics flag, "reported", "revise"). A retired question
 carries `retired_category` and `retired_at`, the keys of the sparse GSI `retired-questions`,
 from which later rounds learn the stems to avoid.
 
-Question bank (issue 19): every saved question is a bank item (`item_id` = its own id) with its
+Question bank: every saved question is a bank item (`item_id` = its own id) with its
 difficulty on the logit scale (`difficulty_b`, `difficulty_precision`, `item_answers`), its
 `language` and `topics`; one that may be drawn carries `bank_key`, the key of the sparse GSI
 `bank-items` (dal/bank.py). A question drawn for a session is a copy: a new id, `item_id` = the

@@ -11,11 +11,12 @@ import re
 
 from rapidfuzz import fuzz
 
-from slea.constants import EXPLANATION_MIN_LENGTH, HANGUL, Language
+from slea.constants import EXPLANATION_MIN_LENGTH, Language
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.keywords import ChoiceNote
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink
+from slea.language.detect import question_language
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
 PARAGRAPH = re.compile(r"\n\s*\n")
@@ -121,9 +122,8 @@ STUDY_TIPS: dict[Language, tuple[str, ...]] = {
 
 
 def language_of(item: GradingItem) -> Language:
-    """The question's language, read from its text (a Korean question's feedback is Korean)."""
-    sources = (item.stem or "", *item.choices, item.reference_answer or "", item.reference_explanation or "")
-    return "ko" if any(HANGUL.search(source) for source in sources) else "en"
+    """The question's language (a Korean question's feedback is Korean)."""
+    return question_language(item.stem, item.choices, item.reference_answer, item.reference_explanation)
 
 
 def option_text(choice: str) -> str:

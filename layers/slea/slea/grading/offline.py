@@ -29,8 +29,8 @@ from slea.constants import HIGH_SCORE_THRESHOLD, Language
 from slea.grading.evidence import Evidence, Material
 from slea.grading.features import RubricPoints, features, rubric_points
 from slea.grading.model import fitted_model
+from slea.language.detect import language_of
 from slea.language.grading_phrases import flags_in_words, phrase
-from slea.language.scoring_phrases import language_of
 
 GAMING_SCORE_CAP = 60
 NON_ANSWER_SCORE_CAP = 10

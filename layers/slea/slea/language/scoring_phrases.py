@@ -8,7 +8,7 @@ choices: Korean), so an answer is explained in the language it was asked in."""
 
 from string import Formatter
 
-from slea.constants import HANGUL, Language
+from slea.constants import Language
 
 PHRASES: dict[Language, dict[str, str]] = {
     "en": {
@@ -23,11 +23,6 @@ PHRASES: dict[Language, dict[str, str]] = {
         "grading_unavailable": "자동 채점을 사용할 수 없어({reason}) 기본 점수를 주었습니다.",
     },
 }
-
-
-def language_of(*texts: str | None) -> Language:
-    """Korean if any of the texts has Hangul, else English."""
-    return "ko" if any(text and HANGUL.search(text) for text in texts) else "en"
 
 
 def phrase(language: Language, key: str, **values: str) -> str:

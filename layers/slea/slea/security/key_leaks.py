@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any
 
-from slea.constants import HANGUL, Language
+from slea.constants import Language
 from slea.contracts.answers import TRUE_FALSE_CHOICES, choice_index, choice_text
 from slea.contracts.scoring import ReferenceLink
+from slea.language.detect import question_language
 from slea.language.item_frames import FRAMES
 
 # Measured on generated rounds (bench/key_leaks.py): the share of a claim's weight one paragraph
@@ -236,9 +237,8 @@ def gives_away(item: KeyedItem, other: KeyedItem, explained: bool = True) -> boo
 
 
 def language_of(item: KeyedItem) -> Language:
-    """The learner's language as the offline explainer reads it: Korean if the item is."""
-    sources = (item.stem, item.reference_answer or "", item.explanation or "")
-    return "ko" if any(HANGUL.search(source) for source in sources) else "en"
+    """The item's language, as the feedback reads it (language/detect.py)."""
+    return question_language(item.stem, item.choices, item.reference_answer, item.explanation)
 
 
 @dataclass

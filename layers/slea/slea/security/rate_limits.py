@@ -1,4 +1,4 @@
-"""Per-user rate limits (issue 18): what one user may ask of the system per second, whatever the
+"""Per-user rate limits: what one user may ask of the system per second, whatever the
 entry point. The HTTP API's own throttle (ApiThrottlingRateLimit) is for all users together, so
 without these one user could spend what is meant for everyone; each limited action may cost a
 model call.

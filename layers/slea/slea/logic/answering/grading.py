@@ -16,7 +16,8 @@ from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD, PART
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.llm import GradingItem, ShortAnswerGrade
 from slea.contracts.scoring import ScoreAnswerInput
-from slea.language.scoring_phrases import language_of, phrase
+from slea.language.detect import question_language
+from slea.language.scoring_phrases import phrase
 from slea.llm import budget
 from slea.llm.provider import LLMError
 from slea.llm.selection import get_provider
@@ -57,7 +58,7 @@ def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts:
 
 def language(item: GradingItem) -> Language:
     """The question's language, which every fixed phrase of its grading is written in."""
-    return language_of(item.stem, item.reference_answer, *item.choices)
+    return question_language(item.stem, item.choices, item.reference_answer, item.reference_explanation)
 
 
 def feedback_line(score: int, in_language: Language = "en") -> str | None:
