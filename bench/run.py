@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
 
+import aws_calls
 import calibration_scale
 import cat_simulation
 import cold_import
@@ -27,6 +28,7 @@ import template_search
 def main() -> None:
     progress.report_progress()  # each benchmark's name and time on stderr
     results = {
+        "aws_calls_per_request": aws_calls.measure(),
         "tool2_items_read_1k_vs_50k": template_search.measure(1_000, 50_000),
         "llm_calls_one_round_of_5": llm_calls.measure(5),
         "mode1_round": mode1_round.measure(10),
