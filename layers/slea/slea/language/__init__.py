@@ -1,1 +1,2 @@
-"""Text in the learner's language: Korean particles, and the catalogues of fixed phrases."""
+"""Text in the learner's language: the one language detector, Korean particles, the fixed
+phrase catalogues and the offline generator's item frames."""

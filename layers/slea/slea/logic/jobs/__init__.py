@@ -1,1 +1,1 @@
-"""slea/logic/jobs"""
+"""Scheduled jobs: the calibration of item difficulties from the answers."""

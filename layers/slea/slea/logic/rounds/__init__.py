@@ -1,1 +1,2 @@
-"""slea/logic/rounds"""
+"""Mode 1 rounds: planning (target difficulty, bank draw), collecting valid questions, finishing,
+and the lifecycle a learner follows (claim, status, summary)."""

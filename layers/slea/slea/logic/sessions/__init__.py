@@ -1,1 +1,2 @@
-"""slea/logic/sessions"""
+"""Sessions as the HTTP API and MCP serve them: create, list (to resume), questions without
+keys, attempts, summary, reports."""
