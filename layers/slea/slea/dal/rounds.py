@@ -24,6 +24,27 @@ def round_key(session_id: str, round_number: int) -> dict[str, Any]:
     return {"session_id": {"S": f"{session_id}#round#{round_number}"}}
 
 
+def session_with_rounds(session_id: str, numbers: tuple[int, ...]) -> tuple[dict[str, Any] | None, dict[int, Any]]:
+    """The session's own item and its rounds' records, in one BatchGetItem (both live in this
+    table): (the session or None, {round number: record} for the rounds ever claimed)."""
+    keys = [{"session_id": {"S": session_id}}, *(round_key(session_id, number) for number in numbers)]
+    table, found = resource_name(TABLE_VARIABLE), {}
+    request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
+    for _ in range(3):  # keys DynamoDB leaves unprocessed are asked again
+        with storage_errors("session and rounds get"):
+            response = dynamodb(TOOL).batch_get_item(RequestItems=request)
+        for item in response.get("Responses", {}).get(table, []):
+            record = from_item(item)
+            found[str(record["session_id"])] = record
+        request = dict(response.get("UnprocessedKeys") or {})
+        if not request:
+            break
+    else:
+        raise DataAccessError("session and rounds get: keys left unprocessed")
+    keyed = {number: f"{session_id}#round#{number}" for number in numbers}
+    return found.get(session_id), {number: found[key] for number, key in keyed.items() if key in found}
+
+
 def get_round(session_id: str, round_number: int) -> dict[str, Any] | None:
     with storage_errors("rounds get"):
         item = (

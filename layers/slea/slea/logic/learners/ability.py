@@ -64,9 +64,9 @@ def learner_ability(user_id: str, category: str | None = None) -> LearnerAbility
     )
 
 
-def session_ability(user_id: str, category: str | None) -> SessionAbility | None:
-    """The learner's current ability in the session's category (None: none measured yet)."""
+def session_ability(category: str | None, stored: dict[str, Any] | None) -> SessionAbility | None:
+    """The learner's current ability in the session's category, from its stored record (None:
+    none measured yet, or it could not be read)."""
     if not category:
         return None
-    stored = abilities.get_ability(user_id, category, consistent=False)
     return _session_ability({**stored, "category": category}) if stored and _measured(stored) else None

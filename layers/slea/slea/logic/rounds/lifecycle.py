@@ -4,6 +4,7 @@ summary (scores, what to review, the next round and its difficulty)."""
 
 import datetime
 import json
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -14,7 +15,7 @@ from slea.contracts.errors import utc_now
 from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
 from slea.platform.aws import stepfunctions
-from slea.platform.errors import Conflict, DataAccessError, NotFound, Unavailable
+from slea.platform.errors import Conflict, NotFound, Unavailable
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name
 
@@ -152,26 +153,26 @@ def _round_summary(number: int, shown: list[dict[str, Any]], graded: list[dict[s
     )
 
 
-def _next_round(session_id: str, saved_rounds: set[int]) -> int | None:
-    """The first round not started yet (a FAILED one may be started again)."""
+def _next_round(started: dict[int, Any], saved_rounds: set[int]) -> int | None:
+    """The first round not started yet (a FAILED one may be started again); `started`: the
+    rounds' records as read with the session."""
     for number in ROUNDS:
-        record = rounds.get_round(session_id, number)
-        started = record is not None and record.get("round_status") in (RUNNING, SUCCEEDED)
-        if not started and number not in saved_rounds:  # rounds from before records were kept
+        record = started.get(number)
+        running_or_done = record is not None and record.get("round_status") in (RUNNING, SUCCEEDED)
+        if not running_or_done and number not in saved_rounds:  # rounds from before records were kept
             return number
     return None
 
 
-def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], category: str | None = None) -> int:
+def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ability: dict[str, Any] | None) -> int:
     """Plan_round's own rule (not a copy of it): from the learner's ability in the session's
     category when there is an estimate, else from the profile and round 1's attempts. Imported
     here: the summary is the only API request that needs the planner and the profile."""
     from slea.contracts.profile import GetUserProfileInput  # noqa: PLC0415
     from slea.logic.learners.profile import get_user_profile  # noqa: PLC0415
-    from slea.logic.rounds.planning import decide_difficulty, stored_ability  # noqa: PLC0415
+    from slea.logic.rounds.planning import decide_difficulty  # noqa: PLC0415
     from slea.logic.rounds.target import from_ability, has_estimate, success_rate  # noqa: PLC0415
 
-    ability = stored_ability(user_id, category) if category else None
     if has_estimate(ability):
         return from_ability(ability or {}, success_rate(), None).label
     profile = get_user_profile(GetUserProfileInput(user_id=user_id))
@@ -185,7 +186,10 @@ def _category(stored: list[dict[str, Any]]) -> str | None:
 
 
 @tracer.capture_method
-def session_summary(session_id: str, user_id: str) -> SessionSummary:
+def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> SessionSummary:
+    """Scores per round, what to review, the next round and its difficulty, and the learner's
+    ability; `started`: the rounds' records as read with the session's owner. The learner's
+    ability is read once (one category serves both its uses in a session)."""
     stored = questions.session_questions(session_id)
     graded = attempts.session_attempts(session_id)
     by_id = {question["question_id"]: question for question in stored}
@@ -210,18 +214,36 @@ def session_summary(session_id: str, user_id: str) -> SessionSummary:
         for attempt in graded
         if int(attempt["score"]) < HIGH_SCORE_THRESHOLD
     ]
-    next_round = _next_round(session_id, {int(q.get("round", 1)) for q in stored})
+    next_round = _next_round(started, {int(q.get("round", 1)) for q in stored})
+    abilities_read: dict[str, dict[str, Any] | None] = {}
+
+    def ability_in(category: str | None) -> dict[str, Any] | None:
+        """The learner's ability in `category`, read once per request (None if unreadable)."""
+        if not category:
+            return None
+        if category not in abilities_read:
+            from slea.logic.rounds.planning import stored_ability  # noqa: PLC0415
+
+            abilities_read[category] = stored_ability(user_id, category)
+        return abilities_read[category]
+
     return SessionSummary(
         session_id=session_id,
         rounds=summaries,
         to_review=to_review,
         next_round=next_round,
-        next_difficulty=_next_difficulty(user_id, next_round, graded, _category(stored)) if next_round else None,
-        ability=_ability(user_id, stored, graded),
+        next_difficulty=(
+            _next_difficulty(user_id, next_round, graded, ability_in(_category(stored))) if next_round else None
+        ),
+        ability=_ability(stored, graded, ability_in),
     )
 
 
-def _ability(user_id: str, stored: list[dict[str, Any]], graded: list[dict[str, Any]]) -> SessionAbility | None:
+def _ability(
+    stored: list[dict[str, Any]],
+    graded: list[dict[str, Any]],
+    ability_in: Callable[[str | None], dict[str, Any] | None],
+) -> SessionAbility | None:
     """The learner's ability in the session's category: the one its newest answer updated, else
     its questions' category. The summary is whole without it: if it cannot be read, null."""
     from slea.logic.learners.ability import session_ability  # noqa: PLC0415 - only the summary needs it
@@ -229,8 +251,4 @@ def _ability(user_id: str, stored: list[dict[str, Any]], graded: list[dict[str, 
     updated = [str(a["ability_category"]) for a in graded if a.get("ability_category")]
     asked = [str(q["category"]) for q in stored if q.get("category")]
     category = updated[-1] if updated else asked[0] if asked else None
-    try:
-        return session_ability(user_id, category)
-    except DataAccessError as error:
-        logger.warning("ability unavailable, the summary is served without it", extra={"reason": str(error)})
-        return None
+    return session_ability(category, ability_in(category))

@@ -27,7 +27,10 @@ STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 def require_owner(session_id: str, user_id: str) -> None:
     """NotFound for an unknown session, Forbidden for another user's (ids compared normalised, so a session
     stored under "ABC..." before callers were normalised is still its owner's)."""
-    owner = sessions.owner_of(session_id)
+    _check_owner(session_id, user_id, sessions.owner_of(session_id))
+
+
+def _check_owner(session_id: str, user_id: str, owner: str | None) -> None:
     if owner is None:
         raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
     if normalised_user_id(owner) != normalised_user_id(user_id):
@@ -152,8 +155,9 @@ def round_status(session_id: str, user_id: str, round_number: int) -> RoundStatu
 
 @tracer.capture_method
 def session_summary(session_id: str, user_id: str) -> SessionSummary:
-    require_owner(session_id, user_id)
-    return round_logic.session_summary(session_id, user_id)
+    session, started = rounds.session_with_rounds(session_id, round_logic.ROUNDS)
+    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    return round_logic.session_summary(session_id, user_id, started)
 
 
 @tracer.capture_method
