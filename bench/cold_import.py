@@ -32,6 +32,8 @@ start = time.perf_counter()
 print((time.perf_counter() - start) * 1000)
 """
 IMPORT_HANDLER = """
+import os, sys
+sys.path.insert(0, os.path.dirname({path!r}))  # as in Lambda: the code directory (functions/api: routers/)
 spec = importlib.util.spec_from_file_location("app", {path!r})
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)

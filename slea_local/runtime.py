@@ -103,6 +103,30 @@ def reset_warm_state() -> None:
     DEFAULT_PROVIDERS.clear()  # Powertools Parameters' cached secrets and SSM parameters
 
 
+_LOADING = threading.RLock()
+
+
+@contextlib.contextmanager
+def _code_directory_on_path(code: Path, handler_module: str) -> Iterator[None]:
+    """As in Lambda, the function's code directory is on sys.path while its handler module loads,
+    so the handler imports the modules beside it by their own names (functions/api: `routers`).
+    Those are loaded afresh, as in a new execution environment: another function's, or an
+    earlier load's, of the same name are forgotten first (the modules loaded before keep theirs)."""
+    own = {
+        entry.stem if entry.suffix == ".py" else entry.name
+        for entry in code.iterdir()
+        if (entry.suffix == ".py" and entry.stem != handler_module) or (entry / "__init__.py").is_file()
+    }
+    with _LOADING:
+        for name in [name for name in sys.modules if name.partition(".")[0] in own]:
+            del sys.modules[name]
+        sys.path.insert(0, str(code))
+        try:
+            yield
+        finally:
+            sys.path.remove(str(code))
+
+
 def load_function_module(name: str, template: Any = None) -> ModuleType:
     """A function's handler module without a local cloud (e.g. to read its OpenAPI document)."""
     from slea_local.template import repository_template
@@ -111,12 +135,14 @@ def load_function_module(name: str, template: Any = None) -> ModuleType:
     for logical_id, spec in template.of_type("AWS::Serverless::Function").items():
         if logical_id == name or Path(spec["Properties"]["CodeUri"]).name == name:
             module_name = {**template.function_globals, **spec["Properties"]}["Handler"].rpartition(".")[0]
-            path = REPO_ROOT / spec["Properties"]["CodeUri"] / f"{module_name}.py"
+            code = REPO_ROOT / spec["Properties"]["CodeUri"]
+            path = code / f"{module_name}.py"
             loaded = importlib.util.spec_from_file_location(f"functions.{logical_id}.{module_name}", path)
             if loaded is None or loaded.loader is None:
                 raise ImportError(f"cannot load {path}")
             module = importlib.util.module_from_spec(loaded)
-            loaded.loader.exec_module(module)
+            with _code_directory_on_path(code, module_name):
+                loaded.loader.exec_module(module)
             return module
     raise KeyError(f"template.yaml has no function {name!r}")
 

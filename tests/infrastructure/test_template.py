@@ -329,15 +329,17 @@ def test_per_user_rate_limits_are_parameters_with_the_codes_defaults(action):
 
 
 def _calls_the_model(name):
-    """A function whose handler imports the model: through slea.llm, or a tool that uses it."""
+    """A function whose handler reaches the model in the layer's import graph: slea.llm itself, or
+    the tool it calls (slea/tools/ delegate to logic/) or a use case importing it, at any depth."""
+    import grimp
+
+    graph = grimp.build_graph("slea", include_external_packages=False)
     code = (REPO_ROOT / FUNCTIONS[name]["Properties"]["CodeUri"] / "app.py").read_text(encoding="utf-8")
-    modules = re.findall(r"^\s*(?:from|import) (slea[\w.]*)", code, re.MULTILINE)
-    for module in modules:
-        path = LAYER_PACKAGE.parent / (module.replace(".", "/") + ".py")
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        if module.startswith("slea.llm") or "slea.llm" in text:
-            return True
-    return False
+    imported = set()
+    for module, names in re.findall(r"^\s*(?:from|import) (slea[\w.]*)(?: import ([\w, ]+))?", code, re.MULTILINE):
+        imported |= {module} | {f"{module}.{part.strip()}" for part in names.split(",") if part.strip()}
+    reached = set().union(*(graph.find_upstream_modules(module) | {module} for module in imported & graph.modules))
+    return any(module.startswith("slea.llm") for module in reached)
 
 
 MODEL_FUNCTIONS = sorted(name for name in FUNCTIONS if _calls_the_model(name))

@@ -12,7 +12,8 @@ from slea_local import REPO_ROOT
 from slea_local.template import repository_template
 
 SCRIPT = """
-import gc, importlib.util, json, sys
+import gc, importlib.util, json, os, sys
+sys.path.insert(0, os.path.dirname({path!r}))  # as in Lambda: the code directory (functions/api: routers/)
 spec = importlib.util.spec_from_file_location("app", {path!r})
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)

@@ -3,10 +3,11 @@
 import base64
 import binascii
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 
 from slea.contracts.common import ID_PATTERN
 from slea.contracts.errors import ErrorResponse
@@ -19,10 +20,18 @@ SESSION_ID_PATTERN = ID_PATTERN
 MAX_BODY_BYTES = 64 * 1024  # the largest valid request (an answer of 4,000 characters) is far smaller
 
 
-def caller(app: APIGatewayHttpResolver) -> str:
+class HasCurrentEvent(Protocol):
+    """The resolver or one of its routers (Powertools' APIGatewayHttpRouter): either holds the
+    request being handled as `current_event`."""
+
+    @property
+    def current_event(self) -> APIGatewayProxyEventV2: ...
+
+
+def caller(source: HasCurrentEvent) -> str:
     """The JWT's subject (API Gateway's authorizer has verified the token), normalised once here:
     a UUID subject lower-cased, so "ABC..." and "abc..." are one user (sessions, quota, limits)."""
-    claims = app.current_event.request_context.authorizer.jwt_claim or {}
+    claims = source.current_event.request_context.authorizer.jwt_claim or {}
     subject = claims.get("sub")
     if not subject:
         raise Unauthenticated("UNAUTHORIZED", "a bearer token with a subject is required")
@@ -46,10 +55,10 @@ def review_refusal(event: dict[str, Any]) -> dict[str, Any] | None:
     return _gateway_error(403, "FORBIDDEN", "reviewing needs the reviewer role")
 
 
-def reviewer(app: APIGatewayHttpResolver) -> str:
+def reviewer(source: HasCurrentEvent) -> str:
     """The reviewing caller's subject (the role was checked before routing: review_refusal)."""
-    subject = caller(app)
-    if not is_reviewer(app.current_event.request_context.authorizer.jwt_claim):
+    subject = caller(source)
+    if not is_reviewer(source.current_event.request_context.authorizer.jwt_claim):
         raise Forbidden("FORBIDDEN", "reviewing needs the reviewer role")
     return subject
 

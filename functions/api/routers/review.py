@@ -1,0 +1,164 @@
+"""Reviewers only (slea.security.roles; app.py refuses anyone else before routing): the review
+queue, accepting or overriding grades, accepting, retiring or editing questions, the statistics,
+the audit record and the item analysis. The review logic is loaded by a reviewer's first
+request, not at every cold start."""
+
+from typing import Annotated, Literal
+
+from aws_lambda_powertools.event_handler.openapi.params import Body, Query
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from slea.constants import Category, Language, QuestionType
+from slea.contracts.item_analysis import ItemAnalysis, SortColumn
+from slea.contracts.review import (
+    AttemptReviewed,
+    AttemptReviewRequest,
+    AuditRecords,
+    BulkAccepted,
+    BulkAcceptRequest,
+    QuestionReviewed,
+    QuestionReviewRequest,
+    QueueSort,
+    QueueSource,
+    QueueView,
+    ReviewQueue,
+    ReviewStats,
+)
+from slea.http.api import SESSION_ID_PATTERN, review_responses, reviewer
+
+from . import CURSOR_PATTERN, ItemId
+
+router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
+
+
+def _reviewer_name(subject: str) -> str:
+    from slea.logic.review.actions import display_name  # noqa: PLC0415 - loaded by a reviewer's first request
+
+    return display_name(router.current_event.request_context.authorizer.jwt_claim, subject)
+
+
+@router.get(
+    "/review/queue",
+    summary="Reviewers: the open review entries, filtered and sorted, a page (at most 1 MB) at a time; "
+    "a filtered page may hold fewer than `limit` entries (even none) and still have a next cursor",
+    responses=review_responses(200, ReviewQueue, "The queue"),
+)
+def review_queue(
+    *,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=4096, pattern=CURSOR_PATTERN)] = None,
+    source: Annotated[QueueSource | None, Query(description="grade, report or item")] = None,
+    item_type: Annotated[QuestionType | None, Query()] = None,
+    category: Annotated[Category | None, Query()] = None,
+    language: Annotated[Language | None, Query()] = None,
+    q: Annotated[
+        str | None, Query(min_length=1, max_length=100, pattern=r"\S", description="text in the stem or answer")
+    ] = None,
+    sort: Annotated[QueueSort, Query(description="confidence: provisional grades only, least sure first")] = (
+        "queued_asc"
+    ),
+) -> ReviewQueue:
+    who = reviewer(router)
+    from slea.logic.review import queue  # noqa: PLC0415 - loaded by a reviewer's first request
+
+    view = QueueView(source=source, item_type=item_type, category=category, language=language, q=q, sort=sort)
+    return queue.review_queue(limit, cursor, who, view)
+
+
+# Before /review/attempts/<attempt_id>: "accept" would otherwise be taken for an attempt id.
+@router.post(
+    "/review/attempts/accept",
+    summary="Reviewers: accept up to 50 automatic grades, each on its own; a repeat changes nothing",
+    responses=review_responses(200, BulkAccepted, "Each attempt's result"),
+)
+def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAccepted:
+    who = reviewer(router)
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    return review.bulk_accept(request, who, _reviewer_name(who))
+
+
+@router.post(
+    "/review/attempts/<attempt_id>",
+    summary="Reviewers: accept or override an automatic grade",
+    responses=review_responses(200, AttemptReviewed, "The attempt as reviewed"),
+)
+def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    who = reviewer(router)
+    return review.review_attempt(attempt_id, who, request, _reviewer_name(who))
+
+
+@router.post(
+    "/review/questions/<question_id>",
+    summary="Reviewers: accept, retire or edit a question",
+    responses=review_responses(200, QuestionReviewed, "The question as reviewed"),
+)
+def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    who = reviewer(router)
+    return review.review_question(question_id, who, request, _reviewer_name(who))
+
+
+@router.get(
+    "/review/stats",
+    summary="Reviewers: how often reviewers agreed with the automatic grades, and the queue's size",
+    responses=review_responses(200, ReviewStats, "The statistics"),
+)
+def review_stats() -> ReviewStats:
+    reviewer(router)
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    return review.review_stats()
+
+
+@router.get(
+    "/review/audit",
+    summary="Reviewers: the review record of an attempt or question",
+    responses=review_responses(200, AuditRecords, "The records, oldest first"),
+)
+def review_audit(
+    target_id: Annotated[str, Query(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)],
+) -> AuditRecords:
+    reviewer(router)
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    return review.audit(target_id)
+
+
+@router.get(
+    "/review/audit/recent",
+    summary="Reviewers: every reviewer's latest actions, newest first",
+    responses=review_responses(200, AuditRecords, "The records, newest first"),
+)
+def review_recent_audit(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> AuditRecords:
+    reviewer(router)
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    return review.recent_audit(limit)
+
+
+@router.get(
+    "/review/items",
+    summary="Reviewers: item analysis - calibrated difficulty, its uncertainty, answers, facility, "
+    "discrimination, fit and exposure; flagged items first",
+    responses=review_responses(200, ItemAnalysis, "A page of items"),
+)
+def review_items(
+    *,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=512, pattern=CURSOR_PATTERN)] = None,
+    category: Annotated[Category | None, Query()] = None,
+    flagged: Annotated[bool, Query(description="only items with a flag")] = False,
+    item_type: Annotated[QuestionType | None, Query()] = None,
+    sort: Annotated[SortColumn, Query(description="the column to sort by, after flagged items first")] = "b",
+    order: Annotated[Literal["asc", "desc"], Query()] = "asc",
+) -> ItemAnalysis:
+    reviewer(router)
+    from slea.logic.review import item_analysis  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    return item_analysis.item_analysis(
+        limit=limit, cursor=cursor, category=category, flagged=flagged, item_type=item_type, sort=sort, order=order
+    )

@@ -1,0 +1,146 @@
+"""The caller's sessions: create and list them, start a round, read its questions and status,
+answer, see the attempts and the summary, report a question."""
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
+
+from slea.contracts.errors import ErrorResponse
+from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
+from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
+from slea.contracts.sessions import RoundStarted, SessionCreated, SessionList, SessionQuestions, StartRoundRequest
+from slea.http.api import caller, responses
+from slea.logic.sessions import listing as session_list
+from slea.logic.sessions import use_cases as sessions
+
+from . import CURSOR_PATTERN, ItemId, SessionId
+
+router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
+
+
+@router.post(
+    "/sessions",
+    status_code=201,
+    summary="Create a session for the caller",
+    responses={
+        201: {"description": "The new session", "content": {"application/json": {"model": SessionCreated}}},
+        401: {
+            "description": "No bearer token, or one without a subject",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+        403: {
+            "description": "The token's subject is not a UUID",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+        503: {
+            "description": "Storage is temporarily unavailable; retry",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def create_session() -> SessionCreated:
+    return sessions.create_session(caller(router))
+
+
+@router.get(
+    "/sessions",
+    summary="The caller's sessions, newest first, with each round's progress (to resume on any device)",
+    responses={
+        200: {"description": "A page of sessions", "content": {"application/json": {"model": SessionList}}},
+        401: {
+            "description": "No bearer token, or one without a subject",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+        503: {
+            "description": "Storage is temporarily unavailable; retry",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def list_sessions(
+    limit: Annotated[int, Query(ge=1, le=20)] = 5,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=1024, pattern=CURSOR_PATTERN)] = None,
+) -> SessionList:
+    return session_list.list_sessions(caller(router), limit, cursor)
+
+
+@router.post(
+    "/sessions/<session_id>/rounds",
+    status_code=202,
+    summary="Start a Mode 1 round",
+    responses={
+        **responses(202, RoundStarted, "The round is being generated"),
+        429: {
+            "description": "The caller has started rounds too fast (RATE_LIMITED) or the most allowed per day "
+            "(QUOTA_EXCEEDED); the Retry-After header says in how many seconds to try again",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Body()]) -> RoundStarted:
+    return sessions.start_round(session_id, caller(router), request)
+
+
+@router.get(
+    "/sessions/<session_id>/questions",
+    summary="The session's questions, without answer keys",
+    responses=responses(200, SessionQuestions, "The questions saved so far"),
+)
+def list_questions(session_id: SessionId) -> SessionQuestions:
+    return sessions.list_questions(session_id, caller(router))
+
+
+@router.post(
+    "/sessions/<session_id>/answers",
+    summary="Grade an answer and explain it",
+    responses={
+        **responses(200, ScoreAnswerOutput, "The grading result"),
+        429: {
+            "description": "The caller has sent answers too fast (RATE_LIMITED); the Retry-After header says in "
+            "how many seconds to try again",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def answer(session_id: SessionId, request: Annotated[AnswerRequest, Body()]) -> ScoreAnswerOutput:
+    return sessions.answer_question(session_id, caller(router), request)
+
+
+@router.get(
+    "/sessions/<session_id>/attempts",
+    summary="The session's graded attempts",
+    responses=responses(200, AttemptList, "The attempts, oldest first"),
+)
+def list_attempts(session_id: SessionId) -> AttemptList:
+    return sessions.list_attempts(session_id, caller(router))
+
+
+@router.get(
+    "/sessions/<session_id>/rounds/<round>",
+    summary="A round's status: its execution and the questions it saved",
+    responses=responses(200, RoundStatus, "The round's status"),
+)
+def get_round(session_id: SessionId, round: Annotated[int, Path(ge=1, le=2)]) -> RoundStatus:
+    return sessions.round_status(session_id, caller(router), round)
+
+
+@router.get(
+    "/sessions/<session_id>/summary",
+    summary="The session so far: scores per round, answers to review, the next round",
+    responses=responses(200, SessionSummary, "The session's summary"),
+)
+def get_summary(session_id: SessionId) -> SessionSummary:
+    return sessions.session_summary(session_id, caller(router))
+
+
+@router.post(
+    "/sessions/<session_id>/questions/<question_id>/reports",
+    status_code=202,
+    summary="Report a problem with a question (it goes to the reviewers)",
+    responses=responses(202, ReportAccepted, "The report is queued for review"),
+)
+def report_question(
+    session_id: SessionId, question_id: ItemId, request: Annotated[ReportRequest, Body()]
+) -> ReportAccepted:
+    return sessions.report_question(session_id, caller(router), question_id, request)
