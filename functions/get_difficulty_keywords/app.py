@@ -1,5 +1,5 @@
 """Tool 3 get_difficulty_keywords: {"difficulty", "category"} -> keywords, concepts and example
-questions for that level (spec 000 Tool 3)."""
+questions for that level."""
 
 import gc
 

@@ -1,4 +1,4 @@
-"""Tool 1 get_user_profile: {"user_id"} -> the user's latest profile (spec 000 Tool 1)."""
+"""Tool 1 get_user_profile: {"user_id"} -> the user's latest profile."""
 
 import gc
 

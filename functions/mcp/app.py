@@ -1,4 +1,4 @@
-"""The MCP server for LLM agents (spec 000: the six tools "registered in the FastMCP server"), on
+"""The MCP server for LLM agents (the six tools, registered in one MCP server), on
 route /mcp of the HTTP API behind its JWT authorizer: the caller is the token's `sub`, with the
 roles its groups and scopes give it (slea.security.roles). A learner's agent is offered, and may call,
 only the learner tools; the authoring tools need the author role (slea.logic.agent).
@@ -14,7 +14,7 @@ function's own remaining time; a tool call that outlives it is a TIMEOUT tool er
 
 Lambda pitfalls, and how they are met:
 - The SDK's session manager runs a task group for the app's whole life and refuses a second
-  `run()` (python-sdk issue 3121). Mangum with its default lifespan runs startup and shutdown on
+  `run()`. Mangum with its default lifespan runs startup and shutdown on
   every invocation, so the second warm call would fail. Here Mangum runs with `lifespan="off"`
   and the app's lifespan is entered once per execution environment on one event loop that this
   module owns and keeps (`_Environment`), across warm invocations. Mangum over the AWS Lambda Web

@@ -1,6 +1,6 @@
-"""Tool 5 save_generated_question (spec 000 Tool 5).
+"""Tool 5 save_generated_question.
 
-Single: the spec's parameters -> {question_id, round_id, saved_at, success} (or, when the write
+Single: the tool's parameters -> {question_id, round_id, saved_at, success} (or, when the write
 failed and the question went to the retry queue, success false and queued_for_retry true).
 Batch: {"questions": [<single>, ...]} -> {"results": [...], "saved", "queued_for_retry"}.
 """

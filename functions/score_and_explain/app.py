@@ -1,4 +1,4 @@
-"""Tool 6 score_and_explain (spec 000 Tool 6), direct invocation with the spec's parameters:
+"""Tool 6 score_and_explain, direct invocation with the tool's parameters:
 {session_id, user_id, question_id, question_type, user_answer, correct_answer?, correct_keywords?,
 difficulty?, category?} -> the grading result. The HTTP API grades through the same logic."""
 

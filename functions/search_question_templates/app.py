@@ -1,5 +1,5 @@
 """Tool 2 search_question_templates: {"interests", "difficulty", "category"} -> up to 10
-templates, best first (spec 000 Tool 2, 003)."""
+templates, best first."""
 
 import gc
 

@@ -1,4 +1,4 @@
-"""Tool 4 validate_question_quality (spec 000 Tool 4).
+"""Tool 4 validate_question_quality.
 
 Single: {"stem", "question_type", "choices"?, "correct_answer"?} -> one verdict.
 Batch:  the same keys as parallel lists plus "batch": true -> a list of verdicts, one LLM call.

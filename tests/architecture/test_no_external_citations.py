@@ -35,18 +35,6 @@ SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".toml", ".js", ".html"}
 JSON_FOLDERS = ("statemachine/", "events/")
 EXCLUDED = ("bench/data/", "docs/openapi.json")
 
-# Files another change is rewriting right now; it empties this list when it is done. An entry is
-# allowed its citations until then, and must be removed once it has none.
-STILL_BEING_REWRITTEN = [
-    "functions/get_difficulty_keywords/app.py",
-    "functions/get_user_profile/app.py",
-    "functions/mcp/app.py",
-    "functions/save_generated_question/app.py",
-    "functions/score_and_explain/app.py",
-    "functions/search_question_templates/app.py",
-    "functions/validate_question_quality/app.py",
-]
-
 
 def _tracked_files() -> list[str]:
     try:
@@ -108,13 +96,8 @@ def test_this_file_is_scanned_and_clean(citations):
 
 
 def test_no_source_file_cites_a_specification_or_an_issue_number(citations):
-    found = [line for path, lines in citations.items() if path not in STILL_BEING_REWRITTEN for line in lines]
+    found = [line for lines in citations.values() for line in lines]
     assert found == [], "say what the rule is, or point to docs/:\n" + "\n".join(found)
-
-
-def test_every_file_still_being_rewritten_still_has_citations(citations):
-    done = [path for path in STILL_BEING_REWRITTEN if path not in citations]
-    assert done == [], f"no citations left: remove from STILL_BEING_REWRITTEN: {done}"
 
 
 # A reference to the shared folder beside the repository, or any relative link that climbs out of it.

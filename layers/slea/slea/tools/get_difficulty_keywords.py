@@ -1,5 +1,5 @@
 """Tool 3 get_difficulty_keywords: keywords, concepts and example questions for a (difficulty,
-category), cached for an hour per execution environment; the spec's defaults when nothing
+category), cached for an hour per execution environment; the default keywords when nothing
 better is available."""
 
 from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
