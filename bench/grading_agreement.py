@@ -75,7 +75,7 @@ def chosen_provider(name: str, cache: Path | None = None) -> Iterator[None]:
     explanations come from the offline explainer: they do not change the grade and would double
     the cost), and each grade is cached by model, prompt and answer."""
     from slea.llm import budget
-    from slea.llm.selection import get_provider
+    from slea.llm.provider_choice import get_provider
 
     os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "SleaSsemBench")
     budget.reset()  # no handler's deadline: a benchmark waits for every answer
@@ -100,8 +100,8 @@ def gemini_grading_only(cache: Path | None) -> Iterator[None]:
 
     from slea.contracts.llm import GradingItem, ShortAnswerGrade
     from slea.llm import gemini, prompts
+    from slea.llm.model_settings import LLMSettings
     from slea.llm.offline import OfflineProvider
-    from slea.llm.settings import LLMSettings
 
     model = LLMSettings.from_environment().model
     prompt_version = hashlib.sha256(inspect.getsource(prompts).encode()).hexdigest()[:12]

@@ -195,7 +195,7 @@ GRADES: dict[tuple[str, str], int] = {}  # (question, candidate) -> score: texts
 def attack_short_answer(item: dict[str, Any], shown: list[str], listing: list[str]) -> int:
     """The best score the grader gives a paragraph of what was shown (or all of it)."""
     from slea.contracts.llm import GradingItem
-    from slea.llm.offline.grading import grade_offline
+    from slea.llm.offline.short_answers import grade_offline
 
     key = item["answer_schema"]
     best = 0

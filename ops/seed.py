@@ -27,7 +27,7 @@ from slea.contracts.keywords import DifficultyKeywords
 from slea.contracts.profile import SurveyRecord
 from slea.contracts.templates import TemplateRecord
 from slea.dal import keywords, profiles, templates
-from slea.dal.items import dynamo_numbers
+from slea.dal.wire_format import dynamo_numbers
 from slea.platform.settings import resource_name
 
 # Seed section -> (table variable, output of template.yaml naming the table)

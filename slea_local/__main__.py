@@ -292,7 +292,7 @@ def generate(execution_input: dict[str, Any]) -> int:
 
 def session(user_id: str, session_id: str, category: str, count: int) -> int:
     """Both rounds of a session, then the session's questions as stored (newest last)."""
-    from slea.dal.items import from_item
+    from slea.dal.wire_format import from_item
 
     with _seeded_local_aws() as (cloud, runtime, _written):
         for round_number in (1, 2):

@@ -61,7 +61,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from slea.contracts.ability import AgentAbilityInput
 from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentStartRoundInput
 from slea.contracts.common import parse_input
-from slea.contracts.errors import ErrorResponse
+from slea.contracts.error_response import ErrorResponse
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput

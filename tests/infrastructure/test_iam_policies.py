@@ -249,7 +249,7 @@ def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkey
     function's Gemini provider does first, run as that function with its environment): the
     conditional ssm:GetParameter grants are checked too. The model itself is not called."""
     from slea.llm.gemini import _api_key
-    from slea.llm.settings import LLMSettings
+    from slea.llm.model_settings import LLMSettings
 
     name = "/slea-ssem/gemini-api-key"
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)

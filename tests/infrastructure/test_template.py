@@ -226,7 +226,7 @@ def test_the_api_functions_timeout_holds_a_grading_and_an_explanation_at_their_w
     """The HTTP API answers within API Gateway's limit even if both model calls time out on
     every attempt, with time left to record the grade (slea.llm.budget)."""
     from slea.llm.budget import RESERVE_SECONDS, worst_case_seconds
-    from slea.llm.settings import LLMSettings
+    from slea.llm.model_settings import LLMSettings
 
     api = FUNCTIONS["ApiFunction"]["Properties"]
     variables = api["Environment"]["Variables"]

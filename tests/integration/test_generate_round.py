@@ -7,7 +7,7 @@ import boto3
 import pytest
 
 from slea.contracts.llm import ItemScore
-from slea.llm.selection import get_provider
+from slea.llm.provider_choice import get_provider
 
 MACHINE = "GenerateRoundStateMachine"
 USER = "550e8400-e29b-41d4-a716-446655440000"  # demo user: intermediate, 5 years, previous score 72
@@ -143,7 +143,7 @@ def test_llm_failing_still_succeeds_with_the_fallbacks(step_functions, monkeypat
 
 
 def test_regeneration_is_bounded_and_asks_only_for_the_missing(step_functions, monkeypatch):
-    import slea.llm.offline.semantic as semantic  # the offline provider looks it up there when called
+    import slea.llm.offline.semantic_review as semantic  # the offline provider looks it up there when called
 
     calls = itertools.count()  # the validator rejects every other question
     monkeypatch.setattr(

@@ -127,7 +127,7 @@ def test_oversized_record_is_trimmed_to_the_limits(load, runtime):
     big["example_questions"] = big["example_questions"] * 7
     import boto3
 
-    from slea.dal.items import dynamo_numbers
+    from slea.dal.wire_format import dynamo_numbers
 
     boto3.resource("dynamodb").Table(runtime.cloud.table_name("KeywordsTable")).put_item(Item=dynamo_numbers(big))
     result = runtime.invoke(TOOL, {"difficulty": 7, "category": "technical"})

@@ -298,7 +298,7 @@ def test_a_bulk_accept_racing_another_reviewer_counts_the_grade_once(http, step_
     """The bulk request read the attempt before another reviewer's accept landed: its transaction
     is conditioned on no review yet, fails, and the attempt is reported already reviewed."""
     from slea.dal import review
-    from slea.dal.items import from_item
+    from slea.dal.wire_format import from_item
 
     cloud = step_functions.runtime.cloud
     seed_queue(cloud, [{"kind": "attempt"}])

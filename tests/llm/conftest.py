@@ -1,6 +1,6 @@
 import pytest
 
-from slea.llm.selection import get_provider
+from slea.llm.provider_choice import get_provider
 from tests.llm.gemini_stub import start_stub
 
 

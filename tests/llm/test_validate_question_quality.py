@@ -7,7 +7,7 @@ from slea.authoring.question_quality import StemIndex
 from slea.constants import QUESTION_STEM_MAX, VALIDATION_BATCH_MAX, VALIDATION_EXISTING_STEMS_MAX
 from slea.contracts.llm import ItemScore, ValidationItem
 from slea.contracts.validation import ValidateQuestionInput
-from slea.llm.offline.semantic import semantic_score
+from slea.llm.offline.semantic_review import semantic_score
 from slea.logic.generation.validation import rule_check, verdict
 
 TOOL = "validate_question_quality"

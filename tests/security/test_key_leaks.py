@@ -7,7 +7,7 @@ import re
 import boto3
 import pytest
 
-from slea.llm.selection import get_provider
+from slea.llm.provider_choice import get_provider
 from tests.llm.gemini_stub import model_reply, start_stub
 
 DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"  # English

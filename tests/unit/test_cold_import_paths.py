@@ -35,7 +35,11 @@ NOT_AT_IMPORT = {
         "snowballstemmer",
         "slea.authoring.offline_generator",
     ],
-    "generate_questions": ["slea.authoring.offline_generator", "slea.llm.offline.semantic", "slea.grading.offline"],
+    "generate_questions": [
+        "slea.authoring.offline_generator",
+        "slea.llm.offline.semantic_review",
+        "slea.grading.offline",
+    ],
     "validate_question_quality": ["slea.authoring.offline_generator", "slea.grading.offline"],
     # ... and in the HTTP API the grading path, and what only the session summary (the planner,
     # the profile) or a reviewer's edit (Tool 5's contract) needs.

@@ -7,7 +7,7 @@ import pytest
 
 from slea.contracts.answers import choice_index, choice_text, shuffle_choices
 from slea.contracts.common import parse_input
-from slea.contracts.errors import ErrorResponse
+from slea.contracts.error_response import ErrorResponse
 from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
 from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.profile import GetUserProfileInput, UserProfile

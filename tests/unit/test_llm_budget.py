@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import pytest
 
 from slea.llm import budget
-from slea.llm.settings import LLMSettings
+from slea.llm.model_settings import LLMSettings
 
 
 @dataclass

@@ -3,7 +3,7 @@
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from slea.contracts.ability import LearnerAbility
-from slea.contracts.errors import ErrorResponse
+from slea.contracts.error_response import ErrorResponse
 from slea.http.api import caller
 
 router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]

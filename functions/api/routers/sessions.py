@@ -6,7 +6,7 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from slea.contracts.errors import ErrorResponse
+from slea.contracts.error_response import ErrorResponse
 from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import RoundStarted, SessionCreated, SessionList, SessionQuestions, StartRoundRequest

@@ -16,7 +16,7 @@ the item with its seen items only), and the history point, new under its attempt
 from dataclasses import dataclass
 from typing import Any
 
-from slea.dal.items import from_item, query_all, to_item
+from slea.dal.wire_format import from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name

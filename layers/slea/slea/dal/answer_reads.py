@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slea.dal import abilities, attempts, explanations, questions, sessions
-from slea.dal.items import from_item
+from slea.dal.wire_format import from_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name

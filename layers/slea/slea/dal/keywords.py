@@ -3,7 +3,7 @@ one record per (difficulty, category), read with a single GetItem."""
 
 from typing import Any
 
-from slea.dal.items import from_item
+from slea.dal.wire_format import from_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name

@@ -10,7 +10,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from slea.dal.items import from_item, to_item
+from slea.dal.wire_format import from_item, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import DataAccessError, storage_errors
 from slea.platform.settings import resource_name

@@ -9,7 +9,7 @@ import hashlib
 from decimal import Decimal
 from typing import Any
 
-from slea.dal.items import query_all
+from slea.dal.wire_format import query_all
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name

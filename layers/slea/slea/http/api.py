@@ -10,7 +10,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValida
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 
 from slea.contracts.common import ID_PATTERN
-from slea.contracts.errors import ErrorResponse
+from slea.contracts.error_response import ErrorResponse
 from slea.contracts.profile import normalised_user_id
 from slea.platform import errors
 from slea.platform.errors import Forbidden, Unauthenticated

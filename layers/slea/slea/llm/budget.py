@@ -11,7 +11,7 @@ import time
 from contextvars import ContextVar
 from typing import Protocol
 
-from slea.llm.settings import LLMSettings
+from slea.llm.model_settings import LLMSettings
 
 RESERVE_SECONDS = 3.0  # DynamoDB writes and the response after the last model call
 

@@ -24,8 +24,8 @@ from slea.contracts.llm import (
 from slea.contracts.scoring import RubricPoints
 from slea.feedback.details import picked_option
 from slea.llm import prompts
+from slea.llm.model_settings import LLMSettings
 from slea.llm.provider import LLMError, Operation, llm_call
-from slea.llm.settings import LLMSettings
 
 RETRIED_STATUS_CODES = [408, 429, 500, 502, 503, 504]
 # The spec's 1024 output tokens fit about four generated questions; a batch gets that per four.

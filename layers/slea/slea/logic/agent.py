@@ -19,7 +19,6 @@ from typing import Any
 
 from slea.contracts.ability import AgentAbilityInput, LearnerAbility
 from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentRoundStatus, AgentStartRoundInput
-from slea.contracts.errors import utc_now
 from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput, UserProfile
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionResult, SaveQuestionSaved
@@ -29,6 +28,7 @@ from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionInput, ValidationResult
 from slea.dal import questions
 from slea.logic.sessions import use_cases as sessions
+from slea.platform.clock import utc_now
 from slea.platform.errors import Forbidden
 from slea.security.roles import AUTHOR_GROUP, AUTHOR_SCOPE, Caller
 

@@ -40,13 +40,13 @@ class OfflineProvider:
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
         from slea.contracts.llm import SemanticScores
-        from slea.llm.offline.semantic import semantic_review
+        from slea.llm.offline.semantic_review import semantic_review
 
         with llm_call("validate", self.name):
             return SemanticScores(scores=[semantic_review(item) for item in items])
 
     def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
-        from slea.llm.offline.grading import grade_offline
+        from slea.llm.offline.short_answers import grade_offline
 
         with llm_call("score", self.name):
             return grade_offline(item)

@@ -14,13 +14,13 @@ returns the recorded grading. docs/architecture.md counts the AWS calls of each.
 import uuid
 from typing import Any
 
-from slea.contracts.errors import utc_now
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import answer_reads, questions
 from slea.dal.answer_reads import AnswerReads
 from slea.logic.answering import explaining, grading, recording, rules
 from slea.logic.answering.context import AnswerContext, GradeNotRecordedError, in_session, prepare, read, session_of
+from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError, Forbidden, NotFound
 from slea.platform.observability import logger, metrics, tracer
 from slea.security import ids, rate_limits

@@ -20,10 +20,10 @@ from slea.feedback.details import compose, details_of, normalised_key, padded, p
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
 from slea.llm import budget
+from slea.llm.model_settings import LLMSettings
 from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError
-from slea.llm.selection import get_provider
-from slea.llm.settings import LLMSettings
+from slea.llm.provider_choice import get_provider
 from slea.logic.answering.grading import Grade, feedback_line, language
 from slea.platform.observability import logger, metrics
 from slea.security.key_leaks import KeyedItem, KeyGuard

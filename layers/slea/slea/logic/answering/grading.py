@@ -19,9 +19,9 @@ from slea.contracts.scoring import ScoreAnswerInput
 from slea.language.detect import question_language
 from slea.language.scoring_phrases import phrase
 from slea.llm import budget
+from slea.llm.model_settings import LLMSettings
 from slea.llm.provider import LLMError
-from slea.llm.selection import get_provider
-from slea.llm.settings import LLMSettings
+from slea.llm.provider_choice import get_provider
 from slea.platform.observability import logger
 
 
@@ -94,7 +94,7 @@ def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None
     The grading modules are imported here, not at the top: multiple-choice and true/false answers
     (most of them) never need them, and loading them is a large part of a cold start."""
     from slea.grading.verdict import with_second_opinion  # noqa: PLC0415
-    from slea.llm.offline.grading import as_short_answer_grade, grade_with_evidence  # noqa: PLC0415
+    from slea.llm.offline.short_answers import as_short_answer_grade, grade_with_evidence  # noqa: PLC0415
 
     evidence = grade_with_evidence(item)
     item.keyword_matches = evidence.keyword_matches

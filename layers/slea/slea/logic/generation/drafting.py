@@ -12,12 +12,12 @@ import re
 import uuid
 
 from slea.contracts.answers import shuffle_choices
-from slea.contracts.errors import utc_now
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput, GenerateQuestionsOutput, IdentifiedDraft
 from slea.language.korean_particles import bare_term, resolve_particles
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError
-from slea.llm.selection import get_provider
+from slea.llm.provider_choice import get_provider
+from slea.platform.clock import utc_now
 from slea.platform.observability import logger, metrics, tracer
 from slea.security.ids import keyed_random
 

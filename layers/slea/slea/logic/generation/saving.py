@@ -5,7 +5,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from slea.constants import REVISE_THRESHOLD
-from slea.contracts.errors import utc_now
 from slea.contracts.questions import (
     RetryMessage,
     SaveQuestionInput,
@@ -17,6 +16,7 @@ from slea.contracts.questions import (
     parse_round_id,
 )
 from slea.dal import questions, retry_queue
+from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name

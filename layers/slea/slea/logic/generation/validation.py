@@ -24,7 +24,7 @@ from slea.contracts.validation import (
     ValidationResult,
 )
 from slea.llm.provider import LLMError
-from slea.llm.selection import get_provider
+from slea.llm.provider_choice import get_provider
 from slea.platform.observability import logger, metrics, tracer
 
 # The spec's feedback is Korean; a caller that names the learner's language gets it in that language.

@@ -22,12 +22,12 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
-from slea.contracts.errors import utc_now
 from slea.contracts.item_analysis import CalibrationFlag, CalibrationRun
 from slea.dal import calibration as store
 from slea.measurement.calibration import ItemStatistics, Response, calibrate
 from slea.measurement.irt import guess_floor
 from slea.measurement.items import ItemDifficulty
+from slea.platform.clock import utc_now
 from slea.platform.observability import logger, metrics, tracer
 
 SCAN_SHARE = 0.5  # of the invocation's time: the refit and the writes get the rest

@@ -12,7 +12,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from slea.constants import HIGH_SCORE_THRESHOLD
-from slea.contracts.errors import utc_now
 from slea.contracts.review import (
     AttemptReviewed,
     AttemptReviewRequest,
@@ -29,6 +28,7 @@ from slea.dal import review, sessions
 from slea.dal.questions import bank_key
 from slea.logic.answering import ability_update as ability_recording
 from slea.logic.review.queue import same_user  # the queue's listing is there
+from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from slea.platform.observability import logger, metrics, tracer
 

@@ -19,11 +19,11 @@ from typing import Any
 
 from slea.constants import QuestionType
 from slea.contracts.answers import shuffle_choices
-from slea.contracts.errors import utc_now
 from slea.contracts.pipeline import GeneratedQuestionOutput
 from slea.contracts.questions import normalised_topic
 from slea.dal import abilities, bank
 from slea.measurement import irt, selection
+from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
 from slea.security.ids import keyed_random, keyed_uuid

@@ -11,10 +11,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.ability import SessionAbility
-from slea.contracts.errors import utc_now
 from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
 from slea.platform.aws import stepfunctions
+from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, NotFound, Unavailable
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name

@@ -18,12 +18,12 @@ import uuid
 from typing import Any
 
 from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN
-from slea.contracts.errors import utc_now
 from slea.contracts.profile import UserProfile, normalised_user_id
 from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
 from slea.dal import abilities, attempts, questions
 from slea.logic.rounds import bank_draw as bank
 from slea.logic.rounds import target as round_target
+from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 

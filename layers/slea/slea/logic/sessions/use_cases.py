@@ -8,7 +8,6 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from slea.contracts.errors import utc_now
 from slea.contracts.profile import is_uuid, normalised_user_id
 from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
 from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerOutput
@@ -16,6 +15,7 @@ from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, 
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.rounds import lifecycle as round_logic
 from slea.platform.aws import stepfunctions
+from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
 from slea.platform.observability import logger, tracer
 from slea.platform.settings import resource_name

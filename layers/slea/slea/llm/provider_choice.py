@@ -5,8 +5,8 @@ they import the interface, and nothing imports back."""
 
 from functools import cache
 
+from slea.llm.model_settings import LLMSettings
 from slea.llm.provider import LLMProvider
-from slea.llm.settings import LLMSettings
 
 
 @cache
