@@ -8,7 +8,7 @@ import boto3
 import pytest
 
 from slea.llm.provider_choice import get_provider
-from tests.llm.gemini_stub import model_reply, start_stub
+from tests.integration.llm.gemini_stub import model_reply, start_stub
 
 DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"  # English
 KOREAN_USER = "576f24fe-bc2d-4d30-aed1-51a1dd76449c"

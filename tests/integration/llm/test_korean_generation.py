@@ -7,7 +7,7 @@ import re
 import pytest
 
 from slea.language.korean_particles import PARTICLE_SOUNDS
-from tests.llm.gemini_stub import model_reply
+from tests.integration.llm.gemini_stub import model_reply
 
 TOOL = "generate_questions"
 KOREAN_LEARNERS = ("576f24fe-bc2d-4d30-aed1-51a1dd76449c", "5471ed2a-6ff2-4f3c-80fb-bd3c74ea9b7f")

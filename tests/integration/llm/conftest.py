@@ -1,7 +1,7 @@
 import pytest
 
 from slea.llm.provider_choice import get_provider
-from tests.llm.gemini_stub import start_stub
+from tests.integration.llm.gemini_stub import start_stub
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ that a rerun costs nothing. Against the local stub: no test reaches the network.
 import json
 
 from bench import grading_agreement
-from tests.llm.gemini_stub import model_reply
+from tests.integration.llm.gemini_stub import model_reply
 
 REFERENCE = "A mutex lets only one thread at a time enter a critical section, so shared data is not corrupted."
 

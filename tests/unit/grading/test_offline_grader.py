@@ -1,6 +1,6 @@
 """The offline short-answer grader (slea.grading): evidence that survives paraphrase and
 reordering tricks, form checks against gaming, calibration and abstention. Whether a verdict of
-the fitted model is final depends on its fitted cuts (tests/unit/test_grading_model.py); these
+the fitted model is final depends on its fitted cuts (tests/unit/grading/test_grading_model.py); these
 tests hold whatever the cuts are: a verdict is never finalised on the wrong side."""
 
 import json

@@ -14,7 +14,7 @@ from slea.authoring.item_rules import (
     grounding_problems,
 )
 from slea.contracts.keywords import Concept
-from tests.llm.test_validate_question_quality import DEFINITIONS, GOOD, RAG, TOOL
+from tests.integration.llm.test_validate_question_quality import DEFINITIONS, GOOD, RAG, TOOL
 
 ENGLISH_PASS = "The question is of high quality and can be saved as it is."
 LORA = {

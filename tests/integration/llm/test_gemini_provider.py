@@ -10,7 +10,7 @@ from slea.contracts.answers import choice_index
 from slea.contracts.generation import DraftBatch
 from slea.contracts.llm import SemanticScores
 from slea_local.runtime import LocalRuntime
-from tests.llm.gemini_stub import Reply, error_reply, model_reply
+from tests.integration.llm.gemini_stub import Reply, error_reply, model_reply
 from tests.security.test_question_ids import rotate_id_secret
 
 MC = {
