@@ -118,7 +118,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     """A learner's answer to a question of their session, graded with the key looked up here."""
     session = session_of({"session_id": session_id})
     stored = in_session(session, answer.question_id)
-    if stored is None:  # still the owner's question to ask first: another's session is not probed
+    if stored is None:  # the owner is checked first: a stranger learns nothing of another's session
         _owner_check(session_id, user_id, read_session_only(session_id))
         raise NotFound("QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
     context = read(prepare(_request_for(session_id, user_id, answer, stored), stored, session), session_id)
