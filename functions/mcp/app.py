@@ -58,6 +58,7 @@ from starlette.applications import Starlette
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from slea.constants import MAX_BODY_BYTES
 from slea.contracts.ability import AgentAbilityInput
 from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentStartRoundInput
 from slea.contracts.common import parse_input
@@ -287,11 +288,54 @@ def _error_reply(status: int, code: str, message: str, headers: dict[str, str] |
     return Response(body, status_code=status, headers=headers, media_type="application/json")
 
 
+def _declared_length(scope: Scope) -> int:
+    for name, value in scope.get("headers") or []:
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
+    return 0
+
+
+async def _bounded_body(scope: Scope, receive: Receive) -> bytes | None:
+    """The whole request body, or None as soon as it is known to be too large (by its declared
+    length, else by what has arrived): a client cannot make us hold more than the limit."""
+    if _declared_length(scope) > MAX_BODY_BYTES:
+        return None
+    body, more = bytearray(), True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away
+            break
+        body += message.get("body", b"")
+        if len(body) > MAX_BODY_BYTES:
+            return None
+        more = bool(message.get("more_body"))
+    return bytes(body)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body read already, handed to the app as one message; then the real channel."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
 class _Bounded:
     """The app's HTTP requests, bounded. POST only: this server has no SSE stream, so GET and
     DELETE answer 405 at once. Each request gets a deadline in its scope (DEADLINE): TOOL_SECONDS
     from now, and RESPONSE_SECONDS before the function's own end; whatever is still running then
-    (reading the body, a tool, anything) is cancelled, answered 504 if nothing was sent yet."""
+    (reading the body, a tool, anything) is cancelled, answered 504 if nothing was sent yet. A
+    body larger than the HTTP API's limit (MAX_BODY_BYTES) is refused with 413 before any of it
+    is parsed, whether its length was declared or not."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -317,7 +361,12 @@ class _Bounded:
             await send(message)
 
         with anyio.move_on_after(max(0.0, seconds)) as bound:
-            await self.app(scope, receive, tracked)
+            body = await _bounded_body(scope, receive)
+            if body is None:
+                message = f"body: larger than {MAX_BODY_BYTES} bytes"
+                await _error_reply(413, "BODY_TOO_LARGE", message)(scope, receive, tracked)
+                return
+            await self.app(scope, _replay(body, receive), tracked)
         if bound.cancelled_caught:
             logger.error("request past its deadline", extra={"answered": answered})
             if not answered:

@@ -154,3 +154,7 @@ DEFAULT_KEYWORDS: Final = {
         }
     ],
 }
+
+# The largest request body the HTTP API and the MCP server read (413 past it): the largest valid
+# request (an answer of 4,000 characters, an author's question) is far smaller.
+MAX_BODY_BYTES: Final = 64 * 1024

@@ -48,6 +48,22 @@ def create(session_id: str, user_id: str) -> bool:
     return True
 
 
+def delete(session_id: str, user_id: str) -> None:
+    """Remove a session the caller just created and never used (its first round was refused);
+    only the owner's, so no one else's session can be removed by a forged id."""
+    with storage_errors("sessions delete"):
+        try:
+            dynamodb(TOOL).delete_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"session_id": {"S": session_id}},
+                ConditionExpression="user_id = :user",
+                ExpressionAttributeValues={":user": {"S": user_id}},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+
+
 USER_INDEX = "user-sessions"
 
 

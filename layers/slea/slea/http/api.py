@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 
+from slea.constants import MAX_BODY_BYTES
 from slea.contracts.common import ID_PATTERN
 from slea.contracts.error_response import ErrorResponse
 from slea.contracts.profile import normalised_user_id
@@ -17,7 +18,6 @@ from slea.platform.errors import Forbidden, Unauthenticated
 from slea.security.roles import is_reviewer
 
 SESSION_ID_PATTERN = ID_PATTERN
-MAX_BODY_BYTES = 64 * 1024  # the largest valid request (an answer of 4,000 characters) is far smaller
 
 
 class HasCurrentEvent(Protocol):

@@ -29,7 +29,7 @@ from slea.contracts.validation import ValidateQuestionInput, ValidationResult
 from slea.dal import questions
 from slea.logic.sessions import use_cases as sessions
 from slea.platform.clock import utc_now
-from slea.platform.errors import Forbidden
+from slea.platform.errors import DomainError, Forbidden
 from slea.security.roles import AUTHOR_GROUP, AUTHOR_SCOPE, Caller
 
 AUTHORED_SESSION_PREFIX = "authored#"
@@ -122,9 +122,17 @@ def score_and_explain(caller: Caller, request: AgentAnswerInput) -> ScoreAnswerO
 
 def start_round(caller: Caller, request: AgentStartRoundInput) -> RoundStarted:
     """Starts the round's state machine and returns at once; get_round follows it."""
-    session_id = request.session_id or sessions.create_session(caller.user_id).session_id
     start = StartRoundRequest.model_validate(request.model_dump(exclude={"session_id"}))
-    return sessions.start_round(session_id, caller.user_id, start)
+    if request.session_id:
+        return sessions.start_round(request.session_id, caller.user_id, start)
+    # A new session for this round only: a refused start (the rate limit, the daily quota) leaves
+    # nothing behind, so refused calls cannot pile up empty sessions.
+    session_id = sessions.create_session(caller.user_id).session_id
+    try:
+        return sessions.start_round(session_id, caller.user_id, start)
+    except DomainError:
+        sessions.discard_new_session(session_id, caller.user_id)
+        raise
 
 
 def get_round(caller: Caller, request: AgentRoundInput) -> AgentRoundStatus:

@@ -48,6 +48,11 @@ def create_session(user_id: str) -> SessionCreated:
     return SessionCreated(session_id=session_id)
 
 
+def discard_new_session(session_id: str, user_id: str) -> None:
+    """Undo create_session for a session nothing was started in."""
+    sessions.delete(session_id, user_id)
+
+
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
     require_owner(session_id, user_id)
