@@ -10,9 +10,12 @@ API Gateway does; routes whose Auth is `Authorizer: NONE` (the web app's pages) 
 
 import base64
 import binascii
+import contextlib
 import json
 import re
+import socket
 import socketserver
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -279,9 +282,27 @@ REQUEST_READ_SECONDS = 30
 
 
 class QuietRequestHandler(WSGIRequestHandler):
-    """No access log (the tests and the demo print what matters to them); reads time out."""
+    """No access log (the tests and the demo print what matters to them). Reads time out, and a
+    whole request must arrive within `request_seconds`: a client that dribbles a byte now and
+    then (each read well within the timeout) is still cut off at that deadline, as API Gateway
+    would. The cut closes only the reading side, so a response already under way is still sent."""
 
     timeout = REQUEST_READ_SECONDS
+    request_seconds: float = REQUEST_READ_SECONDS
+
+    def setup(self) -> None:
+        super().setup()
+        self._deadline = threading.Timer(self.request_seconds, self._stop_reading)
+        self._deadline.daemon = True
+        self._deadline.start()
+
+    def _stop_reading(self) -> None:
+        with contextlib.suppress(OSError):  # already closed
+            self.connection.shutdown(socket.SHUT_RD)
+
+    def finish(self) -> None:
+        self._deadline.cancel()
+        super().finish()
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         pass
@@ -298,8 +319,6 @@ def local_server(runtime: LocalRuntime, port: int, handler: type[WSGIRequestHand
 def serve_in_background(runtime: LocalRuntime) -> Iterator[str]:
     """The local HTTP API (pages, routes, /mcp) on an ephemeral 127.0.0.1 port from a background
     thread, for the demo and the tests that drive it as a client would: yields its base URL."""
-    import threading
-
     server = local_server(runtime, 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
