@@ -112,7 +112,7 @@ def _held(page: Any, pattern: str) -> tuple[list[Any], list[int]]:
 
 def _click_again(page: Any, button: str, form: str) -> None:
     """A second click (and an Enter-like submit of the form) while the first is in flight."""
-    page.wait_for_function(f"document.querySelector('{button}').disabled")
+    page.wait_for_selector(f"{button}:disabled")
     page.locator(button).click(force=True)
     page.evaluate(f"document.querySelector('{form}').requestSubmit()")
     page.wait_for_timeout(300)
