@@ -141,10 +141,75 @@ const SleaAbility = (() => {
   let ability = null; // the panel's last data, drawn again when the language changes
   let redraw = () => {}; // the current screen's words, drawn again when the language changes
 
-  /* One screen at a time; the level panel goes with the start screen. */
-  function show(id) {
+  /* One screen at a time; the level panel goes with the start screen. Each screen is an entry
+     of the browser's history (its view in history.state and the address's hash), so Back and
+     Forward move between screens and a reload shows the same one again (render). */
+  function show(id, view = {}) {
     Slea.show(id);
     $("#ability").hidden = id !== "start" || !abilityKnown;
+    remember({ s: state.sessionId, screen: id, round: state.round, ...view });
+  }
+
+  // ------------------------------------------------------------------ history
+  let replaceNext = false; // the next screen takes the place of the current entry (Back, a reload)
+
+  /* A new history entry for a new screen; the same screen (a redraw) or one that stands in for a
+     passing one (a round's progress, a question once answered) replaces the current entry. */
+  function remember(view) {
+    const current = history.state;
+    const url = `#${new URLSearchParams(Object.entries(view).filter(([, value]) => value !== null && value !== undefined))}`;
+    const same = current && current.screen === view.screen && current.s === view.s && current.q === view.q && current.round === view.round;
+    if (replaceNext || !current || !current.screen || same || current.screen === "progress") history.replaceState(view, "", url);
+    else history.pushState(view, "", url);
+    replaceNext = false;
+  }
+
+  /* The view in the address (a reload keeps history.state; a copied address has only the hash). */
+  function viewInAddress() {
+    if (history.state && history.state.screen) return history.state;
+    const hash = new URLSearchParams(location.hash.slice(1));
+    if (!hash.get("screen")) return null;
+    return { s: hash.get("s"), screen: hash.get("screen"), round: Number(hash.get("round")) || 1, q: hash.get("q") || undefined };
+  }
+
+  /* Draws the screen of a view again from the server's record (Back, Forward, a reload). */
+  async function render(view) {
+    replaceNext = true;
+    try {
+      if (view.s && view.s !== state.sessionId) useSession(view.s);
+      state.round = Number(view.round) || state.round;
+      if (view.screen === "progress") {
+        showProgress();
+        return await watchRound();
+      }
+      if (view.screen === "summary") return await showSummary();
+      if (view.screen === "question" || view.screen === "feedback") return await showItem(view);
+      return showStart();
+    } finally {
+      replaceNext = false;
+    }
+  }
+
+  /* A question's screen, or its feedback once it is graded (the attempt holds the whole grading).
+     A question view of a question answered since (elsewhere) goes on to the next unanswered one. */
+  async function showItem(view) {
+    const listed = await api("GET", `/sessions/${state.sessionId}/questions`);
+    state.questions = listed.questions.filter((q) => q.round === state.round);
+    state.index = state.questions.findIndex((q) => q.question_id === view.q);
+    const question = state.questions[state.index];
+    if (!question || (question.answered && view.screen === "question")) return loadQuestions();
+    if (!question.answered) return showQuestion();
+    if (!(await showRecorded(question))) showQuestion();
+  }
+
+  /* The recorded grading of an answered question as its feedback screen (GET .../attempts). */
+  async function showRecorded(question) {
+    const listed = await api("GET", `/sessions/${state.sessionId}/attempts`);
+    const attempt = listed.attempts.filter((a) => a.question_id === question.question_id).pop();
+    if (!attempt) return false;
+    question.answered = true;
+    showFeedback(attempt, question, answerText(attempt));
+    return true;
   }
 
   // ------------------------------------------------------------------ language
@@ -181,6 +246,14 @@ const SleaAbility = (() => {
     const newest = listed.sessions[0];
     if (!newest) return newSession();
     useSession(newest.session_id);
+    const wanted = viewInAddress();
+    if (wanted && wanted.s === newest.session_id) {
+      try {
+        return await render(wanted); // a reload: the screen it was on
+      } catch (error) {
+        reportError(error); // then where the server's record says
+      }
+    }
     const current = newest.rounds[newest.rounds.length - 1];
     state.round = current ? current.round : 1;
     if (!current || current.status === "FAILED") return showStart();
@@ -192,7 +265,16 @@ const SleaAbility = (() => {
     return loadQuestions();
   }
 
+  const countKey = () => `slea.count.${userKey}`;
+
+  /* The round length the learner chose last (this browser), for the next round too. */
+  function rememberedCount() {
+    const count = Number(localStorage.getItem(countKey()));
+    return Number.isInteger(count) && count >= 1 && count <= 20 ? count : null;
+  }
+
   function showStart() {
+    if (rememberedCount()) $("#count").value = String(rememberedCount());
     redraw = () => {
       $("#start-button").textContent = t("start.round", { round: state.round });
     };
@@ -250,13 +332,19 @@ const SleaAbility = (() => {
   // ------------------------------------------------------------------ starting and generating
   async function startRound() {
     clearError();
+    const buttons = ["#start-button", "#next-round", "#retry-round"].map((selector) => $(selector));
+    if (buttons.some((button) => button.disabled)) return; // its request is in flight
+    state.count = rememberedCount() || state.count;
     const request = { round: state.round, category: state.category, count: state.count };
-    if (!state.sessionId) useSession((await api("POST", "/sessions")).session_id); // the listing had failed
+    for (const button of buttons) button.disabled = true;
     try {
+      if (!state.sessionId) useSession((await api("POST", "/sessions")).session_id); // the listing had failed
       await api("POST", `/sessions/${state.sessionId}/rounds`, request);
     } catch (error) {
       // Already started (e.g. in another tab while it was generating): follow it instead.
       if (!(error instanceof Slea.ApiError && error.code === "ROUND_ALREADY_STARTED")) throw error;
+    } finally {
+      for (const button of buttons) button.disabled = false;
     }
     showProgress();
     await watchRound();
@@ -275,7 +363,9 @@ const SleaAbility = (() => {
 
   async function watchRound() {
     for (;;) {
+      if ($("#progress").hidden) return; // the learner went elsewhere (Back)
       const status = await api("GET", `/sessions/${state.sessionId}/rounds/${state.round}`);
+      if ($("#progress").hidden) return;
       const bar = $("#progress-bar");
       bar.max = status.requested || 1;
       bar.value = status.saved;
@@ -363,7 +453,7 @@ const SleaAbility = (() => {
       );
     }
     redraw();
-    show("question");
+    show("question", { q: question.question_id });
   }
 
   async function submitAnswer(event) {
@@ -376,15 +466,21 @@ const SleaAbility = (() => {
     if (!answer || INVISIBLE_ONLY.test(answer)) {
       return setAnswerMessage(t(short ? "question.write_first" : "question.choose_first"));
     }
+    if ($("#submit-answer").disabled) return; // its request is in flight
     $("#submit-answer").disabled = true;
     try {
       const result = await api("POST", `/sessions/${state.sessionId}/answers`, { question_id: question.question_id, user_answer: answer });
       question.answered = true;
+      replaceNext = true; // the question's entry becomes its feedback's: Back never offers it again
       showFeedback(result, question, short ? answer : state.selectedText);
     } catch (error) {
-      reportError(error);
-      if (error.code === "ALREADY_ANSWERED") nextQuestion();
+      if (error.code !== "ALREADY_ANSWERED") throw error;
+      // Answered in another tab or on another device: the answer recorded there, in words.
+      replaceNext = true;
+      if (!(await showRecorded(question))) return nextQuestion();
+      reportError(t("feedback.answered_elsewhere"));
     } finally {
+      replaceNext = false;
       $("#submit-answer").disabled = false;
     }
   }
@@ -443,7 +539,7 @@ const SleaAbility = (() => {
     $("#report-open").setAttribute("aria-expanded", "false");
     $("#report-status").textContent = "";
     $("#report-reason").value = "";
-    show("feedback");
+    show("feedback", { q: question && question.question_id });
   }
 
   function nextQuestion() {
@@ -586,6 +682,7 @@ const SleaAbility = (() => {
       event.preventDefault();
       state.category = $("#category").value;
       state.count = Number($("#count").value);
+      localStorage.setItem(countKey(), String(state.count)); // the next round (and a reload) keeps it
       return startRound();
     }));
     $("#retry-round").addEventListener("click", guarded(startRound));
@@ -610,6 +707,11 @@ const SleaAbility = (() => {
     $("#show-answers").addEventListener("click", guarded(showAnswers));
     $("#resume").addEventListener("click", guarded(showSummary)); // mid-round: the summary, then back
     $("#new-session").addEventListener("click", guarded(newSession));
+    window.addEventListener("popstate", (event) => {
+      if (!userKey || !event.state || !event.state.screen) return;
+      clearError();
+      render(event.state).catch(reportError);
+    });
     Slea.boot(async (user) => {
       userKey = user.sub;
       try {
