@@ -60,6 +60,25 @@ def new_page(browser: Any) -> Iterator[Any]:
     assert not errors, f"errors on the page: {errors}"
 
 
+@pytest.fixture
+def korean_page(browser: Any) -> Iterator[Any]:
+    """page(viewport) in a browser context whose preferred language is Korean."""
+    contexts, errors = [], []
+
+    def _open(viewport: dict[str, int]) -> Any:
+        context = browser.new_context(viewport=viewport, locale="ko-KR")
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    yield _open
+    for context in contexts:
+        context.close()
+    assert not errors, errors
+
+
 def screenshot(page: Any, name: str, full_page: bool = True) -> Path:
     """Saved under build/screenshots/ for a person to look at (CI keeps none)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

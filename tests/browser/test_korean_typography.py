@@ -2,10 +2,7 @@
 at 390 x 844, and on every screen no Hangul word is split across two lines (word-break: keep-all)
 and nothing is wider than the screen (overflow-wrap: anywhere still wraps a long URL or word)."""
 
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from tests.browser.conftest import PHONE
 from tests.browser.learner_steps import answer_on_screen, shot, sign_in_as
@@ -33,24 +30,6 @@ SPLIT_WORDS = """() => {
   }
   return split;
 }"""
-
-
-@pytest.fixture
-def korean_page(browser: Any) -> Iterator[Any]:
-    contexts, errors = [], []
-
-    def _open(viewport: dict[str, int]) -> Any:
-        context = browser.new_context(viewport=viewport, locale="ko-KR")
-        context.set_default_timeout(20_000)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield _open
-    for context in contexts:
-        context.close()
-    assert not errors, errors
 
 
 def _typeset(page: Any, where: str) -> int:

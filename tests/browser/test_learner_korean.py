@@ -9,7 +9,6 @@ local sign-in's picker of seeded learners (their job roles and ids are data). Nu
 punctuation are allowed; a single Latin letter anywhere else fails."""
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,25 +34,6 @@ ENGLISH_UI = """() => {
   }
   return found;
 }"""
-
-
-@pytest.fixture
-def korean_page(browser: Any) -> Iterator[Any]:
-    """page(viewport) in a browser context whose preferred language is Korean."""
-    contexts, errors = [], []
-
-    def _open(viewport: dict[str, int]) -> Any:
-        context = browser.new_context(viewport=viewport, locale="ko-KR")
-        context.set_default_timeout(20_000)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        return page
-
-    yield _open
-    for context in contexts:
-        context.close()
-    assert not errors, errors
 
 
 def _no_english(page: Any, where: str) -> None:

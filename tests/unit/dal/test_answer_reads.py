@@ -89,3 +89,19 @@ def test_nothing_to_read_makes_no_call(monkeypatch):
     monkeypatch.setattr(answer_reads, "dynamodb", lambda tool: client)
     assert answer_reads.read(AnswerReads()).session is None
     assert client.calls == []
+
+
+def test_batch_get_without_a_bound_asks_until_every_key_is_processed():
+    from slea.dal.wire_format import batch_get
+
+    client = Client(ITEMS, unprocessed={"abilities_table": 5})
+    request = {
+        "abilities_table": {
+            "Keys": [{"user_id": {"S": "u1"}, "entry": {"S": "ability#technical"}}],
+            "ConsistentRead": True,
+        }
+    }
+    found, left = batch_get(client, request, "test get")
+    assert len(client.calls) == 6
+    assert left == {}
+    assert found["abilities_table"][0]["version"] == {"N": "3"}

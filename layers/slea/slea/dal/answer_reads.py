@@ -5,16 +5,15 @@ outcome. Each table's key design is its own module's (sessions, attempts, abilit
 explanations); this module only gathers the keys into one round trip.
 
 DynamoDB answers a throttled table's keys as UnprocessedKeys: they are asked again a few times
-(botocore does not do this for us), and a table still unanswered is reported, not guessed at.
+(wire_format.batch_get), and a table still unanswered is reported, not guessed at.
 """
 
 from dataclasses import dataclass, field
 from typing import Any
 
 from slea.dal import abilities, attempts, explanations, questions, sessions
-from slea.dal.wire_format import from_item
+from slea.dal.wire_format import batch_get, from_item
 from slea.platform.aws import dynamodb
-from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
 
 TOOL = "score_and_explain"
@@ -87,18 +86,12 @@ def read(reads: AnswerReads) -> AnswerRecords:
     request: dict[str, Any] = {}
     for table, key in parts.values():
         request.setdefault(table, {"Keys": [], "ConsistentRead": True})["Keys"].append(key)
-    for _ in range(UNPROCESSED_ROUNDS):
-        with storage_errors("answer reads"):
-            response = dynamodb(TOOL).batch_get_item(RequestItems=request)
-        for table, items in response.get("Responses", {}).items():
-            for item in items:
-                part = _part_of(parts, table, item)
-                if part is not None:
-                    setattr(records, part, from_item(item))
-        request = dict(response.get("UnprocessedKeys") or {})
-        if not request:
-            return records
-    for table, pending in request.items():
+    found, unprocessed = batch_get(dynamodb(TOOL), request, "answer reads", rounds=UNPROCESSED_ROUNDS)
+    for table, items in found.items():
+        for item in items:
+            if (part := _part_of(parts, table, item)) is not None:
+                setattr(records, part, from_item(item))
+    for table, pending in unprocessed.items():
         for key in pending.get("Keys", []):
             if (part := _part_of(parts, table, key)) is not None:
                 records.unanswered.add(part)

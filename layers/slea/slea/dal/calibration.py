@@ -20,7 +20,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from slea.dal.wire_format import from_item, query_all, to_item
+from slea.dal.wire_format import batch_get, from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
@@ -104,13 +104,9 @@ def bank_items(item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         request: dict[str, Any] = {
             table: {"Keys": [{"question_id": {"S": item_id}} for item_id in chunk], **_projection(ITEM_FIELDS)}
         }
-        while request:  # DynamoDB may leave keys unprocessed under load; ask again for those
-            with storage_errors("bank items get"):
-                response = dynamodb(TOOL).batch_get_item(RequestItems=request)
-            for item in response.get("Responses", {}).get(table, []):
-                stored = from_item(item)
-                found[str(stored["question_id"])] = stored
-            request = dict(response.get("UnprocessedKeys") or {})
+        items, _ = batch_get(dynamodb(TOOL), request, "bank items get")
+        for stored in map(from_item, items.get(table, [])):
+            found[str(stored["question_id"])] = stored
     return found
 
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from botocore.exceptions import ClientError
 
 from slea.dal.templates import stem_digest
-from slea.dal.wire_format import from_item, query_all, to_item
+from slea.dal.wire_format import batch_get, from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.clock import utc_now
 from slea.platform.errors import storage_errors
@@ -95,13 +95,9 @@ def questions_by_id(question_ids: list[str]) -> dict[str, dict[str, Any]]:
     for start in range(0, len(ids), BATCH_GET_MAX):
         keys = [{"question_id": {"S": question_id}} for question_id in ids[start : start + BATCH_GET_MAX]]
         request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
-        while request:  # DynamoDB may leave keys unprocessed under load; ask again for those
-            with storage_errors("review questions batch get"):
-                response = dynamodb(TOOL).batch_get_item(RequestItems=request)
-            for item in response.get("Responses", {}).get(table, []):
-                stored = from_item(item)
-                found[str(stored["question_id"])] = stored
-            request = dict(response.get("UnprocessedKeys") or {})
+        items, _ = batch_get(dynamodb(TOOL), request, "review questions batch get")
+        for stored in map(from_item, items.get(table, [])):
+            found[str(stored["question_id"])] = stored
     return found
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from slea.dal.wire_format import from_item, to_item
+from slea.dal.wire_format import batch_get, from_item, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import DataAccessError, storage_errors
 from slea.platform.settings import resource_name
@@ -28,19 +28,12 @@ def session_with_rounds(session_id: str, numbers: tuple[int, ...]) -> tuple[dict
     """The session's own item and its rounds' records, in one BatchGetItem (both live in this
     table): (the session or None, {round number: record} for the rounds ever claimed)."""
     keys = [{"session_id": {"S": session_id}}, *(round_key(session_id, number) for number in numbers)]
-    table, found = resource_name(TABLE_VARIABLE), {}
+    table = resource_name(TABLE_VARIABLE)
     request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
-    for _ in range(3):  # keys DynamoDB leaves unprocessed are asked again
-        with storage_errors("session and rounds get"):
-            response = dynamodb(TOOL).batch_get_item(RequestItems=request)
-        for item in response.get("Responses", {}).get(table, []):
-            record = from_item(item)
-            found[str(record["session_id"])] = record
-        request = dict(response.get("UnprocessedKeys") or {})
-        if not request:
-            break
-    else:
+    items, unprocessed = batch_get(dynamodb(TOOL), request, "session and rounds get", rounds=3)
+    if unprocessed:
         raise DataAccessError("session and rounds get: keys left unprocessed")
+    found = {str(record["session_id"]): record for record in map(from_item, items.get(table, []))}
     keyed = {number: f"{session_id}#round#{number}" for number in numbers}
     return found.get(session_id), {number: found[key] for number, key in keyed.items() if key in found}
 

@@ -5,6 +5,8 @@ from typing import TYPE_CHECKING, Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from slea.platform.errors import storage_errors
+
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
 
@@ -52,3 +54,21 @@ def query_all(client: "DynamoDBClient", **params: Any) -> list[dict[str, Any]]:
     for page in client.get_paginator("query").paginate(**params):
         items.extend(from_item(item) for item in page.get("Items", []))
     return items
+
+
+def batch_get(
+    client: "DynamoDBClient", request: dict[str, Any], operation: str, rounds: int | None = None
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """What a BatchGetItem request finds, by table (in DynamoDB's format), asking again for the
+    keys DynamoDB leaves unprocessed under load (botocore does not): until none are left, or for
+    at most `rounds` calls. Returns the items and the request still unprocessed then ({} if none)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    calls = 0
+    while request and (rounds is None or calls < rounds):
+        with storage_errors(operation):
+            response = client.batch_get_item(RequestItems=request)
+        calls += 1
+        for table, items in response.get("Responses", {}).items():
+            found.setdefault(table, []).extend(items)
+        request = dict(response.get("UnprocessedKeys") or {})
+    return found, request

@@ -119,7 +119,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     session = session_of({"session_id": session_id})
     stored = in_session(session, answer.question_id)
     if stored is None:  # the owner is checked first: a stranger learns nothing of another's session
-        _owner_check(session_id, user_id, read_session_only(session_id))
+        _owner_check(session_id, user_id, _session_only(session_id))
         raise NotFound("QUESTION_NOT_FOUND", f"question {answer.question_id} not found in session {session_id}")
     context = read(prepare(_request_for(session_id, user_id, answer, stored), stored, session), session_id)
     _owner_check(session_id, user_id, context.records.session)
@@ -131,7 +131,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     return _grade_and_record(context, claim_question=True)
 
 
-def read_session_only(session_id: str) -> dict[str, Any] | None:
+def _session_only(session_id: str) -> dict[str, Any] | None:
     return answer_reads.read(AnswerReads(session_id=session_id)).session
 
 

@@ -92,9 +92,11 @@ def keyed(item: GradingItem) -> KeyedItem:
     )
 
 
-def _checked(explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_review: bool) -> Shown:
-    """The explanation as the learner may see it: in parts and in prose composed from them, each
-    checked against the unanswered items' keys."""
+def _checked(
+    explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_review: bool
+) -> tuple[str, list[ReferenceLink], FeedbackDetails]:
+    """The explanation as the learner may see it: its prose, links and parts, each checked
+    against the unanswered items' keys."""
     links = guard.links(cited(item.sources, explanation.reference_links))
     keys = frozenset(
         normalised_key(other.key_text) for other in guard.unanswered if other.question_type == "multiple_choice"
@@ -111,7 +113,7 @@ def _checked(explanation: Explanation, item: GradingItem, guard: KeyGuard, needs
     terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
     # Padded again after the check: what it holds back must not leave the text under the minimum.
     text = padded(guard.explanation(compose(details, item, checked, terms, keys)), details.language, terms)
-    return Shown(explanation=text, links=links, details=details, feedback=None, reasoning=None)
+    return text, links, details
 
 
 def explain(
@@ -129,7 +131,7 @@ def explain(
         explanation = _generated(item)
         entry = (cache_variant(item), explanation.model_dump(mode="json")) if cacheable else None
     guard = KeyGuard(keyed(item), unanswered)
-    shown = _checked(explanation, item, guard, grade.needs_review)
+    text, links, details = _checked(explanation, item, guard, grade.needs_review)
     feedback = feedback_line(grade.score, language(item))
     if grade.note:
         feedback = f"{grade.note} {feedback or ''}".strip()
@@ -140,6 +142,6 @@ def explain(
         logger.info("key material of unanswered items withheld", extra={"question_type": item.question_type})
         metrics.add_metric(name="KeyMaterialWithheld", unit="Count", value=withheld)
     return Explained(
-        shown=Shown(shown.explanation, shown.links, shown.details, feedback=feedback, reasoning=reasoning),
+        shown=Shown(text, links, details, feedback=feedback, reasoning=reasoning),
         cache_entry=entry,
     )
