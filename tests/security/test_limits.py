@@ -445,6 +445,36 @@ def test_the_bucket_refills_one_request_per_interval(cloud):
         assert take_token(ALICE, "answer", now, 20, 3) is None  # each action has its own bucket
 
 
+def test_a_decision_is_one_write_when_the_bucket_is_in_the_case_it_was_last_seen_in(cloud, monkeypatch):
+    """GCRA's two writes (idle bucket, bucket in use) are tried in the order the bucket's last
+    known case suggests: a run of requests, or requests far apart, cost one write each; a stale
+    hint costs a second write and still decides right."""
+    from slea.dal import rate_limits as buckets
+
+    writes = []
+    real = buckets.dynamodb
+
+    class Counting:
+        def __init__(self, client):
+            self.client = client
+
+        def update_item(self, **request):
+            writes.append(request["ConditionExpression"])
+            return self.client.update_item(**request)
+
+    monkeypatch.setattr(buckets, "dynamodb", lambda tool: Counting(real(tool)))
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        now = 2_000_000.0
+        assert [buckets.take_token(BOB, "request", now + n * 0.01, 1, 5) for n in range(5)] == [None] * 5
+        assert len(writes) == 5  # one each: the first finds it idle, the rest in use as the hint says
+        writes.clear()
+        assert buckets.take_token(BOB, "request", now + 100, 1, 5) is None  # idle again: the hint is stale
+        assert len(writes) == 2
+        writes.clear()
+        assert [buckets.take_token(BOB, "request", now + 200 + 10 * n, 1, 5) for n in range(3)] == [None] * 3
+        assert len(writes) == 3  # far apart: each finds the bucket idle, as the last did
+
+
 # ---------------------------------------------------------------- the daily quota
 def _usage(step_functions):
     return table(step_functions.runtime.cloud, "UsageTable")
