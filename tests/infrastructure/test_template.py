@@ -306,6 +306,7 @@ def test_http_api_is_throttled_by_parameters():
 
 
 RATE_LIMIT_PARAMETERS = {
+    "request": ("RequestRateBurst", "RequestRateIntervalSeconds"),
     "answer": ("AnswerRateBurst", "AnswerRateIntervalSeconds"),
     "round_start": ("RoundStartRateBurst", "RoundStartRateIntervalSeconds"),
     "mcp_call": ("McpCallRateBurst", "McpCallRateIntervalSeconds"),
