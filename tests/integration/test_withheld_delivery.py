@@ -151,3 +151,49 @@ def test_a_round_the_session_has_moved_past_delivers_what_it_held_back_and_takes
         "POST", f"/sessions/{session}/answers", {"question_id": left["question_id"], "user_answer": "A"}, user
     )
     assert (status, refused["error_code"]) == (409, "ROUND_OVER")
+
+
+def test_a_session_left_for_a_newer_one_delivers_what_it_held_back_and_takes_no_more_answers(
+    http, step_functions, no_prevention
+):
+    """An abandoned session: its learner started a round in a new session. Its open items can no
+    longer be answered, so what they held back is shown."""
+    user, session = DEMO_USER, "leak-0"
+    cloud = step_functions.runtime.cloud
+    items = generated_round(http, step_functions, user, session, "business")
+    pending = None
+    for item in items:
+        answer(http, session, user, item["question_id"], wrong_answer(item))
+        answered = {a["question_id"] for a in stored_attempts(cloud, session)}
+        pending = next(
+            (a for a in stored_attempts(cloud, session) if set(a.get("withheld_for") or []) - answered), None
+        )
+        if pending is not None:
+            break
+    assert pending is not None, "nothing was held back for a later item"
+
+    # A new session, created but not started, leaves the old one as it was.
+    status, _, created = http("POST", "/sessions", None, user)
+    assert status == 201, created
+    assert history(http, session, user)[pending["attempt_id"]]["explanation"] == pending["explanation"]
+
+    status, _, started = http(
+        "POST", f"/sessions/{created['session_id']}/rounds", {"category": "general", "count": 2}, user
+    )
+    assert status == 202, started
+    assert step_functions.watch(started["execution_arn"]).status == "SUCCEEDED"
+    view = history(http, session, user)[pending["attempt_id"]]
+    assert view["explanation"] == pending["unguarded"]["explanation"]
+    assert NOTE["en"] not in view["explanation"]
+    status, _, page = http("GET", "/learners/me/attempts?limit=50", None, user)
+    assert {a["attempt_id"]: a for a in page["attempts"]}[pending["attempt_id"]] == view
+
+    left = next(q for q in stored_questions(cloud, session) if q["question_id"] not in answered)
+    status, _, refused = http(
+        "POST", f"/sessions/{session}/answers", {"question_id": left["question_id"], "user_answer": "A"}, user
+    )
+    assert (status, refused["error_code"]) == (409, "SESSION_CLOSED")
+    status, _, refused = http(
+        "POST", f"/sessions/{session}/rounds", {"category": "business", "count": 2, "round": 2}, user
+    )
+    assert (status, refused["error_code"]) == (409, "SESSION_CLOSED")

@@ -85,3 +85,16 @@ def test_a_round_the_session_has_moved_past_takes_no_new_answer_but_its_retries(
     assert rules.closed(session[0], session)
     assert not rules.closed(session[1], session)
     assert rules.closed({"question_id": "q3", "round": 2, "usage_count": 1}, session)
+
+
+def test_a_closed_session_takes_no_new_answer_but_its_retries():
+    question = {"question_id": "q1", "round": 1}
+    refusal = rules.refusal(question, KEY, [question], session_closed=True)
+    assert refusal is not None
+    assert refusal.code == "SESSION_CLOSED"
+    assert (
+        rules.refusal({**question, "answered_at": "t", "answered_attempt_key": KEY}, KEY, [], session_closed=True)
+        is None
+    )
+    assert rules.closed(question, [question], session_closed=True)
+    assert not rules.closed(question, [question])

@@ -131,7 +131,8 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     _owner_check(session_id, user_id, context.records.session)
     if (recorded := _recorded(context)) is not None:  # a retry: the grading as it was
         return recorded
-    if (refused := rules.refusal(stored, context.attempt_key, session)) is not None:
+    left = bool((context.records.session or {}).get("closed_at"))
+    if (refused := rules.refusal(stored, context.attempt_key, session, session_closed=left)) is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # every new answer, before any model call
     return _grade_and_record(context, claim_question=True)

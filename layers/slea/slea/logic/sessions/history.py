@@ -4,7 +4,8 @@ all of theirs, newest first, a page at a time (GET /learners/me/attempts, option
 What the key-leak guard held back when an answer was graded (security/key_leaks.py) is kept with
 the attempt: the unchecked output and the ids of the items it was held back for
 (logic/answering/explaining.py). The history shows it once none of those items can still be
-answered (answered, retired, or their round is over: logic/answering/rules.py), provided the
+answered (answered, retired, their round is over or their session closed:
+logic/answering/rules.py), provided the
 whole text gives away no other item still open (the guard is run again on it against those) and
 the option picked names no open item's key. Until then the attempt shows what was shown at answer
 time, with its note.
@@ -28,19 +29,19 @@ from slea.security.key_leaks import KeyedItem, KeyGuard
 CURSOR_ERROR = "cursor: not a cursor of GET /learners/me/attempts"
 
 
-def _open_items(session: list[dict[str, Any]], answered: str) -> list[KeyedItem]:
+def _open_items(session: list[dict[str, Any]], answered: str, session_closed: bool) -> list[KeyedItem]:
     """The session's items other than `answered` that can still be answered."""
     return [
         KeyedItem.from_stored(question)
         for question in session
-        if question.get("question_id") != answered and not closed(question, session)
+        if question.get("question_id") != answered and not closed(question, session, session_closed)
     ]
 
 
-def _whole(attempt: dict[str, Any], session: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _whole(attempt: dict[str, Any], session: list[dict[str, Any]], session_closed: bool) -> dict[str, Any] | None:
     """The attempt's unchecked output, if it can be shown now (None: not yet)."""
     unguarded: dict[str, Any] = attempt["unguarded"]
-    open_items = _open_items(session, str(attempt["question_id"]))
+    open_items = _open_items(session, str(attempt["question_id"]), session_closed)
     if set(attempt.get("withheld_for") or []) & {item.item_id for item in open_items}:
         return None
     own = next((q for q in session if q.get("question_id") == attempt["question_id"]), None)
@@ -63,26 +64,30 @@ def _whole(attempt: dict[str, Any], session: list[dict[str, Any]]) -> dict[str, 
     return unguarded
 
 
-def delivered(attempt: dict[str, Any], session: list[dict[str, Any]]) -> dict[str, Any]:
-    """`attempt` as the learner may read it now (`session`: its session's stored questions)."""
+def delivered(attempt: dict[str, Any], session: list[dict[str, Any]], session_closed: bool = False) -> dict[str, Any]:
+    """`attempt` as the learner may read it now (`session`: its session's stored questions;
+    `session_closed`: the learner has left the session)."""
     if not attempt.get("unguarded"):
         return attempt
-    whole = _whole(attempt, session)
+    whole = _whole(attempt, session, session_closed)
     return {**attempt, **whole} if whole is not None else attempt
 
 
-def views(
-    found: Iterable[dict[str, Any]], sessions_read: dict[str, list[dict[str, Any]]] | None = None
-) -> list[AttemptView]:
+def views(found: Iterable[dict[str, Any]], records: dict[str, dict[str, Any]] | None = None) -> list[AttemptView]:
     """The attempts as AttemptViews, each with what was held back delivered where it may be: a
-    session's questions are read (one Query) only for an attempt that has something held back."""
-    read = dict(sessions_read or {})
+    session's questions (one Query) and record (one GetItem, unless in `records`) are read only
+    for an attempt that has something held back."""
+    known = dict(records or {})
+    read: dict[str, list[dict[str, Any]]] = {}
     shown = []
     for attempt in found:
         session_id = str(attempt["session_id"])
         if attempt.get("unguarded") and session_id not in read:
             read[session_id] = questions.session_questions(session_id)
-        shown.append(AttemptView.model_validate(delivered(attempt, read.get(session_id, []))))
+            if session_id not in known:
+                known[session_id] = sessions.record(session_id) or {}
+        left = bool(known.get(session_id, {}).get("closed_at"))
+        shown.append(AttemptView.model_validate(delivered(attempt, read.get(session_id, []), left)))
     return shown
 
 
