@@ -118,7 +118,7 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         401: _error("No bearer token, or one without a subject"),
         403: _error("The session belongs to another user"),
         404: _error("Unknown session or question"),
-        409: _error("The question has already been answered, or was retired by a reviewer"),
+        409: _error("The question has already been answered, was retired by a reviewer, or its round is over"),
         413: _error("The body is larger than 64 KiB"),
         415: _error("The body is not declared as application/json"),
         503: _error("Storage, or starting the round, is temporarily unavailable; retry"),
