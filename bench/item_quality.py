@@ -31,10 +31,10 @@ Figures and targets:
    items have Hangul in the stem, explanation, model answer and every option or keyword longer
    than one word (a lone term such as "TCP" reads the same in both); English items have none.
 5. pairing sense: true/false and multiple-choice items that pair their concept with a concept of
-   another domain (or pair one with no domain): a false statement borrowing another domain's
-   definition or key point (target 0), a distractor from another domain (target 0 where the
-   concept's domain holds enough concepts for a full set of options); and the share of
-   true/false items keyed True.
+   another domain (the concepts a record gives no domain count as one group): a false statement
+   borrowing another domain's definition or key point (target 0), a distractor from another
+   domain (target 0 where the concept's domain holds enough concepts for a full set of options);
+   and the share of true/false items keyed True.
 6. English articles and case: English stems with "a"/"an" before the wrong sound, a concept name
    with no article where its singular count noun needs one ("What is Multimodal Model?"), or a
    name's common words Title Cased mid-sentence (target 0 each).
@@ -467,18 +467,15 @@ def partners(generated: Round, draft: DraftQuestion) -> list[Concept]:
 
 
 def cross_domain(source: Concept, partner: Concept) -> bool:
-    """Not shown to be of one domain: the domains differ, or either concept has none."""
-    return domain_key(source) is None or domain_key(source) != domain_key(partner)
+    """The domains differ; concepts the record gives no domain are one group (its general ones),
+    and one of them paired with a concept of a domain is a cross-domain pairing."""
+    return domain_key(source) != domain_key(partner)
 
 
 def domain_siblings(generated: Round, source: Concept) -> int:
     """How many other concepts of the learner's language share `source`'s domain."""
     key = domain_key(source)
-    return sum(
-        1
-        for c in generated.learner_concepts
-        if key is not None and domain_key(c) == key and concept_key(c) != concept_key(source)
-    )
+    return sum(1 for c in generated.learner_concepts if domain_key(c) == key and concept_key(c) != concept_key(source))
 
 
 def pairing_sense(rounds: list[Round]) -> dict[str, Any]:
@@ -542,7 +539,7 @@ def expected_article(word: str) -> str:
     if word[:1].isdigit():
         return "an" if re.match(r"(8|11|18|80|81|82|83|84|85|86|87|88|89)(\D|$)", word) else "a"
     if len(word) > 1 and word[:2].isupper():  # an initialism, read letter by letter ...
-        if re.fullmatch(r"[A-Z][AEIOUaeiou][A-Za-z]+|[AEIOU][A-Z]{2,}", word.split("-", maxsplit=1)[0]):
+        if re.fullmatch(r"[A-Z][AEIOUaeiou][A-Za-z]+", word.split("-", maxsplit=1)[0]):
             return "either"  # ... or said as a word ("a NAT gateway", "a SAFe competency")
         return "an" if word[0] in AN_LETTERS else "a"
     lower = word.casefold()

@@ -19,7 +19,8 @@ Item-writing rules (single best answer, no cues), enforced here and checked agai
 - a false statement is a plausible confusion: a sibling of the same domain's definition or key
   point (the nearest sibling first), never one of another domain ("'next-token prediction' holds
   for JSON" reads as nonsense and is rejected on the domain alone); a concept with no sibling of
-  its domain (or no domain) gets no false statement and no comparison item, only other forms;
+  its domain gets no false statement and no comparison item, only other forms (concepts without
+  a domain are one group, the record's general ones);
 - English names read as in a sentence: "What is a multimodal model?", "What are guardrails?",
   "What is Kubernetes?" (slea/language/english_articles.py: the article, the case, the verb's
   number);
@@ -316,11 +317,10 @@ class ItemBank:
     def _partners(self, concept: Concept) -> list[Concept]:
         """The concepts of the record a statement about `concept` may pair it with: those of its
         own domain, the nearest first (most content words in common: the sibling a learner is
-        likeliest to confuse it with). None for a concept without a domain: another domain's
-        concept is no plausible confusion."""
+        likeliest to confuse it with); another domain's concept is no plausible confusion. The
+        concepts a record gives no domain are one group: the record's general concepts of its
+        category (the spec's default record has only such)."""
         key = domain_key(concept.domain)
-        if key is None:
-            return []
         own = content_units(" ".join([concept.name, concept.definition, *concept.key_points]))
         same = [other for other in self.concepts if other.name != concept.name and domain_key(other.domain) == key]
         return sorted(
