@@ -6,7 +6,7 @@ stems name concepts as a sentence does ("What is a multimodal model?")."""
 import random
 import re
 
-from slea.authoring.offline_generator import generate_offline
+from slea.authoring.offline_generator import ItemBank, generate_offline
 from slea.contracts.generation import GenerateQuestionsInput
 
 PROFILE = {
@@ -175,3 +175,16 @@ def test_english_stems_name_concepts_with_their_article_and_in_sentence_case():
 def test_the_model_answer_opens_with_the_name_as_a_sentence_does():
     drafts = [d for d in rounds(LLM, ["short_answer"], difficulties=(2,)) if d.source.name == "Multimodal Model"]
     assert any(d.reference_answer.startswith("A multimodal model is a neural model") for d in drafts)
+
+
+def test_a_concept_alone_in_its_domain_is_compared_with_nothing():
+    bank = ItemBank(request([*LLM, *FORMATS, LONE], difficulty=8), random.Random(0))
+    by_name = {c.name: c for c in bank.concepts}
+    lone = [item.family for item in bank.concept_items(by_name[LONE["name"]], 0)]
+    paired = [item.family for item in bank.concept_items(by_name["Multimodal Model"], 0)]
+    assert "sa_compare" not in lone
+    assert "sa_compare" in paired
+    # Its true/false items are its own statements: every one keyed True.
+    statements = [item.build() for item in bank.concept_items(by_name[LONE["name"]], 0) if item.type == "true_false"]
+    assert statements
+    assert {draft.correct_answer for draft in statements if draft} == {"True"}

@@ -49,7 +49,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 
 from rapidfuzz import fuzz
 
@@ -247,6 +247,17 @@ def domain_key(domain: str | None) -> str | None:
     return domain.strip().casefold() if domain and domain.strip() else None
 
 
+def concept_units(concept: Concept) -> frozenset[str]:
+    """The content words of a concept's name, definition and key points."""
+    return _text_units(" ".join([concept.name, concept.definition, *concept.key_points]))
+
+
+@lru_cache(maxsize=1024)
+def _text_units(text: str) -> frozenset[str]:
+    # Cached: every item builder of a round ranks the same siblings.
+    return frozenset(content_units(text))
+
+
 def agreement(phrase: NounPhrase) -> dict[str, str]:
     """The words of an English frame that agree with its subject: "What {be} {label}?", "How
     {does} {name} differ ...", "{Its} key aspects"."""
@@ -321,12 +332,9 @@ class ItemBank:
         concepts a record gives no domain are one group: the record's general concepts of its
         category (the spec's default record has only such)."""
         key = domain_key(concept.domain)
-        own = content_units(" ".join([concept.name, concept.definition, *concept.key_points]))
+        own = concept_units(concept)
         same = [other for other in self.concepts if other.name != concept.name and domain_key(other.domain) == key]
-        return sorted(
-            same,
-            key=lambda other: -len(own & content_units(" ".join([other.name, other.definition, *other.key_points]))),
-        )
+        return sorted(same, key=lambda other: -len(own & concept_units(other)))
 
     def _option_pool(self, concept: Concept) -> list[Concept]:
         """Whose names or definitions a multiple-choice item's distractors are drawn from: the
