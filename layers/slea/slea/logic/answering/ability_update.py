@@ -172,7 +172,7 @@ def writes_for_answer(
             theta=estimate.theta,
             se=estimate.se,
             answers=int((ability or {}).get("answers") or 0) + 1,
-            read_version=_version(ability),
+            read_version=version_of(ability),
             at=graded_at,
             point_suffix=attempt_key,
             seen_item=evidence.item_id,
@@ -197,7 +197,7 @@ def counted_of(attempt: dict[str, Any]) -> int:
     return int(counted) if counted is not None else int(attempt["score"])
 
 
-def _version(ability: dict[str, Any] | None) -> int | None:
+def version_of(ability: dict[str, Any] | None) -> int | None:
     version = (ability or {}).get("version")
     return int(version) if version is not None else None
 
@@ -230,7 +230,7 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict
             theta=estimate.theta,
             se=estimate.se,
             answers=int(ability.get("answers") or 0),
-            read_version=_version(ability),
+            read_version=version_of(ability),
             at=at,
             point_suffix=f"{attempt['attempt_key']}#review",
             seen_item=None,
