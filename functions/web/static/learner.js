@@ -304,6 +304,12 @@ const SleaAbility = (() => {
     $("#ability").hidden = !abilityKnown || $("#start").hidden;
   }
 
+  /* Items left unanswered when their round was over, counted as wrong: one line for the level
+     panel and the summary (null when there are none). */
+  function skippedLine(entry) {
+    return entry.skipped ? el("p", { class: "skipped", text: plural("level.skipped", entry.skipped) }) : null;
+  }
+
   function abilityBlock(entry, history) {
     const words = SleaAbility.describe(entry);
     const id = `ability-${entry.category.replace(/[^a-z0-9_-]/gi, "")}`;
@@ -311,7 +317,8 @@ const SleaAbility = (() => {
     const block = el("div", { class: "ability" },
       el("h3", { text: words.heading }),
       el("p", { text: words.estimate }),
-      el("p", { text: words.precision }));
+      el("p", { text: words.precision }),
+      skippedLine(entry));
     if (!drawn) return block;
     const { fixed } = SleaAbility;
     const rows = drawn.points.map((point) =>
@@ -565,7 +572,7 @@ const SleaAbility = (() => {
 
   async function showSummary() {
     const summary = await api("GET", `/sessions/${state.sessionId}/summary`);
-    const unfinished = summary.rounds.find((r) => r.answered < r.questions);
+    const unfinished = summary.rounds.find((r) => r.answered + (r.skipped || 0) < r.questions);
     redraw = () => drawSummary(summary, unfinished);
     redraw();
     $("#answers").hidden = true;
@@ -576,7 +583,7 @@ const SleaAbility = (() => {
   function drawSummary(summary, unfinished) {
     $("#rounds tbody").replaceChildren(
       ...summary.rounds.map((r) =>
-        el("tr", {}, el("td", { text: r.round }), el("td", { text: t("summary.answered_of", { answered: r.answered, questions: r.questions }) }),
+        el("tr", {}, el("td", { text: r.round }), el("td", { text: t("summary.answered_of", { answered: r.answered, questions: r.questions }) + (r.skipped ? t("summary.skipped_of", { skipped: r.skipped }) : "") }),
           el("td", { text: r.correct }), el("td", { text: percent(r.score) }), el("td", { text: r.pending_review })),
       ),
     );
@@ -604,18 +611,21 @@ const SleaAbility = (() => {
     $("#summary-ability").hidden = !measured;
     if (measured) {
       const words = SleaAbility.describe(measured);
-      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision });
+      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision })
+        + (measured.skipped ? ` ${plural("level.skipped", measured.skipped)}` : "");
     }
   }
 
   // ------------------------------------------------------------------ history
   function statusOf(attempt) {
+    if (attempt.skipped) return t("history.skipped");
     return t(attempt.reviewed ? "history.reviewed" : attempt.needs_review ? "history.awaiting" : "history.final");
   }
 
   /* A choice is stored as its letter ("B"): shown as the option's text when the options are known. */
   function answerText(attempt) {
     const choices = attempt.question_choices || [];
+    if (attempt.skipped) return t("history.no_answer");
     if (attempt.question_type !== "multiple_choice") return attempt.user_answer;
     return choices.find((choice) => letter(choice) === attempt.user_answer) || attempt.user_answer;
   }
