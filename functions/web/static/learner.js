@@ -307,7 +307,7 @@ const SleaAbility = (() => {
   /* Items left unanswered when their round was over, counted as wrong: one line for the level
      panel and the summary (null when there are none). */
   function skippedLine(entry) {
-    return entry.skipped ? el("p", { class: "skipped", text: plural("level.skipped", entry.skipped) }) : null;
+    return entry.skipped ? el("p", { class: "skipped", text: SleaI18n.plural("level.skipped", entry.skipped) }) : null;
   }
 
   function abilityBlock(entry, history) {
@@ -612,7 +612,7 @@ const SleaAbility = (() => {
     if (measured) {
       const words = SleaAbility.describe(measured);
       $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision })
-        + (measured.skipped ? ` ${plural("level.skipped", measured.skipped)}` : "");
+        + (measured.skipped ? ` ${SleaI18n.plural("level.skipped", measured.skipped)}` : "");
     }
   }
 
