@@ -481,6 +481,11 @@ const SleaAbility = (() => {
       replaceNext = true; // the question's entry becomes its feedback's: Back never offers it again
       showFeedback(result, question, short ? answer : state.selectedText);
     } catch (error) {
+      if (error.code === "QUESTION_SKIPPED") { // its round was over (another tab moved on): counted as wrong
+        question.answered = true;
+        await nextQuestion();
+        return reportError(t("feedback.skipped_meanwhile"));
+      }
       if (error.code !== "ALREADY_ANSWERED") throw error;
       // Answered in another tab or on another device: the answer recorded there, in words.
       replaceNext = true;
