@@ -44,7 +44,11 @@ def create_session(user_id: str) -> SessionCreated:
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
         raise Forbidden("UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
     session_id = str(uuid.uuid4())
-    previous, _ = sessions.user_sessions(user_id, 1)  # read before the new one exists
+    try:
+        previous, _ = sessions.user_sessions(user_id, 1)  # read before the new one exists
+    except DataAccessError as error:  # the new session matters more (its summary still counts them later)
+        logger.error("the previous session could not be read", extra={"reason": str(error)})
+        previous = []
     if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
         raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
     if previous:  # the learner moved on: what they left unanswered there is skipped
