@@ -42,7 +42,11 @@ the bank, Q items per learner, S^2_r the variance of the exposure rates); LLM ge
 per round by block of learners as the bank grows; the median time of one posterior update and of
 one selection.
 
-    python bench/cat_simulation.py [--learners N] [--seed S] [--quick]
+Skipping (`--skipping`): the same learners over six rounds of ten items answer what they know
+and, for what they do not, guess, answer wrong, or leave it: a skip counted as wrong (today) or
+not counted (before); the figure is how far a skipper ends above the same learner answering wrong.
+
+    python bench/cat_simulation.py [--learners N] [--seed S] [--quick] [--skipping]
 """
 
 import argparse
@@ -546,6 +550,62 @@ def table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------- skipping
+SKIP_ROUNDS, SKIP_ROUND_SIZE, SKIP_LEARNERS = 6, 10, 400
+STRATEGIES = ("honest", "wrong", "skip_uncounted", "skip_counted")
+
+
+def _skipping_path(theta: float, rng: random.Random, strategy: str) -> float:
+    """One learner's estimate after SKIP_ROUNDS rounds of four-option items targeted near their
+    current estimate. An item is known with probability sigmoid(theta - b) (the latent part of
+    the model); an unknown one is guessed (`honest`: right with the floor's 1/4), answered wrong
+    (`wrong`), or left unanswered: not counted at all (`skip_uncounted`, the rule before) or
+    counted as wrong when the round is over (`skip_counted`, logic/rounds/skips.py). The same
+    random stream for every strategy: the same items known."""
+    floor = irt.guess_floor("multiple_choice", CHOICES)
+    posterior = Posterior.prior(0.0, PRIOR_SD)
+    for _ in range(SKIP_ROUNDS):
+        target = posterior.estimate().theta
+        for _ in range(SKIP_ROUND_SIZE):
+            b = target + rng.gauss(0.0, 0.5) - 0.5
+            known, guess = rng.random() < 1 / (1 + math.exp(-(theta - b))), rng.random() < floor
+            if known:
+                posterior = posterior.updated(b, floor, 1.0)
+            elif strategy == "honest":
+                posterior = posterior.updated(b, floor, 1.0 if guess else 0.0)
+            elif strategy in ("wrong", "skip_counted"):  # a skip counts exactly as a wrong answer
+                posterior = posterior.updated(b, floor, 0.0)
+    return posterior.estimate().theta
+
+
+def skipping_figures(learners: int = SKIP_LEARNERS, seed: int = SEED) -> dict[str, Any]:
+    """Mean estimate per strategy after SKIP_ROUNDS rounds, the largest gap by which a skipper
+    ends above the same learner answering wrong, and the share reported expert."""
+    rng = random.Random(seed)
+    thetas = [rng.gauss(0.0, 1.0) for _ in range(learners)]
+    ends = {
+        strategy: [
+            _skipping_path(theta, random.Random(seed * 100_003 + index), strategy) for index, theta in enumerate(thetas)
+        ]
+        for strategy in STRATEGIES
+    }
+    gaps = [skip - wrong for skip, wrong in zip(ends["skip_counted"], ends["wrong"], strict=True)]
+    before = [skip - wrong for skip, wrong in zip(ends["skip_uncounted"], ends["wrong"], strict=True)]
+    return {
+        "learners": learners,
+        "rounds": SKIP_ROUNDS,
+        "round_size": SKIP_ROUND_SIZE,
+        "mean_theta": {strategy: round(statistics.fmean(values), 3) for strategy, values in ends.items()},
+        "expert_share": {
+            strategy: round(sum(scale.level_of(value) == "expert" for value in values) / learners, 3)
+            for strategy, values in ends.items()
+        },
+        "max_skip_above_wrong": round(max(gaps), 3),
+        "mean_skip_above_wrong_before": round(statistics.fmean(before), 3),
+        "max_skip_above_wrong_before": round(max(before), 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -553,7 +613,13 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--quick", action="store_true", help="a small run (the unit test's)")
+    parser.add_argument(
+        "--skipping", action="store_true", help="only the skipping figures: a skip counted as wrong, or not at all"
+    )
     arguments = parser.parse_args()
+    if arguments.skipping:
+        print(json.dumps(skipping_figures(arguments.learners or SKIP_LEARNERS, arguments.seed), indent=2))
+        return
     count = arguments.learners or (QUICK_LEARNERS if arguments.quick else LEARNERS)
     result = measure(count, arguments.seed, arguments.quick)
     print(json.dumps(result, indent=2))

@@ -437,7 +437,9 @@ def test_the_learner_sees_their_ability_and_the_summary_its_category_and_no_one_
 
     status, _, summary = http("GET", "/sessions/s_alice/summary", None, ALICE)
     assert status == 200, summary
-    assert summary["ability"] == {key: technical[key] for key in ("category", "theta", "se", "level", "answers")}
+    assert summary["ability"] == {
+        key: technical[key] for key in ("category", "theta", "se", "level", "answers", "skipped")
+    }
 
     # Bob has answered nothing: he sees no ability, not Alice's, and Alice's summary is not his.
     assert http("GET", "/learners/me/ability", None, BOB)[2] == {"abilities": [], "history": []}

@@ -175,7 +175,7 @@ def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(
     status, _, before = http("GET", "/sessions/s1/summary", None, ALICE)
     assert status == 200, before
     assert before["rounds"] == [
-        {"round": 1, "questions": 3, "answered": 0, "correct": 0, "score": None, "pending_review": 0}
+        {"round": 1, "questions": 3, "answered": 0, "correct": 0, "score": None, "pending_review": 0, "skipped": 0}
     ]
     assert (before["next_round"], before["to_review"]) == (2, [])
     graded = [answer(http, questions[0]["question_id"], right_answer(cloud, questions[0]["question_id"]))]
@@ -188,6 +188,7 @@ def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(
         "correct": 1,
         "score": round(100 / 3, 1),
         "pending_review": 0,
+        "skipped": 0,
     }
     assert [entry["question_id"] for entry in summary["to_review"]] == [q["question_id"] for q in questions[1:]]
     assert summary["to_review"][0]["stem"] == questions[1]["stem"]

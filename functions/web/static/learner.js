@@ -304,6 +304,12 @@ const SleaAbility = (() => {
     $("#ability").hidden = !abilityKnown || $("#start").hidden;
   }
 
+  /* Items left unanswered when their round was over, counted as wrong: one line for the level
+     panel and the summary (null when there are none). */
+  function skippedLine(entry) {
+    return entry.skipped ? el("p", { class: "skipped", text: SleaI18n.plural("level.skipped", entry.skipped) }) : null;
+  }
+
   function abilityBlock(entry, history) {
     const words = SleaAbility.describe(entry);
     const id = `ability-${entry.category.replace(/[^a-z0-9_-]/gi, "")}`;
@@ -311,7 +317,8 @@ const SleaAbility = (() => {
     const block = el("div", { class: "ability" },
       el("h3", { text: words.heading }),
       el("p", { text: words.estimate }),
-      el("p", { text: words.precision }));
+      el("p", { text: words.precision }),
+      skippedLine(entry));
     if (!drawn) return block;
     const { fixed } = SleaAbility;
     const rows = drawn.points.map((point) =>
@@ -474,6 +481,11 @@ const SleaAbility = (() => {
       replaceNext = true; // the question's entry becomes its feedback's: Back never offers it again
       showFeedback(result, question, short ? answer : state.selectedText);
     } catch (error) {
+      if (error.code === "QUESTION_SKIPPED") { // its round was over (another tab moved on): counted as wrong
+        question.answered = true;
+        await nextQuestion();
+        return reportError(t("feedback.skipped_meanwhile"));
+      }
       if (error.code !== "ALREADY_ANSWERED") throw error;
       // Answered in another tab or on another device: the answer recorded there, in words.
       replaceNext = true;
@@ -565,7 +577,7 @@ const SleaAbility = (() => {
 
   async function showSummary() {
     const summary = await api("GET", `/sessions/${state.sessionId}/summary`);
-    const unfinished = summary.rounds.find((r) => r.answered < r.questions);
+    const unfinished = summary.rounds.find((r) => r.answered + (r.skipped || 0) < r.questions);
     redraw = () => drawSummary(summary, unfinished);
     redraw();
     $("#answers").hidden = true;
@@ -576,7 +588,7 @@ const SleaAbility = (() => {
   function drawSummary(summary, unfinished) {
     $("#rounds tbody").replaceChildren(
       ...summary.rounds.map((r) =>
-        el("tr", {}, el("td", { text: r.round }), el("td", { text: t("summary.answered_of", { answered: r.answered, questions: r.questions }) }),
+        el("tr", {}, el("td", { text: r.round }), el("td", { text: t("summary.answered_of", { answered: r.answered, questions: r.questions }) + (r.skipped ? t("summary.skipped_of", { skipped: r.skipped }) : "") }),
           el("td", { text: r.correct }), el("td", { text: percent(r.score) }), el("td", { text: r.pending_review })),
       ),
     );
@@ -604,7 +616,8 @@ const SleaAbility = (() => {
     $("#summary-ability").hidden = !measured;
     if (measured) {
       const words = SleaAbility.describe(measured);
-      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision });
+      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision })
+        + (measured.skipped ? ` ${SleaI18n.plural("level.skipped", measured.skipped)}` : "");
     }
   }
 
@@ -621,6 +634,7 @@ const SleaAbility = (() => {
     attempt.reviewed && attempt.original_score !== null && attempt.original_score !== undefined && attempt.original_score !== attempt.score;
 
   function statusOf(attempt) {
+    if (attempt.skipped) return t("history.skipped");
     if (corrected(attempt)) return t("history.corrected", { original: attempt.original_score, score: attempt.score });
     return t(attempt.reviewed ? "history.confirmed" : attempt.needs_review ? "history.awaiting" : "history.final");
   }
@@ -636,6 +650,7 @@ const SleaAbility = (() => {
   /* A choice is stored as its letter ("B"): shown as the option's text when the options are known. */
   function answerText(attempt) {
     const choices = attempt.question_choices || [];
+    if (attempt.skipped) return t("history.no_answer");
     if (attempt.question_type !== "multiple_choice") return attempt.user_answer;
     return choices.find((choice) => letter(choice) === attempt.user_answer) || attempt.user_answer;
   }

@@ -67,3 +67,12 @@ def test_the_figures_are_printed_beside_their_targets(quick):
 def test_the_information_bound_explains_the_rmse_target():
     # Every item exactly on target at 0.7 success: no estimator on this item mix gets below it.
     assert 0.45 < cat_simulation.se_bound(0.7) < 0.6
+
+
+def test_a_skipper_ends_no_higher_than_the_same_learner_answering_wrong():
+    """Counted as wrong, a skip ends exactly where the wrong answer does; uncounted (the rule
+    before), skipping lifted the same learners by logits."""
+    figures = cat_simulation.skipping_figures(learners=40, seed=3)
+    assert figures["max_skip_above_wrong"] <= 0.3
+    assert figures["mean_theta"]["skip_counted"] <= figures["mean_theta"]["honest"]
+    assert figures["mean_skip_above_wrong_before"] > 1.0

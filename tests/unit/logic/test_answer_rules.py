@@ -18,6 +18,11 @@ KEY = "q1#abc"
         # A retry of the recorded answer is always taken, retired since or not.
         ({"question_id": "q1", "answered_at": "t", "answered_attempt_key": KEY}, None),
         ({"question_id": "q1", "answered_at": "t", "answered_attempt_key": KEY, "status": "retired"}, None),
+        # Counted as skipped when its round was over: a late answer is refused with its own code.
+        (
+            {"question_id": "q1", "answered_at": "t", "answered_attempt_key": "q1#skipped", "skipped_at": "t"},
+            "QUESTION_SKIPPED",
+        ),
         # Answered before it was retired: the answer, not the retirement, refuses another one.
         (
             {"question_id": "q1", "answered_at": "t", "answered_attempt_key": "x", "status": "retired"},
@@ -38,6 +43,7 @@ def test_the_pre_check_refuses_by_the_rule(question, expected):
         ("already_recorded", None),
         ("ability_changed", None),
         ("retired", "QUESTION_RETIRED"),
+        ("skipped", "QUESTION_SKIPPED"),
         ("answered_differently", "ALREADY_ANSWERED"),
     ],
 )
@@ -45,12 +51,12 @@ def test_the_transaction_refusal_is_the_same_refusal(outcome, expected):
     refusal = rules.refusal_of_outcome(outcome, "q1")
     assert (refusal.code if refusal else None) == expected
     if refusal is not None:
-        predicted = rules.refusal(
-            {"question_id": "q1", "answered_at": "t"}
-            if expected == "ALREADY_ANSWERED"
-            else {"question_id": "q1", "status": "retired"},
-            KEY,
-        )
+        as_read = {
+            "ALREADY_ANSWERED": {"question_id": "q1", "answered_at": "t"},
+            "QUESTION_SKIPPED": {"question_id": "q1", "answered_at": "t", "skipped_at": "t"},
+            "QUESTION_RETIRED": {"question_id": "q1", "status": "retired"},
+        }
+        predicted = rules.refusal(as_read[expected], KEY)
         assert (refusal.code, refusal.message) == (predicted.code, predicted.message)
 
 

@@ -20,6 +20,11 @@ class SessionAbility(Contract):
     se: float = Field(ge=0, description="standard error of theta: theta +- 1.96 se holds the ability 95% of the time")
     level: str = Field(description="theta in words (slea.measurement.scale.LEVELS)")
     answers: int = Field(ge=0, description="graded answers the estimate rests on")
+    skipped: int = Field(
+        default=0,
+        ge=0,
+        description="items left unanswered when their round was over: counted in the estimate as wrong",
+    )
 
 
 class AbilityView(SessionAbility):

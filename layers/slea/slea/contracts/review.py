@@ -58,9 +58,12 @@ class RoundStatus(Contract):
 class RoundSummary(Contract):
     round: int
     questions: int
-    answered: int
+    answered: int = Field(description="questions answered (skipped ones not included)")
     correct: int
-    score: float | None = Field(description="mean score (0-100) of the answered questions; null if none")
+    score: float | None = Field(
+        description="mean score (0-100) of the answered and skipped questions (a skipped one scores 0); null if none"
+    )
+    skipped: int = Field(default=0, description="questions left unanswered when the round was over: scored 0")
     pending_review: int = Field(description="answers whose grade waits for a reviewer")
 
 

@@ -1,7 +1,8 @@
 """What each learner knows. Key design: partition `user_id` (the normalised user id),
 sort `entry`:
 - "ability#{category}": the ability posterior (`posterior`, log-weights on the grid of
-  slea.measurement.learner), its estimate (`theta`, `se`), `answers`, `updated_at`, a `version`
+  slea.measurement.learner), its estimate (`theta`, `se`), `answers`, `skipped` (items left
+  unanswered when their round was over, counted in the posterior as wrong), `updated_at`, a `version`
   for optimistic locking, and `seen_items` (a string set of the bank items the learner was shown,
   so a round never draws one again);
 - "history#{category}#{graded_at}#{attempt_key}": one point {theta, se, at} per answer, for the
@@ -23,7 +24,7 @@ from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "ABILITIES_TABLE"
 TOOL = "learner_model"
-REPORTED = ("category", "theta", "se", "answers", "updated_at")
+REPORTED = ("category", "theta", "se", "answers", "skipped", "updated_at")
 
 
 def ability_entry(category: str) -> str:
@@ -74,6 +75,7 @@ class AbilityChange:
     at: str
     point_suffix: str  # the attempt's key: one history point per answer, however often retried
     seen_item: str | None = None
+    skipped: int = 0  # items left unanswered when their round was over, counted as wrong here
 
 
 def answer_items(change: AbilityChange) -> list[dict[str, Any]]:
@@ -92,9 +94,15 @@ def answer_items(change: AbilityChange) -> list[dict[str, Any]]:
         "SET posterior = :posterior, theta = :theta, se = :se, answers = :answers, updated_at = :at, "
         "#version = :next, category = :category"
     )
+    adding = []
     if change.seen_item:
-        expression += " ADD seen_items :seen"
+        adding.append("seen_items :seen")
         values[":seen"] = {change.seen_item}
+    if change.skipped:
+        adding.append("skipped :skipped")
+        values[":skipped"] = change.skipped
+    if adding:
+        expression += " ADD " + ", ".join(adding)
     condition = "attribute_not_exists(#version)"
     if change.read_version is not None:
         condition, values[":read"] = "#version = :read", change.read_version

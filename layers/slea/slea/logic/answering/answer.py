@@ -56,7 +56,7 @@ def _owner_check(session_id: str, user_id: str, session: dict[str, Any] | None) 
 def _graded(context: AnswerContext, attempt_id: str) -> tuple[ScoreAnswerOutput, explaining.Explained]:
     """Grade and explain (no storage: the cache entry read with the context, any new one and what
     the key-leak guard held back returned for the recording transaction)."""
-    grade = grading.grade(context.item)
+    grade = grading.grade(context.item, context.other_references)
     explained = explaining.explain(
         context.item, grade, context.unanswered, context.records.explanation, context.cacheable
     )

@@ -71,6 +71,9 @@ def _item_id(attempt: dict[str, Any]) -> str | None:
 
 
 def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
+    # An item left unanswered is no evidence of how hard it is (a learner skips what they do not
+    # know): it counts against the learner's ability, not in the item's difficulty.
+    attempts = [attempt for attempt in attempts if not attempt.get("skipped")]
     items = store.bank_items(item_id for attempt in attempts if (item_id := _item_id(attempt)))
     responses: list[tuple[str, Response]] = []
     learners: dict[str, set[str]] = defaultdict(set)

@@ -24,6 +24,7 @@ def _session_ability(stored: dict[str, Any]) -> SessionAbility:
         se=round(se, 3),
         level=scale.level_of(theta),
         answers=int(stored.get("answers") or 0),
+        skipped=int(stored.get("skipped") or 0),
     )
 
 

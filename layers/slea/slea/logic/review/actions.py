@@ -71,10 +71,11 @@ def review_attempt(
     attempt: dict[str, Any] | None = None,
     first_review: bool = False,
 ) -> AttemptReviewed:
-    """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6),
-    the question's correct count and the learner's ability (the response as first graded out, the
-    corrected one in). Either way the attempt leaves the queue. `first_review`: only if no review
-    has been applied yet (bulk accept: two reviewers accepting at once count it once)."""
+    """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6)
+    and the question's correct count. Either way the learner's ability is re-scored from what it
+    counted (a provisional grade counted 0) to the reviewed score, and the attempt leaves the
+    queue. `first_review`: only if no review has been applied yet (bulk accept: two reviewers
+    accepting at once count it once)."""
     attempt = attempt or review.attempt_by_id(attempt_id)  # bulk_accept has read it
     if attempt is None:
         raise NotFound("ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
@@ -94,6 +95,7 @@ def review_attempt(
         ":by_name": reviewer_name or reviewer,
         ":at": now,
         ":action": request.action,
+        ":counted": ability_recording.counted_of(attempt),
     }
     items = [
         review.update(
@@ -101,9 +103,12 @@ def review_attempt(
             {"session_id": attempt["session_id"], "attempt_key": attempt["attempt_key"]},
             "SET score = :score, is_correct = :correct, original_score = if_not_exists(original_score, :previous), "
             "reviewed = :true, needs_review = :false, reviewed_by = :by, reviewed_by_name = :by_name, "
-            "reviewed_at = :at, review_action = :action " + QUEUE_FIELDS,
-            # The grade the reviewer saw is still the grade: two reviews never both apply.
-            "score = :previous AND is_correct = :was_correct"
+            # The ability now counts the reviewed score (a provisional grade counted 0 until now).
+            "reviewed_at = :at, review_action = :action, ability_score = :score " + QUEUE_FIELDS,
+            # The grade the reviewer saw is still the grade, and the ability still counts what was
+            # read: two reviews (two accepts included) never both apply.
+            "score = :previous AND is_correct = :was_correct "
+            "AND (attribute_not_exists(ability_score) OR ability_score = :counted)"
             + (" AND (attribute_not_exists(reviewed) OR reviewed = :false)" if first_review else ""),
             values,
         )
@@ -200,10 +205,11 @@ def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score
             return
         except review.ReviewConflictError as error:
             current = review.attempt_by_id(str(attempt["attempt_id"])) if rescored else None
-            if current is None or (current["score"], current["is_correct"]) != (
-                attempt["score"],
-                attempt["is_correct"],
-            ):
+            if current is None or (
+                current["score"],
+                current["is_correct"],
+                ability_recording.counted_of(current),
+            ) != (attempt["score"], attempt["is_correct"], ability_recording.counted_of(attempt)):
                 raise Conflict("REVIEW_CONFLICT", f"{target} changed while it was reviewed; reload it") from error
             metrics.add_metric(name="AbilityUpdateConflicts", unit="Count", value=1)
     raise Conflict("REVIEW_CONFLICT", f"{target}: the learner's ability kept changing; retry")

@@ -4,6 +4,7 @@ without their keys."""
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
@@ -43,9 +44,24 @@ def create_session(user_id: str) -> SessionCreated:
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
         raise Forbidden("UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
     session_id = str(uuid.uuid4())
+    try:
+        previous, _ = sessions.user_sessions(user_id, 1)  # read before the new one exists
+    except DataAccessError as error:  # the new session matters more (its summary still counts them later)
+        logger.error("the previous session could not be read", extra={"reason": str(error)})
+        previous = []
     if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
         raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
+    if previous:  # the learner moved on: what they left unanswered there is skipped
+        _count_skips_safely(previous[0]["session_id"], user_id, lambda _round: True)
     return SessionCreated(session_id=session_id)
+
+
+def _count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool]) -> None:
+    """The learner moved on (logic/rounds/skips.py). Imported here: only a second round and a new
+    session after another need it."""
+    from slea.logic.rounds.skips import count_skips_safely  # noqa: PLC0415
+
+    count_skips_safely(session_id, user_id, over)
 
 
 def discard_new_session(session_id: str, user_id: str) -> None:
@@ -86,6 +102,8 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
             f"you have started {usage.daily_round_limit()} rounds today; try again tomorrow (UTC)",
             retry_after=usage.seconds_until_tomorrow(),
         )
+    if request.round > 1:  # the earlier rounds are over: what was left unanswered is skipped
+        _count_skips_safely(session_id, user_id, lambda number: number < request.round)
     execution_input = {
         "user_id": user_id,
         "session_id": session_id,
@@ -137,6 +155,7 @@ def _question_view(stored: dict[str, Any]) -> QuestionView:
         difficulty=stored["difficulty"],
         category=stored["category"],
         answered=bool(stored.get("answered_at")),
+        skipped=bool(stored.get("skipped_at")),
     )
 
 
