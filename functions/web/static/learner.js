@@ -638,7 +638,8 @@ const SleaAbility = (() => {
     $("#summary-ability").hidden = !measured;
     if (measured) {
       const words = SleaAbility.describe(measured);
-      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision });
+      // One line: the level panel below the summary has the range, the trend and the chart.
+      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level });
     }
   }
 
