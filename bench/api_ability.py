@@ -27,6 +27,7 @@ product's. Coverage comes with its Wilson 95% interval: with n learners it is kn
 import argparse
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -43,6 +44,7 @@ sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
 from slea_local.cloud import prepare_process_environment  # noqa: E402
 
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # the figures on stdout, not every request's log
 prepare_process_environment()  # before slea is imported: Powertools reads the template's Globals then
 
 from bench.cat_simulation import SELF_ASSESSMENT_SD, SELF_LEVEL_CUT, TARGET_COVERAGE, TARGET_THETA_RMSE_20  # noqa: E402
