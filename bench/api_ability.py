@@ -115,14 +115,16 @@ class World:
         return self.true_b[item_id]
 
 
-def _wait_for_round(client: Client, session: str, round_number: int) -> None:
+def _wait_for_round(client: Client, session: str, round_number: int) -> bool:
+    """True once the round is generated; False if it failed (e.g. a step timed out on a busy
+    machine: the learner then goes on in a new session, and the failure is counted)."""
     deadline = time.monotonic() + ROUND_TIMEOUT
     while time.monotonic() < deadline:
         status, body = client("GET", f"/sessions/{session}/rounds/{round_number}")
         if status == 200 and body["status"] == "SUCCEEDED":
-            return
+            return True
         if status == 200 and body["status"] == "FAILED":
-            raise RuntimeError(f"round {round_number} of {session} failed")
+            return False
         time.sleep(POLL_SECONDS)
     raise TimeoutError(f"round {round_number} of {session} did not finish")
 
@@ -142,7 +144,7 @@ def run_learner(
     """One learner's 20 answers; the ability endpoint's view after 10 and 20."""
     rng = random.Random(f"{seed}:learner:{number}")
     client = Client(base, learner_id(seed, number))
-    seen: dict[str, Any] = {}
+    seen: dict[str, Any] = {"rounds_failed": 0}
     answered = 0
     while answered < ANSWERS:
         status, created = client("POST", "/sessions")
@@ -152,7 +154,9 @@ def run_learner(
             body = {"round": round_number, "category": CATEGORY, "count": ROUND_SIZE, "question_types": QUESTION_TYPES}
             status, started = client("POST", f"/sessions/{session}/rounds", body)
             assert status == 202, started
-            _wait_for_round(client, session, round_number)
+            if not _wait_for_round(client, session, round_number):
+                seen["rounds_failed"] += 1
+                break  # a new session
             status, listed = client("GET", f"/sessions/{session}/questions")
             assert status == 200, listed
             for question in [q for q in listed["questions"] if q["round"] == round_number and not q["answered"]]:
@@ -226,6 +230,14 @@ def measure(learners: int = LEARNERS, seed: int = SEED) -> dict[str, Any]:
                 for number, theta in cohort:
                     _write_survey(profiles, learner_id(seed, number), self_level(theta, rng))
                     results.append({"theta": theta, **run_learner(base, questions, world, number, theta, seed=seed)})
+                    row = results[-1]
+                    elapsed = time.perf_counter() - started
+                    print(
+                        f"api_ability: learner {number + 1}/{learners}: theta {theta:+.2f}, after 20 "
+                        f"{row['20']['theta']:+.2f} +- {Z95 * row['20']['se']:.2f}, {elapsed:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             step_functions.wait_for_running()
     finally:
         rate_limits.limit = real_limit
@@ -265,7 +277,14 @@ def summarise(results: list[dict[str, Any]], learners: int, seed: int, seconds: 
             "met": figures[str(ANSWERS)]["rmse"] <= TARGET_THETA_RMSE_20,
         }
     )
-    return {"learners": learners, "seed": seed, "after": figures, "targets": targets, "seconds": round(seconds, 1)}
+    return {
+        "learners": learners,
+        "seed": seed,
+        "after": figures,
+        "targets": targets,
+        "rounds_failed": sum(result.get("rounds_failed", 0) for result in results),
+        "seconds": round(seconds, 1),
+    }
 
 
 def main() -> None:
