@@ -1,4 +1,4 @@
-"""bench/api_ability.py on one simulated learner through the local HTTP API (the full run, 60
+"""bench/api_ability.py on one simulated learner through the local HTTP API (the full run, 40
 learners, prints coverage and RMSE beside their targets): the endpoint is read after 10 and 20
 answers, its history has one point per answer, and the figures are computed as documented."""
 
