@@ -611,6 +611,8 @@ def skipping_figures(learners: int = SKIP_LEARNERS, seed: int = SEED) -> dict[st
         "mean_skip_above_wrong_before": round(statistics.fmean(before), 3),
         "max_skip_above_wrong_before": round(max(before), 3),
     }
+
+
 def over_seeds(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Each targeted figure over several seeds: its mean, SD, range and how many seeds met it."""
     summary: dict[str, Any] = {"seeds": [result["seed"] for result in results], "figures": {}}
