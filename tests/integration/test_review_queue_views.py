@@ -285,7 +285,7 @@ def test_bulk_accept_accepts_each_reports_each_and_a_repeat_changes_nothing(http
     _, _, stats = http("GET", "/review/stats", None, REVIEWER)
     assert (stats["accepted"], stats["reviewed"]) == (2, 2)
 
-    status, _, again = http("POST", "/review/attempts/accept", {"attempt_ids": ids[:2]}, REVIEWER)
+    status, _, again = http("POST", "/review/attempts/accept", {"attempt_ids": ids[:2], "note": "x"}, REVIEWER)
     assert [r["status"] for r in again["results"]] == ["already_reviewed", "already_reviewed"]
     assert again["accepted"] == 0
     _, _, stats = http("GET", "/review/stats", None, REVIEWER)
@@ -312,7 +312,7 @@ def test_a_bulk_accept_racing_another_reviewer_counts_the_grade_once(http, step_
     real = review.attempt_by_id
     reads = iter([stale])
     monkeypatch.setattr(review, "attempt_by_id", lambda attempt_id: next(reads, None) or real(attempt_id))
-    status, _, done = http("POST", "/review/attempts/accept", {"attempt_ids": ["ra-000"]}, REVIEWER)
+    status, _, done = http("POST", "/review/attempts/accept", {"attempt_ids": ["ra-000"], "note": "x"}, REVIEWER)
     assert status == 200, done
     assert [r["status"] for r in done["results"]] == ["already_reviewed"]
     _, _, stats = http("GET", "/review/stats", None, REVIEWER)

@@ -638,6 +638,7 @@ const SleaAbility = (() => {
         el("dt", { text: t("history.answer") }),
         el("dd", { class: "answer-text", "data-content": true, text: answerText(attempt) })),
       el("p", {}, el("strong", { text: score }), " · ", el("span", { class: "status", text: statusOf(attempt) })),
+      attempt.review_note ? el("p", { class: "review-note", "data-content": true, text: t("history.review_note", { note: attempt.review_note }) }) : null,
       attempt.explanation || attempt.details
         ? el("details", {}, el("summary", { text: t("history.open") }), explained,
           el("ul", { "data-content": true }, referenceItems(attempt.reference_links)))

@@ -159,6 +159,7 @@ class AttemptView(Contract):
     graded_at: str
     reviewed: bool = Field(default=False, description="a reviewer has confirmed or corrected this grade")
     original_score: int | None = Field(default=None, description="the automatic score, if a reviewer changed it")
+    review_note: str | None = Field(default=None, description="the reviewer's reason, if a reviewer changed the grade")
     # Kept on the attempt when it was graded (for the learner's history), absent on older attempts.
     # Only answered questions have attempts, so nothing here gives away the key of an unanswered one.
     question_stem: str | None = Field(default=None, description="the question as the learner saw it")

@@ -23,6 +23,7 @@ from slea.constants import ID_MAX_LENGTH
 from slea.contracts.common import ID_PATTERN
 from slea.contracts.review import (
     AttemptsPosition,
+    OverrideProposal,
     QuestionsPosition,
     QueueCursor,
     QueueSource,
@@ -106,11 +107,12 @@ def _question_of(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Revi
 
 
 def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> ReviewEntry:
+    proposal = attempt.get("proposal")
     return ReviewEntry(
         entry_id=attempt["attempt_id"],
         kind="attempt",
         source="grade",
-        reasons=["needs_review"],
+        reasons=["override_proposed"] if proposal else ["needs_review"],
         queued_at=attempt.get("queued_at") or attempt["graded_at"],
         learner_id=attempt.get("user_id"),
         session_id=attempt["session_id"],
@@ -127,6 +129,7 @@ def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Re
             keyword_matches=attempt.get("keyword_matches") or [],
             feedback=attempt.get("feedback"),
             graded_at=attempt["graded_at"],
+            proposal=OverrideProposal.model_validate(proposal) if isinstance(proposal, dict) else None,
         ),
     )
 

@@ -173,5 +173,10 @@ def report_question(session_id: str, user_id: str, question_id: str, report: Rep
     stored = questions.get_question(question_id) if is_uuid(question_id) else None
     if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
-    questions.report_question(question_id, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id})
+    # A copy drawn from the bank is reported on its bank item: that is what a reviewer fixes or
+    # retires, and a reported item is held out of draws until they have.
+    target = str(stored.get("item_id") or question_id)
+    questions.report_question(
+        target, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id, "question_id": question_id}
+    )
     return ReportAccepted(question_id=question_id)
