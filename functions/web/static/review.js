@@ -218,7 +218,7 @@
 
   const revertBulk = (bulkId) => async (note) => {
     const done = await api("POST", `/review/bulk/${encodeURIComponent(bulkId)}/revert`, { note });
-    reload();
+    await reload();
     return `${done.reverted.length} grade${done.reverted.length === 1 ? "" : "s"} back in the queue` +
       (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
   };
@@ -591,6 +591,10 @@
     $("#recent-status").textContent = "Loading…";
     try {
       const { records } = await api("GET", "/review/audit/recent?limit=50");
+      // Newest first: an action is undoable only if nothing undid it since.
+      const newest = new Map();
+      for (const record of records) if (!newest.has(record.target_id)) newest.set(record.target_id, record);
+      const undoable = (record) => newest.get(record.target_id) === record;
       $("#recent-rows").replaceChildren(...records.map((record) => el("tr", {},
         el("td", {}, el("time", { datetime: record.at, text: when(record.at) })),
         el("td", {}, userText(record.who_name || record.who)),
@@ -599,7 +603,7 @@
         el("td", {}, record.learner_id ? el("span", { title: record.learner_id, text: `learner ${shortId(record.learner_id)}` }) : "–"),
         el("td", { text: change(record) || "–" }),
         el("td", {}, record.note ? userText(record.note) : "–"),
-        el("td", {}, undoButton(record)))));
+        el("td", {}, undoable(record) ? undoButton(record) : "–"))));
       $("#recent-status").textContent = records.length ? `${records.length} latest actions.` : "No reviews yet.";
     } catch (error) {
       $("#recent-status").textContent = "";
@@ -616,7 +620,8 @@
       record.stem ? userText(record.stem, "bdi", { class: "stem-short" }) : el("span", { class: "meta", text: `${record.target_kind} ${shortId(record.target_id)}` }),
       el("br"),
       item ? link(item, "item history") : null,
-      record.target_kind === "attempt" ? [" · ", link(record.target_id, "answer history")] : null,
+      record.target_kind === "attempt" ? " · " : null,
+      record.target_kind === "attempt" ? link(record.target_id, "answer history") : null,
     ];
   }
 

@@ -80,10 +80,13 @@ def _short(stem: Any) -> str | None:
 
 
 def _attempt_context(attempt: Mapping[str, Any]) -> dict[str, Any]:
-    """What an audit row shows of an attempt: its question, learner and session (no extra read:
-    the attempt kept the stem the learner saw)."""
+    """What an audit row shows of an attempt: its question, learner and session. The attempt kept
+    the stem the learner saw; only an older attempt without it costs a read of the question."""
+    stem = attempt.get("question_stem")
+    if not stem and attempt.get("question_id"):
+        stem = (review.get_question(str(attempt["question_id"])) or {}).get("stem")
     return {
-        "stem": _short(attempt.get("question_stem")),
+        "stem": _short(stem),
         "question_id": attempt.get("question_id"),
         "session_id": attempt.get("session_id"),
         "learner_id": attempt.get("user_id"),
