@@ -230,3 +230,22 @@ def test_retire_and_edit_need_a_reason(http, step_functions):
         status, _, error = http("POST", path, request, REVIEWER)
         assert (status, error["error"].split(":")[0]) == (422, "note"), request
     assert http("POST", path, {"action": "accept"}, REVIEWER)[0] == 200  # an accept needs none
+
+
+def test_the_record_names_the_learner_as_their_token_did_when_they_started_the_session(http, step_functions):
+    from tests.integration.test_review_api import low_confidence_grades
+
+    sessions = table(step_functions.runtime.cloud, "SessionsTable")
+    status, _, created = http("POST", "/sessions", None, token(ALICE, name="Alice\u202e Kim"))
+    assert status == 201, created
+    stored_session = sessions.get_item(Key={"session_id": created["session_id"]})["Item"]
+    assert stored_session["user_name"] == "Alice Kim"  # a bidirectional override is dropped, not stored
+    session = created["session_id"]
+    start(http, session=session, question_types=["short_answer"])
+    question = wait_for_questions(http, session=session)[0]
+    with pytest.MonkeyPatch.context() as patch:
+        low_confidence_grades(patch)
+        graded = answer(http, question["question_id"], "It looks things up first.", session=session)
+    http("POST", f"/review/attempts/{graded['attempt_id']}", {"action": "accept"}, REVIEWER)
+    (record,) = audit(http, graded["attempt_id"])
+    assert (record["learner_id"], record["learner_name"]) == (ALICE, "Alice Kim")

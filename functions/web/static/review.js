@@ -600,7 +600,10 @@
         el("td", {}, userText(record.who_name || record.who)),
         el("td", { text: actionWords(record) }),
         el("td", {}, targetCell(record)),
-        el("td", {}, record.learner_id ? el("span", { title: record.learner_id, text: `learner ${shortId(record.learner_id)}` }) : "–"),
+        el("td", {}, record.learner_id
+          ? [record.learner_name ? userText(record.learner_name) : null, record.learner_name ? " " : null,
+            el("span", { class: "meta", title: record.learner_id, text: `learner ${shortId(record.learner_id)}` })]
+          : "–"),
         el("td", { text: change(record) || "–" }),
         el("td", {}, record.note ? userText(record.note) : "–"),
         el("td", {}, undoable(record) ? undoButton(record) : "–"))));

@@ -409,7 +409,9 @@ class AuditRecord(Contract):
     question_id: str | None = None
     session_id: str | None = None
     learner_id: str | None = None
-    learner_name: str | None = Field(default=None, description="the learner's display name (attempts)")
+    learner_name: str | None = Field(
+        default=None, description="the learner's display name, as their token gave it when they started the session"
+    )
     bulk_id: str | None = Field(default=None, description="the bulk accept this record was part of")
     changed: bool = Field(default=True, description="false: the action kept everything as it was (an accept)")
 

@@ -5,7 +5,6 @@ Every action is recorded with who, when, before, after and the reviewer's note, 
 transaction that applies it (slea.dal.review). The grading path is not imported here."""
 
 import re
-import unicodedata
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -35,26 +34,12 @@ from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from slea.platform.observability import logger, metrics, tracer
+from slea.security import names
 
 QUEUE_FIELDS = "REMOVE review_state, queued_at"
-# Longest reviewer display name kept with an action (a token's `name` or `email` claim).
-REVIEWER_NAME_MAX = 128
+REVIEWER_NAME_MAX = names.NAME_MAX
+display_name = names.display_name  # the reviewer's name recorded with an action
 _SPACES = re.compile(r"\s+")
-
-
-def display_name(claims: Mapping[str, Any] | None, subject: str) -> str:
-    """The name to record with a reviewer's action: the token's `name`, else its `email`, else its
-    user name (a Cognito access token, which the web app sends, carries only `username`), else the
-    subject. Control and format characters (bidirectional overrides among them) are dropped and
-    the name bounded, so a claim cannot reorder or flood what other reviewers read."""
-    for claim in ("name", "email", "cognito:username", "username"):
-        value = (claims or {}).get(claim)
-        if isinstance(value, str):
-            kept = "".join(c for c in value if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co", "Cn"))
-            cleaned = _SPACES.sub(" ", kept).strip()[:REVIEWER_NAME_MAX]
-            if cleaned:
-                return cleaned
-    return subject
 
 
 # ---------------------------------------------------------------- attempts
@@ -90,6 +75,7 @@ def _attempt_context(attempt: Mapping[str, Any]) -> dict[str, Any]:
         "question_id": attempt.get("question_id"),
         "session_id": attempt.get("session_id"),
         "learner_id": attempt.get("user_id"),
+        "learner_name": sessions.owner_name(str(attempt["session_id"])) if attempt.get("session_id") else None,
     }
 
 

@@ -38,12 +38,12 @@ def _check_owner(session_id: str, user_id: str, owner: str | None) -> None:
 
 
 @tracer.capture_method
-def create_session(user_id: str) -> SessionCreated:
+def create_session(user_id: str, user_name: str | None = None) -> SessionCreated:
     """A new session with a random id (a client cannot choose, so cannot take, another's id)."""
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
         raise Forbidden("UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
     session_id = str(uuid.uuid4())
-    if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
+    if not sessions.create(session_id, user_id, user_name):  # a UUID4 collision: practically never
         raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
     return SessionCreated(session_id=session_id)
 
