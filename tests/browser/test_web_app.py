@@ -220,6 +220,7 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     row = learner.locator("#answers-list li", has_text="corrected by a reviewer")
     assert row.count() == 1, learner.inner_text("#answers")
     assert "Score: 90 / 100" in row.inner_text()
+    assert "A reviewer changed this grade: Right idea in other words." in row.inner_text()  # the reason, too
     screenshot(learner, "learner-answers-after-review-phone")
 
 
