@@ -184,6 +184,7 @@ def _issue_12_routes(http, cloud, session, questions):
     assert http("GET", f"/sessions/{session}/rounds/1", None, ALICE)[0] == 200
     assert http("GET", f"/sessions/{session}/summary", None, ALICE)[2]["ability"] is not None
     assert http("GET", "/learners/me/ability", None, ALICE)[2]["abilities"]
+    assert http("GET", "/learners/me/attempts?limit=2", None, ALICE)[2]["attempts"]  # the user-attempts index
     assert http("GET", "/sessions", None, ALICE)[2]["sessions"]  # resume on any device
     report = {"reason": "unclear"}
     path = f"/sessions/{session}/questions/{questions[0]['question_id']}/reports"

@@ -609,8 +609,28 @@ const SleaAbility = (() => {
   }
 
   // ------------------------------------------------------------------ history
+  /* Every answer of every session (GET /learners/me/attempts), newest first, a page at a time,
+     filtered by session (this one at first); the sessions for the filter from GET /sessions. */
+  const HISTORY_PAGE = 10;
+  const SESSIONS_LISTED = 20; // GET /sessions' largest page: the filter offers the latest sessions
+  const answers = { filter: null, cursor: null, attempts: [], sessions: [] };
+  const when = (at) => String(at || "").slice(0, 16).replace("T", " ");
+
+  /* A reviewer's change shows as one: the score before and after; an unchanged grade was confirmed. */
+  const corrected = (attempt) =>
+    attempt.reviewed && attempt.original_score !== null && attempt.original_score !== undefined && attempt.original_score !== attempt.score;
+
   function statusOf(attempt) {
-    return t(attempt.reviewed ? "history.reviewed" : attempt.needs_review ? "history.awaiting" : "history.final");
+    if (corrected(attempt)) return t("history.corrected", { original: attempt.original_score, score: attempt.score });
+    return t(attempt.reviewed ? "history.confirmed" : attempt.needs_review ? "history.awaiting" : "history.final");
+  }
+
+  /* Right or wrong by an icon and a word as well as a colour (never colour alone). */
+  function verdictOf(attempt) {
+    const right = Boolean(attempt.is_correct);
+    return el("span", { class: `verdict ${right ? "right" : "wrong"}` },
+      el("span", { class: "icon", "aria-hidden": "true", text: right ? "✓" : "✗" }),
+      t(right ? "history.right" : "history.wrong"));
   }
 
   /* A choice is stored as its letter ("B"): shown as the option's text when the options are known. */
@@ -620,16 +640,21 @@ const SleaAbility = (() => {
     return choices.find((choice) => letter(choice) === attempt.user_answer) || attempt.user_answer;
   }
 
-  /* One answer: its question, the whole answer, score and status; the explanation on demand. */
-  function historyItem(attempt, number) {
-    const score = attempt.original_score !== null && attempt.original_score !== undefined && attempt.original_score !== attempt.score
-      ? t("history.score_was", { score: attempt.score, original: attempt.original_score })
-      : t("history.score", { score: attempt.score });
+  function sessionName(sessionId) {
+    const known = answers.sessions.find((session) => session.session_id === sessionId);
+    const date = known ? when(known.created_at) : String(sessionId || "").slice(0, 8);
+    return t(sessionId === state.sessionId ? "history.this_session" : "history.session", { date });
+  }
+
+  /* One answer: its session and date, question, the whole answer, right or wrong, score and
+     status; the explanation on demand. */
+  function historyItem(attempt) {
     const explained = attempt.details
       ? el("dl", { class: "details" }, partsList(feedbackParts(attempt, { type: attempt.question_type, stem: attempt.question_stem }, answerText(attempt)).slice(2)))
       : el("div", { class: "explanation", "data-content": true, text: attempt.explanation || attempt.feedback || "" });
-    return el("li", { class: "attempt", "data-attempt": attempt.attempt_id },
-      el("h4", { text: t("history.item", { round: attempt.round, number }) }),
+    return el("li", { class: `attempt ${attempt.is_correct ? "right" : "wrong"}`, "data-attempt": attempt.attempt_id, "data-session": attempt.session_id },
+      el("h4", { text: t("history.item", { round: attempt.round, date: when(attempt.graded_at) }) }),
+      el("p", { class: "meta session-name", text: sessionName(attempt.session_id) }),
       el("dl", { class: "details" },
         el("dt", { text: t("history.question") }),
         attempt.question_stem
@@ -637,13 +662,36 @@ const SleaAbility = (() => {
           : el("dd", { class: "meta", text: t("history.unknown_question") }),
         el("dt", { text: t("history.answer") }),
         el("dd", { class: "answer-text", "data-content": true, text: answerText(attempt) })),
-      el("p", {}, el("strong", { text: score }), " · ", el("span", { class: "status", text: statusOf(attempt) })),
+      el("p", { class: "grade" }, verdictOf(attempt), " · ", el("strong", { text: t("history.score", { score: attempt.score }) }),
+        " · ", el("span", { class: "status", text: statusOf(attempt) })),
       attempt.review_note ? el("p", { class: "review-note", "data-content": true, text: t("history.review_note", { note: attempt.review_note }) }) : null,
       attempt.explanation || attempt.details
         ? el("details", {}, el("summary", { text: t("history.open") }), explained,
           el("ul", { "data-content": true }, referenceItems(attempt.reference_links)))
         : null,
     );
+  }
+
+  function drawAnswers() {
+    const filter = $("#history-session");
+    filter.replaceChildren(
+      el("option", { value: "", text: t("history.all_sessions") }),
+      ...answers.sessions.map((session) => el("option", { value: session.session_id, text: sessionName(session.session_id) })));
+    filter.value = answers.filter || "";
+    $("#answers-list").replaceChildren(
+      ...(answers.attempts.length ? answers.attempts.map(historyItem) : [el("li", { text: t("history.empty") })]));
+    $("#answers-more").hidden = !answers.cursor;
+  }
+
+  /* The next page of the filter's answers (the first when `fresh`). */
+  async function loadAnswers(fresh) {
+    const query = new URLSearchParams({ limit: String(HISTORY_PAGE) });
+    if (answers.filter) query.set("session_id", answers.filter);
+    if (!fresh && answers.cursor) query.set("cursor", answers.cursor);
+    const page = await api("GET", `/learners/me/attempts?${query}`);
+    answers.attempts = fresh ? page.attempts : [...answers.attempts, ...page.attempts];
+    answers.cursor = page.next_cursor;
+    drawAnswers();
   }
 
   async function showAnswers() {
@@ -653,18 +701,20 @@ const SleaAbility = (() => {
       $("#answers").hidden = true;
       return;
     }
-    const listed = await api("GET", `/sessions/${state.sessionId}/attempts`);
-    const draw = () => {
-      $("#answers-list").replaceChildren(
-        ...(listed.attempts.length ? listed.attempts.map((a, i) => historyItem(a, i + 1)) : [el("li", { text: t("history.empty") })]));
-    };
+    answers.filter = state.sessionId;
+    answers.sessions = (await api("GET", `/sessions?limit=${SESSIONS_LISTED}`)).sessions;
+    await loadAnswers(true);
     const summaryWords = redraw;
     redraw = () => {
       summaryWords();
-      draw();
+      drawAnswers();
     };
-    draw();
     $("#answers").hidden = false;
+  }
+
+  async function filterAnswers() {
+    answers.filter = $("#history-session").value || null;
+    await loadAnswers(true);
   }
 
   // ------------------------------------------------------------------ wiring
@@ -706,6 +756,8 @@ const SleaAbility = (() => {
       return startRound();
     }));
     $("#show-answers").addEventListener("click", guarded(showAnswers));
+    $("#history-session").addEventListener("change", guarded(filterAnswers));
+    $("#answers-more").addEventListener("click", guarded(() => loadAnswers(false)));
     $("#resume").addEventListener("click", guarded(showSummary)); // mid-round: the summary, then back
     $("#new-session").addEventListener("click", guarded(newSession));
     window.addEventListener("popstate", (event) => {

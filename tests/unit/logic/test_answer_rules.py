@@ -71,3 +71,30 @@ def test_one_language_detector_decides_a_question_for_everyone():
     assert grading_language(item) == feedback_language(item) == guard_language(keyed) == "ko"
     english = item.model_copy(update={"reference_answer": "Only low-rank adapters."})
     assert grading_language(english) == feedback_language(english) == "en"
+
+
+def test_a_round_the_session_has_moved_past_takes_no_new_answer_but_its_retries():
+    """Once a later round's questions are saved, what was held back in the earlier round is shown
+    in the history (logic/sessions/history.py): its open items may not be answered after that."""
+    session = [{"question_id": "q1", "round": 1}, {"question_id": "q2", "round": 2}]
+    refusal = rules.refusal(session[0], KEY, session)
+    assert refusal is not None
+    assert refusal.code == "ROUND_OVER"
+    assert rules.refusal(session[1], KEY, session) is None  # the current round
+    assert rules.refusal({**session[0], "answered_at": "t", "answered_attempt_key": KEY}, KEY, session) is None
+    assert rules.closed(session[0], session)
+    assert not rules.closed(session[1], session)
+    assert rules.closed({"question_id": "q3", "round": 2, "usage_count": 1}, session)
+
+
+def test_a_closed_session_takes_no_new_answer_but_its_retries():
+    question = {"question_id": "q1", "round": 1}
+    refusal = rules.refusal(question, KEY, [question], session_closed=True)
+    assert refusal is not None
+    assert refusal.code == "SESSION_CLOSED"
+    assert (
+        rules.refusal({**question, "answered_at": "t", "answered_attempt_key": KEY}, KEY, [], session_closed=True)
+        is None
+    )
+    assert rules.closed(question, [question], session_closed=True)
+    assert not rules.closed(question, [question])

@@ -43,6 +43,9 @@ class CalibrationRun(Contract):
     items_unchanged: int = Field(description="items whose stored calibration was already this one")
     items_flagged: int = Field(description="items this run put in the review queue")
     items_left: int = Field(default=0, description="items not written because the deadline came")
+    learners_excluded: int = Field(
+        default=0, description="learners whose answers misfit the model (person fit) and were left out of the refit"
+    )
     seconds: float
 
 

@@ -148,6 +148,7 @@ class AttemptView(Contract):
     """One stored grading, as GET /sessions/{session_id}/attempts lists it (no answer key)."""
 
     attempt_id: str
+    session_id: str | None = Field(default=None, description="the session the answer was given in")
     question_id: str
     round: int
     is_correct: bool
@@ -173,3 +174,10 @@ class AttemptView(Contract):
 class AttemptList(Contract):
     session_id: str
     attempts: list[AttemptView]
+
+
+class AttemptHistory(Contract):
+    """GET /learners/me/attempts: a page of the caller's answers across their sessions."""
+
+    attempts: list[AttemptView] = Field(description="newest first")
+    next_cursor: str | None = Field(default=None, description="pass as `cursor` for the next page; null at the end")

@@ -9,6 +9,9 @@ history point and the bank item's difficulty step. A retry after any failure eit
 nothing recorded (and records) or finds the whole record (and returns it); it never counts twice.
 The attempt keeps what the ability update used (`item_id`, `item_b`, `guess_floor`,
 `ability_category`), so a reviewer's override can undo exactly that response.
+
+The `user-attempts` index (`user_id` + `graded_at`, every attribute) lists a learner's answers
+across all their sessions, newest first, a page at a time (the history).
 """
 
 import hashlib
@@ -48,6 +51,35 @@ def session_attempts(session_id: str) -> list[dict[str, Any]]:
             ExpressionAttributeValues={":session": {"S": session_id}},
         )
     return sorted(items, key=lambda item: str(item.get("graded_at", "")))
+
+
+USER_INDEX = "user-attempts"
+PAGE_KEYS = ("session_id", "attempt_key", "user_id", "graded_at")  # where a page of the index ends
+
+
+def user_attempts(
+    user_id: str, limit: int, start: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+    """Up to `limit` of the user's attempts, newest first, and where the next page starts (None
+    at the end; one more is read so that a last full page says so). `start`: a page's end."""
+    params: dict[str, Any] = {
+        "TableName": resource_name(TABLE_VARIABLE),
+        "IndexName": USER_INDEX,
+        "KeyConditionExpression": "user_id = :user_id",
+        "ExpressionAttributeValues": {":user_id": {"S": user_id}},
+        "ScanIndexForward": False,
+        "Limit": limit + 1,
+    }
+    if start:
+        params["ExclusiveStartKey"] = {name: {"S": start[name]} for name in PAGE_KEYS}
+    with storage_errors("attempts query"):
+        response = dynamodb(TOOL).query(**params)
+    items = [from_item(item) for item in response.get("Items", [])]
+    if len(items) > limit:
+        items = items[:limit]
+        return items, {name: str(items[-1][name]) for name in PAGE_KEYS}
+    last = response.get("LastEvaluatedKey")  # a page cut short by DynamoDB's 1 MB
+    return items, ({name: last[name]["S"] for name in PAGE_KEYS} if last else None)
 
 
 def get_attempt(session_id: str, key: str) -> dict[str, Any] | None:

@@ -31,7 +31,7 @@ def claim_round(record: dict[str, Any]) -> dict[str, Any] | None:
     """Claim the round for `record` (Conflict if it is RUNNING or SUCCEEDED). Returns the
     FAILED record the claim replaced, if any, so an unstarted round can be put back."""
     claimed, previous = rounds.claim(record)
-    if not claimed and previous is not None and _refreshed(previous)["round_status"] == FAILED:
+    if not claimed and previous is not None and refreshed(previous)["round_status"] == FAILED:
         # The execution failed (or never started) and nobody had looked: now it may start again.
         claimed, previous = rounds.claim(record)
     if not claimed:
@@ -73,7 +73,7 @@ def _execution(record: dict[str, Any]) -> dict[str, Any] | None:
         raise Unavailable("SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
 
 
-def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
+def refreshed(record: dict[str, Any]) -> dict[str, Any]:
     """The record with a RUNNING round's execution looked up; a finished round's outcome is
     written back, so it is looked up once and a FAILED round can be claimed again."""
     if record.get("round_status") != RUNNING:
@@ -108,18 +108,12 @@ def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, **changes}
 
 
-def current_record(session_id: str, round_number: int) -> dict[str, Any] | None:
-    """The round's record with a RUNNING round's execution looked up (None: never started)."""
-    record = rounds.get_round(session_id, round_number)
-    return _refreshed(record) if record is not None else None
-
-
 @tracer.capture_method
 def round_status(session_id: str, round_number: int) -> RoundStatus:
     record = rounds.get_round(session_id, round_number)
     if record is None:
         raise NotFound("ROUND_NOT_FOUND", f"round {round_number} was never started in session {session_id}")
-    record = _refreshed(record)
+    record = refreshed(record)
     saved = [q["question_id"] for q in questions.session_questions(session_id) if q.get("round", 1) == round_number]
     return RoundStatus(
         session_id=session_id,

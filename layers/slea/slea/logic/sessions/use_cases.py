@@ -10,13 +10,13 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.contracts.profile import is_uuid, normalised_user_id
 from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
-from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerOutput
+from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.rounds import lifecycle as round_logic
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
-from slea.platform.errors import DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
+from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
 from slea.platform.observability import logger, tracer
 from slea.platform.settings import resource_name
 from slea.security import rate_limits
@@ -55,7 +55,10 @@ def discard_new_session(session_id: str, user_id: str) -> None:
 
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
-    require_owner(session_id, user_id)
+    session = sessions.record(session_id)
+    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    if session and session.get("closed_at"):
+        raise Conflict("SESSION_CLOSED", "this session was closed when you started a round in a newer one")
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a Conflict that
     # takes nothing from the quota and never generates a second set of questions.
@@ -104,7 +107,24 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
     except DataAccessError as error:  # the round has started; its status finds it by name
         logger.warning("execution ARN not recorded", extra={"session_id": session_id, "reason": str(error)})
+    if request.round == 1 and session:
+        _move_on(user_id, session)
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
+
+
+def _move_on(user_id: str, session: dict[str, Any]) -> None:
+    """A round started in a newer session closes the learner's session before it: its open items
+    take no more answers, and what its rounds held back is shown in its history (history.py).
+    Best effort: a session left open keeps its text held back, which gives nothing away."""
+    try:
+        newest, _ = sessions.user_sessions(user_id, 2)
+        older = [
+            s for s in newest if s["session_id"] != session["session_id"] and s["created_at"] < session["created_at"]
+        ]
+        if older:
+            sessions.close(older[0]["session_id"], utc_now("milliseconds"))
+    except DataAccessError as error:
+        logger.warning("the previous session was not closed", extra={"reason": str(error)})
 
 
 def _question_view(stored: dict[str, Any]) -> QuestionView:
@@ -145,10 +165,15 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
 
 @tracer.capture_method
 def list_attempts(session_id: str, user_id: str) -> AttemptList:
-    require_owner(session_id, user_id)
+    """The session's attempts, with what the key-leak guard held back delivered where it may be
+    (history.py: loaded here, as the answer path is, not at every cold start)."""
+    from slea.logic.sessions import history  # noqa: PLC0415
+
+    session = sessions.record(session_id)
+    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
     return AttemptList(
         session_id=session_id,
-        attempts=[AttemptView.model_validate(item) for item in attempts.session_attempts(session_id)],
+        attempts=history.views(attempts.session_attempts(session_id), {session_id: session or {}}),
     )
 
 
