@@ -195,11 +195,11 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     screenshot(reviewer, "reviewer-queue")
     before = len(api_requests)
     entry.get_by_label("Corrected score").fill("90")
-    entry.get_by_label("Note (optional)").fill("Right idea in other words.")
+    entry.get_by_label("Reason for your decision").fill("Right idea in other words.")
     entry.get_by_role("button", name="Override score").click()
     entry.wait_for(state="detached")
     assert len(api_requests) == before + 1
-    assert reviewer.inner_text("#review-status") == f"Score overridden: {graded['score']} → 90."
+    assert reviewer.inner_text("#review-status") == f"Score changed: {graded['score']} → 90."
     assert reviewer.inner_text("#stat-overridden") == "1"
     screenshot(reviewer, "reviewer-after-override")
 
@@ -220,6 +220,7 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     row = learner.locator("#answers-list li", has_text="corrected by a reviewer")
     assert row.count() == 1, learner.inner_text("#answers")
     assert "Score: 90 / 100" in row.inner_text()
+    assert "A reviewer changed this grade: Right idea in other words." in row.inner_text()  # the reason, too
     screenshot(learner, "learner-answers-after-review-phone")
 
 

@@ -714,6 +714,7 @@ const SleaAbility = (() => {
         el("dd", { class: "answer-text", "data-content": true, text: answerText(attempt) })),
       el("p", { class: "grade" }, verdictOf(attempt), " · ", el("strong", { text: t("history.score", { score: attempt.score }) }),
         " · ", el("span", { class: "status", text: statusOf(attempt) })),
+      attempt.review_note ? el("p", { class: "review-note", "data-content": true, text: t("history.review_note", { note: attempt.review_note }) }) : null,
       attempt.explanation || attempt.details
         ? el("details", {}, el("summary", { text: t("history.open") }), explained,
           el("ul", { "data-content": true }, referenceItems(attempt.reference_links)))

@@ -72,6 +72,9 @@ class ItemAnalysisRow(Contract):
 class ItemAnalysis(Contract):
     items: list[ItemAnalysisRow]
     total: int = Field(description="items matching the filters (not only those listed)")
+    last_calibrated_at: str | None = Field(
+        default=None, description="when the calibration job last recalibrated any item of the bank (null: never)"
+    )
     next_cursor: str | None = Field(
         default=None, description="pass as `cursor` (with the same filters and sort) for the next page; null at the end"
     )

@@ -35,6 +35,7 @@ ReviewReason = Literal[
     "authored",
     "misfit",
     "label_far",
+    "override_proposed",
 ]
 
 
@@ -122,6 +123,16 @@ class ReviewedQuestion(Contract):
     reports: list[Report] = Field(default_factory=list)
 
 
+class OverrideProposal(Contract):
+    """A reviewer's change to a finalised grade, waiting for a second reviewer to confirm it."""
+
+    score: int
+    by: str
+    by_name: str | None = None
+    at: str
+    note: str
+
+
 class ReviewedAttempt(Contract):
     attempt_id: str
     session_id: str
@@ -133,6 +144,9 @@ class ReviewedAttempt(Contract):
     keyword_matches: list[str] = Field(default_factory=list)
     feedback: str | None = None
     graded_at: str
+    proposal: OverrideProposal | None = Field(
+        default=None, description="a finalised grade's proposed change, waiting for a second reviewer"
+    )
 
 
 # Where an entry came from: an automatic grade the grader was unsure of, a learner's report on a
@@ -225,13 +239,34 @@ class QueueView(Contract):
         return any(value is not None for value in (self.source, self.item_type, self.category, self.language, self.q))
 
 
+def _reason(note: str | None, info: ValidationInfo, actions: tuple[str, ...] | None, what: str) -> str | None:
+    """`note`, required (non-blank) when the request's action is one of `actions` (None: always).
+    Called by field validators, not a model one, so that the error names `note`."""
+    required = actions is None or info.data.get("action") in actions
+    if required and (note is None or not note.strip()):
+        raise PydanticCustomError("missing", "a reason is required to {what}", {"what": what})
+    return note.strip() if note is not None else None
+
+
+# Who changed a grade and why: the reason a reviewer gives is shown to the learner.
+AttemptAction = Literal["accept", "override", "confirm", "reject"]
+
+
 class AttemptReviewRequest(Contract):
-    action: Literal["accept", "override"]
+    """accept or override a provisional grade; override a finalised one (a proposal: a second
+    reviewer confirms or rejects it)."""
+
+    action: AttemptAction
     # A field validator (not a model one), so that the error names `score`.
     score: int | None = Field(
         default=None, ge=0, le=SCORE_MAX, validate_default=True, description="required to override"
     )
-    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+    note: str | None = Field(
+        default=None,
+        max_length=REVIEW_NOTE_MAX_LENGTH,
+        validate_default=True,
+        description="the reason: required to override (the learner sees it)",
+    )
 
     @field_validator("score")
     @classmethod
@@ -240,10 +275,19 @@ class AttemptReviewRequest(Contract):
             raise PydanticCustomError("missing", "score is required to override a grade")
         return score
 
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, ("override",), "override a grade")
+
 
 class AttemptReviewed(Contract):
     attempt_id: str
-    action: Literal["accept", "override"]
+    action: AttemptAction
+    status: Literal["applied", "proposed", "rejected"] = Field(
+        default="applied",
+        description="proposed: the grade was final, a second reviewer must confirm the change (score unchanged)",
+    )
     score: int
     is_correct: bool
     previous_score: int
@@ -258,7 +302,14 @@ BULK_ACCEPT_MAX = 50
 
 class BulkAcceptRequest(Contract):
     attempt_ids: list[AttemptIdText] = Field(min_length=1, max_length=BULK_ACCEPT_MAX)
-    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+    note: str | None = Field(
+        default=None, max_length=REVIEW_NOTE_MAX_LENGTH, validate_default=True, description="the reason: required"
+    )
+
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, None, "accept grades in bulk")
 
     @field_validator("attempt_ids")
     @classmethod
@@ -281,6 +332,26 @@ class BulkAccepted(Contract):
 
     results: list[BulkAcceptResult]
     accepted: int
+    bulk_id: str | None = Field(default=None, description="POST /review/bulk/{bulk_id}/revert undoes it")
+
+
+class UndoRequest(Contract):
+    note: str | None = Field(
+        default=None, max_length=REVIEW_NOTE_MAX_LENGTH, validate_default=True, description="the reason: required"
+    )
+
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, None, "undo an action")
+
+
+class BulkReverted(Contract):
+    """The attempts a bulk accept had accepted, back in the queue (those reviewed again since stay)."""
+
+    bulk_id: str
+    reverted: list[str]
+    kept: list[str] = Field(default_factory=list, description="reviewed again since the bulk accept: left as they are")
 
 
 class QuestionReviewRequest(Contract):
@@ -289,7 +360,17 @@ class QuestionReviewRequest(Contract):
     choices: list[ChoiceText] | None = Field(default=None, max_length=MAX_CHOICES)
     correct_answer: str | None = Field(default=None, strict=True, min_length=1, max_length=CORRECT_KEY_MAX_LENGTH)
     correct_keywords: list[KeywordText] | None = Field(default=None, max_length=CORRECT_KEYWORDS_MAX)
-    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+    note: str | None = Field(
+        default=None,
+        max_length=REVIEW_NOTE_MAX_LENGTH,
+        validate_default=True,
+        description="the reason: required to retire or edit",
+    )
+
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, ("retire", "edit"), "retire or edit a question")
 
     def changes_nothing(self) -> bool:
         return all(change is None for change in (self.stem, self.choices, self.correct_answer, self.correct_keywords))
@@ -297,7 +378,7 @@ class QuestionReviewRequest(Contract):
 
 class QuestionReviewed(Contract):
     question_id: str
-    action: Literal["accept", "retire", "edit"]
+    action: Literal["accept", "retire", "edit", "unretire"]
     status: Literal["active", "retired"]
     reviewed_by: str
     reviewed_by_name: str | None = Field(default=None, description="the reviewer's display name")
@@ -313,12 +394,13 @@ class ReviewStats(Contract):
     questions_edited: int
     questions_accepted: int
     open: int
+    proposals: int = Field(default=0, description="changes to final grades waiting for a second reviewer")
 
 
 class AuditRecord(Contract):
     audit_id: str
     target_id: str
-    target_kind: Literal["attempt", "question"]
+    target_kind: Literal["attempt", "question", "bulk"]
     action: str
     who: str
     who_name: str | None = Field(default=None, description="the reviewer's display name when they acted")
@@ -326,6 +408,15 @@ class AuditRecord(Contract):
     before: dict[str, Any]
     after: dict[str, Any]
     note: str | None = None
+    stem: str | None = Field(default=None, description="the item's stem, shortened")
+    question_id: str | None = None
+    session_id: str | None = None
+    learner_id: str | None = None
+    learner_name: str | None = Field(
+        default=None, description="the learner's display name, as their token gave it when they started the session"
+    )
+    bulk_id: str | None = Field(default=None, description="the bulk accept this record was part of")
+    changed: bool = Field(default=True, description="false: the action kept everything as it was (an accept)")
 
 
 class AuditRecords(Contract):

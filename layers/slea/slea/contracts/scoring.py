@@ -163,6 +163,7 @@ class AttemptView(Contract):
     skipped: bool = Field(
         default=False, description="left unanswered when its round was over: counted as wrong, never answered"
     )
+    review_note: str | None = Field(default=None, description="the reviewer's reason, if a reviewer changed the grade")
     # Kept on the attempt when it was graded (for the learner's history), absent on older attempts.
     # Only answered questions have attempts, so nothing here gives away the key of an unanswered one.
     question_stem: str | None = Field(default=None, description="the question as the learner saw it")

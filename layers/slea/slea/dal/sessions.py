@@ -57,19 +57,25 @@ def close(session_id: str, at: str) -> None:
                 raise
 
 
-def create(session_id: str, user_id: str) -> bool:
-    """Store a new session owned by `user_id`; False if the id is taken (never overwritten)."""
+def owner_name(session_id: str) -> str | None:
+    """The display name the session's learner had when they created it (None: not recorded)."""
+    name = (record(session_id) or {}).get("user_name")
+    return name if isinstance(name, str) else None
+
+
+def create(session_id: str, user_id: str, user_name: str | None = None) -> bool:
+    """Store a new session owned by `user_id` (and their display name, which reviewers see in the
+    review record); False if the id is taken (never overwritten)."""
+    item = {"session_id": {"S": session_id}, "user_id": {"S": user_id}, "created_at": {"S": utc_now("milliseconds")}}
+    if user_name:
+        item["user_name"] = {"S": user_name}
     with storage_errors("sessions put"):
         try:
             dynamodb(TOOL).put_item(
                 TableName=resource_name(TABLE_VARIABLE),
-                # Milliseconds: the user-sessions index orders a learner's sessions by it, and two
-                # may be created within a second (the newest is the one a page resumes).
-                Item={
-                    "session_id": {"S": session_id},
-                    "user_id": {"S": user_id},
-                    "created_at": {"S": utc_now("milliseconds")},
-                },
+                # Milliseconds (created_at): the user-sessions index orders a learner's sessions by
+                # it, and two may be created within a second (the newest is the one a page resumes).
+                Item=item,
                 ConditionExpression="attribute_not_exists(session_id)",
             )
         except ClientError as error:

@@ -39,7 +39,7 @@ def _check_owner(session_id: str, user_id: str, owner: str | None) -> None:
 
 
 @tracer.capture_method
-def create_session(user_id: str) -> SessionCreated:
+def create_session(user_id: str, user_name: str | None = None) -> SessionCreated:
     """A new session with a random id (a client cannot choose, so cannot take, another's id)."""
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
         raise Forbidden("UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
@@ -49,7 +49,7 @@ def create_session(user_id: str) -> SessionCreated:
     except DataAccessError as error:  # the new session matters more (its summary still counts them later)
         logger.error("the previous session could not be read", extra={"reason": str(error)})
         previous = []
-    if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
+    if not sessions.create(session_id, user_id, user_name):  # a UUID4 collision: practically never
         raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
     if previous:  # the learner moved on: what they left unanswered there is skipped
         _count_skips_safely(previous[0]["session_id"], user_id, lambda _round: True)
@@ -217,5 +217,10 @@ def report_question(session_id: str, user_id: str, question_id: str, report: Rep
     stored = questions.get_question(question_id) if is_uuid(question_id) else None
     if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
-    questions.report_question(question_id, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id})
+    # A copy drawn from the bank is reported on its bank item: that is what a reviewer fixes or
+    # retires, and a reported item is held out of draws until they have.
+    target = str(stored.get("item_id") or question_id)
+    questions.report_question(
+        target, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id, "question_id": question_id}
+    )
     return ReportAccepted(question_id=question_id)
