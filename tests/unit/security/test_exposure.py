@@ -148,22 +148,24 @@ def generator_request(shown: list[ShownItem], count: int = 5, session: str = "s"
 
 
 def test_generated_items_keep_apart_from_a_bank_draw_and_from_each_other():
-    """Bank draws and generation mixed: a drawn item (not answered yet, so every option may be
-    named) is in the round; nothing generated tests or offers any of its concepts, and no two
-    generated items share one."""
+    """Bank draws and generation mixed: a drawn item is in the round; nothing generated tests its
+    concept, offers its key as an option or is answerable from it, and no two generated items
+    share a concept or offer each other's keys (the rules never relaxed)."""
     record = next(r for r in SEED["keywords"] if r["difficulty"] == 3 and r["category"] == "technical")
     concepts = [c for c in record["concepts"] if c.get("language", "en") == "en"][:4]
-    drawn = stored_item(
-        stored("Which option describes the first concept?", [(c["name"], c["definition"]) for c in concepts])
-    )
+    options = [(concept["name"], concept["definition"]) for concept in concepts]
+    drawn = stored_item(stored("Which option describes the first concept?", options))
     for seed in range(5):
         drafts = generate_offline(generator_request([drawn], session=f"s{seed}"), 5, random.Random(seed))
         assert len(drafts) == 5
         context = SessionContext(SessionExposure(shown=[drawn]))
         for draft in drafts:
             item = drafted_item(draft)
-            assert context.conflict(item) is None, (draft.stem, draft.choices)
+            assert context.conflict(item, strict=False) is None, (draft.stem, draft.choices)
+            assert item.concept != concepts[0]["name"]
+            assert all(concepts[0]["definition"] not in choice for choice in draft.choices)
             context.add(item)
+        assert len({draft.source.name for draft in drafts}) == 5
 
 
 def test_a_drafts_facts_are_its_concept_and_every_options_concept():

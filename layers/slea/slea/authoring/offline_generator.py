@@ -4,7 +4,10 @@
 Which concepts: those in the learner's language (the round's `language`, else the profile's, else
 English; a concept's `language`, else read from its text), those whose `domain` matches one of
 the learner's interests first (case and surrounding spaces ignored, as Tool 2 matches template
-domains), then the rest of the record. One item per concept until the concepts run out.
+domains), then the rest of the record. One item per concept per session (security/exposure.py:
+the session's earlier items and the round's are `request.exposure`); when the concepts run out,
+keyword items. No option is a concept the session has told the learner about, and, while the
+record allows, none is another pending item's option.
 
 Which items (frames in `frames.py`): recall frames at low difficulty (definition <-> name, true or
 false definition), application and comparison at high difficulty (which concept a situation
@@ -247,7 +250,8 @@ class ItemBank:
             in_language = [concept for concept in usable if concept_language(concept) == self.language]
         self.frames = FRAMES[self.language]
         self.generic_units = frame_units(self.language)
-        # Set by the round builder: an option text the session may have explained (not a distractor).
+        # Set by the round builder: an option text the session has told the learner about, which a
+        # distractor may not be (security/exposure.py).
         self.avoid: Callable[[str], bool] = lambda text: False
         shuffled = list(in_language)
         self.rng.shuffle(shuffled)
@@ -660,18 +664,24 @@ class RoundBuilder:
             self.apart = True
 
     def take(self, question_type: QuestionType) -> DraftQuestion | None:
-        """Unused concepts first (the wanted type, else any): a concept repeats only when none is
-        left unused; then the least-used ones (priority order within a use count). Within each,
-        an item that gives no other item away (STRICTNESS), and only when there is none (a record
-        with few concepts), one that does, before a keyword item."""
+        """Unused concepts first (the wanted type, else any), in priority order (the session's rules
+        refuse a concept twice, so the least-used passes only matter to their other checks).
+        Within each, an item that gives no other item away (STRICTNESS), and only when there is
+        none (a record with few concepts), one that does, before a keyword item."""
         unused = [name for name in self.items if self.uses[name] == 0]
         by_use = sorted(self.items, key=lambda name: self.uses[name])
         passes = ((unused, question_type), (unused, None), (by_use, question_type), (by_use, None))
-        # Within each pass, options apart from the round's other items first (`apart`), then not.
+        # Within each pass and strictness, options apart from the round's other items (`apart`)
+        # first, then not, the learner's interest concepts before the others either way (keeping
+        # options apart must not cost a round its interests).
+        interest = {
+            c.name for c in self.bank.concepts if matches_interest(c.domain, self.bank.request.profile.interests)
+        }
         tries = [
-            (apart, wanted, names, strictness)
+            (apart, wanted, group, strictness)
             for names, wanted in passes
             for strictness in STRICTNESS
+            for group in ([n for n in names if n in interest], [n for n in names if n not in interest])
             for apart in (True, False)
         ]
         tries += [(False, wanted, names, "unchecked") for names, wanted in passes]
