@@ -79,27 +79,6 @@ def put_new_question(item: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def claim_bank_identity(identity: str, owner: str) -> bool:
-    """Claim a bank question's identity (its stem and key, digested) for the item `owner`: True
-    if it is now or already was `owner`'s, False if another item holds it. The claim is an item of
-    this table under `bank-identity#{digest}` (no index key: nothing lists it), written once with
-    PutItem (what the saving functions are granted), so a retried save of the same item succeeds."""
-    with storage_errors("questions claim bank identity"):
-        try:
-            dynamodb(TOOL).put_item(
-                TableName=resource_name(TABLE_VARIABLE),
-                Item=to_item({"question_id": f"bank-identity#{identity}", "owner": owner}),
-                ConditionExpression="attribute_not_exists(question_id) OR #owner = :owner",
-                ExpressionAttributeNames={"#owner": "owner"},
-                ExpressionAttributeValues={":owner": {"S": owner}},
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-    return True
-
-
 def get_question(question_id: str) -> dict[str, Any] | None:
     with storage_errors("questions get"):
         response = dynamodb(TOOL).get_item(

@@ -1,8 +1,6 @@
 """Tool 5: save validated questions; a failed write puts the whole question on the SQS retry
 queue (drained by the retry worker), so nothing is ever lost."""
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +20,7 @@ from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name
-from slea.security import exposure, ids
+from slea.security import ids
 
 REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
 
@@ -71,24 +69,12 @@ def question_item(
     }
 
 
-def bank_identity(item: Mapping[str, Any]) -> str:
-    """A bank item's identity beyond its id: its bank key, its normalised stem and its key."""
-    key = exposure.key_of(exposure.stored_item(item))  # the keyed option's text, not its letter
-    text = json.dumps([item.get("bank_key"), exposure.normalised(str(item.get("stem", ""))), key])
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
 def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, Any] | None = None) -> str:
     """Write the question once (idempotent: a repeat of the same save is a success). Returns the
     time it was saved; raises DataAccessError if DynamoDB failed after its retries, ValueError if
     the id already belongs to a different question."""
     saved_at = utc_now()
     item = question_item(request, question_id, saved_at, placement)
-    if "bank_key" in item and not questions.claim_bank_identity(bank_identity(item), question_id):
-        # The bank holds this question (the same stem and key) under another id: this one stays
-        # the session's, out of the bank, so no learner can be drawn the same item twice.
-        del item["bank_key"]
-        metrics.add_metric(name="BankDuplicatesKeptOut", unit="Count", value=1)
     existing = questions.put_new_question(item)
     if existing is not None:
         if any(
