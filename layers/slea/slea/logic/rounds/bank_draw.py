@@ -100,13 +100,14 @@ def _candidates(request: DrawRequest, key: str, target: float) -> dict[str, dict
 def _apart(
     chosen: list[selection.Candidate], found: dict[str, dict[str, Any]], seen: SessionExposure
 ) -> list[selection.Candidate]:
-    """The chosen items that do not test or give away one another (security/exposure.py): two
-    bank items on one concept are not drawn into one round; generation fills the slot instead."""
+    """The chosen items that do not repeat, answer or give away one another (security/exposure.py,
+    the rules never relaxed): two bank items on one concept are not drawn into one round, and
+    generation fills the slot instead. (Each was judged strictly against the session already.)"""
     context = SessionContext(seen)
     kept = []
     for candidate in chosen:
         item = exposure.stored_item(found[candidate.item_id])
-        if context.conflict(item) is None:
+        if context.conflict(item, strict=False) is None:
             context.add(item)
             kept.append(candidate)
     return kept
