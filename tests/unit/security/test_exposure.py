@@ -102,6 +102,7 @@ def test_an_item_answered_by_an_earlier_explanation_is_refused():
         stem="Explain supervised learning.",
         correct_keywords=["labelled", "mapping"],
         reference_answer=f"Supervised learning: {SL}",
+        answered=True,  # its model answer was shown (before, the show-time guard holds it back)
     )
     context = SessionContext(SessionExposure(shown=[earlier]))
     later = ShownItem(

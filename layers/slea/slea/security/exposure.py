@@ -8,14 +8,15 @@ already chosen for the round:
 - never the same question: the same stem (case, spacing and punctuation aside), nor, in a practice
   round, an item of the learner's recent sessions (the same stem, or the same concept with the
   same key: `fingerprints`; a regenerated item has a new id but not a new stem);
-- one item per concept per session: its concept is none the session has tested (an item's key
-  is told once it is answered), nor one an answer's feedback named (the option picked);
-- nothing shown answers it: no earlier stem, key, explanation or model answer gives its key away
-  (the claims of security/key_leaks.py, the same matcher as the show-time guard), and none of its
-  options (a true/false item: its statement) is a concept told so, by name or by definition;
+- one item per concept per session: its concept is none the session has tested (answered or
+  not), nor one an answer's feedback named (the option picked);
+- nothing an answered item showed answers it: no stem, key, explanation or model answer gives its
+  key away (the claims of security/key_leaks.py, the same matcher as the show-time guard), and
+  none of its options (a true/false item: its statement) is a concept told so, by name or by
+  definition (a learner picks or eliminates it without knowing the item);
 - preferred while the record allows (`strict`, kept by the offline generator and the bank draw):
-  neither its concept nor its options are options of an item not answered yet, whose feedback
-  may name them if the learner picks them.
+  the same for the items not answered yet, whose keys will be told and whose other options their
+  feedback may name: neither the new item's concept nor its options are among them.
 """
 
 import hashlib
@@ -168,9 +169,10 @@ class SessionContext:
     stems: set[str] = field(default_factory=set)
     tested: set[str] = field(default_factory=set)  # concepts tested, or named by an answer's feedback
     names: set[str] = field(default_factory=set)  # those and the concepts feedback may still name
-    told: list[KeyedItem] = field(default_factory=list)  # the tested concepts' definitions, and long keys
+    told_names: set[str] = field(default_factory=set)  # what answered items' keys and feedback told
+    told: list[KeyedItem] = field(default_factory=list)  # their definitions, and their long keys
     definitions: list[KeyedItem] = field(default_factory=list)  # those and the ones feedback may still tell
-    shown: list[KeyedItem] = field(default_factory=list)
+    shown: list[tuple[KeyedItem, bool]] = field(default_factory=list)  # with: was it answered
     recent: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -190,23 +192,32 @@ class SessionContext:
         if item.type == "multiple_choice" and len(key) >= KEY_FINGERPRINT_MIN_LENGTH:
             facts.append(Fact(name=item.concept or "", definition=key))
         for fact in facts:
-            told = item.answered or normalised(fact.name) == normalised(item.concept or "")
             name = normalised(fact.name)
             if name:
                 self.names.add(name)
-                if told:
-                    self.tested.add(name)
+                if item.answered or name == normalised(item.concept or ""):
+                    self.tested.add(name)  # one item per concept: an item's own, answered or not
+                if item.answered:
+                    self.told_names.add(name)
             if fact.definition.strip():
                 self.definitions.append(_fact_item(fact))
-                if told:
+                if item.answered:
                     self.told.append(self.definitions[-1])
-        self.shown.append(keyed(item))
+        self.shown.append((keyed(item), item.answered))
 
-    def recognises(self, text: str, possible: bool = True) -> bool:
-        """Is `text` (an option, a statement) a concept the learner has been (`possible`: may be)
-        told about, by name or by definition?"""
-        names, definitions = (self.names, self.definitions) if possible else (self.tested, self.told)
-        return normalised(text) in names or any(stated_by(definition, text) for definition in definitions)
+    def recognises(self, text: str, possible: bool = True, statement: bool = False) -> bool:
+        """Is `text` a concept the learner has been (`possible`: may be) told about, by name or by
+        definition? An option is one when it and the definition state each other (two definitions
+        of one domain share many words, and one alone is no cue); a `statement` (true/false:
+        "Name is ...") when it states the definition."""
+        names, definitions = (self.names, self.definitions) if possible else (self.told_names, self.told)
+        if normalised(text) in names:
+            return True
+        found = [definition for definition in definitions if stated_by(definition, text)]
+        if statement or not found:
+            return bool(found)
+        option = _fact_item(Fact(name="", definition=text))
+        return any(stated_by(option, definition.key_text) for definition in found)
 
     def conflict(self, item: ShownItem, strict: bool = True) -> str | None:
         """Why `item` may not join the session now, or None."""
@@ -223,9 +234,12 @@ class SessionContext:
 
     def _answerable(self, item: ShownItem) -> str | None:
         candidate = keyed(item)
-        if any(gives_away(shown, candidate) for shown in self.shown):
+        # What an answered item showed. (Items not answered yet are the show-time guard's and the
+        # writer's concern: security/key_leaks.py holds back what would answer another, and the
+        # offline generator keeps a round's items from giving each other away while it can.)
+        if any(gives_away(shown, candidate) for shown, answered in self.shown if answered):
             return "Answerable from what this session has already shown"
-        if any(self.recognises(text, possible=False) for text in _options(item)):
+        if any(self.recognises(text, False, item.type == "true_false") for text in _options(item)):
             return "An option is a concept this session explained: it is picked or eliminated unseen"
         return None
 
@@ -233,7 +247,7 @@ class SessionContext:
         """The preference the generator and the bank draw keep while they can."""
         if item.concept and normalised(item.concept) in self.names:
             return f"Tests a concept an option of this session may have explained: {item.concept}"
-        if any(self.recognises(text) for text in _options(item)):
+        if any(self.recognises(text, True, item.type == "true_false") for text in _options(item)):
             return "An option is a concept an option of this session may have explained"
         return None
 
