@@ -4,7 +4,10 @@
 Which concepts: those in the learner's language (the round's `language`, else the profile's, else
 English; a concept's `language`, else read from its text), those whose `domain` matches one of
 the learner's interests first (case and surrounding spaces ignored, as Tool 2 matches template
-domains), then the rest of the record. One item per concept until the concepts run out.
+domains), then the rest of the record. One item per concept per session (security/exposure.py:
+the session's earlier items and the round's are `request.exposure`); when the concepts run out,
+keyword items. No option is a concept the session has told the learner about, and, while the
+record allows, none is another pending item's option.
 
 Which items (frames in `frames.py`): recall frames at low difficulty (definition <-> name, true or
 false definition), application and comparison at high difficulty (which concept a situation
@@ -62,7 +65,7 @@ from slea.grading.terms import Text, terms
 from slea.language.english_articles import NounPhrase, noun_phrase, sentence_start
 from slea.language.item_frames import FRAMES, families_for
 from slea.language.korean_particles import bare_term, resolve_particles
-from slea.security import key_leaks
+from slea.security import exposure, key_leaks
 
 LABELS = "ABCDE"
 COMPARE_SIBLINGS = 3  # a comparison item is offered with each of this many siblings, nearest first
@@ -288,6 +291,9 @@ class ItemBank:
             in_language = [concept for concept in usable if concept_language(concept) == self.language]
         self.frames = FRAMES[self.language]
         self.generic_units = frame_units(self.language)
+        # Set by the round builder: an option text the session has told the learner about, which a
+        # distractor may not be (security/exposure.py).
+        self.avoid: Callable[[str], bool] = lambda text: False
         shuffled = list(in_language)
         self.rng.shuffle(shuffled)
         interests = request.profile.interests
@@ -357,7 +363,7 @@ class ItemBank:
         band, from the front of `pool` (same domain) where it has enough. Random within the band,
         not the closest in length: the closest make the key the middle-length option, itself a
         cue (a test-wise learner picking the second-longest option would beat chance)."""
-        usable = [text for text in dict.fromkeys(pool) if text != correct and not _weak(text)]
+        usable = [text for text in dict.fromkeys(pool) if text != correct and not _weak(text) and not self.avoid(text)]
         if len(usable) < count:
             return None
         comparable = [text for text in usable if not lengths_unequal([correct, text], LENGTH_BAND)]
@@ -680,15 +686,22 @@ class RoundBuilder:
         self.taken_stems = list(request.avoid_stems)
         self.drafts: list[DraftQuestion] = []
         self.keyed: list[key_leaks.KeyedItem] = []
+        # The session's items and this round's: a concept once per session, nothing shown answers
+        # an item, and (while the record allows) no option the session may have explained.
+        self.session = exposure.SessionContext(request.exposure)
+        self.apart = True
+        self.bank.avoid = partial(self.session.recognises, possible=False)
 
     def _acceptable(self, draft: DraftQuestion | None, strictness: str = "explained") -> bool:
         """`strictness`: what of the item and the others must give no key away, "explained" (what
-        a learner reads of both, explanations included), "listed" (stems and keys), or nothing."""
+        a learner reads of both, explanations included), "listed" (stems and keys), or nothing.
+        Whatever it is, the session's rules hold (security/exposure.py; `apart`: the strict one)."""
         return (
             draft is not None
             and near_duplicate_of(draft.stem, self.taken_stems) is None
             and not reveals(draft, self.drafts)
             and (strictness not in STRICTNESS or not gives_away(keyed(draft), self.keyed, strictness == "explained"))
+            and self.session.conflict(exposure.drafted_item(draft), strict=self.apart) is None
         )
 
     def _from_concepts(
@@ -724,23 +737,39 @@ class RoundBuilder:
         return None
 
     def _from_keywords(self) -> DraftQuestion | None:
-        for item in list(self.keyword_items):
-            draft = item.build()
-            if self._acceptable(draft, "listed"):
-                self.keyword_items.remove(item)
-                return draft
-        return None
+        self.apart = False  # a short answer has no options to eliminate
+        try:
+            for item in list(self.keyword_items):
+                draft = item.build()
+                if self._acceptable(draft, "listed"):
+                    self.keyword_items.remove(item)
+                    return draft
+            return None
+        finally:
+            self.apart = True
 
     def take(self, question_type: QuestionType) -> DraftQuestion | None:
-        """Unused concepts first (the wanted type, else any): a concept repeats only when none is
-        left unused; then the least-used ones (priority order within a use count). Within each,
-        an item that gives no other item away (STRICTNESS), and only when there is none (a record
-        with few concepts), one that does, before a keyword item."""
+        """Unused concepts first (the wanted type, else any), in priority order (the session's rules
+        refuse a concept twice, so the least-used passes only matter to their other checks).
+        Within each, an item that gives no other item away (STRICTNESS), and only when there is
+        none (a record with few concepts), one that does, before a keyword item."""
         unused = [name for name in self.items if self.uses[name] == 0]
         by_use = sorted(self.items, key=lambda name: self.uses[name])
         passes = ((unused, question_type), (unused, None), (by_use, question_type), (by_use, None))
-        tries = [(wanted, names, strictness) for names, wanted in passes for strictness in STRICTNESS]
-        tries += [(wanted, names, "unchecked") for names, wanted in passes]
+        # Within each pass and strictness, options apart from the round's other items (`apart`)
+        # first, then not, the learner's interest concepts before the others either way (keeping
+        # options apart must not cost a round its interests).
+        interest = {
+            c.name for c in self.bank.concepts if matches_interest(c.domain, self.bank.request.profile.interests)
+        }
+        tries = [
+            (apart, wanted, group, strictness)
+            for names, wanted in passes
+            for strictness in STRICTNESS
+            for group in ([n for n in names if n in interest], [n for n in names if n not in interest])
+            for apart in (True, False)
+        ]
+        tries += [(False, wanted, names, "unchecked") for names, wanted in passes]
         # A true/false key and frame are drawn and preferred within each concept: false statements
         # borrow a sibling's text and so fail the give-away checks more often; taking whichever
         # passes first would key most items True, a pattern a learner answers without knowing
@@ -748,13 +777,32 @@ class RoundBuilder:
         prefer = None
         if question_type == "true_false":
             prefer = (self.bank.rng.random() < 0.5, self.bank.rng.choice(TRUE_FALSE_FAMILIES))
-        draft = next(filter(None, (self._from_concepts(*attempt, prefer) for attempt in tries)), None)
+        found = (self._apart(apart, wanted, names, strictness, prefer) for apart, wanted, names, strictness in tries)
+        draft = next(filter(None, found), None)
         draft = draft or self._from_keywords()
         if draft is not None:
             self.drafts.append(draft)
             self.keyed.append(keyed(draft))
             self.taken_stems.append(draft.stem)
+            self.session.add(exposure.drafted_item(draft))
         return draft
+
+    def _apart(
+        self,
+        apart: bool,
+        question_type: QuestionType | None,
+        names: list[str],
+        strictness: str,
+        prefer: tuple[bool, str] | None,
+    ) -> DraftQuestion | None:
+        """An item from `names`' concepts whose options the session has not explained (not drawn as
+        distractors); with `apart`, nor may yet explain (another pending item's option)."""
+        self.apart = apart
+        self.bank.avoid = partial(self.session.recognises, possible=apart)
+        try:
+            return self._from_concepts(question_type, names, strictness, prefer)
+        finally:
+            self.apart, self.bank.avoid = True, partial(self.session.recognises, possible=False)
 
 
 def generate_offline(request: GenerateQuestionsInput, count: int, rng: random.Random) -> list[DraftQuestion]:

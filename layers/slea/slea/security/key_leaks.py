@@ -246,6 +246,12 @@ def gives_away(item: KeyedItem, other: KeyedItem, explained: bool = True) -> boo
     return any(claim.revealed_by(_units(text)) for text in item.shown_texts(explained) for claim in claims)
 
 
+def stated_by(item: KeyedItem, text: str) -> bool:
+    """Does `text` alone (one option, one statement) state what answers `item`?"""
+    present = _units(text)
+    return any(claim.revealed_by(present) for claim in item.claims)
+
+
 def language_of(item: KeyedItem) -> Language:
     """The item's language, as the feedback reads it (language/detect.py)."""
     return question_language(item.stem, item.choices, item.reference_answer, item.explanation)

@@ -16,7 +16,7 @@ from typing import Any
 
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink
-from slea.feedback.details import compose, details_of, normalised_key, padded, picked_option
+from slea.feedback.details import compose, details_of, padded, picked_option
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
 from slea.llm import budget
@@ -113,10 +113,7 @@ def _checked(
     """The explanation as the learner may see it: its prose, links and parts, each checked
     against the unanswered items' keys."""
     links = guard.links(cited(item.sources, explanation.reference_links))
-    keys = frozenset(
-        normalised_key(other.key_text) for other in guard.unanswered if other.question_type == "multiple_choice"
-    )
-    details = details_of(item, explanation, links, needs_review, keys)
+    details = details_of(item, explanation, links, needs_review)
     details = details.model_copy(
         update={
             "why_correct": guard.optional_text(details.why_correct),
@@ -127,7 +124,7 @@ def _checked(
     checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
     terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
     # Padded again after the check: what it holds back must not leave the text under the minimum.
-    text = padded(guard.explanation(compose(details, item, checked, terms, keys)), details.language, terms)
+    text = padded(guard.explanation(compose(details, item, checked, terms)), details.language, terms)
     return text, links, details
 
 

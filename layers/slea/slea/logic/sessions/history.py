@@ -20,13 +20,16 @@ from typing import Any
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AttemptHistory, AttemptView, ReferenceLink
 from slea.dal import attempts, questions, sessions
-from slea.feedback.details import normalised_key
 from slea.logic.answering.rules import closed
 from slea.platform.errors import Forbidden, Invalid, NotFound
 from slea.platform.observability import tracer
 from slea.security.key_leaks import KeyedItem, KeyGuard
 
 CURSOR_ERROR = "cursor: not a cursor of GET /learners/me/attempts"
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def _open_items(session: list[dict[str, Any]], answered: str, session_closed: bool) -> list[KeyedItem]:
@@ -57,8 +60,8 @@ def _whole(attempt: dict[str, Any], session: list[dict[str, Any]], session_close
     for text in texts:
         guard.text(text)
     guard.links([ReferenceLink.model_validate(link) for link in unguarded.get("reference_links") or []])
-    keys = {normalised_key(item.key_text) for item in open_items if item.question_type == "multiple_choice"}
-    picked = normalised_key(details.get("your_answer") or "")
+    keys = {_normalised(item.key_text) for item in open_items if item.question_type == "multiple_choice"}
+    picked = _normalised(details.get("your_answer") or "")
     if guard.withheld.sentences or guard.withheld.links or (picked and picked in keys):
         return None
     return unguarded
