@@ -61,7 +61,10 @@ def first_session(http: Any, step_functions: Any, user: str, session: str, categ
     stored = sorted(stored_attempts(step_functions.runtime.cloud, session), key=lambda a: a["graded_at"])
     corrected, confirmed = stored[0], stored[1]
     status, _, body = http(
-        "POST", f"/review/attempts/{corrected['attempt_id']}", {"action": "override", "score": 95}, REVIEWER
+        "POST",
+        f"/review/attempts/{corrected['attempt_id']}",
+        {"action": "override", "score": 95, "note": "It names the key idea in other words."},
+        REVIEWER,
     )
     assert status == 200, body
     status, _, body = http("POST", f"/review/attempts/{confirmed['attempt_id']}", {"action": "accept"}, REVIEWER)
