@@ -87,7 +87,7 @@ def test_a_passing_answer_below_full_marks_is_told_which_terms_it_left_out():
 def test_a_failing_answer_is_told_how_many_key_terms_it_named_which_its_missing_part_lists():
     item = short_item("ko", matches=["임베딩"])
     reason = score_reason(item, 40, RubricPoints(key_concepts=8, correctness=20, clarity=12), "ko")
-    assert reason == "40점인 이유: 완성도 높은 답안이 다루는 핵심 용어 3개 중 1개만 다뤘습니다."
+    assert reason == "40점: 완성도 높은 답안이 다루는 핵심 용어 3개 중 1개만 다뤘습니다."
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])

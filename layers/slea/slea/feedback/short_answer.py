@@ -24,10 +24,10 @@ REASONS: dict[Language, dict[str, str]] = {
         "clarity": "{score}, not 100: your answer is not written out in full sentences.",
     },
     "ko": {
-        "missing_terms": "{score}점인 이유: 답안에 다음 용어가 없습니다: {terms}.",
-        "few_terms": "{score}점인 이유: 완성도 높은 답안이 다루는 핵심 용어 {total}개 중 {found}개만 다뤘습니다.",
-        "coverage": "{score}점인 이유: 모범 답안이 설명하는 내용의 일부만 설명했습니다.",
-        "clarity": "{score}점인 이유: 완전한 문장으로 쓰지 않았습니다.",
+        "missing_terms": "{score}점: 답안에 다음 용어가 없습니다: {terms}.",
+        "few_terms": "{score}점: 완성도 높은 답안이 다루는 핵심 용어 {total}개 중 {found}개만 다뤘습니다.",
+        "coverage": "{score}점: 모범 답안이 설명하는 내용의 일부만 설명했습니다.",
+        "clarity": "{score}점: 완전한 문장으로 쓰지 않았습니다.",
     },
 }
 
