@@ -531,8 +531,9 @@ const SleaAbility = (() => {
   }
 
   // ------------------------------------------------------------------ feedback
-  /* The graded answer in parts: the question, the learner's own answer, the key and why, why a
-     wrong choice is wrong, next steps (ScoreAnswerOutput.details). Without details (an older
+  /* The graded answer in parts: the question, the learner's own answer, why a short answer got
+     its score, the key and why, why a wrong choice is wrong or what a typed answer is missing,
+     next steps (ScoreAnswerOutput.details). Without details (an older
      server) the question and the answer come from the page and the explanation prose follows. */
   function feedbackParts(result, question, ownAnswer) {
     const details = result.details || {};
@@ -542,8 +543,10 @@ const SleaAbility = (() => {
       [choice ? "feedback.your_choice" : "feedback.your_answer", details.your_answer || ownAnswer],
     ];
     if (result.details) {
+      parts.push(["feedback.score_reason", details.score_reason]);
       if (!result.is_correct || !choice) parts.push(["feedback.correct_answer", details.correct_answer]);
-      if (!result.is_correct) parts.push(["feedback.why_wrong", details.why_yours_is_wrong]);
+      // A typed answer falls short of the model answer; a choice is wrong.
+      if (!result.is_correct) parts.push([choice ? "feedback.why_wrong" : "feedback.why_short", details.why_yours_is_wrong]);
       parts.push(["feedback.why_correct", details.why_correct]);
       if ((details.next_steps || []).length) parts.push(["feedback.next_steps", details.next_steps]);
     }

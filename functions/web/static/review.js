@@ -74,7 +74,8 @@
 
   function itemColumn(entry, name) {
     const q = entry.question;
-    const key = q.correct_answer || (q.correct_keywords || []).join(", ");
+    // A short answer's key: its terms as the learner's feedback names them (whole words).
+    const key = q.correct_answer || (q.key_terms || q.correct_keywords || []).join(", ");
     return el("div", {},
       el("h4", { text: "Item" }),
       el("p", { class: "meta", text: `${q.type || "item"} · ${q.category || "?"} · ${q.language || "?"} · difficulty ${q.difficulty ?? "?"} · ${q.status}` }),

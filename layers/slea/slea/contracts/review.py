@@ -111,6 +111,9 @@ class ReviewedQuestion(Contract):
     choices: list[str] = Field(default_factory=list)
     correct_answer: str | None = None
     correct_keywords: list[str] | None = None
+    key_terms: list[str] | None = Field(
+        default=None, description="the keywords as whole terms of the reference, as the learner's feedback names them"
+    )
     reference_answer: str | None = None
     explanation: str | None = None
     difficulty: int | None = None

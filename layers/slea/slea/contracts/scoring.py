@@ -113,6 +113,9 @@ class FeedbackDetails(Contract):
         default=None, description="a wrong choice: why the option picked is wrong (absent when unknown)"
     )
     next_steps: list[str] = Field(default_factory=list, description="what to do next, fitted to the result")
+    score_reason: str | None = Field(
+        default=None, description="a short answer below full marks: why this score and not 100, in one sentence"
+    )
 
 
 class ScoreAnswerOutput(Contract):

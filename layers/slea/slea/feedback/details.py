@@ -15,7 +15,8 @@ from slea.constants import EXPLANATION_MIN_LENGTH, Language
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.keywords import ChoiceNote
 from slea.contracts.llm import Explanation, GradingItem
-from slea.contracts.scoring import FeedbackDetails, ReferenceLink
+from slea.contracts.scoring import FeedbackDetails, ReferenceLink, RubricPoints
+from slea.feedback.short_answer import missed_terms, score_reason, study_terms, used_terms
 from slea.language.detect import question_language
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
@@ -38,6 +39,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "covers_terms": "A complete answer covers these terms: {terms}.",
         "why": "Why:",
         "why_wrong": "Why your answer is not right:",
+        "why_short": "What your answer is missing:",
         "other_concept_definition": "The option you chose is the definition of a different concept: {concept}.",
         "other_concept_name": "The option you chose is a different concept. {concept}: {definition}",
         "definition_of": "That is the definition of {concept}.",
@@ -72,6 +74,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "covers_terms": "완성도 높은 답안은 다음 용어를 다룹니다: {terms}.",
         "why": "이유:",
         "why_wrong": "제출한 답이 틀린 이유:",
+        "why_short": "답안에 부족한 점:",
         "other_concept_definition": "선택한 보기는 다른 개념의 정의입니다: {concept}.",
         "other_concept_name": "선택한 보기는 다른 개념입니다. {concept}: {definition}",
         "definition_of": "정답 보기는 다음 개념의 정의입니다: {concept}.",
@@ -209,20 +212,22 @@ def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
         if why and item.reference_answer and fuzz.token_set_ratio(why, item.reference_answer) >= SAME_CONTENT_RATIO:
             why = None  # the model answer already says it
         if not item.is_correct:
-            missed = [keyword for keyword in item.correct_keywords if keyword not in item.keyword_matches]
+            # Whole terms of the reference, never the bare stems the keyword matcher keeps.
+            missed, used = missed_terms(item), used_terms(item)
             said = [text["missed"].format(terms=", ".join(missed))] if missed else []
-            if missed and item.keyword_matches:
-                said.append(text["used"].format(terms=", ".join(item.keyword_matches)))
+            if missed and used:
+                said.append(text["used"].format(terms=", ".join(used)))
             wrong = " ".join(said) or None
     return why, wrong
 
 
 def next_steps(item: GradingItem, links: list[ReferenceLink], needs_review: bool, language: Language) -> list[str]:
     """What to do next, fitted to the result: a wrong answer is sent back to the concept and to a
-    question at the same level, never a harder one; a right one may go further; a provisional
-    grade says a reviewer will confirm it."""
+    question at the same level, never a harder one; a right one may go further. That a
+    provisional grade will be confirmed by a reviewer is no step: the page says it once beside the
+    score (`needs_review`), the prose once (`compose`)."""
     text = PHRASES[language]
-    steps = [text["provisional"]] if needs_review else []
+    steps: list[str] = []
     if item.is_correct:
         steps.append(text["harder"])
         steps += [text["deeper"].format(title=link.title) for link in links[:1]]
@@ -235,13 +240,20 @@ def next_steps(item: GradingItem, links: list[ReferenceLink], needs_review: bool
 
 
 def details_of(
-    item: GradingItem, explanation: Explanation, links: list[ReferenceLink], needs_review: bool
+    item: GradingItem,
+    explanation: Explanation,
+    links: list[ReferenceLink],
+    needs_review: bool,
+    *,
+    score: int | None = None,
+    points: RubricPoints | None = None,
 ) -> FeedbackDetails:
     """The feedback in parts; a part the explainer left empty is taken from the item's records.
     What it says of a wrong pick depends on this item alone (its own choice notes), never on the
     session's other items: wording chosen by another item's key would tell the learner that the
     option keys an item still to come (the rounds are chosen so that none does:
-    security/exposure.py)."""
+    security/exposure.py). `score` and `points` (a short answer's grade): the reason for the
+    score, in one sentence."""
     language = language_of(item)
     text = PHRASES[language]
     why, wrong = offline_parts(item)
@@ -257,6 +269,7 @@ def details_of(
         why_correct=why_correct,
         why_yours_is_wrong=None if item.is_correct else ((explanation.why_yours_is_wrong or "").strip() or wrong),
         next_steps=next_steps(item, links, needs_review, language),
+        score_reason=score_reason(item, score, points, language) if score is not None else None,
     )
 
 
@@ -286,19 +299,29 @@ def without_repeats(paragraphs: list[str | tuple[str, str]]) -> list[str]:
     return kept
 
 
-def compose(details: FeedbackDetails, item: GradingItem, explanation: Explanation, terms: list[str]) -> str:
-    """The prose explanation: the verdict, the learner's answer and the key, why, why not, the
-    explainer's own notes, how to study and what next; no sentence twice; at least the spec's
-    length, padded with study checks on the question's terms and then with distinct study tips."""
+def compose(
+    details: FeedbackDetails,
+    item: GradingItem,
+    explanation: Explanation,
+    terms: list[str],
+    *,
+    needs_review: bool = False,
+) -> str:
+    """The prose explanation: the verdict (and, once, that a reviewer will confirm a provisional
+    grade), the reason for a short answer's score, the learner's answer and the key, why, why
+    not, the explainer's own notes, how to study and what next; no sentence twice; at least the
+    spec's length, padded with study checks on the question's terms and then with distinct study
+    tips."""
     text = PHRASES[details.language]
     is_choice = item.question_type != "short_answer"
     headed = {
         "your_answer": details.your_answer if is_choice else None,
         "correct_answer" if is_choice else "model_answer": details.correct_answer,
         "why": details.why_correct,
-        "why_wrong": details.why_yours_is_wrong,
+        "why_wrong" if is_choice else "why_short": details.why_yours_is_wrong,
     }
-    paragraphs: list[str | tuple[str, str]] = [text["right" if item.is_correct else "wrong"]]
+    verdict = [text["right" if item.is_correct else "wrong"], text["provisional"] if needs_review else None]
+    paragraphs: list[str | tuple[str, str]] = [" ".join(filter(None, [*verdict, details.score_reason]))]
     for phrase, body in headed.items():
         if body:
             paragraphs.append((text[phrase], body))
@@ -327,5 +350,5 @@ def prose(item: GradingItem, explanation: Explanation, needs_review: bool = Fals
     against the session's unanswered keys before composing it)."""
     links = list(item.sources)
     details = details_of(item, explanation, links, needs_review)
-    terms = [term for term in (item.correct_keywords or [concept_of(item) or ""]) if term]
-    return compose(details, item, explanation, terms)
+    terms = [term for term in (study_terms(item) or [concept_of(item) or ""]) if term]
+    return compose(details, item, explanation, terms, needs_review=needs_review)

@@ -31,7 +31,7 @@ from rapidfuzz import fuzz, process
 
 from slea.grading import contradiction
 from slea.grading.relatedness import is_unrelated
-from slea.grading.terms import KOREAN_ENDING_ZIPF, UNKNOWN_ZIPF, Term, Text, frequencies
+from slea.grading.terms import UNKNOWN_ZIPF, Term, Text, is_inflected
 
 QUESTION_TERM_FACTOR = 0.35  # weight kept by a reference term that the question already states
 NEAR_MISS_CREDIT = 0.8
@@ -265,14 +265,7 @@ class Evidence:
         if len(words) < 3:
             return False
         if self.answer.is_korean:
-            endings = frequencies()["ko_bigrams"]
-            inflected = sum(
-                1
-                for word in words
-                if word.script == "hangul"
-                and len(word.text) >= 2
-                and endings.get(word.text[-1], 0.0) >= KOREAN_ENDING_ZIPF
-            )
+            inflected = sum(1 for word in words if word.script == "hangul" and is_inflected(word.text))
             return inflected / len(words) >= 0.25
         terms = self.answer.terms
         if sum(term.zipf > UNKNOWN_ZIPF for term in terms) < 0.5 * len(terms):

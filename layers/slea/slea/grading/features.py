@@ -94,8 +94,8 @@ def features(
     """The model's inputs, named as in FEATURE_NAMES. `similarity` is the semantic cosine of the
     answer and the reference, `question_similarity` of the answer and the question (None where no
     vector applies, e.g. Korean text)."""
-    answer_words = len(evidence.answer.words)
-    reference_words = len(evidence.reference.words)
+    answer_words = evidence.answer.word_count
+    reference_words = evidence.reference.word_count
     gap = MISSING
     if similarity is not None and question_similarity is not None:
         gap = similarity - question_similarity

@@ -71,6 +71,11 @@ def _strip_particle(word: str) -> str:
     return word
 
 
+def is_inflected(word: str) -> bool:
+    """A Korean word ending in a particle or a verb ending (its last syllable is that common)."""
+    return len(word) >= 2 and frequencies()["ko_bigrams"].get(word[-1], 0.0) >= KOREAN_ENDING_ZIPF
+
+
 Script = Literal["latin", "hangul"]
 
 
@@ -139,6 +144,15 @@ class Text:
     @cached_property
     def content_terms(self) -> list[Term]:
         return [term for term in self.terms if term.weight > 0 and not term.is_function_word]
+
+    @cached_property
+    def word_count(self) -> int:
+        """Words counted as English writes them: a Korean word carrying a particle or an ending
+        ("키에", "적용합니다") is two, as its English twin writes the function word apart ("to the
+        key", "applies"). Length features then mean the same in both languages: the fitted model
+        learnt them on English answers, and counted in eojeol a Korean answer looked about a third
+        shorter than its English twin and scored lower for it."""
+        return sum(1 + (word.script == "hangul" and is_inflected(word.text)) for word in self.words)
 
     @cached_property
     def is_korean(self) -> bool:

@@ -19,6 +19,7 @@ from slea.contracts.scoring import FeedbackDetails, ReferenceLink
 from slea.feedback.details import compose, details_of, padded, picked_option
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
+from slea.feedback.short_answer import study_terms
 from slea.llm import budget
 from slea.llm.model_settings import LLMSettings
 from slea.llm.prompts import PROMPT_VERSION
@@ -108,23 +109,27 @@ def keyed(item: GradingItem) -> KeyedItem:
 
 
 def _checked(
-    explanation: Explanation, item: GradingItem, guard: KeyGuard, needs_review: bool
+    explanation: Explanation, item: GradingItem, guard: KeyGuard, grade: Grade
 ) -> tuple[str, list[ReferenceLink], FeedbackDetails]:
     """The explanation as the learner may see it: its prose, links and parts, each checked
     against the unanswered items' keys."""
+    needs_review = grade.needs_review
+    points = grade.short_answer.points if grade.short_answer else None
     links = guard.links(cited(item.sources, explanation.reference_links))
-    details = details_of(item, explanation, links, needs_review)
+    details = details_of(item, explanation, links, needs_review, score=grade.score, points=points)
     details = details.model_copy(
         update={
+            "score_reason": guard.optional_text(details.score_reason),
             "why_correct": guard.optional_text(details.why_correct),
             "why_yours_is_wrong": guard.optional_text(details.why_yours_is_wrong),
             "next_steps": [guard.text(step) for step in details.next_steps],
         }
     )
     checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
-    terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
+    terms = topic_terms(study_terms(item), item.reference_explanation, None, item.category)
     # Padded again after the check: what it holds back must not leave the text under the minimum.
-    text = padded(guard.explanation(compose(details, item, checked, terms)), details.language, terms)
+    prose = compose(details, item, checked, terms, needs_review=needs_review)
+    text = padded(guard.explanation(prose), details.language, terms)
     return text, links, details
 
 
@@ -143,7 +148,7 @@ def explain(
         explanation = _generated(item)
         entry = (cache_variant(item), explanation.model_dump(mode="json")) if cacheable else None
     guard = KeyGuard(keyed(item), unanswered)
-    text, links, details = _checked(explanation, item, guard, grade.needs_review)
+    text, links, details = _checked(explanation, item, guard, grade)
     said = feedback_line(grade.score, language(item))
     if grade.note:
         said = f"{grade.note} {said or ''}".strip()

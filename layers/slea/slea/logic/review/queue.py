@@ -37,6 +37,7 @@ from slea.contracts.review import (
     ReviewReason,
 )
 from slea.dal import review, sessions
+from slea.language.shown_terms import whole_terms
 from slea.platform.errors import Invalid
 from slea.platform.observability import logger, tracer
 
@@ -64,6 +65,12 @@ def same_user(user_id: Any, reviewer: str) -> bool:
 
 
 # ---------------------------------------------------------------- entries
+def _key_terms(keywords: list[str] | None, *texts: str | None) -> list[str] | None:
+    """The keywords as whole terms of the texts they came from: the terms the learner's feedback
+    names, never the bare stems the keyword matcher keeps ("덧붙이" is shown "덧붙이는")."""
+    return whole_terms(keywords, [text for text in texts if text]) if keywords is not None else None
+
+
 def reviewed_question(stored: dict[str, Any]) -> ReviewedQuestion:
     key = stored.get("answer_schema") or {}
     return ReviewedQuestion(
@@ -75,6 +82,9 @@ def reviewed_question(stored: dict[str, Any]) -> ReviewedQuestion:
         choices=stored.get("choices") or [],
         correct_answer=key.get("correct_key"),
         correct_keywords=key.get("correct_keywords"),
+        key_terms=_key_terms(
+            key.get("correct_keywords"), key.get("reference_answer"), key.get("explanation"), stored.get("stem")
+        ),
         reference_answer=key.get("reference_answer"),
         explanation=key.get("explanation"),
         difficulty=stored.get("difficulty"),
@@ -101,6 +111,7 @@ def _question_of(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Revi
         type=attempt.get("question_type"),
         correct_answer=key.get("correct_answer"),
         correct_keywords=key.get("correct_keywords"),
+        key_terms=_key_terms(key.get("correct_keywords"), key.get("reference_answer")),
         reference_answer=key.get("reference_answer"),
         difficulty=attempt.get("difficulty"),
         language=(attempt.get("details") or {}).get("language"),
@@ -109,6 +120,8 @@ def _question_of(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Revi
 
 def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> ReviewEntry:
     proposal = attempt.get("proposal")
+    question = _question_of(attempt, stored)
+    matched = _key_terms(attempt.get("keyword_matches") or [], question.reference_answer, question.explanation)
     return ReviewEntry(
         entry_id=attempt["attempt_id"],
         kind="attempt",
@@ -118,7 +131,7 @@ def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Re
         learner_id=attempt.get("user_id"),
         session_id=attempt["session_id"],
         round=attempt.get("round"),
-        question=_question_of(attempt, stored),
+        question=question,
         attempt=ReviewedAttempt(
             attempt_id=attempt["attempt_id"],
             session_id=attempt["session_id"],
@@ -127,7 +140,7 @@ def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Re
             is_correct=bool(attempt["is_correct"]),
             confidence=float(attempt.get("confidence", 1.0)),
             reasoning=attempt.get("grader_reasoning"),
-            keyword_matches=attempt.get("keyword_matches") or [],
+            keyword_matches=matched or [],
             feedback=attempt.get("feedback"),
             graded_at=attempt["graded_at"],
             proposal=OverrideProposal.model_validate(proposal) if isinstance(proposal, dict) else None,
