@@ -230,7 +230,49 @@ def test_an_over_exposed_item_is_not_drawn(bank, generation_calls):
     counter = table(bank.runtime.cloud, "AbilitiesTable").get_item(
         Key={"user_id": "#bank", "entry": "rounds#technical#en"}
     )
-    assert counter["Item"]["rounds"] == 2  # both rounds planned count in the exposure rates
+    assert counter["Item"]["rounds"] == 2
+    # The rate's denominator is learners, each counted once: two learners, whatever their rounds.
+    assert counter["Item"]["learners"] == 2
+    run(bank, SECOND, "sess_c", count=4)
+    counter = table(bank.runtime.cloud, "AbilitiesTable").get_item(
+        Key={"user_id": "#bank", "entry": "rounds#technical#en"}
+    )
+    assert (counter["Item"]["rounds"], counter["Item"]["learners"]) == (3, 2)
+
+
+def _drawn(bank, user, session):
+    execution = run(bank, user, session, count=4)
+    cloud = bank.runtime.cloud
+    return {stored(cloud)[q["question_id"]]["item_id"] for q in execution.output["questions"] if q["from_bank"]}
+
+
+def test_a_widely_shown_item_rests_and_no_item_is_drawn_past_its_daily_cap(bank, generation_calls):
+    from slea.dal.bank import DAILY_DRAW_CAP, REST_AFTER_DRAWS, _today, day_attribute
+
+    first = run(bank, FIRST, "sess_a", count=4)
+    rested, capped = (q["question_id"] for q in first.output["questions"][:2])
+    # Many learners drawn for, so neither item's exposure rate is high: the limits below decide.
+    table(bank.runtime.cloud, "AbilitiesTable").put_item(
+        Item={"user_id": "#bank", "entry": "rounds#technical#en", "rounds": 50_000, "learners": 50_000}
+    )
+    questions = table(bank.runtime.cloud, "QuestionsTable")
+    questions.update_item(
+        Key={"question_id": rested},
+        UpdateExpression="SET draws = :d",
+        ExpressionAttributeValues={":d": REST_AFTER_DRAWS},
+    )
+    questions.update_item(
+        Key={"question_id": capped},
+        UpdateExpression="SET #today = :d",
+        ExpressionAttributeNames={"#today": day_attribute(_today())},
+        ExpressionAttributeValues={":d": DAILY_DRAW_CAP},
+    )
+    drawn = _drawn(bank, SECOND, "sess_b")
+    assert len(drawn) == 2  # the two others
+    assert not drawn & {rested, capped}
+    # A draw counts the day's draws and drops the day before's.
+    item = questions.get_item(Key={"question_id": next(iter(drawn))})["Item"]
+    assert item[day_attribute(_today())] == 1
 
 
 # ---------------------------------------------------------------- retries and faults

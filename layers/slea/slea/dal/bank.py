@@ -9,13 +9,15 @@ is filtered out until the reviewer is done, so accepting it brings it back witho
 
 A drawn item is shown as a COPY saved in the learner's session (a new question id, `item_id` =
 the original's), so a session's questions, answers and grading stay as they were for generated
-ones. Exposure is counted with `ADD`: `draws` on the bank item, and `rounds` (rounds planned for
-the bank key) on one counter record per bank key in AbilitiesTable, under the reserved partition
+ones. Exposure is counted with `ADD`: `draws` on the bank item (and `draws#{day}`, its draws that
+UTC day, the previous day's removed in the same write), and `rounds` (rounds planned) and
+`learners` (learners ever drawn for) on one counter record per bank key in AbilitiesTable, under the reserved partition
 `user_id` = "#bank" (never a learner's id: those are UUIDs or OIDC subjects, never "#..."), entry
 "rounds#{bank_key}" - kept out of QuestionsTable, where every record is a question. All the
 writes of one draw are one transaction: a retried plan finds all of them or none.
 """
 
+import datetime
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -32,8 +34,28 @@ INDEX = "bank-items"
 COUNTER_PARTITION = "#bank"
 # One page of the window is plenty: a round draws at most 20 items from the best few per slot.
 QUERY_LIMIT = 200
-__all__ = ["bank_key", "count_round", "record_draw", "rounds_planned", "stored_copy", "window"]
+__all__ = ["bank_key", "count_round", "learners_drawn_for", "record_draw", "stored_copy", "window"]
 _DRAWABLE = "attribute_not_exists(stats_flag) AND (attribute_not_exists(review_state) OR review_state <> :open)"
+# An item shown to this many learners is rested (left out of drawing; the round's shortfall is
+# generated in its place, which refreshes the bank): past it, its key has gone round too widely to
+# measure anyone who may have met it. And no item is drawn more than this many times a UTC day,
+# however many accounts ask: harvesting an item's key takes at least a day per DAILY_DRAW_CAP.
+REST_AFTER_DRAWS = 300
+DAILY_DRAW_CAP = 40
+_NOT_OVEREXPOSED = "(attribute_not_exists(draws) OR draws < :rest) AND (attribute_not_exists(#today) OR #today < :cap)"
+
+
+def day_attribute(day: str) -> str:
+    """The attribute counting an item's draws on the UTC `day` (YYYY-MM-DD)."""
+    return f"draws#{day}"
+
+
+def _today() -> str:
+    return datetime.datetime.now(datetime.UTC).date().isoformat()
+
+
+def _yesterday() -> str:
+    return (datetime.datetime.now(datetime.UTC).date() - datetime.timedelta(days=1)).isoformat()
 
 
 def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
@@ -43,31 +65,36 @@ def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
             TableName=resource_name(TABLE_VARIABLE),
             IndexName=INDEX,
             KeyConditionExpression="bank_key = :key AND difficulty_b BETWEEN :low AND :high",
-            FilterExpression=_DRAWABLE,
+            FilterExpression=f"{_DRAWABLE} AND {_NOT_OVEREXPOSED}",
+            ExpressionAttributeNames={"#today": day_attribute(_today())},
             ExpressionAttributeValues={
                 ":key": {"S": key},
                 ":low": {"N": repr(round(low, 6))},
                 ":high": {"N": repr(round(high, 6))},
                 ":open": {"S": OPEN},
+                ":rest": {"N": str(REST_AFTER_DRAWS)},
+                ":cap": {"N": str(DAILY_DRAW_CAP)},
             },
             Limit=QUERY_LIMIT,
         )
     return [from_item(item) for item in response.get("Items", [])]
 
 
-def rounds_planned(key: str) -> int:
-    """Rounds planned so far for `key` (the denominator of an item's exposure rate)."""
+def learners_drawn_for(key: str) -> int:
+    """Learners ever drawn for from `key` (the denominator of an item's exposure rate: the share
+    of them shown the item). Not rounds: a round costs an account nothing to start, and each
+    learner is shown an item at most once."""
     with storage_errors("bank counter get"):
         item = (
             dynamodb(TOOL)
             .get_item(
                 TableName=resource_name(ABILITIES_VARIABLE),
                 Key=_counter_key(key),
-                ProjectionExpression="rounds",
+                ProjectionExpression="learners",
             )
             .get("Item")
         )
-    return int(from_item(item).get("rounds", 0)) if item else 0
+    return int(from_item(item).get("learners", 0)) if item else 0
 
 
 def stored_copy(question_id: str) -> dict[str, Any] | None:
@@ -87,23 +114,25 @@ def _counter_key(key: str) -> dict[str, Any]:
     return {"user_id": {"S": COUNTER_PARTITION}, "entry": {"S": f"rounds#{key}"}}
 
 
-def _counter_update(key: str) -> dict[str, Any]:
+def _counter_update(key: str, new_learner: bool = False) -> dict[str, Any]:
     return {
         "Update": {
             "TableName": resource_name(ABILITIES_VARIABLE),
             "Key": _counter_key(key),
-            "UpdateExpression": "ADD rounds :one",
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "UpdateExpression": "ADD rounds :one, learners :learner",
+            "ExpressionAttributeValues": {":one": {"N": "1"}, ":learner": {"N": "1" if new_learner else "0"}},
         }
     }
 
 
-def record_draw(key: str, copies: list[dict[str, Any]]) -> bool:
-    """Save the copies, add one to each original's `draws` and one round to the counter, all or
-    nothing. False if a condition failed: a copy exists already (an earlier attempt won) or an
-    original left the bank meanwhile (retired)."""
+def record_draw(key: str, copies: list[dict[str, Any]], new_learner: bool = False) -> bool:
+    """Save the copies, add one to each original's `draws` (and to today's) and one round (and,
+    for a learner's first draw, one learner) to the counter, all or nothing. False if a condition
+    failed: a copy exists already (an earlier attempt won), an original left the bank meanwhile
+    (retired) or reached a draw limit since the window was read."""
     table = resource_name(TABLE_VARIABLE)
-    items: list[dict[str, Any]] = [_counter_update(key)]
+    today, yesterday = day_attribute(_today()), day_attribute(_yesterday())
+    items: list[dict[str, Any]] = [_counter_update(key, new_learner)]
     for copy in copies:
         items.append(
             {
@@ -119,9 +148,14 @@ def record_draw(key: str, copies: list[dict[str, Any]]) -> bool:
                 "Update": {
                     "TableName": table,
                     "Key": {"question_id": {"S": copy["item_id"]}},
-                    "UpdateExpression": "ADD draws :one",
-                    "ConditionExpression": "attribute_exists(bank_key)",
-                    "ExpressionAttributeValues": {":one": {"N": "1"}},
+                    "UpdateExpression": "ADD draws :one, #today :one REMOVE #yesterday",
+                    "ConditionExpression": f"attribute_exists(bank_key) AND {_NOT_OVEREXPOSED}",
+                    "ExpressionAttributeNames": {"#today": today, "#yesterday": yesterday},
+                    "ExpressionAttributeValues": {
+                        ":one": {"N": "1"},
+                        ":rest": {"N": str(REST_AFTER_DRAWS)},
+                        ":cap": {"N": str(DAILY_DRAW_CAP)},
+                    },
                 }
             }
         )
@@ -137,8 +171,8 @@ def record_draw(key: str, copies: list[dict[str, Any]]) -> bool:
     return True
 
 
-def count_round(key: str) -> None:
-    """A round planned with nothing drawn still counts in every item's exposure rate."""
-    update = _counter_update(key)["Update"]
+def count_round(key: str, new_learner: bool = False) -> None:
+    """A round planned with nothing drawn still counts (and its learner, the first time)."""
+    update = _counter_update(key, new_learner)["Update"]
     with storage_errors("bank counter add"):
         dynamodb(TOOL).update_item(**update)

@@ -4,8 +4,10 @@ Eligible: items of the round's category and language (the bank key) with b in a 
 the target (widened once if too few), written for one of the learner's interests, of a requested
 type, never seen by the learner (their ability record's `seen_items`) nor already in the session,
 and not waiting for a reviewer (dal/bank.py). Chosen by selection.choose_items: for each slot, at
-random among the best few for the learner's theta, skipping items drawn in more than a quarter of
-the bank key's rounds.
+random among the best few for the learner's theta, skipping items shown to more than a quarter of
+the learners the bank key has been drawn for (learners, not rounds: a round costs an account
+nothing, and a learner is shown an item once). dal/bank.py also rests an item shown to
+REST_AFTER_DRAWS learners and caps its draws per UTC day.
 
 A drawn item is saved for the session as a copy under an id keyed on the execution's name and its
 slot, so a retried PlanRound (Step Functions retries it) first looks for slot 0's copy and, if the
@@ -36,9 +38,9 @@ from slea.security.ids import keyed_random, keyed_uuid
 WINDOWS = (0.5, 1.0)
 TOP = 5  # randomesque: at random among the best five per slot
 MAX_EXPOSURE = 0.25
-# An exposure rate is not judged before the bank key has this many rounds: with three rounds
-# planned, one draw would already be "33%" and the cap would shut a young bank.
-EXPOSURE_MIN_ROUNDS = 20
+# An exposure rate is not judged before the bank key has this many learners: with three learners,
+# one draw would already be "33%" and the cap would shut a young bank.
+EXPOSURE_MIN_LEARNERS = 20
 # What a copy takes from its bank item: the question itself, not its review or statistics state.
 COPIED_FIELDS = ("item_type", "stem", "choices", "answer_schema", "difficulty", "category", "categories", "language")
 
@@ -58,6 +60,7 @@ class DrawRequest:
     success_rate: float
     execution: str  # the execution's name: every attempt of one plan has the same
     exclude_items: frozenset[str] = frozenset()  # seen by the learner or already in the session
+    first_draw: bool = False  # the learner has never been shown an item of the category: count them once
     # What the session has shown and the learner's recent items: judged by stem and concept, not id.
     exposure: SessionExposure = field(default_factory=SessionExposure)
 
@@ -173,15 +176,15 @@ def _earlier_draw(request: DrawRequest) -> list[dict[str, Any]] | None:
 def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, Any]]:
     found = _candidates(request, key, target)
     if not found:
-        bank.count_round(key)
+        bank.count_round(key, new_learner=request.first_draw)
         return []
-    planned = max(bank.rounds_planned(key), EXPOSURE_MIN_ROUNDS)
+    learners = max(bank.learners_drawn_for(key), EXPOSURE_MIN_LEARNERS)
     candidates = [
         selection.Candidate(
             item_id=item_id,
             b=float(item["difficulty_b"]),
             floor=_floor(item),
-            exposure_rate=float(item.get("draws") or 0) / planned,
+            exposure_rate=float(item.get("draws") or 0) / learners,
         )
         for item_id, item in found.items()
     ]
@@ -191,11 +194,11 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, A
     )
     chosen = _apart(chosen, found, request.exposure)
     if not chosen:
-        bank.count_round(key)
+        bank.count_round(key, new_learner=request.first_draw)
         return []
     at = utc_now()
     copies = [_copy(found[candidate.item_id], request, slot, at) for slot, candidate in enumerate(chosen)]
-    if bank.record_draw(key, copies):
+    if bank.record_draw(key, copies, new_learner=request.first_draw):
         return copies
     # A condition failed: another attempt of this plan saved its draw first, or an item was
     # retired meanwhile (then nothing was written and the round is generated).

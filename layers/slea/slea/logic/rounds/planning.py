@@ -158,6 +158,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             # The execution's name: a retried plan finds its earlier draw (tools/bank.py).
             execution=request.correlation_id or uuid.uuid4().hex,
             exclude_items=frozenset(seen | in_session),
+            first_draw=not seen,
             exposure=seen_before,
         ),
         target.b,
