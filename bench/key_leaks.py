@@ -601,6 +601,9 @@ def run(limit: int | None, prevention: bool) -> Figures:
             stack.enter_context(mock.patch("slea.logic.answering.explaining.KeyGuard", guard))
         if not prevention:
             stack.enter_context(without_prevention())
+        # One attacker answers at machine speed: the per-user limits are out of the way, as in the
+        # tests (the attack measured is what is shown, not how fast it may be asked).
+        stack.enter_context(mock.patch("slea.security.rate_limits.limit", unlimited))
         cloud = stack.enter_context(LocalCloud(parameters={"DailyRoundsPerUser": "100000"}))
         with cloud.environment(cloud.seed_environment()):
             load_seed(json.loads(DEMO_SEED.read_text(encoding="utf-8")))
@@ -612,6 +615,12 @@ def run(limit: int | None, prevention: bool) -> Figures:
         for number, plan in enumerate(round_plans(limit)):
             learner.play(number, plan, figures)
     return figures
+
+
+def unlimited(action: str) -> Any:
+    from slea.security.rate_limits import Limit
+
+    return Limit(burst=1_000_000, interval_seconds=0.000001)
 
 
 def without_prevention() -> Any:

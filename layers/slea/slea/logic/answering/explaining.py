@@ -161,7 +161,7 @@ def explain(
         logger.info("key material of unanswered items withheld", extra={"question_type": item.question_type})
         metrics.add_metric(name="KeyMaterialWithheld", unit="Count", value=withheld)
         # The same composition with nothing to protect: what the history delivers later.
-        full = _checked(explanation, item, KeyGuard(guard.own, []), grade.needs_review)
+        full = _checked(explanation, item, KeyGuard(guard.own, []), grade)
         unguarded = unguarded_fields(Shown(*full, feedback=said, reasoning=said_reasoning))
         kept = {"withheld_for": sorted(guard.withheld_for), "unguarded": unguarded}
     return Explained(
