@@ -53,10 +53,21 @@ def _owner_check(session_id: str, user_id: str, session: dict[str, Any] | None) 
         raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
 
 
+def _exemplars(context: AnswerContext) -> list[Any]:
+    """The reviewed answers of the item, read with the context (short answers only: the grading
+    modules stay unloaded for a choice)."""
+    if context.records.exemplars is None:
+        return []
+    from slea.logic.answering.exemplars import stored  # noqa: PLC0415
+
+    return list(stored(context.records.exemplars))
+
+
 def _graded(context: AnswerContext, attempt_id: str) -> tuple[ScoreAnswerOutput, tuple[str, dict[str, Any]] | None]:
     """Grade and explain (no storage: the cache entry read with the context, any new one returned
     for the recording transaction)."""
-    grade = grading.grade(context.item)
+    grade = grading.grade(context.item, _exemplars(context))
+    context.grader_probability = grade.probability
     explained = explaining.explain(
         context.item, grade, context.unanswered, context.records.explanation, context.cacheable
     )

@@ -38,6 +38,7 @@ class AnswerContext:
     unanswered: list[KeyedItem] = field(default_factory=list)
     records: AnswerRecords = field(default_factory=AnswerRecords)
     ability_unreadable: bool = False
+    grader_probability: float | None = None  # set by the grading: kept with the attempt for its exemplar
 
     @property
     def category(self) -> str | None:
@@ -55,6 +56,14 @@ class AnswerContext:
         if not self.stored:
             return None
         return self.records.bank_item if self.bank_item_id else self.stored
+
+    @property
+    def exemplar_item_id(self) -> str | None:
+        """The bank item whose reviewed answers a short answer is compared with (a drawn copy's
+        item, else the stored question itself)."""
+        if self.request.question_type != "short_answer" or not self.stored:
+            return None
+        return self.bank_item_id or str(self.stored.get("question_id") or "") or None
 
     @property
     def cacheable(self) -> bool:
@@ -113,6 +122,7 @@ def reads_for(context: AnswerContext, session_id: str | None) -> AnswerReads:
         ability=(normalised_user_id(request.user_id), context.category) if context.category else None,
         bank_item_id=context.bank_item_id,
         explanation=(request.question_id, cache_variant(context.item)) if context.cacheable else None,
+        exemplars_of=context.exemplar_item_id,
     )
 
 
@@ -128,7 +138,7 @@ def read(context: AnswerContext, session_id: str | None = None) -> AnswerContext
             raise
         logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
         context.records = answer_reads.read(
-            AnswerReads(reads.session_id, reads.attempt_key, None, None, reads.explanation)
+            AnswerReads(reads.session_id, reads.attempt_key, None, None, reads.explanation, reads.exemplars_of)
         )
         context.ability_unreadable = True
     unanswered = context.records.unanswered

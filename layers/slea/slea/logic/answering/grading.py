@@ -9,8 +9,9 @@ offline evidence and, with a model configured, the model's grade checked against
   flag) marks the attempt `needs_review`. docs/grading.md has the method and its figures.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD, PARTIAL_CREDIT_RANGE, Language
 from slea.contracts.answers import choice_index, truth_value
@@ -24,6 +25,9 @@ from slea.llm.provider import LLMError
 from slea.llm.provider_choice import get_provider
 from slea.platform.observability import logger
 
+if TYPE_CHECKING:
+    from slea.grading.answer_groups import Exemplar
+
 
 @dataclass(frozen=True)
 class Grade:
@@ -33,6 +37,7 @@ class Grade:
     confidence: float = 1.0
     note: str | None = None  # the model was unavailable: said to the learner
     short_answer: ShortAnswerGrade | None = None
+    probability: float | None = None  # the offline evidence's probability of "correct" (short answers)
 
 
 def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]) -> GradingItem:
@@ -86,7 +91,9 @@ def keyed_outcome(item: GradingItem) -> bool:
     return expected is not None and truth_value(item.user_answer) == expected
 
 
-def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None]:
+def _short_answer_grade(
+    item: GradingItem, exemplars: Sequence["Exemplar"] = ()
+) -> tuple[ShortAnswerGrade, str | None, float | None]:
     """The grade and, when the model was unavailable, a note for the learner. The offline
     evidence is always computed: it gives the keyword matches and the form checks, and with a
     model it is the second opinion whose disagreement lowers the model's confidence.
@@ -102,22 +109,27 @@ def _short_answer_grade(item: GradingItem) -> tuple[ShortAnswerGrade, str | None
     if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
         logger.warning("no time left for the model's grading, using the offline grader")
         fallback = as_short_answer_grade(evidence)
-        return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False}), None
+        return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False}), None, None
     try:
         graded = provider.grade_short_answer(item)
     except LLMError as error:
         logger.warning("short-answer grading failed, using the default score", extra={"reason": str(error)})
         note = phrase(language(item), "grading_unavailable", reason=str(error))
-        return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note
-    if provider.name == "offline":
-        return graded, None
-    return with_second_opinion(graded, evidence), None
+        return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note, None
+    if provider.name != "offline":
+        graded = with_second_opinion(graded, evidence)
+    # What reviewers graded of this item decides a grade the evidence left provisional.
+    from slea.logic.answering.exemplars import with_exemplars  # noqa: PLC0415
+
+    probability = evidence.probability_correct
+    return with_exemplars(graded, evidence, item.user_answer, list(exemplars)), None, probability
 
 
-def grade(item: GradingItem) -> Grade:
-    """Grade the answer in `item` and set `item.is_correct` (the explainer reads it)."""
+def grade(item: GradingItem, exemplars: Sequence["Exemplar"] = ()) -> Grade:
+    """Grade the answer in `item` and set `item.is_correct` (the explainer reads it); a short
+    answer is also compared with its item's reviewed answers (`exemplars`)."""
     if item.question_type == "short_answer":
-        graded, note = _short_answer_grade(item)
+        graded, note, probability = _short_answer_grade(item, exemplars)
         result = Grade(
             score=graded.score,
             is_correct=graded.score >= HIGH_SCORE_THRESHOLD and note is None,
@@ -125,6 +137,7 @@ def grade(item: GradingItem) -> Grade:
             confidence=graded.confidence,
             note=note,
             short_answer=graded,
+            probability=probability,
         )
     else:
         correct = keyed_outcome(item)

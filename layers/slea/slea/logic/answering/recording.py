@@ -87,6 +87,9 @@ def attempt_item(output: ScoreAnswerOutput, context: AnswerContext) -> dict[str,
         },
         "rubric_version": RUBRIC_VERSION,
         "prompt_version": PROMPT_VERSION,
+        # The bank item whose exemplars a review of this short answer adds to (dal/exemplars.py).
+        **({"exemplar_item": context.exemplar_item_id} if context.exemplar_item_id else {}),
+        **({"grader_probability": context.grader_probability} if context.grader_probability is not None else {}),
         # A provisional grade waits in the review queue (the attempts table's sparse GSI).
         **({"review_state": "open", "queued_at": output.graded_at} if output.needs_review else {}),
     }

@@ -27,6 +27,7 @@ from slea.contracts.review import (
 from slea.dal import review, sessions
 from slea.dal.questions import bank_key
 from slea.logic.answering import ability_update as ability_recording
+from slea.logic.review.exemplars import exemplar_writes
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
@@ -134,6 +135,7 @@ def review_attempt(
         )
     )
     items.append(review.count("reviewed", "accepted" if request.action == "accept" else "overridden"))
+    items.extend(exemplar_writes(attempt, score, is_correct))
     _commit_rescored(items, attempt, score)
     if request.action == "accept":
         metrics.add_metric(name="GradesAccepted", unit="Count", value=1)
