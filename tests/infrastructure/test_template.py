@@ -207,6 +207,8 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("GET", "/review/audit/recent"),
         ("POST", "/review/attempts/accept"),
         ("GET", "/review/items"),
+        ("GET", "/review/groups"),
+        ("POST", "/review/groups/{group_id}"),
     }
 
 

@@ -7,6 +7,7 @@ import json
 import boto3
 
 from tests.integration.test_api import (  # noqa: F401 - sessions_table: the autouse fixture own() needs
+    ALICE,
     answer_key,
     sessions_table,
     start,
@@ -65,7 +66,8 @@ def test_a_reviewed_answer_grades_the_same_idea_in_another_learners_words(http, 
     low_confidence_grades(monkeypatch)  # the grader leaves every grade provisional
     alices = answer(http, question_id, ALICES)
     assert alices["needs_review"] is True
-    assert exemplar_item(cloud, question_id) is None  # nothing is learned before a review
+    # Nothing is learned before a review (the item holds only the face of the answer's review group).
+    assert not [name for name in exemplar_item(cloud, question_id) if name.startswith("x")]
 
     override(http, alices["attempt_id"], 90)
     stored = exemplar_item(cloud, question_id)
@@ -107,3 +109,63 @@ def test_exemplars_that_disagree_finalise_nothing(http, step_functions, monkeypa
     override(http, tool6(runtime, question_id, alices + "!", user=ERIN)["attempt_id"], 30)
     third = tool6(runtime, question_id, bobs + "!", user="8e0b8f3a-2f7c-4a1e-9a55-3c1f0e6d7b22")
     assert third["needs_review"] is True
+
+
+# ---------------------------------------------------------------- review groups
+def groups_page(http, query=""):
+    status, _, body = http("GET", f"/review/groups{query}", None, REVIEWER)
+    assert status == 200, body
+    return body
+
+
+def test_one_action_grades_a_group_and_excluded_members_stay_in_the_queue(http, step_functions, monkeypatch):
+    runtime, cloud = step_functions.runtime, step_functions.runtime.cloud
+    start(http, question_types=["short_answer"])
+    question_id = wait_for_questions(http)[0]["question_id"]
+    alices, bobs = alices_and_bobs(cloud, question_id)
+    low_confidence_grades(monkeypatch)
+    first = answer(http, question_id, alices)
+    second = tool6(runtime, question_id, bobs, user=DAVE)
+    third = tool6(runtime, question_id, alices + ".", user=ERIN)
+    page = groups_page(http)
+    (group,) = [g for g in page["groups"] if first["attempt_id"] in {e["entry_id"] for e in g["entries"]}]
+    members = {entry["entry_id"] for entry in group["entries"]}
+    assert members == {first["attempt_id"], second["attempt_id"], third["attempt_id"]}
+    assert group["size"] == 3
+    assert page["groups"][0]["size"] >= group["size"]  # largest first
+    assert all(entry["attempt"]["group_id"] == group["group_id"] for entry in group["entries"])
+
+    status, _, body = http(
+        "POST",
+        f"/review/groups/{group['group_id']}",
+        {"score": 90, "note": "the idea is right", "exclude": [third["attempt_id"]]},
+        REVIEWER,
+    )
+    assert status == 200, body
+    assert (body["score"], body["is_correct"], body["reviewed"]) == (90, True, 2)
+    statuses = {result["attempt_id"]: result["status"] for result in body["results"]}
+    assert statuses == {
+        first["attempt_id"]: "reviewed",
+        second["attempt_id"]: "reviewed",
+        third["attempt_id"]: "excluded",
+    }
+    # Each member updated and audited, the audit naming the group; the excluded one still waits.
+    (seen,) = http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"]
+    assert (seen["score"], seen["reviewed"], seen["needs_review"]) == (90, True, False)
+    for attempt_id in (first["attempt_id"], second["attempt_id"]):
+        (record,) = http("GET", f"/review/audit?target_id={attempt_id}", None, REVIEWER)[2]["records"]
+        assert (record["group_id"], record["after"]["score"], record["note"]) == (
+            group["group_id"],
+            90,
+            "the idea is right",
+        )
+    left = groups_page(http)
+    assert [e["entry_id"] for g in left["groups"] for e in g["entries"]] == [third["attempt_id"]]
+    # The group's members are exemplars now: a fourth answer saying the same is graded by them.
+    fourth = tool6(runtime, question_id, bobs + "!", user="8e0b8f3a-2f7c-4a1e-9a55-3c1f0e6d7b22")
+    assert (fourth["is_correct"], fourth["needs_review"]) == (True, False)
+
+
+def test_an_unknown_group_is_404(http, step_functions):
+    status, _, body = http("POST", "/review/groups/gnothing", {"score": 50}, REVIEWER)
+    assert (status, body["error_code"]) == (404, "GROUP_NOT_FOUND")

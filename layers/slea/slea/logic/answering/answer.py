@@ -63,11 +63,28 @@ def _exemplars(context: AnswerContext) -> list[Any]:
     return list(stored(context.records.exemplars))
 
 
+def _group(context: AnswerContext, grade: grading.Grade) -> None:
+    """A short answer sent to a reviewer joins a review group of its bank item (the groups' faces
+    were read with the exemplars), so one reviewer action can grade the answers saying one thing."""
+    item_id = context.exemplar_item_id
+    if not grade.needs_review or grade.short_answer is None or item_id is None:
+        return
+    from slea.grading.answer_groups import Graded  # noqa: PLC0415
+    from slea.logic.answering.exemplars import review_group  # noqa: PLC0415
+
+    flagged = bool(grade.short_answer.flags)
+    graded = Graded(context.request.user_answer, grade.probability, flagged)
+    context.review_group, context.group_face = review_group(
+        context.records.exemplars, item_id, context.attempt_key, graded
+    )
+
+
 def _graded(context: AnswerContext, attempt_id: str) -> tuple[ScoreAnswerOutput, tuple[str, dict[str, Any]] | None]:
     """Grade and explain (no storage: the cache entry read with the context, any new one returned
     for the recording transaction)."""
     grade = grading.grade(context.item, _exemplars(context))
     context.grader_probability = grade.probability
+    _group(context, grade)
     explained = explaining.explain(
         context.item, grade, context.unanswered, context.records.explanation, context.cacheable
     )

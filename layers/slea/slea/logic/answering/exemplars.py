@@ -8,13 +8,14 @@ What the learner is told names how many reviewed answers vouched for the grade, 
 or their authors: another learner's answer never leaves the server.
 """
 
+import hashlib
 from typing import Any
 
 from slea.constants import HIGH_SCORE_THRESHOLD, Language
-from slea.contracts.llm import ShortAnswerGrade
+from slea.contracts.llm import GradedExample, ShortAnswerGrade
 from slea.contracts.scoring import RubricPoints
-from slea.dal.exemplars import exemplars_in
-from slea.grading.answer_groups import Exemplar, Graded, propagate
+from slea.dal.exemplars import exemplars_in, face_write, faces_in
+from slea.grading.answer_groups import Closeness, Exemplar, Graded, Group, assign, propagate
 from slea.grading.features import RubricPoints as Points
 from slea.grading.offline import OfflineGrade, scaled_points
 
@@ -23,6 +24,8 @@ from slea.grading.offline import OfflineGrade, scaled_points
 # and as little as 86% on a corpus left out of a choice (bench/review_amplification.py --fit,
 # docs/grading.md); the lower figure, rounded up, is what is claimed.
 PROPAGATED_CONFIDENCE = 0.9
+
+EXAMPLES_FOR_A_MODEL = 6  # the reviewed answers nearest the learner's, given to a model grader
 
 PHRASES: dict[Language, str] = {
     "en": " Graded as {count} answer(s) a reviewer graded for this question that say the same thing.",
@@ -75,3 +78,41 @@ def with_exemplars(
             "final": True,
         }
     )
+
+
+def review_group(
+    record: dict[str, Any] | None,
+    item_id: str,
+    attempt_key: str,
+    graded: Graded,
+) -> tuple[str, dict[str, Any] | None]:
+    """The review group a short answer sent to a reviewer joins (among its item's groups, whose
+    faces are on the exemplar item), or a new one: its id and, for a new group, the transaction
+    item that writes its face."""
+    faces = faces_in(record)
+    groups = [
+        Group(
+            str(face["group_id"]),
+            Graded(
+                str(face["text"]),
+                float(face["probability"]) if isinstance(face.get("probability"), int | float) else None,
+                bool(face.get("flagged")),
+            ),
+        )
+        for face in faces
+    ]
+    index = assign(graded, groups)
+    if index is not None:
+        return groups[index].group_id, None
+    group_id = "g" + hashlib.sha256(f"{item_id}#{attempt_key}".encode()).hexdigest()[:20]
+    face = {"group_id": group_id, "text": graded.text, "probability": graded.probability, "flagged": graded.flagged}
+    return group_id, face_write(item_id, face)
+
+
+def examples_for(answer: str, exemplars: list[Exemplar]) -> list[GradedExample]:
+    """The reviewed answers nearest `answer`, with their grades, for a model grader's prompt."""
+    if not exemplars:
+        return []
+    closeness = Closeness([answer, *(e.text for e in exemplars)])
+    nearest = sorted(exemplars, key=lambda e: -closeness(answer, e.text))[:EXAMPLES_FOR_A_MODEL]
+    return [GradedExample(answer=e.text, score=e.score, correct=e.correct) for e in nearest]

@@ -110,17 +110,21 @@ def _short_answer_grade(
         logger.warning("no time left for the model's grading, using the offline grader")
         fallback = as_short_answer_grade(evidence)
         return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False}), None, None
+    from slea.logic.answering.exemplars import examples_for, with_exemplars  # noqa: PLC0415
+
+    if provider.name != "offline":  # a model grades consistently with the item's reviewed answers
+        item.graded_examples = examples_for(item.user_answer, list(exemplars))
     try:
         graded = provider.grade_short_answer(item)
     except LLMError as error:
         logger.warning("short-answer grading failed, using the default score", extra={"reason": str(error)})
         note = phrase(language(item), "grading_unavailable", reason=str(error))
         return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note, None
+    finally:
+        item.graded_examples = []  # other learners' answers go no further than the grader
     if provider.name != "offline":
         graded = with_second_opinion(graded, evidence)
     # What reviewers graded of this item decides a grade the evidence left provisional.
-    from slea.logic.answering.exemplars import with_exemplars  # noqa: PLC0415
-
     probability = evidence.probability_correct
     return with_exemplars(graded, evidence, item.user_answer, list(exemplars)), None, probability
 

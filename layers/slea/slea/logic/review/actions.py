@@ -71,6 +71,7 @@ def review_attempt(
     *,
     attempt: dict[str, Any] | None = None,
     first_review: bool = False,
+    group_id: str | None = None,
 ) -> AttemptReviewed:
     """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6),
     the question's correct count and the learner's ability (the response as first graded out, the
@@ -131,6 +132,7 @@ def review_attempt(
                 "before": {"score": previous, "is_correct": was_correct, "needs_review": attempt.get("needs_review")},
                 "after": {"score": score, "is_correct": is_correct, "needs_review": False},
                 "note": request.note,
+                **({"group_id": group_id} if group_id else {}),  # one action graded the whole group
             }
         )
     )

@@ -127,6 +127,7 @@ def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Re
             keyword_matches=attempt.get("keyword_matches") or [],
             feedback=attempt.get("feedback"),
             graded_at=attempt["graded_at"],
+            group_id=attempt.get("review_group"),
         ),
     )
 
