@@ -114,3 +114,16 @@ def test_grader_evidence_groups_answers_in_other_words_only_within_its_band():
     assert assign(Graded("current flows around the loop", 0.3), groups, settings=settings) is None
     # the same wording joins whatever the grader thought
     assert assign(Graded(RIGHT_AGAIN, 0.3), groups, settings=settings) == 0
+
+
+def test_a_negation_more_or_less_is_a_different_claim():
+    # The reference-comparison rules let this pass when the reference states the term both ways
+    # ("stateful" for one thing, "stateless" for another); between two near copies it is a contradiction.
+    assert contradicts(
+        "a security group is not stateful and is attached to instances",
+        "a security group is stateful and is attached to instances",
+    )
+    assert not contradicts(
+        "a security group is stateful and attached to instances",
+        "a security group is stateful and is attached to instances",
+    )

@@ -112,10 +112,14 @@ class Closeness:
 
 @lru_cache(maxsize=65536)
 def contradicts(answer: str, other: str) -> bool:
-    """Whether `answer` says a point of `other` the other way round (a negation or an opposite)."""
-    return any(
-        c.contradicts for c in contradiction.compare(contradiction.clauses(answer), contradiction.clauses(other))
-    )
+    """Whether `answer` says a point of `other` the other way round: an opposite swapped or a
+    negation only one of them has (`contradiction.compare`), or simply a different number of
+    negations. Between two answers that are nearly the same text, a "not" more or less is a
+    different claim, even where the comparison with the reference cannot tell which is meant."""
+    answer_clauses, other_clauses = contradiction.clauses(answer), contradiction.clauses(other)
+    if sum(len(c.scopes) for c in answer_clauses) != sum(len(c.scopes) for c in other_clauses):
+        return True
+    return any(c.contradicts for c in contradiction.compare(answer_clauses, other_clauses))
 
 
 @dataclass(frozen=True)
