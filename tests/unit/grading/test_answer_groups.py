@@ -3,7 +3,16 @@ only from exemplars that agree, never to an answer that negates them, never as "
 flagged answer; waiting answers that say the same thing share a group."""
 
 from slea.grading import answer_groups
-from slea.grading.answer_groups import Closeness, Exemplar, Graded, Group, assign, contradicts, propagate
+from slea.grading.answer_groups import (
+    Closeness,
+    Exemplar,
+    Graded,
+    Group,
+    assign,
+    contradicts,
+    negations_differ,
+    propagate,
+)
 
 RIGHT = "the bulb is in a closed path with the battery"
 RIGHT_AGAIN = "The bulb is in a closed path with the battery."
@@ -117,13 +126,13 @@ def test_grader_evidence_groups_answers_in_other_words_only_within_its_band():
 
 
 def test_a_negation_more_or_less_is_a_different_claim():
-    # The reference-comparison rules let this pass when the reference states the term both ways
-    # ("stateful" for one thing, "stateless" for another); between two near copies it is a contradiction.
-    assert contradicts(
-        "a security group is not stateful and is attached to instances",
-        "a security group is stateful and is attached to instances",
-    )
-    assert not contradicts(
-        "a security group is stateful and attached to instances",
-        "a security group is stateful and is attached to instances",
-    )
+    # The reference-comparison rules may let this pass (a reference stating a term both ways); between
+    # an answer and the near copy whose verdict it would take, it is a different claim.
+    negated = "a security group is not stateful and is attached to instances"
+    plain = "a security group is stateful and is attached to instances"
+    assert negations_differ(negated, plain)
+    assert not negations_differ(plain + ".", plain)
+    exemplars = [exemplar(plain, True, "e1"), exemplar(plain + ".", True, "e2")]
+    settings = answer_groups.Settings(propagate_similarity=0.5)
+    assert propagate(Graded(negated), exemplars, settings=settings).correct is None
+    assert propagate(Graded(plain + "!"), exemplars, settings=settings).correct is True

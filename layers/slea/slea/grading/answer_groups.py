@@ -17,7 +17,8 @@ words. Two uses of that, both pure (the caller stores and loads):
      near the answer send it to a reviewer: a verdict is never propagated from disagreeing
      exemplars),
    - it does not contradict the exemplar it is closest to (`contradiction.compare`: "is" against
-     "is not" is close in characters and opposite in meaning), and
+     "is not" is close in characters and opposite in meaning) nor hold a different number of
+     negations, and
    - for "correct", the grader found no gaming or contradiction pattern and no rule failed it: a
      flagged answer is never finalised as correct, whoever vouches for its neighbours.
 
@@ -112,14 +113,21 @@ class Closeness:
 
 @lru_cache(maxsize=65536)
 def contradicts(answer: str, other: str) -> bool:
-    """Whether `answer` says a point of `other` the other way round: an opposite swapped or a
-    negation only one of them has (`contradiction.compare`), or simply a different number of
-    negations. Between two answers that are nearly the same text, a "not" more or less is a
-    different claim, even where the comparison with the reference cannot tell which is meant."""
-    answer_clauses, other_clauses = contradiction.clauses(answer), contradiction.clauses(other)
-    if sum(len(c.scopes) for c in answer_clauses) != sum(len(c.scopes) for c in other_clauses):
-        return True
-    return any(c.contradicts for c in contradiction.compare(answer_clauses, other_clauses))
+    """Whether `answer` says a point of `other` the other way round (a negation or an opposite)."""
+    return any(
+        c.contradicts for c in contradiction.compare(contradiction.clauses(answer), contradiction.clauses(other))
+    )
+
+
+@lru_cache(maxsize=65536)
+def negations_differ(answer: str, other: str) -> bool:
+    """Whether the two hold a different number of negations. Between an answer and the nearly
+    identical exemplar whose verdict it would take, a "not" more or less is a different claim,
+    even where the comparison with the reference cannot tell which is meant (a reference stating a
+    term both ways). Not used for grouping: the reviewer reads every member of a group."""
+    return sum(len(c.scopes) for c in contradiction.clauses(answer)) != sum(
+        len(c.scopes) for c in contradiction.clauses(other)
+    )
 
 
 @dataclass(frozen=True)
@@ -194,6 +202,7 @@ def propagate(
         or len(agreeing) < settings.propagate_support
         or _apart(answer.probability, best.probability, settings.propagate_probability_gap)
         or (best.correct and answer.flagged)
+        or negations_differ(answer.text, best.text)
         or contradicts(answer.text, best.text)
     ):
         return Propagation(None, similarity=best_similarity)

@@ -79,12 +79,15 @@ def _group(context: AnswerContext, grade: grading.Grade) -> None:
     )
 
 
-def _graded(context: AnswerContext, attempt_id: str) -> tuple[ScoreAnswerOutput, tuple[str, dict[str, Any]] | None]:
+def _graded(
+    context: AnswerContext, attempt_id: str, *, recorded: bool = True
+) -> tuple[ScoreAnswerOutput, tuple[str, dict[str, Any]] | None]:
     """Grade and explain (no storage: the cache entry read with the context, any new one returned
     for the recording transaction)."""
     grade = grading.grade(context.item, _exemplars(context))
     context.grader_probability = grade.probability
-    _group(context, grade)
+    if recorded:  # a grading recorded nowhere joins no review group
+        _group(context, grade)
     explained = explaining.explain(
         context.item, grade, context.unanswered, context.records.explanation, context.cacheable
     )
@@ -190,4 +193,4 @@ def grade_without_recording(
     context = prepare(request, stored, [])
     context.item.shown_texts = shown_texts
     context.unanswered = []
-    return _graded(context, attempt_id=str(uuid.uuid4()))[0]
+    return _graded(context, attempt_id=str(uuid.uuid4()), recorded=False)[0]
