@@ -118,6 +118,7 @@ def measure() -> dict[str, dict[str, Any]]:
                 )
             request("summary", "GET", f"/sessions/{session}/summary")
             request("list sessions", "GET", "/sessions")
+            _skipping_requests(request, step_functions, local.cloud, session)
     return {
         kind: {
             "requests": len(samples),
@@ -129,6 +130,49 @@ def measure() -> dict[str, dict[str, Any]]:
         }
         for kind, samples in rows.items()
     }
+
+
+def _skipping_requests(request: Any, step_functions: Any, cloud: Any, session: str) -> None:
+    """What counting skipped items costs (logic/rounds/skips.py): round 2 after a round 1 answered
+    whole (a check, nothing to count), a summary once round 2 is past its time limit with two of
+    three left (counted there), and new sessions after sessions with and without items left."""
+    import datetime
+
+    import boto3
+
+    started = request(
+        "start round 2 (nothing left in round 1)",
+        "POST",
+        f"/sessions/{session}/rounds",
+        {"category": "technical", "count": 3, "round": 2, "question_types": ["multiple_choice"]},
+    )
+    step_functions.watch(started["execution_arn"])
+    second = [
+        q for q in request("list questions", "GET", f"/sessions/{session}/questions")["questions"] if q["round"] == 2
+    ]
+    request(
+        "answer multiple_choice",
+        "POST",
+        f"/sessions/{session}/answers",
+        {"question_id": second[0]["question_id"], "user_answer": "A"},
+    )
+    request("summary (round open, nothing counted)", "GET", f"/sessions/{session}/summary")
+    long_ago = datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=3)
+    boto3.resource("dynamodb").Table(cloud.table_name("SessionsTable")).update_item(
+        Key={"session_id": f"{session}#round#2"},
+        UpdateExpression="SET started_at = :at",
+        ExpressionAttributeValues={":at": long_ago.isoformat(timespec="seconds").replace("+00:00", "Z")},
+    )
+    request("summary (counting 2 skipped)", "GET", f"/sessions/{session}/summary")
+    later = request("create session (previous: nothing left)", "POST", "/sessions")["session_id"]
+    started = request(
+        "start round",
+        "POST",
+        f"/sessions/{later}/rounds",
+        {"category": "technical", "count": 2, "round": 1, "question_types": ["true_false"]},
+    )
+    step_functions.watch(started["execution_arn"])
+    request("create session (previous: 2 left, counted)", "POST", "/sessions")
 
 
 def main() -> int:

@@ -30,6 +30,17 @@ Figures and targets:
 4. language consistency: share of items wholly in the round's language (target 100%): Korean
    items have Hangul in the stem, explanation, model answer and every option or keyword longer
    than one word (a lone term such as "TCP" reads the same in both); English items have none.
+5. pairing sense: true/false and multiple-choice items that pair their concept with a concept of
+   another domain (the concepts a record gives no domain count as one group): a false statement
+   borrowing another domain's definition or key point (target 0), a distractor from another
+   domain (target 0 where the concept's domain holds enough concepts for a full set of options);
+   and the share of true/false items keyed True.
+6. English articles and case: English stems with "a"/"an" before the wrong sound, a concept name
+   with no article where its singular count noun needs one ("What is Multimodal Model?"), or a
+   name's common words Title Cased mid-sentence (target 0 each).
+7. Korean particles: Korean items with an alternation left for the learner ("PyTorch은(는)") or
+   a particle of the wrong form after a concept name ending in a Hangul syllable or a capital
+   (target 0).
 
     python bench/item_quality.py
 """
@@ -58,6 +69,7 @@ from slea.constants import HANGUL, Language, QuestionType  # noqa: E402
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput  # noqa: E402
 from slea.contracts.keywords import Concept, DifficultyKeywords  # noqa: E402
 from slea.grading.terms import Text  # noqa: E402
+from slea.language.english_articles import PROPER_NAMES, PROPER_WORDS  # noqa: E402
 
 DEMO_SEED = REPO_ROOT / "data" / "demo_seed.json"
 HELDOUT = REPO_ROOT / "bench" / "data" / "item_quality_heldout.json"
@@ -417,6 +429,266 @@ def language_consistency(rounds: list[Round]) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- statements that make sense
+# A true/false or multiple-choice item pairs its concept with others: a false statement borrows a
+# sibling's definition or key point, a distractor is a sibling's name or definition. A pairing
+# across domains ("'self-supervised next-token prediction' holds for JavaScript Object Notation")
+# is no plausible confusion: a learner rejects it on the domain alone, and it reads as nonsense.
+def domain_key(concept: Concept) -> str | None:
+    return concept.domain.strip().casefold() if concept.domain and concept.domain.strip() else None
+
+
+def _bare(text: str) -> str:
+    return text.strip().rstrip(".").strip().casefold()
+
+
+def partners(generated: Round, draft: DraftQuestion) -> list[Concept]:
+    """The record's other concepts an item borrows text from: a multiple-choice option that is
+    one's name, acronym or definition; a true/false stem that states one's definition or key point."""
+    source = draft.source
+    if source is None:
+        return []
+    others = [c for c in generated.request.keywords.concepts if concept_key(c) != concept_key(source)]
+    if draft.type == "multiple_choice":
+        options = {_bare(option) for option in option_texts(draft.choices)}
+        return [c for c in others if options & {_bare(c.name), _bare(c.acronym), _bare(c.definition)} - {""}]
+    if draft.type == "true_false":
+        stem = draft.stem.casefold()
+        own = [_bare(text) for text in (source.definition, *source.key_points)]
+        return [
+            c
+            for c in others
+            if any(
+                len(text) >= 8 and text in stem and not any(text in mine for mine in own)
+                for text in map(_bare, (c.definition, *c.key_points))
+            )
+        ]
+    return []
+
+
+def cross_domain(source: Concept, partner: Concept) -> bool:
+    """The domains differ; concepts the record gives no domain are one group (its general ones),
+    and one of them paired with a concept of a domain is a cross-domain pairing."""
+    return domain_key(source) != domain_key(partner)
+
+
+def domain_siblings(generated: Round, source: Concept) -> int:
+    """How many other concepts of the learner's language share `source`'s domain."""
+    key = domain_key(source)
+    return sum(1 for c in generated.learner_concepts if domain_key(c) == key and concept_key(c) != concept_key(source))
+
+
+def pairing_sense(rounds: list[Round]) -> dict[str, Any]:
+    by_type: dict[str, dict[str, Any]] = {}
+    examples = []
+    for question_type in ("true_false", "multiple_choice"):
+        items = [(g, d) for g in rounds for d in g.drafts if d.type == question_type and d.source is not None]
+        paired = [(g, d, partners(g, d)) for g, d in items]
+        paired = [(g, d, found) for g, d, found in paired if found]
+        crossing = [(g, d) for g, d, found in paired if any(cross_domain(d.source, p) for p in found if d.source)]
+        avoidable = [(g, d) for g, d in crossing if d.source and domain_siblings(g, d.source) >= OPTION_COUNT - 1]
+        by_type[question_type] = {
+            "items": len(items),
+            "paired_items": len(paired),
+            "cross_domain": len(crossing),
+            "cross_domain_rate": round(len(crossing) / len(paired), 4) if paired else None,
+            # Of those, the items whose concept's domain held enough concepts of the learner's
+            # language for a full set of options (elsewhere a four-option item must borrow).
+            "cross_domain_where_the_domain_had_enough": len(avoidable),
+        }
+        if question_type == "true_false":
+            keyed_true = sum(d.correct_answer == d.choices[0] for _, d in items if d.choices)
+            by_type[question_type]["keyed_true_share"] = round(keyed_true / len(items), 3) if items else None
+        examples.extend(describe(g, d) for g, d in crossing[:EXAMPLES_KEPT])
+    return {**by_type, "target_cross_domain_rate": 0.0, "examples": examples}
+
+
+# English articles and casing. Three checks of the stems of English items, each written apart from
+# the generator's rule (slea.language.english_articles) so that they can catch it out:
+# (a) "a"/"an" against the next word's first sound (a vowel letter or a vowel-named capital, with
+#     the usual exceptions: "a user", "an hour");
+#     a capitalised acronym said as a word ("NAT", "RACI") may take either;
+# (b) the item's concept name where the frame put it, mid-sentence with no determiner while its
+#     head noun is a singular count noun of COUNT_HEADS ("What is Multimodal Model?", "holds for
+#     load balancer.");
+# (c) that name's common words Title Cased mid-sentence ("What is Multimodal Model?").
+# (b) and (c) trust the generator's documented lists of proper names and proper words
+# (PROPER_NAMES: "Kubernetes"; PROPER_WORDS: "Pareto", "Kanban"), which keep their case and take
+# no article: those are not counted.
+AN_LETTERS = "AEFHILMNORSX"  # capitals whose spoken name starts with a vowel: "an API", "an LLM"
+A_BEFORE_VOWEL = ("uni", "use", "usa", "usu", "uti", "uri", "ure", "eu", "one", "once", "ubi")
+AN_BEFORE_CONSONANT = ("hour", "honest", "honor", "honour", "heir")
+COUNT_HEADS = frozenset(
+    str.split(
+        """model agent gateway key database index matrix diagram map chart loop pattern protocol token
+    window balancer queue network system machine pipeline tree graph store registry card template
+    prompt container firewall breaker instance group cache workflow team meeting question statement
+    backlog roadmap charter register pitch memo summary persona story canvas milestone deliverable
+    stakeholder sponsor manager epic spike sprint bottleneck hyperparameter dataset endpoint replica
+    mesh zone assistant copilot instrument list email report plan hypothesis tool feature segment
+    funnel grid budget proposal request agreement requirement mindset metric point layer function
+    algorithm library method framework technique process cycle case procedure radiator contract
+    transformer encoder decoder classifier server client proxy"""
+    )
+)
+DETERMINERS = frozenset(str.split("a an the its their this that each every any one your our his her"))
+WORD = re.compile(r"[A-Za-z][\w'-]*|\d[\w-]*")
+
+
+def expected_article(word: str) -> str:
+    if word[:1].isdigit():
+        return "an" if re.match(r"(8|11|18|80|81|82|83|84|85|86|87|88|89)(\D|$)", word) else "a"
+    if len(word) > 1 and word[:2].isupper():  # an initialism, read letter by letter ...
+        if re.fullmatch(r"[A-Z][AEIOUaeiou][A-Za-z]+", word.split("-", maxsplit=1)[0]):
+            return "either"  # ... or said as a word ("a NAT gateway", "a SAFe competency")
+        return "an" if word[0] in AN_LETTERS else "a"
+    lower = word.casefold()
+    if lower.startswith(AN_BEFORE_CONSONANT):
+        return "an"
+    if lower.startswith(A_BEFORE_VOWEL):
+        return "a"
+    return "an" if lower[:1] in "aeiou" else "a"
+
+
+ARTICLE_THEN_WORD = re.compile(r"(?<![\w-])([Aa]n?) ([A-Za-z0-9][\w'-]*)")  # "A, AAAA" is a list, not an article
+
+
+def article_mismatches(stem: str) -> list[str]:
+    return [
+        match.group(0)
+        for match in ARTICLE_THEN_WORD.finditer(stem)
+        if expected_article(match.group(2)) not in (match.group(1).casefold(), "either")
+    ]
+
+
+def _head(name: str) -> str:
+    """The head noun: the last word before a preposition or parenthesis ("Cost of Delay" -> cost)."""
+    words = re.sub(r"\(.*?\)", " ", name).split()
+    for index, word in enumerate(words[1:], 1):
+        if word.casefold() in ("of", "for", "as", "in", "to", "by", "from", "without", "on", "versus", "and"):
+            words = words[:index]
+            break
+    return (words[-1] if words else "").split("-")[-1].casefold()
+
+
+def _occurrences(stem: str, name: str) -> Iterator[re.Match[str]]:
+    yield from re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", stem, flags=re.IGNORECASE)
+
+
+def missing_articles(stem: str, names: list[str], proper: frozenset[str] = frozenset()) -> list[str]:
+    found = []
+    for name in names:
+        if _head(name) not in COUNT_HEADS or "'" in name or name.casefold() in proper:
+            continue
+        for match in _occurrences(stem, name):
+            before = WORD.findall(stem[: match.start()])
+            if before and before[-1].casefold() not in DETERMINERS and not stem[: match.start()].rstrip().endswith('"'):
+                found.append(f"{before[-1]} {match.group(0)}")
+    return found
+
+
+def title_cased_mid_sentence(
+    stem: str, names: list[str], proper: frozenset[str], proper_words: frozenset[str] = frozenset()
+) -> list[str]:
+    found = []
+    for name in names:
+        if name.casefold() in proper or "'" in name:  # proper names and eponyms ("Conway's Law")
+            continue
+        for match in _occurrences(stem, name):
+            text = match.group(0)
+            common = [
+                w
+                for w in re.split(r"[\s-]+", text)
+                if w[:1].isupper() and w[1:].islower() and len(w) > 1 and w not in proper_words
+            ]
+            mid_sentence = bool(re.search(r"[a-z,]\s*$", stem[: match.start()]))
+            if common and mid_sentence:
+                found.append(text)
+    return found
+
+
+def article_sense(rounds: list[Round]) -> dict[str, Any]:
+    proper = frozenset(name.casefold() for name in PROPER_NAMES)
+    checked = [d for g in rounds for d in g.drafts if d.language == "en"]
+    counts = {"a_an_mismatch": 0, "missing_article": 0, "title_case_mid_sentence": 0}
+    examples: dict[str, list[str]] = {key: [] for key in counts}
+    for item in checked:
+        # The item's own concept: where the frame put a name (another name inside a quoted key
+        # point, "the next token", is the record's text).
+        names = [item.source.name.strip()] if item.source and concept_language(item.source) == "en" else []
+        problems = {
+            "a_an_mismatch": article_mismatches(item.stem),
+            "missing_article": missing_articles(item.stem, names, proper),
+            "title_case_mid_sentence": title_cased_mid_sentence(item.stem, names, proper, PROPER_WORDS),
+        }
+        for key, found in problems.items():
+            counts[key] += bool(found)
+            if found and len(examples[key]) < EXAMPLES_KEPT:
+                examples[key].append(item.stem)
+    return {
+        "items": len(checked),
+        **{
+            key: {"items": count, "rate": round(count / len(checked), 4) if checked else None}
+            for key, count in counts.items()
+        },
+        "target": 0,
+        "examples": examples,
+    }
+
+
+# Korean particles after a word: the form the word's last sound needs, checked where it can be
+# told without the generator's own reading of Latin words: an alternation left for the learner
+# ("PyTorch은(는)"), and a particle after a concept name ending in a Hangul syllable (its batchim,
+# from the code point) or in a capital letter (the letter's Korean name).
+ALTERNATION = re.compile(r"은\(는\)|는\(은\)|이\(가\)|가\(이\)|을\(를\)|를\(을\)|과\(와\)|와\(과\)|\(이\)|\(으\)")
+AFTER_CONSONANT = {"은": "는", "이": "가", "을": "를", "과": "와"}  # the form after a consonant -> after a vowel
+AFTER_VOWEL = {vowel: consonant for consonant, vowel in AFTER_CONSONANT.items()}
+CONSONANT_LETTERS = "LMNR"  # 엘, 엠, 엔, 알 end in a consonant; every other letter's name in a vowel
+
+
+def ends_in_consonant(word: str) -> bool | None:
+    last = word.rstrip()[-1:]
+    if "\uac00" <= last <= "\ud7a3":
+        return (ord(last) - 0xAC00) % 28 != 0
+    if last.isupper():
+        return last in CONSONANT_LETTERS
+    return None
+
+
+def particle_errors(text: str, names: list[str]) -> list[str]:
+    found = [match.group(0) for match in ALTERNATION.finditer(text)]
+    for name in names:
+        consonant = ends_in_consonant(name)
+        if consonant is None:
+            continue
+        for match in re.finditer(re.escape(name) + r"([은는이가을를과와])(?=[\s,.?!]|$)", text):
+            particle = match.group(1)
+            wrong = particle in AFTER_VOWEL if consonant else particle in AFTER_CONSONANT
+            # "이" after a vowel can be a word of its own ("이 개념"): only the paired forms count.
+            if wrong:
+                found.append(match.group(0))
+    return found
+
+
+def korean_particle_sense(rounds: list[Round]) -> dict[str, Any]:
+    checked = [(g, d) for g in rounds for d in g.drafts if d.language == "ko"]
+    offending = []
+    for generated, item in checked:
+        names = [
+            text.strip() for c in generated.request.keywords.concepts for text in (c.name, c.acronym) if text.strip()
+        ]
+        texts = [item.stem, item.explanation, item.reference_answer, *item.choices]
+        found = [error for text in texts for error in particle_errors(text, names)]
+        if found:
+            offending.append((item, found))
+    return {
+        "items": len(checked),
+        "items_with_errors": len(offending),
+        "target": 0,
+        "examples": [{"stem": item.stem, "errors": found} for item, found in offending[:EXAMPLES_KEPT]],
+    }
+
+
 # ---------------------------------------------------------------- the report
 def measure_input(path: Path) -> dict[str, Any]:
     rounds = generate_rounds(path)
@@ -426,6 +698,9 @@ def measure_input(path: Path) -> dict[str, Any]:
         "concept_repeats": concept_repeats(every_round),
         "interest_share": interest_shares(rounds),
         "language_consistency": language_consistency(every_round),
+        "pairing_sense": pairing_sense(every_round),
+        "english_articles": article_sense(every_round),
+        "korean_particles": korean_particle_sense(every_round),
     }
 
 

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import textwrap
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -341,8 +342,20 @@ def openapi(path: Path) -> int:
 SERVE_PORT = 8080
 
 
-def serve(port: int) -> int:
-    """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine)."""
+def _calibrate_every(runtime: Any, seconds: float, stop: threading.Event) -> None:
+    """The calibration schedule of the local stack: the job every `seconds` (in AWS an EventBridge
+    schedule runs it), so the reviewers' item analysis fills as answers come in."""
+    while not stop.wait(seconds):
+        try:
+            run = runtime.invoke("calibrate_items", {})
+            print(f"calibration: {run.get('items_calibrated', 0)} items recalibrated", flush=True)
+        except Exception as error:  # a failed run is retried at the next interval
+            print(f"calibration failed: {error}", flush=True)
+
+
+def serve(port: int, calibrate_every: float = 60.0) -> int:
+    """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine),
+    with the calibration job run every `calibrate_every` seconds (0: never)."""
     from slea_local.executions import LocalStepFunctions
     from slea_local.http import QuietRequestHandler, local_server
 
@@ -352,6 +365,9 @@ def serve(port: int) -> int:
 
     with _seeded_local_aws() as (_cloud, runtime, _written), LocalStepFunctions(runtime):
         server = local_server(runtime, port, LoggingHandler)
+        stop = threading.Event()
+        if calibrate_every > 0:
+            threading.Thread(target=_calibrate_every, args=(runtime, calibrate_every, stop), daemon=True).start()
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"
             print(f"slea-ssem on {url}")
@@ -360,8 +376,13 @@ def serve(port: int) -> int:
             print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
             print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
             print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
+            if calibrate_every > 0:
+                print(f"  item calibration runs every {calibrate_every:g} s (--calibrate-every)")
             print("Ctrl-C stops the server.", flush=True)
-            server.serve_forever()
+            try:
+                server.serve_forever()
+            finally:
+                stop.set()
     return 0
 
 
@@ -437,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
     openapi_parser.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "openapi.json")
     serve_parser = commands.add_parser("serve", help="run the HTTP API on 127.0.0.1 over the seeded local AWS")
     serve_parser.add_argument("--port", type=int, default=SERVE_PORT)
+    serve_parser.add_argument(
+        "--calibrate-every", type=float, default=60.0, help="seconds between calibration runs (0: never)"
+    )
     stdio_parser = commands.add_parser("mcp-stdio", help="the MCP server over stdio (desktop agents), local AWS")
     stdio_parser.add_argument("--user", help="the caller's user id (a UUID); default: SLEA_USER")
     stdio_parser.add_argument(
@@ -457,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         "generate": lambda: generate(_execution_input(args)),
         "session": lambda: session(args.user_id, args.session_id, args.category, args.count),
         "openapi": lambda: openapi(args.out),
-        "serve": lambda: serve(args.port),
+        "serve": lambda: serve(args.port, args.calibrate_every),
         "invoke": lambda: invoke(args.tool, args.event),
         "mcp-stdio": lambda: mcp_stdio(args.user, args.groups),
     }

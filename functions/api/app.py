@@ -42,6 +42,7 @@ from slea.contracts.common import parse_input
 from slea.http.api import (
     domain_error_response,
     error_response,
+    over_budget,
     review_refusal,
     unparseable_body,
     unsupported_media_type,
@@ -84,7 +85,8 @@ def not_found(_: Exception) -> Response[Any]:
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
-    if (refused := review_refusal(event) or unsupported_media_type(event) or unparseable_body(event)) is not None:
+    refused = over_budget(event) or review_refusal(event) or unsupported_media_type(event) or unparseable_body(event)
+    if refused is not None:
         return refused
     budget.start(context)  # model calls must end before API Gateway gives up on us
     return app.resolve(event, context)

@@ -450,14 +450,34 @@ def _unauthorized() -> dict[str, Any]:
     }
 
 
+def _over_budget(user_id: str) -> dict[str, Any] | None:
+    """429 with Retry-After when the caller has spent their per-user request budget, the one
+    the HTTP API spends from too (slea.security.rate_limits): every MCP request counts as it
+    enters, a listing of tools as much as a tool call; tool calls also spend their own."""
+    try:
+        rate_limits.take(user_id, "request")
+    except rate_limits.RateLimited as refused:
+        body = ErrorResponse(error=refused.message, error_code=refused.code)
+        return {
+            "statusCode": 429,
+            "headers": {"Content-Type": "application/json", "Retry-After": str(refused.retry_after)},
+            "body": body.model_dump_json(exclude_none=True),
+            "isBase64Encoded": False,
+        }
+    return None
+
+
 @logger.inject_lambda_context(correlation_id_path="requestContext.requestId")
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     global _environment  # noqa: PLW0603 - kept per execution environment
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
-    if Caller.from_claims(_claims(event)) is None:
+    caller = Caller.from_claims(_claims(event))
+    if caller is None:
         return _unauthorized()
+    if (refused := _over_budget(caller.user_id)) is not None:
+        return refused
     if _environment is None:
         _environment = _Environment()
     return _environment.handle(event, context)

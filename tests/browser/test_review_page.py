@@ -77,8 +77,11 @@ def test_a_reviewer_filters_pages_with_the_cursor_and_accepts_in_bulk(server, ne
     # Bulk: select every answer shown, accept them in one request.
     page.check("#select-all")
     assert page.inner_text("#bulk-accept") == "Accept 8 selected grades"
+    page.click("#bulk-accept")  # asks first: how many, and a reason
+    assert page.inner_text("#bulk-question").startswith("Accept 8 grades")
+    page.fill("#bulk-note", "All eight name the retrieval step.")
     with page.expect_response(lambda response: response.url.endswith("/review/attempts/accept")) as answered:
-        page.click("#bulk-accept")
+        page.get_by_role("button", name="Yes, accept them").click()
     assert answered.value.status == 200
     page.wait_for_function("() => document.querySelectorAll('#entries article').length === 0")
     assert page.inner_text("#review-status").startswith("8 grades accepted.")
@@ -116,7 +119,7 @@ def test_the_review_record_shows_reviewers_by_name(server, new_page, step_functi
     page = new_page(LAPTOP)
     _sign_in(page, server, "Rita Park")
     question = page.locator('article[data-entry="rq-001"]')
-    question.get_by_text("Review history of question 2").click()
+    question.locator(".history-box summary").click()
     question.locator(".review-history li.audit").wait_for()
     assert "Sam Kim" in question.locator(".review-history").inner_text()
     assert "Reads fine." in question.locator(".review-history").inner_text()
@@ -124,7 +127,7 @@ def test_the_review_record_shows_reviewers_by_name(server, new_page, step_functi
 
     answer = page.locator('article[data-entry="ra-000"]')
     answer.get_by_label("Corrected score").fill("85")
-    answer.get_by_label("Note (optional)").fill("Right idea.")
+    answer.get_by_label("Reason for your decision").fill("Right idea.")
     answer.get_by_role("button", name="Override score").click()
     answer.wait_for(state="detached")
     page.get_by_role("button", name="Recent reviews").click()
@@ -218,14 +221,20 @@ def test_keyboard_shortcuts_accept_override_and_move_but_not_inside_text_boxes(s
     assert page.inner_text("#review-status") == "Grade of 40 accepted."
     assert page.evaluate(focused) == "ra-001"
 
-    # o: to the corrected score; type it, Enter overrides.
+    # o: to the corrected score; type it, Enter overrides - once a reason is given (without one the
+    # page asks for it and moves to it, sending nothing).
     page.keyboard.press("o")
     assert page.evaluate("document.activeElement.dataset.action") == "score"
     page.keyboard.type("75")
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.tagName") == "TEXTAREA"
+    assert "Give a reason" in page.inner_text("#error")
+    page.keyboard.type("Names both steps.")
+    page.locator('article[data-entry="ra-001"] [data-action="score"]').focus()
     with page.expect_response(lambda response: "/review/attempts/ra-001" in response.url):
         page.keyboard.press("Enter")
     page.locator('article[data-entry="ra-001"]').wait_for(state="detached")
-    assert page.inner_text("#review-status") == "Score overridden: 40 → 75."
+    assert page.inner_text("#review-status") == "Score changed: 40 → 75."
 
     # x: select for bulk accept.
     page.locator('article[data-entry="ra-002"] h3').focus()
@@ -256,6 +265,8 @@ def test_every_control_in_the_queue_has_a_unique_accessible_name(server, new_pag
     assert all(names)
     duplicates = sorted({name for name in names if names.count(name) > 1})
     assert duplicates == []
-    assert "Accept grade for answer 1 by learner 5d7c1e2a" in names
-    assert "Accept question 3" in names
+    # Named by the stem and the time, not by position: the same whatever the sort.
+    assert any(n.startswith("Accept grade for answer to “Explain item 0 of the queue.” · ") for n in names)
+    assert any(n.endswith(" by learner 5d7c1e2a") for n in names)
+    assert any(n.startswith("Accept question “Explain item 2 of the queue.” · ") for n in names)
     _shot(page, "review-edit-open-phone")

@@ -132,7 +132,7 @@ def test_a_new_learner_completes_two_rounds_with_the_keyboard_on_a_phone(server,
     assert page.inner_text("#next-round-text") == "You have finished both rounds of this session."
     page.click("#new-session")
     page.wait_for_selector("#ability", state="visible")
-    assert "from 6 answers" in page.inner_text("#ability")
+    assert "From 6 answers" in page.inner_text("#ability")
     assert page.get_by_role("img", name="Technical ability over your last 6 answers").count() == 1
     screenshot(page, "learner-level-measured-phone")
     token_leaks = [entry for entry in api_requests if "Bearer" in entry or "token" in entry.lower()]
@@ -195,11 +195,11 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     screenshot(reviewer, "reviewer-queue")
     before = len(api_requests)
     entry.get_by_label("Corrected score").fill("90")
-    entry.get_by_label("Note (optional)").fill("Right idea in other words.")
+    entry.get_by_label("Reason for your decision").fill("Right idea in other words.")
     entry.get_by_role("button", name="Override score").click()
     entry.wait_for(state="detached")
     assert len(api_requests) == before + 1
-    assert reviewer.inner_text("#review-status") == f"Score overridden: {graded['score']} → 90."
+    assert reviewer.inner_text("#review-status") == f"Score changed: {graded['score']} → 90."
     assert reviewer.inner_text("#stat-overridden") == "1"
     screenshot(reviewer, "reviewer-after-override")
 
@@ -220,6 +220,7 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     row = learner.locator("#answers-list li", has_text="corrected by a reviewer")
     assert row.count() == 1, learner.inner_text("#answers")
     assert "Score: 90 / 100" in row.inner_text()
+    assert "A reviewer changed this grade: Right idea in other words." in row.inner_text()  # the reason, too
     screenshot(learner, "learner-answers-after-review-phone")
 
 
@@ -296,7 +297,7 @@ ABILITY = {
         }
     ],
     "history": [
-        {"at": f"2026-11-{day:02d}T10:00:00Z", "category": "technical", "theta": theta, "se": se}
+        {"at": f"2026-11-{day:02d}T10:00:00Z", "category": "technical", "theta": theta, "se": se, "answers": day - 8}
         for day, (theta, se) in enumerate([(-0.3, 1.1), (0.0, 0.9), (0.2, 0.75), (0.42, 0.61)], start=17)
     ],
 }
@@ -318,7 +319,7 @@ def test_the_learner_sees_their_level_and_its_trend(server, new_page):
     assert page.locator("#ability .visually-hidden tbody tr").count() == 4
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "learner-level-phone")
-    page.click("#start-button")  # the panel belongs to the start screen
+    page.click("#start-button")  # the panel goes with the start and summary screens, not the round
     page.wait_for_selector("#ability", state="hidden")
 
 

@@ -179,11 +179,12 @@ def _issue_12_routes(http, cloud, session, questions):
     question whose stem a template shares, the statistics and the audit record), and a round
     that the daily quota refuses (its claim is released)."""
     from slea.dal.templates import with_search_key
-    from tests.integration.test_review_api import REVIEWER
+    from tests.integration.test_review_api import REVIEWER, token
 
     assert http("GET", f"/sessions/{session}/rounds/1", None, ALICE)[0] == 200
     assert http("GET", f"/sessions/{session}/summary", None, ALICE)[2]["ability"] is not None
     assert http("GET", "/learners/me/ability", None, ALICE)[2]["abilities"]
+    assert http("GET", "/learners/me/attempts?limit=2", None, ALICE)[2]["attempts"]  # the user-attempts index
     assert http("GET", "/sessions", None, ALICE)[2]["sessions"]  # resume on any device
     report = {"reason": "unclear"}
     path = f"/sessions/{session}/questions/{questions[0]['question_id']}/reports"
@@ -191,16 +192,27 @@ def _issue_12_routes(http, cloud, session, questions):
     assert http("GET", "/review/queue", None, REVIEWER)[0] == 200
     assert http("GET", "/review/queue?sort=confidence&q=a", None, REVIEWER)[0] == 200
     assert http("GET", "/review/groups", None, REVIEWER)[0] == 200
-    assert http("POST", "/review/groups/gnone", {"score": 50}, REVIEWER)[0] == 404  # the group index's Query
+    assert (
+        http("POST", "/review/groups/gnone", {"score": 50, "note": "n"}, REVIEWER)[0] == 404
+    )  # the group index's Query
     attempt = http("GET", f"/sessions/{session}/attempts", None, ALICE)[2]["attempts"][0]
-    bulk = {"attempt_ids": [attempt["attempt_id"]]}  # accepted in bulk, then corrected below
+    bulk = {"attempt_ids": [attempt["attempt_id"]], "note": "fine"}  # accepted in bulk, reverted, again, corrected
+    bulk_id = http("POST", "/review/attempts/accept", bulk, REVIEWER)[2]["bulk_id"]
+    assert http("POST", f"/review/bulk/{bulk_id}/revert", {"note": "too fast"}, REVIEWER)[2]["reverted"]
     assert http("POST", "/review/attempts/accept", bulk, REVIEWER)[2]["accepted"] == 1
-    override = {"action": "override", "score": 100 - attempt["score"]}  # is_correct flips: the count changes
-    assert http("POST", f"/review/attempts/{attempt['attempt_id']}", override, REVIEWER)[0] == 200
+    # is_correct flips: the count changes. The grade is final: proposed, then a second reviewer confirms.
+    override = {"action": "override", "score": 100 - attempt["score"], "note": "regraded"}
+    assert http("POST", f"/review/attempts/{attempt['attempt_id']}", override, REVIEWER)[2]["status"] == "proposed"
+    second = token("5d2f0a9e-7b1c-4e3d-8f6a-0c9b8a7d6e5f", **{"cognito:groups": ["reviewers"]})
+    confirm = {"action": "confirm"}
+    assert http("POST", f"/review/attempts/{attempt['attempt_id']}", confirm, second)[2]["status"] == "applied"
     boto3.resource("dynamodb").Table(cloud.table_name("TemplatesTable")).put_item(
         Item=with_search_key({"id": "iam-template", "stem": questions[1]["stem"], "is_active": True})
     )
-    retire = {"action": "retire"}
+    retire = {"action": "retire", "note": "ambiguous"}
+    assert http("POST", f"/review/questions/{questions[1]['question_id']}", retire, REVIEWER)[0] == 200
+    unretire = {"note": "it was fine"}
+    assert http("POST", f"/review/questions/{questions[1]['question_id']}/unretire", unretire, REVIEWER)[0] == 200
     assert http("POST", f"/review/questions/{questions[1]['question_id']}", retire, REVIEWER)[0] == 200
     assert http("GET", "/review/stats", None, REVIEWER)[0] == 200
     assert http("GET", f"/review/audit?target_id={attempt['attempt_id']}", None, REVIEWER)[0] == 200

@@ -199,6 +199,7 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("GET", "/sessions/{session_id}/summary"),
         ("POST", "/sessions/{session_id}/questions/{question_id}/reports"),
         ("GET", "/learners/me/ability"),
+        ("GET", "/learners/me/attempts"),
         ("GET", "/review/queue"),
         ("POST", "/review/attempts/{attempt_id}"),
         ("POST", "/review/questions/{question_id}"),
@@ -209,6 +210,8 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("GET", "/review/items"),
         ("GET", "/review/groups"),
         ("POST", "/review/groups/{group_id}"),
+        ("POST", "/review/questions/{question_id}/unretire"),
+        ("POST", "/review/bulk/{bulk_id}/revert"),
     }
 
 
@@ -308,6 +311,7 @@ def test_http_api_is_throttled_by_parameters():
 
 
 RATE_LIMIT_PARAMETERS = {
+    "request": ("RequestRateBurst", "RequestRateIntervalSeconds"),
     "answer": ("AnswerRateBurst", "AnswerRateIntervalSeconds"),
     "round_start": ("RoundStartRateBurst", "RoundStartRateIntervalSeconds"),
     "mcp_call": ("McpCallRateBurst", "McpCallRateIntervalSeconds"),

@@ -94,7 +94,7 @@ def test_the_answer_key_never_leaves_the_server_before_answering(http, step_func
     text = json.dumps(questions)
     for question in questions:
         key = answer_key(step_functions.runtime.cloud, question["question_id"])
-        shown = {"question_id", "round", "type", "stem", "choices", "difficulty", "category", "answered"}
+        shown = {"question_id", "round", "type", "stem", "choices", "difficulty", "category", "answered", "skipped"}
         assert set(question) == shown
         if key.get("correct_keywords"):
             assert json.dumps(key["correct_keywords"]) not in text
@@ -411,7 +411,7 @@ def test_an_abandoned_claim_whose_days_counter_has_expired_still_fails_cleanly(s
     sessions = boto3.resource("dynamodb").Table(cloud.table_name("SessionsTable"))
     sessions.put_item(Item={**record, "session_id": "s-old#round#1", "owner_session": "s-old"})
     with cloud.environment(cloud.environment_of("ApiFunction")):
-        assert round_logic._refreshed(dict(record))["round_status"] == "FAILED"
+        assert round_logic.refreshed(dict(record))["round_status"] == "FAILED"
     stored = sessions.get_item(Key={"session_id": "s-old#round#1"})["Item"]
     assert stored["round_status"] == "FAILED"
     assert _usage_table(step_functions).scan()["Items"] == []  # nothing to give back, nothing made up

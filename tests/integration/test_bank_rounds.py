@@ -3,6 +3,7 @@ rounds generated, so the LLM writes only the shortfall; what a learner saw, reti
 over-exposed items are never drawn; a retried plan draws once; the target follows the ability."""
 
 import itertools
+import uuid
 from decimal import Decimal
 
 import boto3
@@ -320,3 +321,23 @@ def test_without_an_estimate_the_heuristic_decides(bank):
     planned = bank.runtime.invoke("plan_round", plan_event(SECOND, "sess_new", "exec-new"))
     assert planned["difficulty"] == 6
     assert planned["difficulty_reason"] == "intermediate 5, experience +1, previous score +0"
+
+
+# ---------------------------------------------------------------- recent items, by stem and concept
+def test_a_practice_round_never_brings_back_a_recent_item_under_a_new_id(bank, generation_calls):
+    """A learner once met 18 of 100 items again, regenerated under new ids ("seen" was tracked by id
+    only): a finished round's items join the learner's recent fingerprints, which a practice round
+    avoids by stem and by concept with key, whatever the id."""
+    cloud = bank.runtime.cloud
+    first = run(bank, FIRST, "sess_a", count=4)
+    ability = table(cloud, "AbilitiesTable").get_item(Key={"user_id": FIRST, "entry": "ability#technical"})["Item"]
+    assert len(ability["seen_recent"]) >= 4
+    questions = table(cloud, "QuestionsTable")
+    for item in stored(cloud).values():  # the same items in the bank under new ids, as if regenerated
+        clone = str(uuid.uuid4())
+        questions.put_item(Item={**item, "question_id": clone, "item_id": clone, "session_id": "elsewhere"})
+    second = run(bank, FIRST, "sess_b", count=4)
+    assert not {q["stem"] for q in first.output["questions"]} & {q["stem"] for q in second.output["questions"]}
+    # Another learner has met none of them: the clones are theirs to draw.
+    other = run(bank, SECOND, "sess_c", count=4)
+    assert any(q["from_bank"] for q in other.output["questions"])

@@ -135,7 +135,9 @@ def test_a_misfitting_item_is_flagged_and_queued_with_its_reason(simulated, clou
     assert "misfit" in misfit["calibration"]["flags"]
     assert misfit["review_state"] == "open"
     assert "misfit" in misfit["review_reasons"]
-    assert misfit["calibration_flags"]["misfit"] == LEARNERS
+    # Every learner answered it; those whose own patterns misfit (person fit) are left out.
+    assert misfit["calibration_flags"]["misfit"] == LEARNERS - run["learners_excluded"]
+    assert run["learners_excluded"] <= 0.03 * LEARNERS  # honest learners: about the 1% cut's rate
     fitting = [stored(cloud, item_id) for item_id in ITEMS]
     assert not any("misfit" in item["calibration"]["flags"] for item in fitting)
     assert run["items_flagged"] == 1 + sum("review_state" in item for item in fitting)  # label_far ones too
@@ -164,7 +166,8 @@ def test_a_reviewed_item_is_not_queued_again_for_the_same_data_but_is_once_the_d
     requeued = stored(cloud, MISFIT)
     assert run["complete"] is True
     assert (requeued["review_state"], requeued["review_reasons"]) == ("open", {"misfit"})
-    assert requeued["calibration_flags"]["misfit"] == 2 * LEARNERS
+    assert requeued["calibration_flags"]["misfit"] == 2 * LEARNERS - run["learners_excluded"]
+    assert run["learners_excluded"] <= 0.03 * 2 * LEARNERS
 
 
 def test_a_retired_item_is_calibrated_but_never_queued(simulated, cloud):
@@ -188,11 +191,22 @@ def test_old_attempts_and_copies_count_on_their_bank_item_and_others_are_skipped
     common = {"user_id": "u1", "is_correct": True, "score": 100, "graded_at": "2026-01-01T00:00:00Z"}
     attempts.put_item(Item={"session_id": "s1", "attempt_key": "a", "question_id": "bank-1", **common})
     attempts.put_item(
-        Item={"session_id": "s2", "attempt_key": "b", "question_id": "copy-9", "item_id": "bank-1", **common}
+        Item={
+            "session_id": "s2",
+            "attempt_key": "b",
+            "question_id": "copy-9",
+            "item_id": "bank-1",
+            **common,
+            "user_id": "u2",
+        }
     )
     attempts.put_item(Item={"session_id": "s3", "attempt_key": "c", "question_id": "never-saved", **common})
+    # u1 again, through another copy of the same item: a learner counts once per item (the first answer).
+    attempts.put_item(
+        Item={"session_id": "s4", "attempt_key": "d", "question_id": "copy-10", "item_id": "bank-1", **common}
+    )
     run = run_job(runtime)
-    assert (run["attempts_read"], run["responses"], run["items_calibrated"]) == (3, 2, 1)
+    assert (run["attempts_read"], run["responses"], run["items_calibrated"]) == (4, 3, 1)
     assert stored(cloud, "bank-1")["calibration"]["answers"] == 2
 
 

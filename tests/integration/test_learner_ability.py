@@ -21,6 +21,7 @@ BASE = {"session_id": "sess_ability", "user_id": LEARNER}
 GRID = [-5.0 + index * 10.0 / 80 for index in range(81)]
 # The documented label mapping: b = (label - 5.5) / 2.
 LABEL_B = {3: -1.25, 5: -0.25, 7: 0.75}
+PRIOR_SD = math.sqrt(0.5)  # a profile prior's SD: the population's 1 less the spread between self-levels
 
 
 def hand_eap(mean, sd, responses):
@@ -112,7 +113,7 @@ def question(cloud, question_id):
 
 # ---------------------------------------------------------------- recording
 def test_the_posterior_after_known_answers_equals_a_hand_computation(cloud, runtime, monkeypatch):
-    """Given an advanced learner (prior N(1.5, 1.2): advanced +1, 5+ years +0.25, previous 90
+    """Given an advanced learner (prior N(1.5, PRIOR_SD): advanced +1, 5+ years +0.25, previous 90
     +0.25) and three stored items of known labels, when they answer a true/false item right, a
     four-choice item wrong and a short answer at 70, then theta and se are the hand EAP."""
     put_profile(cloud)
@@ -123,7 +124,7 @@ def test_the_posterior_after_known_answers_equals_a_hand_computation(cloud, runt
     multiple_choice(runtime, "q_mc", "A")
     short_answer(runtime, monkeypatch, "q_sa", 70)
 
-    expected = hand_eap(1.5, 1.2, [(LABEL_B[7], 0.5, 1.0), (LABEL_B[3], 0.25, 0.0), (LABEL_B[5], 0.0, 0.7)])
+    expected = hand_eap(1.5, PRIOR_SD, [(LABEL_B[7], 0.5, 1.0), (LABEL_B[3], 0.25, 0.0), (LABEL_B[5], 0.0, 0.7)])
     stored = ability(cloud)
     assert float(stored["theta"]) == pytest.approx(expected[0], abs=1e-3)
     assert float(stored["se"]) == pytest.approx(expected[1], abs=1e-3)
@@ -149,7 +150,7 @@ def test_a_question_drawn_from_the_bank_updates_with_the_bank_items_learnt_diffi
     put_question(cloud, "q_copy", "true_false", 5, item_id="q_bank")
     true_false(runtime, "q_copy")
 
-    prior = (-1.0, 1.2)  # no survey: the fallback profile (a beginner, no experience, no score)
+    prior = (-1.0, PRIOR_SD)  # no survey: the fallback profile (a beginner, no experience, no score)
     theta, se = hand_eap(*prior, [(1.3, 0.5, 1.0)])
     assert float(ability(cloud)["theta"]) == pytest.approx(theta, abs=1e-3)
     assert float(ability(cloud)["se"]) == pytest.approx(se, abs=1e-3)
@@ -257,7 +258,7 @@ def test_concurrent_answers_of_one_learner_are_both_counted_the_loser_retrying(c
     monkeypatch.setattr(answer_reads, "read", racing_read)
     true_false(runtime, "q_b", answer="False")
 
-    theta, se = hand_eap(-1.0, 1.2, [(LABEL_B[7], 0.5, 1.0), (LABEL_B[3], 0.5, 0.0)])
+    theta, se = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[7], 0.5, 1.0), (LABEL_B[3], 0.5, 0.0)])
     stored = ability(cloud)
     assert (int(stored["answers"]), int(stored["version"])) == (2, 2)
     assert float(stored["theta"]) == pytest.approx(theta, abs=1e-3)
@@ -300,7 +301,11 @@ def _override(cloud, attempt_id, score):
     from slea.logic.review.actions import review_attempt
 
     with cloud.environment(cloud.environment_of("ApiFunction")):
-        return review_attempt(attempt_id, REVIEWER, AttemptReviewRequest(action="override", score=score))
+        override = AttemptReviewRequest(action="override", score=score, note="regraded")
+        done = review_attempt(attempt_id, REVIEWER, override)
+        if done.status == "proposed":  # a final grade: a second reviewer's confirmation applies it
+            done = review_attempt(attempt_id, "second-reviewer", AttemptReviewRequest(action="confirm"))
+        return done
 
 
 def test_an_override_rescores_the_ability_as_remove_then_add(cloud, runtime, monkeypatch):
@@ -313,16 +318,23 @@ def test_an_override_rescores_the_ability_as_remove_then_add(cloud, runtime, mon
 
     after = ability(cloud)
     # Removing the 40 and adding the 90 is the posterior as if 90 had been the grade.
-    theta, se = hand_eap(-1.0, 1.2, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.9)])
+    theta, se = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.9)])
     assert float(after["theta"]) == pytest.approx(theta, abs=2e-3)
     assert float(after["se"]) == pytest.approx(se, abs=2e-3)
     assert float(after["theta"]) > float(before["theta"])
     assert int(after["answers"]) == 2
     assert int(after["version"]) == int(before["version"]) + 1
     assert len(history(cloud)) == 3  # the correction is a point of its own
+    # What the learner sees: one point per answer, the correction in the place of answer 2's.
+    from slea.logic.learners.ability import learner_ability
+
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        seen = learner_ability(LEARNER)
+    assert [point.answers for point in seen.history] == [1, 2] == [1, seen.abilities[0].answers]
+    assert seen.history[-1].theta == pytest.approx(float(after["theta"]), abs=1e-3)
 
     _override(cloud, graded["attempt_id"], 10)  # a second correction starts from the first
-    theta, _ = hand_eap(-1.0, 1.2, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.1)])
+    theta, _ = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.1)])
     assert float(ability(cloud)["theta"]) == pytest.approx(theta, abs=2e-3)
 
 
@@ -344,7 +356,7 @@ def test_an_override_retries_when_the_learner_answered_meanwhile(cloud, runtime,
 
     monkeypatch.setattr(ability_recording, "rescore_items", racing_rescore)
     _override(cloud, graded["attempt_id"], 90)
-    theta, _ = hand_eap(-1.0, 1.2, [(LABEL_B[5], 0.0, 0.9), (LABEL_B[5], 0.5, 1.0)])
+    theta, _ = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[5], 0.0, 0.9), (LABEL_B[5], 0.5, 1.0)])
     assert float(ability(cloud)["theta"]) == pytest.approx(theta, abs=2e-3)
     assert int(ability(cloud)["answers"]) == 2
 
@@ -384,6 +396,7 @@ def test_the_history_is_the_newest_points_oldest_first(cloud, monkeypatch):
     with cloud.environment(cloud.environment_of("ApiFunction")):
         seen = learner_ability(LEARNER)
     assert [point.theta for point in seen.history] == [3, 4, 5]
+    assert [point.answers for point in seen.history] == [2, 3, 3]  # counted back from each category's 3
     assert [view.category for view in seen.abilities] == ["business", "technical"]
 
 
@@ -432,12 +445,15 @@ def test_the_learner_sees_their_ability_and_the_summary_its_category_and_no_one_
     assert technical["level"] in {"novice", "beginner", "intermediate", "advanced", "expert"}
     assert technical["answers_to_precision"] >= 0
     assert len(seen["history"]) == len(shown)
+    assert [point["answers"] for point in seen["history"]] == list(range(1, len(shown) + 1))
     assert [point["at"] for point in seen["history"]] == sorted(point["at"] for point in seen["history"])
     assert seen["history"][-1]["theta"] == technical["theta"]
 
     status, _, summary = http("GET", "/sessions/s_alice/summary", None, ALICE)
     assert status == 200, summary
-    assert summary["ability"] == {key: technical[key] for key in ("category", "theta", "se", "level", "answers")}
+    assert summary["ability"] == {
+        key: technical[key] for key in ("category", "theta", "se", "level", "answers", "skipped")
+    }
 
     # Bob has answered nothing: he sees no ability, not Alice's, and Alice's summary is not his.
     assert http("GET", "/learners/me/ability", None, BOB)[2] == {"abilities": [], "history": []}

@@ -175,7 +175,7 @@ def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(
     status, _, before = http("GET", "/sessions/s1/summary", None, ALICE)
     assert status == 200, before
     assert before["rounds"] == [
-        {"round": 1, "questions": 3, "answered": 0, "correct": 0, "score": None, "pending_review": 0}
+        {"round": 1, "questions": 3, "answered": 0, "correct": 0, "score": None, "pending_review": 0, "skipped": 0}
     ]
     assert (before["next_round"], before["to_review"]) == (2, [])
     graded = [answer(http, questions[0]["question_id"], right_answer(cloud, questions[0]["question_id"]))]
@@ -188,6 +188,7 @@ def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(
         "correct": 1,
         "score": round(100 / 3, 1),
         "pending_review": 0,
+        "skipped": 0,
     }
     assert [entry["question_id"] for entry in summary["to_review"]] == [q["question_id"] for q in questions[1:]]
     assert summary["to_review"][0]["stem"] == questions[1]["stem"]
@@ -326,6 +327,7 @@ def test_accepting_a_grade_keeps_it_and_leaves_the_queue(http, step_functions, f
         "questions_edited": 0,
         "questions_accepted": 0,
         "open": 0,
+        "proposals": 0,
     }
     (record,) = audit(http, attempt_id)
     assert (record["who"], record["action"], record["note"]) == (CAROL, "accept", "fair")
@@ -352,17 +354,25 @@ def test_overriding_a_grade_corrects_the_attempt_the_statistics_and_the_learners
     assert (counted["reviewed"], counted["overridden"], counted["agreement"]) == (1, 1, 0.0)
     (record,) = audit(http, attempt_id)
     assert (record["before"]["score"], record["after"]["score"], record["after"]["is_correct"]) == (65, 90, True)
-    # Overridden back below the pass mark: the count comes back down.
-    http("POST", f"/review/attempts/{attempt_id}", {"action": "override", "score": 40}, REVIEWER)
+    # Overridden back below the pass mark: the grade is final now, so a first reviewer's change is a
+    # proposal and a second reviewer's confirmation applies it; then the count comes back down.
+    path = f"/review/attempts/{attempt_id}"
+    proposed = http("POST", path, {"action": "override", "score": 40, "note": "misses one"}, REVIEWER)[2]
+    assert (proposed["status"], proposed["score"]) == ("proposed", 90)
+    assert stored_question(cloud, question_id)["correct_count"] == 1
+    second = token("5d2f0a9e-7b1c-4e3d-8f6a-0c9b8a7d6e5f", **{"cognito:groups": ["reviewers"]})
+    assert http("POST", path, {"action": "confirm"}, second)[2]["score"] == 40
     assert stored_question(cloud, question_id)["correct_count"] == 0
-    assert [r["action"] for r in audit(http, attempt_id)] == ["override", "override"]
+    assert [r["action"] for r in audit(http, attempt_id)] == ["override", "propose_override", "confirm"]
 
 
 def test_a_fault_in_the_middle_of_an_override_leaves_nothing_half_done(http, step_functions, flagged_attempt, faults):
     cloud = step_functions.runtime.cloud
     attempt_id, question_id = flagged_attempt["attempt_id"], flagged_attempt["question_id"]
     with faults.dynamodb("review", "TransactWriteItems", error="InternalServerError"):
-        status, _, body = http("POST", f"/review/attempts/{attempt_id}", {"action": "override", "score": 95}, REVIEWER)
+        status, _, body = http(
+            "POST", f"/review/attempts/{attempt_id}", {"action": "override", "score": 95, "note": "n"}, REVIEWER
+        )
     assert (status, body["error_code"]) == (503, "SERVICE_UNAVAILABLE")
     (seen,) = http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"]
     assert (seen["score"], seen["is_correct"], seen["reviewed"]) == (65, False, False)
@@ -370,7 +380,8 @@ def test_a_fault_in_the_middle_of_an_override_leaves_nothing_half_done(http, ste
     assert entry_for(queue(http), attempt_id) is not None
     assert audit(http, attempt_id) == []
     assert stats(http)["reviewed"] == 0
-    assert http("POST", f"/review/attempts/{attempt_id}", {"action": "override", "score": 95}, REVIEWER)[0] == 200
+    override = {"action": "override", "score": 95, "note": "n"}
+    assert http("POST", f"/review/attempts/{attempt_id}", override, REVIEWER)[0] == 200
 
 
 def test_retiring_a_question_hides_it_deactivates_its_template_and_later_rounds_avoid_it(http, step_functions):
@@ -410,7 +421,8 @@ def test_retiring_a_question_hides_it_deactivates_its_template_and_later_rounds_
     event["request"] |= {"session_id": "another", "category": "technical"}
     plan = runtime.invoke("plan_round", event)
     assert second["stem"] in plan["progress"]["used_stems"]  # generation's avoid list
-    status, _, body = http("POST", f"/review/questions/{second['question_id']}", {"action": "retire"}, REVIEWER)
+    again = {"action": "retire", "note": "again"}
+    status, _, body = http("POST", f"/review/questions/{second['question_id']}", again, REVIEWER)
     assert (status, body["error_code"]) == (409, "QUESTION_RETIRED")
     assert stats(http)["questions_retired"] == 2
     (record,) = audit(http, second["question_id"])
@@ -423,14 +435,15 @@ def test_editing_a_question_is_validated_like_tool_5_and_shown_to_learners(http,
     start(http, question_types=["multiple_choice"])
     question = wait_for_questions(http)[0]
     path = f"/review/questions/{question['question_id']}"
-    status, _, error = http("POST", path, {"action": "edit", "correct_answer": "Z"}, REVIEWER)
+    why = {"note": "the key was wrong"}
+    status, _, error = http("POST", path, {"action": "edit", "correct_answer": "Z"} | why, REVIEWER)
     assert (status, error["error_code"], error["error"].split(":")[0]) == (422, "VALIDATION_ERROR", "correct_answer")
-    status, _, error = http("POST", path, {"action": "edit", "choices": ["only", "two"]}, REVIEWER)
+    status, _, error = http("POST", path, {"action": "edit", "choices": ["only", "two"]} | why, REVIEWER)
     assert (status, error["error"].split(":")[0]) == (422, "choices")
-    status, _, error = http("POST", path, {"action": "edit"}, REVIEWER)
+    status, _, error = http("POST", path, {"action": "edit"} | why, REVIEWER)
     assert (status, error["error"].split(":")[0]) == (422, "stem")
     choices = ["A) one", "B) two", "C) three", "D) four"]
-    edit = {"action": "edit", "stem": "Which number is two?", "choices": choices, "correct_answer": "B"}
+    edit = {"action": "edit", "stem": "Which number is two?", "choices": choices, "correct_answer": "B"} | why
     status, _, body = http("POST", path, edit, REVIEWER)
     assert (status, body["status"]) == (200, "active"), body
     shown = http("GET", "/sessions/s1/questions", None, ALICE)[2]["questions"][0]
@@ -482,7 +495,7 @@ REVIEW_ROUTES = [
     ("POST", "/review/attempts/a1", {"action": "accept"}),
     ("POST", "/review/questions/q1", {"action": "accept"}),
     ("GET", "/review/groups", None),
-    ("POST", "/review/groups/g1", {"score": 90}),
+    ("POST", "/review/groups/g1", {"score": 90, "note": "right"}),
     ("POST", "/review/questions/q1", {"action": "retire", "stem": ""}),  # refused before validation
 ]
 

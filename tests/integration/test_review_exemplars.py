@@ -18,6 +18,13 @@ from tests.integration.test_review_api import REVIEWER, answer, low_confidence_g
 OTHER = "Blockchains keep every transaction in a ledger that all nodes agree on."
 
 
+def one_question(http):
+    """A round of one short-answer item: with no other item's reference in the session, the check
+    against other items' references (random generated items may resemble each other) stays out."""
+    start(http, question_types=["short_answer"], count=1)
+    return wait_for_questions(http, count=1)[0]["question_id"]
+
+
 def exemplar_item(cloud, question_id):
     table = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
     return table.get_item(Key={"question_id": f"exemplars#{question_id}"}).get("Item")
@@ -40,7 +47,12 @@ ERIN = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
 
 
 def override(http, attempt_id, score):
-    status, _, body = http("POST", f"/review/attempts/{attempt_id}", {"action": "override", "score": score}, REVIEWER)
+    status, _, body = http(
+        "POST",
+        f"/review/attempts/{attempt_id}",
+        {"action": "override", "score": score, "note": "as the model answer"},
+        REVIEWER,
+    )
     assert status == 200, body
 
 
@@ -60,8 +72,7 @@ def tool6(runtime, question_id, user_answer, user="5c1d6a0e-9a8b-4a43-8f65-0d6b1
 
 def test_a_reviewed_answer_grades_the_same_idea_in_another_learners_words(http, step_functions, monkeypatch):
     runtime, cloud = step_functions.runtime, step_functions.runtime.cloud
-    start(http, question_types=["short_answer"])
-    question_id = wait_for_questions(http)[0]["question_id"]
+    question_id = one_question(http)
     ALICES, BOBS = alices_and_bobs(cloud, question_id)
     low_confidence_grades(monkeypatch)  # the grader leaves every grade provisional
     alices = answer(http, question_id, ALICES)
@@ -97,16 +108,19 @@ def test_a_reviewed_answer_grades_the_same_idea_in_another_learners_words(http, 
 
 def test_exemplars_that_disagree_finalise_nothing(http, step_functions, monkeypatch):
     runtime = step_functions.runtime
-    start(http, question_types=["short_answer"])
-    question_id = wait_for_questions(http)[0]["question_id"]
+    question_id = one_question(http)
     alices, bobs = alices_and_bobs(runtime.cloud, question_id)
     low_confidence_grades(monkeypatch)
     override(http, answer(http, question_id, alices)["attempt_id"], 90)
-    override(http, tool6(runtime, question_id, alices + ".", user=DAVE)["attempt_id"], 90)
+    daves = tool6(runtime, question_id, alices + ".", user=DAVE)
+    erins = tool6(runtime, question_id, alices + "!", user=ERIN)
+    assert daves["needs_review"]  # one exemplar is not enough
+    assert erins["needs_review"]
+    override(http, daves["attempt_id"], 90)
     learned = tool6(runtime, question_id, bobs)
     assert learned["needs_review"] is False, learned["grader_reasoning"]  # two agreeing exemplars
-    # A reviewer grades the same idea the other way for another learner: the exemplars now disagree.
-    override(http, tool6(runtime, question_id, alices + "!", user=ERIN)["attempt_id"], 30)
+    # A reviewer grades the same idea the other way for Erin: the exemplars now disagree.
+    override(http, erins["attempt_id"], 30)
     third = tool6(runtime, question_id, bobs + "!", user="8e0b8f3a-2f7c-4a1e-9a55-3c1f0e6d7b22")
     assert third["needs_review"] is True
 
@@ -120,8 +134,7 @@ def groups_page(http, query=""):
 
 def test_one_action_grades_a_group_and_excluded_members_stay_in_the_queue(http, step_functions, monkeypatch):
     runtime, cloud = step_functions.runtime, step_functions.runtime.cloud
-    start(http, question_types=["short_answer"])
-    question_id = wait_for_questions(http)[0]["question_id"]
+    question_id = one_question(http)
     alices, bobs = alices_and_bobs(cloud, question_id)
     low_confidence_grades(monkeypatch)
     first = answer(http, question_id, alices)
@@ -167,5 +180,5 @@ def test_one_action_grades_a_group_and_excluded_members_stay_in_the_queue(http, 
 
 
 def test_an_unknown_group_is_404(http, step_functions):
-    status, _, body = http("POST", "/review/groups/gnothing", {"score": 50}, REVIEWER)
+    status, _, body = http("POST", "/review/groups/gnothing", {"score": 50, "note": "n"}, REVIEWER)
     assert (status, body["error_code"]) == (404, "GROUP_NOT_FOUND")

@@ -163,8 +163,31 @@ def test_newest_first_and_least_sure_first(http, step_functions):
     pages, _ = _all_pages(http, "limit=2&sort=queued_desc")
     assert [entry for page in pages for entry in page] == ids[::-1]
     pages, entries = _all_pages(http, "limit=3&sort=confidence")
-    assert [entry for page in pages for entry in page] == ["ra-001", "ra-003", "ra-000", "ra-002"]  # questions: none
-    assert [entry["attempt"]["confidence"] for entry in entries] == [0.2, 0.4, 0.6, 0.9]
+    # Least sure grades first, then the question entries (they have no confidence): none dropped.
+    assert [entry for page in pages for entry in page] == ["ra-001", "ra-003", "ra-000", "ra-002", "rq-004"]
+    assert [entry["attempt"]["confidence"] for entry in entries[:4]] == [0.2, 0.4, 0.6, 0.9]
+
+
+@pytest.mark.parametrize("sort", ["queued_asc", "queued_desc", "confidence"])
+@pytest.mark.parametrize("limit", [1, 50])
+@pytest.mark.parametrize("query", ["", "&source=grade", "&source=report", "&item_type=short_answer", "&q=item"])
+def test_every_sort_and_filter_keeps_every_matching_entry_once(http, step_functions, sort, limit, query):
+    made = seed_queue(
+        step_functions.runtime.cloud,
+        [{"kind": "attempt", "confidence": c} for c in (0.6, 0.2, 0.9)]
+        + [{"kind": "question"}, {"kind": "question", "reason": "misfit"}, {"kind": "question", "type": "true_false"}],
+    )
+    everything = {item["id"] for item in made}
+    wanted = {
+        "": everything,
+        "&source=grade": {item["id"] for item in made if item["kind"] == "attempt"},
+        "&source=report": {"rq-003", "rq-005"},
+        "&item_type=short_answer": everything - {"rq-005"},
+        "&q=item": everything,  # every stem says "item"
+    }[query]
+    _, entries = _all_pages(http, f"limit={limit}&sort={sort}{query}")
+    listed = [entry["entry_id"] for entry in entries]
+    assert sorted(listed) == sorted(wanted)  # each matching entry, once
 
 
 def test_a_cursor_is_only_good_for_its_own_filters_and_sort(http, step_functions):
@@ -285,7 +308,7 @@ def test_bulk_accept_accepts_each_reports_each_and_a_repeat_changes_nothing(http
     _, _, stats = http("GET", "/review/stats", None, REVIEWER)
     assert (stats["accepted"], stats["reviewed"]) == (2, 2)
 
-    status, _, again = http("POST", "/review/attempts/accept", {"attempt_ids": ids[:2]}, REVIEWER)
+    status, _, again = http("POST", "/review/attempts/accept", {"attempt_ids": ids[:2], "note": "x"}, REVIEWER)
     assert [r["status"] for r in again["results"]] == ["already_reviewed", "already_reviewed"]
     assert again["accepted"] == 0
     _, _, stats = http("GET", "/review/stats", None, REVIEWER)
@@ -312,7 +335,7 @@ def test_a_bulk_accept_racing_another_reviewer_counts_the_grade_once(http, step_
     real = review.attempt_by_id
     reads = iter([stale])
     monkeypatch.setattr(review, "attempt_by_id", lambda attempt_id: next(reads, None) or real(attempt_id))
-    status, _, done = http("POST", "/review/attempts/accept", {"attempt_ids": ["ra-000"]}, REVIEWER)
+    status, _, done = http("POST", "/review/attempts/accept", {"attempt_ids": ["ra-000"], "note": "x"}, REVIEWER)
     assert status == 200, done
     assert [r["status"] for r in done["results"]] == ["already_reviewed"]
     _, _, stats = http("GET", "/review/stats", None, REVIEWER)

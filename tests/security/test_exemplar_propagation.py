@@ -51,7 +51,7 @@ def strongest_exemplars(case):
 
 
 def finalised_as_correct(case, answer):
-    graded = grading.grade(item(case, answer), strongest_exemplars(case))
+    graded = grading.grade(item(case, answer), exemplars=strongest_exemplars(case))
     return graded.is_correct and not graded.needs_review
 
 

@@ -8,6 +8,7 @@ import boto3
 import pytest
 
 from slea.llm.provider_choice import get_provider
+from slea.security.key_leaks import NOTE as KEY_NOTE
 from tests.integration.llm.gemini_stub import model_reply, start_stub
 
 DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"  # English
@@ -400,7 +401,7 @@ def test_a_name_is_withheld_only_with_what_the_stem_says_about_it():
     checked = guard.text(associated)
     assert "codebook IDs" not in checked
     assert checked.startswith("Episodic Memory stores past experiences. Product Quantization is different.")
-    assert checked.endswith("(Part of this explanation is held back until you have answered the rest of the round.)")
+    assert checked.endswith(f" {KEY_NOTE['en']}")
 
 
 def test_a_statement_is_withheld_when_restated_or_contradicted():
@@ -478,7 +479,5 @@ def test_korean_is_checked_on_bigrams_and_noted_in_korean():
     checked = KeyGuard(own, [unanswered]).text(
         f"미세 조정은 가중치를 바꿉니다. 반면 검색 증강 생성은 {definition}입니다."
     )
-    assert (
-        checked
-        == "미세 조정은 가중치를 바꿉니다. (이 설명의 일부는 이번 라운드의 나머지 문항에 답한 뒤에 보여 드립니다.)"
-    )
+    assert checked == f"미세 조정은 가중치를 바꿉니다. {KEY_NOTE['ko']}"
+    assert "나머지 문항에 답한 뒤에, 또는 라운드가 끝나면 답안 기록에서 모두 보여 드립니다" in KEY_NOTE["ko"]

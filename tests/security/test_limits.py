@@ -353,6 +353,58 @@ def test_a_burst_of_answers_from_one_learner_is_throttled_and_another_learner_is
     assert all("answered_at" not in items.get_item(Key={"question_id": q})["Item"] for q in refused)
 
 
+def test_a_flood_of_mixed_requests_from_one_learner_is_refused_after_its_burst(http, step_functions):
+    """Repeats, unknown ids, listings, history, the ability and review routes: every request of
+    a user spends from one budget, so a flood is answered 429 once the burst is spent, whatever it
+    asks; another learner is not affected."""
+    from slea.security.rate_limits import limit
+
+    runtime = step_functions.runtime
+    own("f1", ALICE)
+    own("f2", BOB)
+    (question_id,) = _saved_questions(runtime, "f1", 1)
+    assert _answer(http, "f1", question_id, ALICE)[0] == 200
+    mixed = [
+        ("POST", "/sessions/f1/answers", {"question_id": question_id, "user_answer": "C"}),  # a repeat
+        ("POST", "/sessions/f1/answers", {"question_id": str(uuid.uuid4()), "user_answer": "C"}),  # unknown
+        ("GET", "/sessions", None),
+        ("GET", "/sessions/f1/attempts", None),
+        ("GET", "/learners/me/ability", None),
+        ("GET", "/review/queue", None),  # not a reviewer: 403, but it still counts
+        ("GET", "/sessions/f1/summary", None),
+        ("GET", "/sessions/nope/questions", None),
+    ]
+    bound = limit("request")
+    began = time.monotonic()
+    replies = [http(method, path, body, ALICE) for method, path, body in (mixed * 38)[:300]]
+    elapsed = time.monotonic() - began
+    statuses = [status for status, _, _ in replies]
+    refused = [reply for reply in replies if reply[0] == 429]
+    assert refused, statuses
+    first_refusal = statuses.index(429)
+    assert first_refusal >= bound.burst - 1  # the answer before the flood spent one
+    assert len(statuses) - len(refused) <= bound.burst + int(elapsed / bound.interval_seconds) + 1
+    assert all(body["error_code"] == "RATE_LIMITED" for _, _, body in refused)
+    assert all(1 <= int(headers["Retry-After"]) <= 60 for _, headers, _ in refused)
+    assert http("GET", "/sessions", None, BOB)[0] == 200  # Bob's budget is his own
+
+
+def test_mcp_requests_spend_the_same_budget_as_the_http_api(http, step_functions, monkeypatch):
+    from slea.security import rate_limits
+    from tests.integration.test_mcp import _event
+
+    small = rate_limits.Limit(burst=3, interval_seconds=3600)
+    generous = rate_limits.Limit(burst=1_000, interval_seconds=0.001)
+    monkeypatch.setattr(rate_limits, "limit", lambda action: small if action == "request" else generous)
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    assert [http("GET", "/sessions", None, ALICE)[0] for _ in range(2)] == [200, 200]
+    assert step_functions.runtime.invoke("McpFunction", _event(listing))["statusCode"] == 200  # the third
+    refused = step_functions.runtime.invoke("McpFunction", _event(listing))
+    assert refused["statusCode"] == 429, refused
+    assert int(refused["headers"]["Retry-After"]) >= 1
+    assert http("GET", "/sessions", None, ALICE)[0] == 429
+
+
 def test_a_burst_of_round_starts_is_throttled(http, step_functions):
     for session in ("r1", "r2", "r3", "r4"):
         own(session, ALICE)
@@ -375,7 +427,8 @@ def test_the_limiter_fails_open_when_its_table_is_unavailable(http, step_functio
     with faults.dynamodb("rate_limits", "UpdateItem", error="InternalServerError"):
         status, _, body = _answer(http, "s1", question_id, ALICE)
     assert status == 200, body
-    assert runtime.metric_total("RateLimiterUnavailable") == 1
+    # Both budgets the answer spends from failed open: the per-user request budget and its own.
+    assert runtime.metric_total("RateLimiterUnavailable") == 2
 
 
 def test_the_bucket_refills_one_request_per_interval(cloud):
@@ -390,6 +443,38 @@ def test_the_bucket_refills_one_request_per_interval(cloud):
         assert take_token(ALICE, "round_start", now + 20, 20, 3) == pytest.approx(20)
         assert take_token(ALICE, "round_start", now + 1000, 20, 3) is None  # idle: a full burst again
         assert take_token(ALICE, "answer", now, 20, 3) is None  # each action has its own bucket
+
+
+def test_a_decision_is_one_write_when_the_bucket_is_in_the_case_it_was_last_seen_in(cloud, monkeypatch):
+    """GCRA's two writes (idle bucket, bucket in use) are tried in the order the bucket's last
+    known case suggests: a run of requests, or requests far apart, cost one write each; a stale
+    hint costs a second write and still decides right."""
+    from slea.dal import rate_limits as buckets
+
+    writes = []
+    real = buckets.dynamodb
+
+    class Counting:
+        def __init__(self, client):
+            self.client = client
+
+        def update_item(self, **request):
+            writes.append(request["ConditionExpression"])
+            return self.client.update_item(**request)
+
+    monkeypatch.setattr(buckets, "dynamodb", lambda tool: Counting(real(tool)))
+    monkeypatch.setattr(buckets, "_last_tat", type(buckets._last_tat)())  # no hint left by another test
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        now = 2_000_000.0
+        assert [buckets.take_token(BOB, "request", now + n * 0.01, 1, 5) for n in range(5)] == [None] * 5
+        assert len(writes) == 5  # one each: the first finds it idle, the rest in use as the hint says
+        writes.clear()
+        assert [buckets.take_token(BOB, "request", now + 100 + 10 * n, 1, 5) for n in range(3)] == [None] * 3
+        assert len(writes) == 3  # far apart: each finds the bucket idle, as the hint says
+        writes.clear()
+        buckets._last_tat[(BOB, "request")] = now + 1_000  # as if another container had seen it busy
+        assert buckets.take_token(BOB, "request", now + 200, 1, 5) is None  # a stale hint: two writes, allowed
+        assert len(writes) == 2
 
 
 # ---------------------------------------------------------------- the daily quota
@@ -445,8 +530,8 @@ def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_bac
     )
     record = {**claim, "started_at": stale, "session_id": "s1"}
     with cloud.environment(cloud.environment_of("ApiFunction")):
-        assert round_logic._refreshed(dict(record))["round_status"] == "FAILED"
-        assert round_logic._refreshed(dict(record))["round_status"] == "FAILED"
+        assert round_logic.refreshed(dict(record))["round_status"] == "FAILED"
+        assert round_logic.refreshed(dict(record))["round_status"] == "FAILED"
     status, _, body = http("GET", "/sessions/s1/rounds/1", None, ALICE)
     assert (status, body["status"], body["error"]) == (200, "FAILED", "the round's execution was never started")
     assert _usage(step_functions).scan()["Items"][0]["rounds"] == 0  # given back exactly once

@@ -16,7 +16,7 @@ ALICE_AS_REVIEWER = token(ALICE, **{"cognito:groups": ["reviewers"]})
 
 
 def retire(http, question_id):
-    status, _, body = http("POST", f"/review/questions/{question_id}", {"action": "retire"}, REVIEWER)
+    status, _, body = http("POST", f"/review/questions/{question_id}", {"action": "retire", "note": "wrong"}, REVIEWER)
     assert status == 200, body
 
 
@@ -78,7 +78,7 @@ def test_a_reviewer_cannot_accept_or_override_their_own_attempt(http, step_funct
     question = wait_for_questions(http)[0]
     low_confidence_grades(monkeypatch)
     graded = answer(http, question["question_id"], "It looks things up first and then writes the reply.")
-    for body in ({"action": "accept"}, {"action": "override", "score": 100}):
+    for body in ({"action": "accept"}, {"action": "override", "score": 100, "note": "mine"}):
         status, _, refused = http("POST", f"/review/attempts/{graded['attempt_id']}", body, ALICE_AS_REVIEWER)
         assert (status, refused["error_code"]) == (403, "OWN_ATTEMPT")
     # The same subject in capitals is the same person.
@@ -86,7 +86,7 @@ def test_a_reviewer_cannot_accept_or_override_their_own_attempt(http, step_funct
     status, _, _ = http("POST", f"/review/attempts/{graded['attempt_id']}", {"action": "accept"}, shouting)
     assert status == 403
     status, _, reviewed = http(
-        "POST", f"/review/attempts/{graded['attempt_id']}", {"action": "override", "score": 90}, REVIEWER
+        "POST", f"/review/attempts/{graded['attempt_id']}", {"action": "override", "score": 90, "note": "n"}, REVIEWER
     )
     assert (status, reviewed["score"]) == (200, 90)
 
@@ -94,7 +94,7 @@ def test_a_reviewer_cannot_accept_or_override_their_own_attempt(http, step_funct
 def test_a_reviewer_cannot_edit_the_key_of_an_item_in_their_own_session(http, step_functions):
     start(http, question_types=["multiple_choice"])
     question = wait_for_questions(http)[0]
-    edit = {"action": "edit", "correct_answer": "A"}
+    edit = {"action": "edit", "correct_answer": "A", "note": "key"}
     status, _, refused = http("POST", f"/review/questions/{question['question_id']}", edit, ALICE_AS_REVIEWER)
     assert (status, refused["error_code"]) == (403, "OWN_QUESTION")
 

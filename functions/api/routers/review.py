@@ -16,6 +16,7 @@ from slea.contracts.review import (
     AuditRecords,
     BulkAccepted,
     BulkAcceptRequest,
+    BulkReverted,
     GroupReviewed,
     GroupReviewRequest,
     QuestionReviewed,
@@ -26,6 +27,7 @@ from slea.contracts.review import (
     ReviewGroups,
     ReviewQueue,
     ReviewStats,
+    UndoRequest,
 )
 from slea.http.api import SESSION_ID_PATTERN, review_responses, reviewer
 
@@ -120,7 +122,8 @@ def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAcc
 
 @router.post(
     "/review/attempts/<attempt_id>",
-    summary="Reviewers: accept or override an automatic grade",
+    summary="Reviewers: accept or override a provisional grade (a reason is required to override); an override "
+    "of a final grade is a proposal that a second reviewer confirms or rejects",
     responses=review_responses(200, AttemptReviewed, "The attempt as reviewed"),
 )
 def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
@@ -132,7 +135,8 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
 
 @router.post(
     "/review/questions/<question_id>",
-    summary="Reviewers: accept, retire or edit a question",
+    summary="Reviewers: accept, retire or edit a question (a reason is required to retire or edit); retiring "
+    "or editing a copy drawn from the bank acts on its bank item too",
     responses=review_responses(200, QuestionReviewed, "The question as reviewed"),
 )
 def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
@@ -140,6 +144,32 @@ def review_question(question_id: ItemId, request: Annotated[QuestionReviewReques
 
     who = reviewer(router)
     return review.review_question(question_id, who, request, _reviewer_name(who))
+
+
+@router.post(
+    "/review/questions/<question_id>/unretire",
+    summary="Reviewers: undo a retirement (the question, the bank items retired with it and the templates it "
+    "deactivated are active again); a reason is required",
+    responses=review_responses(200, QuestionReviewed, "The question, active again"),
+)
+def unretire_question(question_id: ItemId, request: Annotated[UndoRequest, Body()]) -> QuestionReviewed:
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    who = reviewer(router)
+    return review.unretire_question(question_id, who, request, _reviewer_name(who))
+
+
+@router.post(
+    "/review/bulk/<bulk_id>/revert",
+    summary="Reviewers: undo a bulk accept (its attempts go back to the queue, unless reviewed since); "
+    "a reason is required",
+    responses=review_responses(200, BulkReverted, "What was reverted and what was kept"),
+)
+def revert_bulk(bulk_id: ItemId, request: Annotated[UndoRequest, Body()]) -> BulkReverted:
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    who = reviewer(router)
+    return review.revert_bulk(bulk_id, who, request, _reviewer_name(who))
 
 
 @router.get(

@@ -13,6 +13,7 @@ from slea.contracts.sessions import RoundStarted, SessionCreated, SessionList, S
 from slea.http.api import caller, responses
 from slea.logic.sessions import listing as session_list
 from slea.logic.sessions import use_cases as sessions
+from slea.security.names import display_name
 
 from . import CURSOR_PATTERN, ItemId, SessionId
 
@@ -40,7 +41,10 @@ router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
     },
 )
 def create_session() -> SessionCreated:
-    return sessions.create_session(caller(router))
+    who = caller(router)
+    # The learner's name as their token gives it, for reviewers' record (sanitised: shown to others).
+    claims = router.current_event.request_context.authorizer.jwt_claim
+    return sessions.create_session(who, display_name(claims, who) if claims else None)
 
 
 @router.get(

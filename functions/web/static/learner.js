@@ -2,8 +2,9 @@
    grade and explanation, report a problem, read the round summary and every answer, go on to
    round 2. The server is the source of truth: on load the page asks it for the learner's sessions
    (GET /sessions) and continues where they left off, on any tab or device. Each click makes at
-   most one API request (the progress screen polls while the round is generated; the start screen
-   also reads the learner's level, GET /learners/me/ability). Every word comes from i18n.js. */
+   most one API request (the progress screen polls while the round is generated; the start and
+   summary screens also read the learner's level, GET /learners/me/ability). Every word comes from
+   i18n.js. */
 "use strict";
 
 /* The "Your level" panel's words and chart, as pure functions of the API's data (no DOM), so a
@@ -24,6 +25,8 @@ const SleaAbility = (() => {
   const HEIGHT = 150;
   const PAD = { left: 28, right: 8, top: 8, bottom: 22 };
   const MAX_POINTS = 60; // the latest answers: a longer history would be a smear at this width
+  const TREND_ANSWERS = 5; // the trend: the estimate now against the one this many answers ago
+  const STEADY = 0.2; // logits: a smaller change is said as "steady" (well inside one SE)
 
   function answersToPrecision(se, targetSe = TARGET_SE, perAnswer = ANSWER_INFORMATION) {
     if (!(se > targetSe)) return 0;
@@ -31,42 +34,62 @@ const SleaAbility = (() => {
   }
 
   const fixed = (value) => (Math.abs(value) < 0.05 ? "0.0" : value.toFixed(1)).replace("-", "−");
+  const number = (printed) => Number(printed.replace("−", "-"));
   const { t, plural, named } = SleaI18n; // the words in the learner's language (i18n.js)
 
-  /* Sentences for one entry of `abilities`. */
+  /* Sentences for one entry of `abilities`. The estimate is said as its 95% range only, with the
+     best estimate inside it: one kind of number, no unnamed "±" that is a third of the range. */
   function describe(ability) {
-    const low = ability.theta - Z95 * ability.se;
-    const high = ability.theta + Z95 * ability.se;
     const more = answersToPrecision(ability.se);
     const category = named("category", ability.category);
     const level = named("level.name", ability.level);
+    const range = rangeOf(ability);
     return {
       heading: t("level.heading", { category, level }),
       category,
       level,
+      range,
       estimate: t("level.estimate", {
-        theta: fixed(ability.theta), se: ability.se.toFixed(1), answers: plural("level.answers", ability.answers),
-        low: fixed(low), high: fixed(high),
+        answers: plural("level.answers", ability.answers), low: range.low, high: range.high, theta: fixed(ability.theta),
       }),
-      precision: more ? plural("level.more", more, { target: TARGET_SE }) : t("level.precise"),
+      // "precise": a standard error of TARGET_SE, said as the width of its 95% range (1.2)
+      precision: more ? plural("level.more", more, { width: (2 * Z95 * TARGET_SE).toFixed(1) }) : t("level.precise"),
     };
   }
 
+  /* The 95% range as printed (one decimal), the numbers a test compares with the API's. */
+  const rangeOf = (point) => ({ low: fixed(point.theta - Z95 * point.se), high: fixed(point.theta + Z95 * point.se) });
+
+  /* The history of one category, one point per answer (the API numbers them: `answers`), oldest
+     first, the latest MAX_POINTS. */
+  function pointsOf(history, category) {
+    return history
+      .filter((point) => point.category === category)
+      .sort((a, b) => a.answers - b.answers || (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+      .slice(-MAX_POINTS);
+  }
+
+  /* The trend compares like with like: the estimate now with the estimate TREND_ANSWERS answers
+     ago (or at the first answer drawn, if fewer), and says over how many answers. */
   function trend(points) {
-    const change = points[points.length - 1].theta - points[0].theta;
-    if (points.length < 2 || Math.abs(change) < 0.2) return "steady";
-    return change > 0 ? "rising" : "falling";
+    if (points.length < 2) return null;
+    const last = points[points.length - 1];
+    const then = points[Math.max(0, points.length - 1 - TREND_ANSWERS)];
+    const count = last.answers - then.answers;
+    // From the numbers as printed, so the words add up: "up 0.6 ... from −1.6 to −1.0".
+    const [from, to] = [fixed(then.theta), fixed(last.theta)];
+    const change = Math.round((number(to) - number(from)) * 10) / 10;
+    const direction = Math.abs(change) < STEADY ? "steady" : change > 0 ? "up" : "down";
+    return { direction, count, change, text: plural(`level.trend.${direction}`, count, { change: Math.abs(change).toFixed(1), from, to }) };
   }
 
   const round2 = (value) => Math.round(value * 100) / 100;
 
-  /* The SVG tree of one category's history (points in time order): the estimate as a line, its
-     95% interval as a shaded band, a grid line per logit; an accessible name and description. */
+  /* The SVG tree of one category's history (one point per answer): the estimate as a line, its
+     95% interval as a shaded band, a grid line per logit, the first and last answer's number on
+     the axis (readable however many answers one day holds); an accessible name and description. */
   function chart(history, category, id = "chart") {
-    const points = history
-      .filter((point) => point.category === category)
-      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
-      .slice(-MAX_POINTS);
+    const points = pointsOf(history, category);
     if (!points.length) return null;
     const lows = points.map((p) => p.theta - Z95 * p.se);
     const highs = points.map((p) => p.theta + Z95 * p.se);
@@ -86,13 +109,18 @@ const SleaAbility = (() => {
     const lower = points.map((p, i) => `${x(i)},${y(lows[i])}`).reverse();
     const first = points[0];
     const last = points[points.length - 1];
-    const day = (at) => String(at).slice(0, 10);
+    const axis = (point) => t("level.axis", { number: point.answers });
+    const labels =
+      points.length === 1
+        ? [{ tag: "text", attrs: { class: "tick", x: x(0), y: HEIGHT - 6, "text-anchor": "middle" }, text: axis(first) }]
+        : [
+          { tag: "text", attrs: { class: "tick", x: PAD.left, y: HEIGHT - 6 }, text: axis(first) },
+          { tag: "text", attrs: { class: "tick", x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" }, text: axis(last) },
+        ];
     const name = plural("level.chart", points.length, { category: named("category", category) });
-    const summary =
-      t("level.chart.summary", {
-        trend: t(`level.trend.${trend(points)}`), first: fixed(first.theta), last: fixed(last.theta),
-        width: (Z95 * last.se).toFixed(1),
-      }) + (points.length > 1 ? t("level.chart.was", { width: (Z95 * first.se).toFixed(1) }) : ".");
+    const moved = trend(points);
+    const now = rangeOf(last);
+    const summary = (moved ? `${moved.text} ` : "") + t("level.chart.summary", { low: now.low, high: now.high });
     return {
       tag: "svg",
       attrs: {
@@ -109,10 +137,10 @@ const SleaAbility = (() => {
         { tag: "path", attrs: { class: "band", d: `M${[...upper, ...lower].join("L")}Z` } },
         { tag: "polyline", attrs: { class: "estimate", points: points.map((p, i) => `${x(i)},${y(p.theta)}`).join(" ") } },
         ...points.map((p, i) => ({ tag: "circle", attrs: { class: "estimate", cx: x(i), cy: y(p.theta), r: 2.5 } })),
-        { tag: "text", attrs: { class: "tick", x: PAD.left, y: HEIGHT - 6 }, text: day(first.at) },
-        { tag: "text", attrs: { class: "tick", x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" }, text: day(last.at) },
+        ...labels,
       ],
       points,
+      trend: moved,
       summary: `${name}. ${summary}`,
     };
   }
@@ -126,7 +154,7 @@ const SleaAbility = (() => {
     return element;
   }
 
-  return { TARGET_SE, ANSWER_INFORMATION, answersToPrecision, describe, chart, render, fixed };
+  return { TARGET_SE, ANSWER_INFORMATION, TREND_ANSWERS, answersToPrecision, describe, chart, render, fixed, rangeOf };
 })();
 
 (() => {
@@ -137,16 +165,17 @@ const SleaAbility = (() => {
   const INVISIBLE_ONLY = /^[\p{C}\p{Z}\s\u115F\u1160\u3164\uFFA0]*$/u;
   const state = { sessionId: null, round: 1, category: "technical", count: 5, questions: [], index: 0, selected: null };
   let userKey = "";
+  const PANEL_SCREENS = ["start", "summary"]; // the level panel is shown with these screens
   let abilityKnown = false; // the level panel has something to show
   let ability = null; // the panel's last data, drawn again when the language changes
   let redraw = () => {}; // the current screen's words, drawn again when the language changes
 
-  /* One screen at a time; the level panel goes with the start screen. Each screen is an entry
+  /* One screen at a time; the level panel goes with the start and summary screens. Each screen is an entry
      of the browser's history (its view in history.state and the address's hash), so Back and
      Forward move between screens and a reload shows the same one again (render). */
   function show(id, view = {}) {
     Slea.show(id);
-    $("#ability").hidden = id !== "start" || !abilityKnown;
+    $("#ability").hidden = !PANEL_SCREENS.includes(id) || !abilityKnown;
     remember({ s: state.sessionId, screen: id, round: state.round, ...view });
   }
 
@@ -301,29 +330,40 @@ const SleaAbility = (() => {
     const abilities = (measured && measured.abilities) || [];
     abilityKnown = abilities.length > 0;
     $("#ability-list").replaceChildren(...abilities.map((entry) => abilityBlock(entry, measured.history || [])));
-    $("#ability").hidden = !abilityKnown || $("#start").hidden;
+    $("#ability").hidden = !abilityKnown || PANEL_SCREENS.every((screen) => $(`#${screen}`).hidden);
+  }
+
+  /* Items left unanswered when their round was over, counted as wrong: one line for the level
+     panel and the summary (null when there are none). */
+  function skippedLine(entry) {
+    return entry.skipped ? el("li", { class: "skipped", text: SleaI18n.plural("level.skipped", entry.skipped) }) : null;
   }
 
   function abilityBlock(entry, history) {
     const words = SleaAbility.describe(entry);
     const id = `ability-${entry.category.replace(/[^a-z0-9_-]/gi, "")}`;
     const drawn = SleaAbility.chart(history, entry.category, id);
-    const block = el("div", { class: "ability" },
+    // Short facts, one a line (the trend, how far from precise; room for more).
+    const facts = el("ul", { class: "ability-facts" });
+    if (drawn && drawn.trend) facts.append(el("li", { class: "ability-trend", text: drawn.trend.text }));
+    facts.append(el("li", { class: "ability-precision", text: words.precision }));
+    if (entry.skipped) facts.append(skippedLine(entry));
+    const block = el("div", { class: "ability", "data-category": entry.category },
       el("h3", { text: words.heading }),
-      el("p", { text: words.estimate }),
-      el("p", { text: words.precision }));
+      el("p", { class: "ability-estimate", text: words.estimate }),
+      facts);
     if (!drawn) return block;
-    const { fixed } = SleaAbility;
+    const { fixed, rangeOf } = SleaAbility;
     const rows = drawn.points.map((point) =>
-      el("tr", {}, el("td", { text: String(point.at).slice(0, 16).replace("T", " ") }), el("td", { text: fixed(point.theta) }),
-        el("td", { text: t("level.range_value", { low: fixed(point.theta - 1.96 * point.se), high: fixed(point.theta + 1.96 * point.se) }) })));
+      el("tr", {}, el("td", { text: point.answers }), el("td", { text: String(point.at).slice(0, 16).replace("T", " ") }),
+        el("td", { text: fixed(point.theta) }), el("td", { text: t("level.range_value", rangeOf(point)) })));
     block.append(
       el("figure", {}, SleaAbility.render(drawn)),
       // The chart's numbers for screen readers (a hidden wrapper: a table itself ignores overflow).
       el("div", { class: "visually-hidden" }, el("table", {},
         el("caption", { text: drawn.summary }),
-        el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("level.when") }), el("th", { scope: "col", text: t("level.ability") }),
-          el("th", { scope: "col", text: t("level.range") }))),
+        el("thead", {}, el("tr", {}, el("th", { scope: "col", text: t("level.answer") }), el("th", { scope: "col", text: t("level.when") }),
+          el("th", { scope: "col", text: t("level.ability") }), el("th", { scope: "col", text: t("level.range") }))),
         el("tbody", {}, rows))),
     );
     return block;
@@ -474,6 +514,11 @@ const SleaAbility = (() => {
       replaceNext = true; // the question's entry becomes its feedback's: Back never offers it again
       showFeedback(result, question, short ? answer : state.selectedText);
     } catch (error) {
+      if (error.code === "QUESTION_SKIPPED") { // its round was over (another tab moved on): counted as wrong
+        question.answered = true;
+        await nextQuestion();
+        return reportError(t("feedback.skipped_meanwhile"));
+      }
       if (error.code !== "ALREADY_ANSWERED") throw error;
       // Answered in another tab or on another device: the answer recorded there, in words.
       replaceNext = true;
@@ -565,18 +610,19 @@ const SleaAbility = (() => {
 
   async function showSummary() {
     const summary = await api("GET", `/sessions/${state.sessionId}/summary`);
-    const unfinished = summary.rounds.find((r) => r.answered < r.questions);
+    const unfinished = summary.rounds.find((r) => r.answered + (r.skipped || 0) < r.questions);
     redraw = () => drawSummary(summary, unfinished);
     redraw();
     $("#answers").hidden = true;
     $("#show-answers").setAttribute("aria-expanded", "false");
     show("summary");
+    loadAbility(); // the level after this round's answers, below the summary
   }
 
   function drawSummary(summary, unfinished) {
     $("#rounds tbody").replaceChildren(
       ...summary.rounds.map((r) =>
-        el("tr", {}, el("td", { text: r.round }), el("td", { text: t("summary.answered_of", { answered: r.answered, questions: r.questions }) }),
+        el("tr", {}, el("td", { text: r.round }), el("td", { text: t("summary.answered_of", { answered: r.answered, questions: r.questions }) + (r.skipped ? t("summary.skipped_of", { skipped: r.skipped }) : "") }),
           el("td", { text: r.correct }), el("td", { text: percent(r.score) }), el("td", { text: r.pending_review })),
       ),
     );
@@ -604,32 +650,61 @@ const SleaAbility = (() => {
     $("#summary-ability").hidden = !measured;
     if (measured) {
       const words = SleaAbility.describe(measured);
-      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level, precision: words.precision });
+      // One line: the level panel below the summary has the range, the trend and the chart.
+      $("#summary-ability").textContent = t("summary.level", { category: words.category, level: words.level })
+        + (measured.skipped ? ` ${SleaI18n.plural("level.skipped", measured.skipped)}` : "");
     }
   }
 
   // ------------------------------------------------------------------ history
+  /* Every answer of every session (GET /learners/me/attempts), newest first, a page at a time,
+     filtered by session (this one at first); the sessions for the filter from GET /sessions. */
+  const HISTORY_PAGE = 10;
+  const SESSIONS_LISTED = 20; // GET /sessions' largest page: the filter offers the latest sessions
+  const answers = { filter: null, cursor: null, attempts: [], sessions: [] };
+  const when = (at) => String(at || "").slice(0, 16).replace("T", " ");
+
+  /* A reviewer's change shows as one: the score before and after; an unchanged grade was confirmed. */
+  const corrected = (attempt) =>
+    attempt.reviewed && attempt.original_score !== null && attempt.original_score !== undefined && attempt.original_score !== attempt.score;
+
   function statusOf(attempt) {
-    return t(attempt.reviewed ? "history.reviewed" : attempt.needs_review ? "history.awaiting" : "history.final");
+    if (attempt.skipped) return t("history.skipped");
+    if (corrected(attempt)) return t("history.corrected", { original: attempt.original_score, score: attempt.score });
+    return t(attempt.reviewed ? "history.confirmed" : attempt.needs_review ? "history.awaiting" : "history.final");
+  }
+
+  /* Right or wrong by an icon and a word as well as a colour (never colour alone). */
+  function verdictOf(attempt) {
+    const right = Boolean(attempt.is_correct);
+    return el("span", { class: `verdict ${right ? "right" : "wrong"}` },
+      el("span", { class: "icon", "aria-hidden": "true", text: right ? "✓" : "✗" }),
+      t(right ? "history.right" : "history.wrong"));
   }
 
   /* A choice is stored as its letter ("B"): shown as the option's text when the options are known. */
   function answerText(attempt) {
     const choices = attempt.question_choices || [];
+    if (attempt.skipped) return t("history.no_answer");
     if (attempt.question_type !== "multiple_choice") return attempt.user_answer;
     return choices.find((choice) => letter(choice) === attempt.user_answer) || attempt.user_answer;
   }
 
-  /* One answer: its question, the whole answer, score and status; the explanation on demand. */
-  function historyItem(attempt, number) {
-    const score = attempt.original_score !== null && attempt.original_score !== undefined && attempt.original_score !== attempt.score
-      ? t("history.score_was", { score: attempt.score, original: attempt.original_score })
-      : t("history.score", { score: attempt.score });
+  function sessionName(sessionId) {
+    const known = answers.sessions.find((session) => session.session_id === sessionId);
+    const date = known ? when(known.created_at) : String(sessionId || "").slice(0, 8);
+    return t(sessionId === state.sessionId ? "history.this_session" : "history.session", { date });
+  }
+
+  /* One answer: its session and date, question, the whole answer, right or wrong, score and
+     status; the explanation on demand. */
+  function historyItem(attempt) {
     const explained = attempt.details
       ? el("dl", { class: "details" }, partsList(feedbackParts(attempt, { type: attempt.question_type, stem: attempt.question_stem }, answerText(attempt)).slice(2)))
       : el("div", { class: "explanation", "data-content": true, text: attempt.explanation || attempt.feedback || "" });
-    return el("li", { class: "attempt", "data-attempt": attempt.attempt_id },
-      el("h4", { text: t("history.item", { round: attempt.round, number }) }),
+    return el("li", { class: `attempt ${attempt.is_correct ? "right" : "wrong"}`, "data-attempt": attempt.attempt_id, "data-session": attempt.session_id },
+      el("h4", { text: t("history.item", { round: attempt.round, date: when(attempt.graded_at) }) }),
+      el("p", { class: "meta session-name", text: sessionName(attempt.session_id) }),
       el("dl", { class: "details" },
         el("dt", { text: t("history.question") }),
         attempt.question_stem
@@ -637,12 +712,36 @@ const SleaAbility = (() => {
           : el("dd", { class: "meta", text: t("history.unknown_question") }),
         el("dt", { text: t("history.answer") }),
         el("dd", { class: "answer-text", "data-content": true, text: answerText(attempt) })),
-      el("p", {}, el("strong", { text: score }), " · ", el("span", { class: "status", text: statusOf(attempt) })),
+      el("p", { class: "grade" }, verdictOf(attempt), " · ", el("strong", { text: t("history.score", { score: attempt.score }) }),
+        " · ", el("span", { class: "status", text: statusOf(attempt) })),
+      attempt.review_note ? el("p", { class: "review-note", "data-content": true, text: t("history.review_note", { note: attempt.review_note }) }) : null,
       attempt.explanation || attempt.details
         ? el("details", {}, el("summary", { text: t("history.open") }), explained,
           el("ul", { "data-content": true }, referenceItems(attempt.reference_links)))
         : null,
     );
+  }
+
+  function drawAnswers() {
+    const filter = $("#history-session");
+    filter.replaceChildren(
+      el("option", { value: "", text: t("history.all_sessions") }),
+      ...answers.sessions.map((session) => el("option", { value: session.session_id, text: sessionName(session.session_id) })));
+    filter.value = answers.filter || "";
+    $("#answers-list").replaceChildren(
+      ...(answers.attempts.length ? answers.attempts.map(historyItem) : [el("li", { text: t("history.empty") })]));
+    $("#answers-more").hidden = !answers.cursor;
+  }
+
+  /* The next page of the filter's answers (the first when `fresh`). */
+  async function loadAnswers(fresh) {
+    const query = new URLSearchParams({ limit: String(HISTORY_PAGE) });
+    if (answers.filter) query.set("session_id", answers.filter);
+    if (!fresh && answers.cursor) query.set("cursor", answers.cursor);
+    const page = await api("GET", `/learners/me/attempts?${query}`);
+    answers.attempts = fresh ? page.attempts : [...answers.attempts, ...page.attempts];
+    answers.cursor = page.next_cursor;
+    drawAnswers();
   }
 
   async function showAnswers() {
@@ -652,18 +751,20 @@ const SleaAbility = (() => {
       $("#answers").hidden = true;
       return;
     }
-    const listed = await api("GET", `/sessions/${state.sessionId}/attempts`);
-    const draw = () => {
-      $("#answers-list").replaceChildren(
-        ...(listed.attempts.length ? listed.attempts.map((a, i) => historyItem(a, i + 1)) : [el("li", { text: t("history.empty") })]));
-    };
+    answers.filter = state.sessionId;
+    answers.sessions = (await api("GET", `/sessions?limit=${SESSIONS_LISTED}`)).sessions;
+    await loadAnswers(true);
     const summaryWords = redraw;
     redraw = () => {
       summaryWords();
-      draw();
+      drawAnswers();
     };
-    draw();
     $("#answers").hidden = false;
+  }
+
+  async function filterAnswers() {
+    answers.filter = $("#history-session").value || null;
+    await loadAnswers(true);
   }
 
   // ------------------------------------------------------------------ wiring
@@ -705,6 +806,8 @@ const SleaAbility = (() => {
       return startRound();
     }));
     $("#show-answers").addEventListener("click", guarded(showAnswers));
+    $("#history-session").addEventListener("change", guarded(filterAnswers));
+    $("#answers-more").addEventListener("click", guarded(() => loadAnswers(false)));
     $("#resume").addEventListener("click", guarded(showSummary)); // mid-round: the summary, then back
     $("#new-session").addEventListener("click", guarded(newSession));
     window.addEventListener("popstate", (event) => {

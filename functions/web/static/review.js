@@ -100,8 +100,14 @@
       );
     }
     return el("div", {},
-      el("h4", { text: "Automatic grade" }),
+      el("h4", { text: a.proposal ? "Grade (final)" : "Automatic grade" }),
       el("p", { class: "score", text: `${a.score} / 100 ${a.is_correct ? "(pass)" : "(fail)"}` }),
+      a.proposal
+        ? el("p", { class: "proposal" },
+          el("strong", { text: `Proposed change: ${a.score} → ${a.proposal.score}, by ` }),
+          userText(a.proposal.by_name || a.proposal.by), " — “", userText(a.proposal.note), "”. ",
+          "A final grade changes only when a second reviewer confirms it.")
+        : null,
       row("Confidence", `${Math.round(a.confidence * 100)}%`),
       row("Reasoning", a.reasoning),
       row("Keywords matched", (a.keyword_matches || []).join(", ")),
@@ -131,26 +137,113 @@
     return details;
   }
 
+  /* What an action did, in words: "accepted" when it kept everything, else before → after. */
   const change = (record) => {
     const before = record.before || {};
     const after = record.after || {};
+    if ("proposed_score" in after) return `proposed score ${before.score ?? "–"} → ${after.proposed_score}, not applied`;
+    if (record.action === "bulk_accept") return `${(after.accepted || []).length} grades accepted`;
+    if (record.action === "revert_bulk") return `${(after.reverted || []).length} reverted, ${(after.kept || []).length} kept`;
+    if (record.changed === false) return record.action === "revert_accept" ? "back to unreviewed" : "kept as it was";
     if ("score" in before || "score" in after) return `score ${before.score ?? "–"} → ${after.score ?? "–"}`;
     if ("status" in after) return `status ${before.status ?? "–"} → ${after.status}`;
     return "";
   };
 
+  const ACTIONS = {
+    accept: "accepted",
+    override: "overrode the grade",
+    propose_override: "proposed a change",
+    confirm: "confirmed a proposed change",
+    reject_override: "rejected a proposed change",
+    retire: "retired",
+    unretire: "un-retired",
+    edit: "edited",
+    bulk_accept: "accepted in bulk",
+    revert_bulk: "reverted a bulk accept",
+    revert_accept: "reverted an accept",
+  };
+  const actionWords = (record) => ACTIONS[record.action] || record.action.replace(/_/g, " ");
+
   function auditItem(record) {
     return el("li", { class: "audit" },
       el("time", { datetime: record.at, text: when(record.at) }), " · ",
       userText(record.who_name || record.who, "bdi", { class: "reviewer" }), " · ",
-      el("strong", { text: record.action }), change(record) ? ` · ${change(record)}` : "",
+      el("strong", { text: actionWords(record) }), change(record) ? ` · ${change(record)}` : "",
       record.note ? [" · “", userText(record.note), "”"] : null);
   }
 
+  /* A short, stable name for an entry: its stem's start and the answer's (or report's) time. */
+  function entryName(entry) {
+    const stem = String(entry.question.stem || "").replace(/\s+/g, " ").trim();
+    const short = stem.length > 48 ? `${stem.slice(0, 47)}…` : stem || `item ${shortId(entry.question.question_id)}`;
+    const at = entry.attempt ? entry.attempt.graded_at : entry.queued_at;
+    return `“${short}” · ${when(at)}`;
+  }
+
+  // ---------------------------------------------------------------- undo
+  let undoing = null;
+
+  /* Offer to undo an action: a reason is asked for, and the undo is audited like the action. */
+  function offerUndo(what, send) {
+    undoing = send;
+    $("#undo-what").textContent = what;
+    $("#undo-note").value = "";
+    $("#undo").hidden = false;
+  }
+
+  async function runUndo(event) {
+    event.preventDefault();
+    const note = $("#undo-note").value.trim();
+    if (!note) {
+      $("#undo-note").focus();
+      return reportError("Give a reason for undoing: it is kept in the review record.");
+    }
+    try {
+      const message = await undoing(note);
+      $("#undo").hidden = true;
+      $("#review-status").textContent = message;
+      if (!$("#recent").hidden) loadRecent();
+    } catch (error) {
+      reportError(error);
+    }
+  }
+
+  const unretire = (questionId) => async (note) => {
+    await api("POST", `/review/questions/${encodeURIComponent(questionId)}/unretire`, { note });
+    stats.questions_retired = Math.max(0, (stats.questions_retired || 0) - 1);
+    renderStats();
+    return "Retirement undone: the question is active again.";
+  };
+
+  const revertBulk = (bulkId) => async (note) => {
+    const done = await api("POST", `/review/bulk/${encodeURIComponent(bulkId)}/revert`, { note });
+    await reload();
+    return `${done.reverted.length} grade${done.reverted.length === 1 ? "" : "s"} back in the queue` +
+      (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
+  };
+
   function decisionColumn(entry, id, name) {
-    const note = el("textarea", { id: `note-${id}`, rows: 2, maxlength: 1000, "aria-label": `Note (optional) on ${name}` });
-    const parts = [el("h4", { text: "Your decision" }), el("label", { for: `note-${id}`, text: "Note (optional)" }), note];
-    const send = (body) => act(entry, { ...body, ...(note.value.trim() ? { note: note.value.trim() } : {}) });
+    const note = el("textarea", { id: `note-${id}`, rows: 2, maxlength: 1000, "aria-label": `Reason for your decision on ${name}` });
+    const parts = [
+      el("h4", { text: "Your decision" }),
+      el("label", { for: `note-${id}`, text: entry.kind === "attempt" ? "Reason (required to override; the learner sees it)" : "Reason (required to retire or edit)" }),
+      note,
+    ];
+    const send = (body) => {
+      const reason = note.value.trim();
+      if (!reason && ["override", "retire", "edit"].includes(body.action)) {
+        note.focus();
+        return reportError(`Give a reason to ${body.action === "override" ? "override the grade" : `${body.action} the question`}: it is kept in the review record.`);
+      }
+      return act(entry, { ...body, ...(reason ? { note: reason } : {}) });
+    };
+    if (entry.kind === "attempt" && entry.attempt.proposal) {
+      parts.push(el("div", { class: "actions" },
+        el("button", { type: "button", text: "Confirm change", "aria-label": `Confirm the proposed change to ${name}`, "data-action": "accept", onclick: () => send({ action: "confirm" }) }),
+        el("button", { type: "button", class: "quiet", text: "Reject change", "aria-label": `Reject the proposed change to ${name}`, onclick: () => send({ action: "reject" }) })));
+      return el("div", {}, parts);
+    }
     if (entry.kind === "attempt") {
       const score = el("input", {
         id: `score-${id}`, type: "number", min: 0, max: 100, value: entry.attempt.score,
@@ -199,6 +292,9 @@
       else body.correct_answer = answer.value.trim();
       send(body);
     });
+    const retire = el("div", { class: "confirm", hidden: true },
+      el("p", { text: "Retire this question? No learner who has not answered it will see it, and no later round will draw it (or its bank item). You can undo this." }),
+      el("button", { type: "button", text: "Yes, retire it", "aria-label": `Yes, retire ${name}`, "data-action": "retire", onclick: () => send({ action: "retire" }) }));
     const toggle = el("button", {
       type: "button", class: "quiet", text: "Edit…", "aria-expanded": "false", "aria-label": `Edit ${name}`,
       onclick: () => {
@@ -210,8 +306,12 @@
     parts.push(
       el("div", { class: "actions" },
         el("button", { type: "button", text: "Accept question", "aria-label": `Accept ${name}`, "data-action": "accept", onclick: () => send({ action: "accept" }) }),
-        el("button", { type: "button", class: "quiet", text: "Retire question", "aria-label": `Retire ${name}`, onclick: () => send({ action: "retire" }) }),
+        el("button", { type: "button", class: "quiet", text: "Retire question…", "aria-label": `Retire ${name}`, "aria-expanded": "false", onclick: (event) => {
+          retire.hidden = !retire.hidden;
+          event.currentTarget.setAttribute("aria-expanded", String(!retire.hidden));
+        } }),
         toggle),
+      retire,
       edit,
     );
     return el("div", {}, parts);
@@ -222,7 +322,7 @@
   function renderEntry(entry, number) {
     const id = `e${number}`;
     const learner = entry.learner_id ? `learner ${shortId(entry.learner_id)}` : null;
-    const name = entry.kind === "attempt" ? `answer ${number}${learner ? ` by ${learner}` : ""}` : `question ${number}`;
+    const name = entry.kind === "attempt" ? `answer to ${entryName(entry)}${learner ? ` by ${learner}` : ""}` : `question ${entryName(entry)}`;
     const context = [
       learner ? el("span", { title: entry.learner_id }, learner) : null,
       entry.session_id ? el("span", { title: entry.session_id }, `session ${shortId(entry.session_id)}`) : null,
@@ -238,7 +338,7 @@
     return el("article", { class: "entry section", "aria-labelledby": `title-${id}`, "data-entry": entry.entry_id, "data-kind": entry.kind },
       el("div", { class: "entry-head" },
         el("h3", { id: `title-${id}`, tabindex: "-1" },
-          entry.kind === "attempt" ? `Graded answer ${number} ` : `Question ${number} `,
+          entry.kind === "attempt" ? `Answer to ${entryName(entry)} ` : `Question ${entryName(entry)} `,
           entry.reasons.map((reason) => el("span", { class: "tag", text: reason.replace(/_/g, " ") }))),
         select),
       el("p", { class: "meta context" }, context.flatMap((part, index) => (index ? [" · ", part] : [part]))),
@@ -279,12 +379,16 @@
     } catch (error) {
       return reportError(error);
     }
-    countReview(result, entry.kind);
+    if (result.status !== "proposed" && result.status !== "rejected") countReview(result, entry.kind);
     if (entry.kind === "attempt") {
-      $("#review-status").textContent =
-        result.action === "override" ? `Score overridden: ${result.previous_score} → ${result.score}.` : `Grade of ${result.score} accepted.`;
+      $("#review-status").textContent = result.status === "proposed"
+        ? `Change proposed: the grade is final, so a second reviewer must confirm ${result.previous_score} → ${body.score}.`
+        : result.status === "rejected" ? "Proposed change rejected: the grade stays."
+        : result.action === "accept" ? `Grade of ${result.score} accepted.`
+        : `Score changed: ${result.previous_score} → ${result.score}.`;
     } else {
       $("#review-status").textContent = `Question ${result.action === "retire" ? "retired" : result.action === "edit" ? "edited" : "accepted"}.`;
+      if (result.action === "retire") offerUndo(`Undo retiring ${entryName(entry)}?`, unretire(entry.entry_id));
     }
     renderStats();
     // Focus follows the next entry, so a keyboard reviewer can go on at once.
@@ -304,15 +408,34 @@
     $("#select-all").checked = all.length > 0 && chosen === all.length;
   }
 
-  async function bulkAccept() {
+  /* Bulk accept asks first: how many grades, and a reason for the record. */
+  function askBulk() {
+    const chosen = picks().filter((box) => box.checked).length;
+    if (!chosen) return;
+    $("#bulk-question").textContent = `Accept ${chosen} grade${chosen === 1 ? "" : "s"} as the grader gave ${chosen === 1 ? "it" : "them"}? You can revert this.`;
+    $("#bulk-confirm").hidden = false;
+    $("#bulk-note").focus();
+  }
+
+  async function bulkAccept(event) {
+    if (event) event.preventDefault();
     clearError();
+    const note = $("#bulk-note").value.trim();
+    if (!note) {
+      $("#bulk-note").focus();
+      return reportError("Give a reason for accepting these grades: it is kept in the review record.");
+    }
+    $("#bulk-confirm").hidden = true;
+    $("#bulk-note").value = "";
     const ids = picks().filter((box) => box.checked).map((box) => box.dataset.attempt);
     const failed = [];
+    const bulks = [];
     let accepted = 0;
     $("#bulk-accept").disabled = true;
     try {
       for (let start = 0; start < ids.length; start += BULK_MAX) {
-        const answer = await api("POST", "/review/attempts/accept", { attempt_ids: ids.slice(start, start + BULK_MAX) });
+        const answer = await api("POST", "/review/attempts/accept", { attempt_ids: ids.slice(start, start + BULK_MAX), note });
+        if (answer.bulk_id) bulks.push(answer.bulk_id);
         for (const result of answer.results) {
           if (result.status === "accepted" || result.status === "already_reviewed") {
             if (result.status === "accepted") {
@@ -331,6 +454,13 @@
     renderStats();
     updateBulk();
     $("#review-status").textContent = `${accepted} grade${accepted === 1 ? "" : "s"} accepted.` + (failed.length ? ` Not accepted: ${failed.join("; ")}.` : "");
+    if (bulks.length) {
+      offerUndo(`Revert accepting ${accepted} grade${accepted === 1 ? "" : "s"}?`, async (reason) => {
+        const messages = [];
+        for (const bulkId of bulks) messages.push(await revertBulk(bulkId)(reason));
+        return messages.join(" ");
+      });
+    }
   }
 
   // ---------------------------------------------------------------- reading the queue
@@ -461,16 +591,66 @@
     $("#recent-status").textContent = "Loading…";
     try {
       const { records } = await api("GET", "/review/audit/recent?limit=50");
+      // Newest first: an action is undoable only if nothing undid it since.
+      const newest = new Map();
+      for (const record of records) if (!newest.has(record.target_id)) newest.set(record.target_id, record);
+      const undoable = (record) => newest.get(record.target_id) === record;
       $("#recent-rows").replaceChildren(...records.map((record) => el("tr", {},
         el("td", {}, el("time", { datetime: record.at, text: when(record.at) })),
         el("td", {}, userText(record.who_name || record.who)),
-        el("td", { text: record.action }),
-        el("td", {}, `${record.target_kind} `, el("span", { class: "meta", title: record.target_id, text: shortId(record.target_id) })),
+        el("td", { text: actionWords(record) }),
+        el("td", {}, targetCell(record)),
+        el("td", {}, record.learner_id
+          ? [record.learner_name ? userText(record.learner_name) : null, record.learner_name ? " " : null,
+            el("span", { class: "meta", title: record.learner_id, text: `learner ${shortId(record.learner_id)}` })]
+          : "–"),
         el("td", { text: change(record) || "–" }),
-        el("td", {}, record.note ? userText(record.note) : "–"))));
+        el("td", {}, record.note ? userText(record.note) : "–"),
+        el("td", {}, undoable(record) ? undoButton(record) : "–"))));
       $("#recent-status").textContent = records.length ? `${records.length} latest actions.` : "No reviews yet.";
     } catch (error) {
       $("#recent-status").textContent = "";
+      reportError(error);
+    }
+  }
+
+  /* The item (its stem, linking to its history) and, for an answer, a link to the answer's history. */
+  function targetCell(record) {
+    const link = (id, text) => el("a", { href: `#history=${encodeURIComponent(id)}`, text });
+    if (record.target_kind === "bulk") return `${(record.after.accepted || record.before.accepted || []).length} answers (bulk)`;
+    const item = record.question_id || (record.target_kind === "question" ? record.target_id : null);
+    return [
+      record.stem ? userText(record.stem, "bdi", { class: "stem-short" }) : el("span", { class: "meta", text: `${record.target_kind} ${shortId(record.target_id)}` }),
+      el("br"),
+      item ? link(item, "item history") : null,
+      record.target_kind === "attempt" ? " · " : null,
+      record.target_kind === "attempt" ? link(record.target_id, "answer history") : null,
+    ];
+  }
+
+  function undoButton(record) {
+    const offer = (what, send) => el("button", { type: "button", class: "quiet", text: "Undo…", "aria-label": what, onclick: () => {
+      offerUndo(what, send);
+      showView("queue");
+      $("#undo-note").focus();
+    } });
+    if (record.action === "retire") return offer(`Undo retiring “${record.stem || shortId(record.target_id)}”?`, unretire(record.target_id));
+    if (record.action === "bulk_accept") return offer(`Revert this bulk accept of ${(record.after.accepted || []).length} grades?`, revertBulk(record.target_id));
+    return "–";
+  }
+
+  /* #history=<id>: every review of one item or answer, oldest first. */
+  async function showHistory() {
+    const match = /^#history=(.+)$/.exec(window.location.hash);
+    if (!match) return;
+    const target = decodeURIComponent(match[1]);
+    try {
+      const { records } = await api("GET", `/review/audit?target_id=${encodeURIComponent(target)}`);
+      $("#target-title").textContent = records.length && records[0].stem ? `History of “${records[0].stem}”` : `History of ${shortId(target)}`;
+      $("#target-records").replaceChildren(...(records.length ? records.map(auditItem) : [el("li", { text: "No reviews of this yet." })]));
+      $("#target-history").hidden = false;
+      $("#target-history").scrollIntoView({ block: "start" });
+    } catch (error) {
       reportError(error);
     }
   }
@@ -498,6 +678,14 @@
     ["exposure", "Exposure", percent, "share of the category's learners who answered it"],
   ];
   const listing = { sort: "b", order: "asc", cursor: null, shown: 0 };
+  /* What a flag means and what to do about it, in plain words. */
+  const FLAG_ADVICE = {
+    too_easy: "Almost everyone gets it right: make it harder or label it easier.",
+    too_hard: "Almost no one gets it right: check the key and the wording, or label it harder.",
+    difficulty_mismatch: "Its label does not match how hard learners find it: correct the label or the item.",
+    label_far: "Its measured difficulty is far from its label: correct the label, or edit the item to fit it.",
+    misfit: "Answers do not follow the expected pattern: check for an ambiguous wording or a wrong key, then edit or retire it.",
+  };
 
   function itemsQuery() {
     const query = new URLSearchParams({ limit: "50", sort: listing.sort, order: listing.order });
@@ -534,7 +722,8 @@
       el("th", { scope: "row" }, el("span", { class: "meta", text: row.question_id }), el("br"), row.stem),
       cells,
       el("td", {},
-        row.flags.map((flag) => el("span", { class: "tag", text: flag.replace(/_/g, " ") })),
+        row.flags.map((flag) => el("p", { class: "flag" },
+          el("span", { class: "tag", text: flag.replace(/_/g, " ") }), " ", FLAG_ADVICE[flag] || "")),
         row.in_review ? el("span", { class: "meta", text: " in the queue" }) : null,
         row.status === "retired" ? el("span", { class: "meta", text: " retired" }) : null),
     );
@@ -551,7 +740,12 @@
     $("#items-more").hidden = !listing.cursor;
     $("#items-status").textContent = page.total
       ? `${listing.shown} of ${page.total} items shown.`
-      : "No calibrated items match these filters yet.";
+      : page.last_calibrated_at
+        ? "No calibrated items match these filters."
+        : "No item has been calibrated yet: the calibration job has not run since items were answered. It runs on a schedule (locally every minute while make serve runs).";
+    $("#items-calibrated").textContent = page.last_calibrated_at
+      ? `Calibration last changed an item at ${when(page.last_calibrated_at)}.`
+      : "The calibration job has not calibrated any item yet.";
   }
 
   async function loadItems(more = false) {
@@ -590,7 +784,16 @@
       for (const box of picks()) box.checked = $("#select-all").checked;
       updateBulk();
     });
-    $("#bulk-accept").addEventListener("click", bulkAccept);
+    $("#bulk-accept").addEventListener("click", askBulk);
+    $("#bulk-confirm").addEventListener("submit", bulkAccept);
+    $("#bulk-cancel").addEventListener("click", () => {
+      $("#bulk-confirm").hidden = true;
+    });
+    $("#undo").addEventListener("submit", runUndo);
+    $("#undo-close").addEventListener("click", () => {
+      $("#undo").hidden = true;
+    });
+    window.addEventListener("hashchange", showHistory);
     document.addEventListener("keydown", onShortcut);
     $("#items-more").addEventListener("click", () => loadItems(true));
     $("#items-filters").addEventListener("change", () => loadItems());

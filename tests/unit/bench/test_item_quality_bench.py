@@ -194,3 +194,90 @@ def test_heldout_items_are_wholly_in_the_rounds_language(heldout: dict[str, Any]
     language = heldout["language_consistency"]
     assert language["items"] == 480
     assert language["share_consistent"] == 1.0, language["examples"]
+
+
+# ---------------------------------------------------------------- statements that make sense
+def test_a_false_statement_borrowed_from_another_domain_is_a_cross_domain_pairing():
+    index, replica, sharding = (item_quality.Concept.model_validate(c) for c in CONCEPTS)
+    generated = round_of([])
+    own_domain = draft(
+        CONCEPTS[0], type="true_false", stem='True or False: "The Replica definition" holds for an index.'
+    )
+    other_domain = draft(
+        CONCEPTS[0], type="true_false", stem='True or False: "The Sharding definition" holds for an index.'
+    )
+    true_one = draft(CONCEPTS[0], type="true_false", stem='True or False: "The Index definition" holds for an index.')
+    assert [c.name for c in item_quality.partners(generated, own_domain)] == ["Replica"]
+    assert not item_quality.cross_domain(index, replica)
+    assert item_quality.cross_domain(index, sharding)
+    assert item_quality.partners(generated, true_one) == []
+    figures = item_quality.pairing_sense([round_of([own_domain, other_domain, true_one])])
+    assert figures["true_false"] | {"keyed_true_share": None} == {
+        "items": 3,
+        "paired_items": 2,
+        "cross_domain": 1,
+        "cross_domain_rate": 0.5,
+        "cross_domain_where_the_domain_had_enough": 0,
+        "keyed_true_share": None,
+    }
+
+
+def test_a_distractor_of_another_domain_is_a_cross_domain_pairing():
+    choices = ["A) The Index definition.", "B) The Replica definition.", "C) The Sharding definition."]
+    item = draft(CONCEPTS[0], type="multiple_choice", stem="What is an index?", choices=choices, correct_answer="A")
+    assert [c.name for c in item_quality.partners(round_of([]), item)] == ["Replica", "Sharding"]
+    assert item_quality.pairing_sense([round_of([item])])["multiple_choice"]["cross_domain"] == 1
+
+
+@pytest.mark.parametrize(
+    ("stem", "errors"),
+    [
+        ("What is an multimodal model?", ["an multimodal"]),
+        ("What is a API gateway? A user story, an hour, an LLM, a GPU.", ["a API"]),
+        ("A NAT gateway or an NAT gateway; record types such as A, AAAA and CNAME.", []),
+    ],
+)
+def test_a_or_an_is_checked_against_the_next_words_sound(stem, errors):
+    assert item_quality.article_mismatches(stem) == errors
+
+
+def test_a_count_noun_name_with_no_article_and_title_case_mid_sentence_are_found():
+    names = ["Multimodal Model"]
+    assert item_quality.missing_articles("What is Multimodal Model?", names) == ["is Multimodal Model"]
+    assert item_quality.missing_articles("What is a multimodal model?", names) == []
+    assert item_quality.missing_articles("What is cloud computing?", ["Cloud Computing"]) == []  # a mass noun
+    assert item_quality.title_cased_mid_sentence("What is Multimodal Model?", names, frozenset()) == [
+        "Multimodal Model"
+    ]
+    assert item_quality.title_cased_mid_sentence("Multimodal Model: a model.", names, frozenset()) == []
+    proper = frozenset({"kubernetes"})
+    assert item_quality.title_cased_mid_sentence("What is Kubernetes?", ["Kubernetes"], proper) == []
+    assert item_quality.title_cased_mid_sentence("What is the Kano model?", ["Kano Model"], frozenset(), {"Kano"}) == []
+
+
+def test_korean_particle_errors_are_alternations_left_and_forms_that_do_not_fit():
+    names = ["모델", "API", "LLM"]
+    assert item_quality.particle_errors("PyTorch은(는) 무엇인가?", names) == ["은(는)"]
+    assert item_quality.particle_errors("모델는 무엇인가? API은 무엇인가?", names) == ["모델는", "API은"]
+    assert item_quality.particle_errors("모델은 무엇인가? API는 무엇인가? LLM은 무엇인가?", names) == []
+
+
+def test_heldout_statements_pair_concepts_of_one_domain(heldout: dict[str, Any]):
+    pairing = heldout["pairing_sense"]
+    assert pairing["true_false"]["paired_items"] > 0  # false statements are still written
+    assert pairing["true_false"]["cross_domain"] == 0, pairing["examples"]
+    assert pairing["multiple_choice"]["cross_domain_where_the_domain_had_enough"] == 0, pairing["examples"]
+    assert pairing["multiple_choice"]["cross_domain"] == 0, pairing["examples"]
+
+
+def test_heldout_english_stems_have_their_articles_and_sentence_case(heldout: dict[str, Any]):
+    articles = heldout["english_articles"]
+    assert articles["items"] == 320
+    for check in ("a_an_mismatch", "missing_article", "title_case_mid_sentence"):
+        assert articles[check]["items"] == 0, articles["examples"][check]
+
+
+def test_heldout_korean_particles_fit_their_words(heldout: dict[str, Any]):
+    particles = heldout["korean_particles"]
+    assert particles["items"] == 160
+    assert particles["items_with_errors"] == 0, particles["examples"]

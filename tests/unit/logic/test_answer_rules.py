@@ -18,6 +18,11 @@ KEY = "q1#abc"
         # A retry of the recorded answer is always taken, retired since or not.
         ({"question_id": "q1", "answered_at": "t", "answered_attempt_key": KEY}, None),
         ({"question_id": "q1", "answered_at": "t", "answered_attempt_key": KEY, "status": "retired"}, None),
+        # Counted as skipped when its round was over: a late answer is refused with its own code.
+        (
+            {"question_id": "q1", "answered_at": "t", "answered_attempt_key": "q1#skipped", "skipped_at": "t"},
+            "QUESTION_SKIPPED",
+        ),
         # Answered before it was retired: the answer, not the retirement, refuses another one.
         (
             {"question_id": "q1", "answered_at": "t", "answered_attempt_key": "x", "status": "retired"},
@@ -38,6 +43,7 @@ def test_the_pre_check_refuses_by_the_rule(question, expected):
         ("already_recorded", None),
         ("ability_changed", None),
         ("retired", "QUESTION_RETIRED"),
+        ("skipped", "QUESTION_SKIPPED"),
         ("answered_differently", "ALREADY_ANSWERED"),
     ],
 )
@@ -45,12 +51,12 @@ def test_the_transaction_refusal_is_the_same_refusal(outcome, expected):
     refusal = rules.refusal_of_outcome(outcome, "q1")
     assert (refusal.code if refusal else None) == expected
     if refusal is not None:
-        predicted = rules.refusal(
-            {"question_id": "q1", "answered_at": "t"}
-            if expected == "ALREADY_ANSWERED"
-            else {"question_id": "q1", "status": "retired"},
-            KEY,
-        )
+        as_read = {
+            "ALREADY_ANSWERED": {"question_id": "q1", "answered_at": "t"},
+            "QUESTION_SKIPPED": {"question_id": "q1", "answered_at": "t", "skipped_at": "t"},
+            "QUESTION_RETIRED": {"question_id": "q1", "status": "retired"},
+        }
+        predicted = rules.refusal(as_read[expected], KEY)
         assert (refusal.code, refusal.message) == (predicted.code, predicted.message)
 
 
@@ -71,3 +77,30 @@ def test_one_language_detector_decides_a_question_for_everyone():
     assert grading_language(item) == feedback_language(item) == guard_language(keyed) == "ko"
     english = item.model_copy(update={"reference_answer": "Only low-rank adapters."})
     assert grading_language(english) == feedback_language(english) == "en"
+
+
+def test_a_round_the_session_has_moved_past_takes_no_new_answer_but_its_retries():
+    """Once a later round's questions are saved, what was held back in the earlier round is shown
+    in the history (logic/sessions/history.py): its open items may not be answered after that."""
+    session = [{"question_id": "q1", "round": 1}, {"question_id": "q2", "round": 2}]
+    refusal = rules.refusal(session[0], KEY, session)
+    assert refusal is not None
+    assert refusal.code == "ROUND_OVER"
+    assert rules.refusal(session[1], KEY, session) is None  # the current round
+    assert rules.refusal({**session[0], "answered_at": "t", "answered_attempt_key": KEY}, KEY, session) is None
+    assert rules.closed(session[0], session)
+    assert not rules.closed(session[1], session)
+    assert rules.closed({"question_id": "q3", "round": 2, "usage_count": 1}, session)
+
+
+def test_a_closed_session_takes_no_new_answer_but_its_retries():
+    question = {"question_id": "q1", "round": 1}
+    refusal = rules.refusal(question, KEY, [question], session_closed=True)
+    assert refusal is not None
+    assert refusal.code == "SESSION_CLOSED"
+    assert (
+        rules.refusal({**question, "answered_at": "t", "answered_attempt_key": KEY}, KEY, [], session_closed=True)
+        is None
+    )
+    assert rules.closed(question, [question], session_closed=True)
+    assert not rules.closed(question, [question])

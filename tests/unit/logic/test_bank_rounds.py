@@ -3,6 +3,7 @@ written for, which items a round may draw, and the round's target from theta or 
 
 import pytest
 
+from slea.contracts.exposure import SessionExposure, ShownItem
 from slea.contracts.generation import IdentifiedDraft
 from slea.contracts.keywords import Concept
 from slea.contracts.questions import SaveQuestionInput
@@ -124,7 +125,8 @@ def test_a_round_draws_only_unseen_bank_items_of_its_types_and_interests():
     assert not _eligible(item(topics=["mlops"]), request(), interests)
     assert not _eligible(item(item_id="other"), request(), interests)  # a copy, not a bank item
     assert not _eligible(item(), request(exclude_items=frozenset({"i"})), interests)  # seen
-    assert not _eligible(item(), request(exclude_stems=frozenset({"a stem"})), interests)  # in the session
+    in_session = SessionExposure(shown=[ShownItem(type="true_false", stem="A  stem.")])
+    assert not _eligible(item(), request(exposure=in_session), interests)  # in the session (by stem, not id)
     assert not _eligible(item(), request(question_types=["short_answer"]), interests)
 
 

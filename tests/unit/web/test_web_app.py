@@ -195,7 +195,7 @@ def _run_panel_functions(charts=(), ses=(), abilities=()):
 
 def _history(thetas_and_ses, category="technical"):
     return [
-        {"at": f"2026-11-{day + 1:02d}T09:00:00Z", "category": category, "theta": theta, "se": se}
+        {"at": f"2026-11-{day + 1:02d}T09:00:00Z", "category": category, "theta": theta, "se": se, "answers": day + 1}
         for day, (theta, se) in enumerate(thetas_and_ses)
     ]
 
@@ -218,9 +218,10 @@ def test_the_chart_is_valid_accessible_svg_with_the_band_and_the_line():
     title, desc = svg.find(f"{SVG}title"), svg.find(f"{SVG}desc")
     assert svg.get("aria-labelledby") == f"{title.get('id')} {desc.get('id')}"
     assert title.text == "Technical ability over your last 4 answers"
-    assert desc.text.startswith(f"Rising: from {MINUS}0.4 to 0.7")
+    # The trend names what it compares: the estimate now against the first of these 4 answers.
+    assert desc.text.startswith(f"Up 1.1 over your last 3 answers (from {MINUS}0.4 to 0.7).")
     assert "95%" in desc.text
-    assert "±1.1" in desc.text  # 1.96 x 0.55, the latest interval
+    assert f"from {MINUS}0.4 to 1.8" in desc.text  # 0.7 -+ 1.96 x 0.55, the latest interval
     assert drawn["summary"] == f"{title.text}. {desc.text}"
     _, _, width, height = map(float, svg.get("viewBox").split())
     line = [tuple(map(float, point.split(","))) for point in svg.find(f"{SVG}polyline").get("points").split()]
@@ -247,8 +248,30 @@ def test_the_panel_says_the_level_and_the_range_in_words():
     ]
     technical, business = _run_panel_functions(abilities=abilities)["words"]
     assert technical["heading"] == "Technical: intermediate"
-    assert "0.4 ± 0.6 from 12 answers" in technical["estimate"]
-    assert f"between {MINUS}0.8 and 1.6" in technical["estimate"]  # 0.42 -+ 1.96 x 0.61
-    assert technical["precision"] == "About 43 more answers would make this estimate precise (to within ±0.3)."
-    assert "from 1 answer " in business["estimate"]
+    # Only the 95% range and the best estimate inside it: no unnamed standard error beside it.
+    assert technical["estimate"].startswith(
+        f"From 12 answers, we are 95% sure your ability lies between {MINUS}0.8 and 1.6"
+    )
+    assert "(best estimate 0.4;" in technical["estimate"]  # 0.42 -+ 1.96 x 0.61
+    assert "±" not in technical["estimate"]
+    assert technical["precision"] == "About 43 more answers would make this estimate precise (a 95% range 1.2 wide)."
+    assert business["estimate"].startswith("From 1 answer, ")
     assert business["precision"] == "This estimate is already precise."
+
+
+def test_the_trend_compares_the_last_five_answers_and_the_axis_numbers_answers_of_one_day():
+    # Five right answers in a row after a first wrong one: the trend is the last five answers'
+    # (-1.6 -> -1.0), not the change since the very first answer (-0.8 -> -1.0).
+    thetas = [-0.8, -1.6, -1.5, -1.3, -1.2, -1.1, -1.0]
+    history = [
+        {"at": f"2026-11-26T10:{minute:02d}:00Z", "category": "technical", "theta": theta, "se": 0.4, "answers": n}
+        for n, (minute, theta) in enumerate(zip(range(0, 70, 10), thetas, strict=True), start=1)
+    ]
+    (drawn,) = _run_panel_functions(charts=[(history, "technical")])["charts"]
+    svg = ElementTree.fromstring(drawn["svg"])
+    assert svg.find(f"{SVG}desc").text.startswith(f"Up 0.6 over your last 5 answers (from {MINUS}1.6 to {MINUS}1.0).")
+    assert svg.find(f"{SVG}title").text == "Technical ability over your last 7 answers"
+    assert drawn["points"] == 7
+    # All on one day: the axis names the first and last answer, never the same date twice.
+    axis = [node.text for node in svg.findall(f"{SVG}text") if node.text and node.text.startswith("answer")]
+    assert axis == ["answer 1", "answer 7"]

@@ -4,7 +4,10 @@
 Which concepts: those in the learner's language (the round's `language`, else the profile's, else
 English; a concept's `language`, else read from its text), those whose `domain` matches one of
 the learner's interests first (case and surrounding spaces ignored, as Tool 2 matches template
-domains), then the rest of the record. One item per concept until the concepts run out.
+domains), then the rest of the record. One item per concept per session (security/exposure.py:
+the session's earlier items and the round's are `request.exposure`); when the concepts run out,
+keyword items. No option is a concept the session has told the learner about, and, while the
+record allows, none is another pending item's option.
 
 Which items (frames in `frames.py`): recall frames at low difficulty (definition <-> name, true or
 false definition), application and comparison at high difficulty (which concept a situation
@@ -12,9 +15,18 @@ described by its key points is about, is this key point true of it, how does it 
 sibling).
 
 Item-writing rules (single best answer, no cues), enforced here and checked again by Tool 4:
-- distractors are sibling concepts' definitions or names (same domain first), never another true
-  property of the item's own concept; a false statement pairs the concept with a sibling's
-  definition;
+- distractors are sibling concepts' definitions or names, never another true property of the
+  item's own concept; they come from the concept's own domain (the record's `domain`), nearest
+  first, and from other domains only where the domain has too few concepts for a full set of
+  options;
+- a false statement is a plausible confusion: a sibling of the same domain's definition or key
+  point (the nearest sibling first), never one of another domain ("'next-token prediction' holds
+  for JSON" reads as nonsense and is rejected on the domain alone); a concept with no sibling of
+  its domain gets no false statement and no comparison item, only other forms (concepts without
+  a domain are one group, the record's general ones);
+- English names read as in a sentence: "What is a multimodal model?", "What are guardrails?",
+  "What is Kubernetes?" (slea/language/english_articles.py: the article, the case, the verb's
+  number);
 - no surface cue: options close in length; an item whose key is the only option sharing content
   words with the stem is not used;
 - an acronym is shown only where the concept's own text uses it (not merely its `acronym` field);
@@ -40,7 +52,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache, lru_cache, partial
 
 from rapidfuzz import fuzz
 
@@ -50,9 +62,10 @@ from slea.contracts.answers import TRUE_FALSE_CHOICES, truth_value
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import CHOICE_NOTE_DEFINITION_MAX, ChoiceNote, Concept
 from slea.grading.terms import Text, terms
+from slea.language.english_articles import NounPhrase, noun_phrase, sentence_start
 from slea.language.item_frames import FRAMES, families_for
 from slea.language.korean_particles import bare_term, resolve_particles
-from slea.security import key_leaks
+from slea.security import exposure, key_leaks
 
 LABELS = "ABCDE"
 COMPARE_SIBLINGS = 3  # a comparison item is offered with each of this many siblings, nearest first
@@ -231,6 +244,37 @@ def frame_units(language: Language) -> frozenset[str]:
     return frozenset(content_units(text))
 
 
+def domain_key(domain: str | None) -> str | None:
+    """A concept's domain as records are matched (case and surrounding spaces ignored); None for
+    none."""
+    return domain.strip().casefold() if domain and domain.strip() else None
+
+
+def concept_units(concept: Concept) -> frozenset[str]:
+    """The content words of a concept's name, definition and key points."""
+    return _text_units(" ".join([concept.name, concept.definition, *concept.key_points]))
+
+
+@lru_cache(maxsize=1024)
+def _text_units(text: str) -> frozenset[str]:
+    # Cached: every item builder of a round ranks the same siblings.
+    return frozenset(content_units(text))
+
+
+def agreement(phrase: NounPhrase) -> dict[str, str]:
+    """The words of an English frame that agree with its subject: "What {be} {label}?", "How
+    {does} {name} differ ...", "{Its} key aspects"."""
+    plural = phrase.plural
+    return {
+        "be": phrase.be,
+        "does": "do" if plural else "does",
+        "it": "they" if plural else "it",
+        "its": "their" if plural else "its",
+        "Its": "Their" if plural else "Its",
+        "s": "" if plural else "s",
+    }
+
+
 class ItemBank:
     """Every item one keyword record supports for one learner, concepts in priority order."""
 
@@ -247,6 +291,9 @@ class ItemBank:
             in_language = [concept for concept in usable if concept_language(concept) == self.language]
         self.frames = FRAMES[self.language]
         self.generic_units = frame_units(self.language)
+        # Set by the round builder: an option text the session has told the learner about, which a
+        # distractor may not be (security/exposure.py).
+        self.avoid: Callable[[str], bool] = lambda text: False
         shuffled = list(in_language)
         self.rng.shuffle(shuffled)
         interests = request.profile.interests
@@ -269,6 +316,41 @@ class ItemBank:
             else concept.name
         )
 
+    def _noun(self, concept: Concept, labelled: bool = False) -> tuple[str, dict[str, str]]:
+        """The concept's name (with its acronym where `labelled`, as `_label`) as it reads inside
+        a sentence of the round's language, and the words that agree with it in English frames
+        ("What {be} {label}?"). English: "a multimodal model", "guardrails" (plural: "are"), a
+        proper name or an acronym as it is; Korean names need no article (particles follow them)."""
+        if self.language != "en":
+            return (self._label(concept) if labelled else concept.name), {}
+        phrase = noun_phrase(concept.name)
+        text = phrase.text
+        if labelled:
+            acronym = defined_acronym(concept)
+            if acronym and acronym.casefold() not in concept.name.casefold():
+                text = f"{text} ({acronym})"
+        return text, agreement(phrase)
+
+    def _partners(self, concept: Concept) -> list[Concept]:
+        """The concepts of the record a statement about `concept` may pair it with: those of its
+        own domain, the nearest first (most content words in common: the sibling a learner is
+        likeliest to confuse it with); another domain's concept is no plausible confusion. The
+        concepts a record gives no domain are one group: the record's general concepts of its
+        category (the spec's default record has only such)."""
+        key = domain_key(concept.domain)
+        own = concept_units(concept)
+        same = [other for other in self.concepts if other.name != concept.name and domain_key(other.domain) == key]
+        return sorted(same, key=lambda other: -len(own & concept_units(other)))
+
+    def _option_pool(self, concept: Concept) -> list[Concept]:
+        """Whose names or definitions a multiple-choice item's distractors are drawn from: the
+        concept's domain when it has enough siblings for a full set of options, else those
+        followed by the record's other concepts (a four-option item needs three)."""
+        partners = self._partners(concept)
+        if len(partners) >= MIN_CHOICES - 1:
+            return partners
+        return partners + [other for other in self._siblings(concept) if other not in partners]
+
     def _siblings(self, concept: Concept) -> list[Concept]:
         """Other concepts of the record, those of the same domain first (distractors from an
         unrelated topic are a cue)."""
@@ -281,7 +363,7 @@ class ItemBank:
         band, from the front of `pool` (same domain) where it has enough. Random within the band,
         not the closest in length: the closest make the key the middle-length option, itself a
         cue (a test-wise learner picking the second-longest option would beat chance)."""
-        usable = [text for text in dict.fromkeys(pool) if text != correct and not _weak(text)]
+        usable = [text for text in dict.fromkeys(pool) if text != correct and not _weak(text) and not self.avoid(text)]
         if len(usable) < count:
             return None
         comparable = [text for text in usable if not lengths_unequal([correct, text], LENGTH_BAND)]
@@ -332,10 +414,12 @@ class ItemBank:
         """The model answer of a short-answer item: the concept's definition and key points, the
         source the item was written from."""
         definition = concept.definition.strip()
+        name, agree = self._noun(concept)
         return self._phrase(
             "reference",
             0,
-            name=concept.name,
+            **agree,
+            name=sentence_start(name) if self.language == "en" else name,
             definition=definition,
             definition_lower=_sentence_inside(definition),
             points="; ".join(point.strip().rstrip(".") for point in concept.key_points),
@@ -417,14 +501,15 @@ class ItemBank:
             yield from builders[family](concept, variant)
 
     def _mc_definition(self, concept: Concept, variant: int) -> Iterator[Item]:
-        stem = self._phrase("mc_definition", variant, label=self._label(concept))
-        pool = [s.definition for s in self._siblings(concept)]
+        label, agree = self._noun(concept, labelled=True)
+        stem = self._phrase("mc_definition", variant, label=label, **agree)
+        pool = [s.definition for s in self._option_pool(concept)]
         build = partial(self._multiple_choice, stem, concept.definition, pool, concept)
         yield Item("mc_definition", concept.name, "multiple_choice", build)
 
     def _mc_identify(self, concept: Concept, variant: int) -> Iterator[Item]:
         stem = self._phrase("mc_identify", variant, definition=concept.definition)
-        pool = [s.name for s in self._siblings(concept)]
+        pool = [s.name for s in self._option_pool(concept)]
         yield Item(
             "mc_identify",
             concept.name,
@@ -435,7 +520,7 @@ class ItemBank:
     def _mc_scenario(self, concept: Concept, variant: int) -> Iterator[Item]:
         """Which concept a situation is about, the situation told by two of its key points at a time."""
         points = [point.strip().rstrip(".") for point in concept.key_points]
-        pool = [s.name for s in self._siblings(concept)]
+        pool = [s.name for s in self._option_pool(concept)]
         for index in range(0, max(1, len(points) - 1), 2):
             stem = self._phrase("mc_scenario", variant + index, needs="; ".join(points[index : index + 2]))
             build = partial(self._multiple_choice, stem, concept.name, pool, concept)
@@ -447,12 +532,13 @@ class ItemBank:
         would make it give that key away (and a round whose false statements all failed so would
         key this frame True)."""
         stated = [(True, concept.definition)] + [
-            (False, s.definition) for s in self._siblings(concept)[:COMPARE_SIBLINGS]
+            (False, s.definition) for s in self._partners(concept)[:COMPARE_SIBLINGS]
         ]
         if self.rng.random() < 0.5:
             stated = stated[1:] + stated[:1]
+        name, agree = self._noun(concept)
         for truth, definition in stated:
-            stem = self._phrase("tf_definition", variant, name=concept.name, definition=definition)
+            stem = self._phrase("tf_definition", variant, name=name, definition=definition, **agree)
             yield Item("tf_definition", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
 
     def _tf_key_point(self, concept: Concept, variant: int) -> Iterator[Item]:
@@ -465,35 +551,40 @@ class ItemBank:
             + concept.key_points[: variant % len(concept.key_points)]
         )
         foreign = self._foreign_points(concept)
+        name, agree = self._noun(concept)
         for index, point in enumerate(points):
             truth = not foreign or self.rng.random() < 0.5
             stated = point if truth else foreign[index % len(foreign)]
-            stem = self._phrase("tf_key_point", variant + index, point=stated.strip().rstrip("."), name=concept.name)
+            stem = self._phrase("tf_key_point", variant + index, point=stated.strip().rstrip("."), name=name, **agree)
             yield Item("tf_key_point", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
 
     def _foreign_points(self, concept: Concept) -> list[str]:
-        """Siblings' key points sharing no content word with the concept's own name, definition
-        and key points (same domain first)."""
+        """Key points of siblings of the concept's domain (`_partners`, nearest first) sharing no
+        content word with the concept's own name, definition and key points."""
         own = " ".join([concept.name, concept.definition, *concept.key_points])
         own_units = {term.unit for term in Text(own).content_terms}
         return [
             point
-            for sibling in self._siblings(concept)
+            for sibling in self._partners(concept)
             for point in sibling.key_points
             if not own_units & {term.unit for term in Text(point).content_terms}
         ]
 
     def _sa_explain(self, concept: Concept, variant: int) -> Iterator[Item]:
-        stem = self._phrase("sa_explain", variant, label=self._label(concept))
+        label, agree = self._noun(concept, labelled=True)
+        stem = self._phrase("sa_explain", variant, label=label, **agree)
         build = partial(self._draft, "short_answer", stem, concept, correct_keywords=self._keywords_of(concept))
         yield Item("sa_explain", concept.name, "short_answer", build)
 
     def _sa_compare(self, concept: Concept, variant: int) -> Iterator[Item]:
-        """How the concept differs from a sibling: the nearest sibling first, the next ones for
-        a round where another item is keyed on the nearest (its model answer would state that key)."""
+        """How the concept differs from a sibling of its domain: the nearest sibling first, the
+        next ones for a round where another item is keyed on the nearest (its model answer would
+        state that key)."""
         keywords = self._keywords_of(concept)
-        for other in self._siblings(concept)[:COMPARE_SIBLINGS]:
-            stem = self._phrase("sa_compare", variant, name=concept.name, other=other.name)
+        name, agree = self._noun(concept)
+        for other in self._partners(concept)[:COMPARE_SIBLINGS]:
+            other_name, _ = self._noun(other)
+            stem = self._phrase("sa_compare", variant, name=name, other=other_name, **agree)
             reference = self._phrase(
                 "compare_reference",
                 0,
@@ -595,15 +686,22 @@ class RoundBuilder:
         self.taken_stems = list(request.avoid_stems)
         self.drafts: list[DraftQuestion] = []
         self.keyed: list[key_leaks.KeyedItem] = []
+        # The session's items and this round's: a concept once per session, nothing shown answers
+        # an item, and (while the record allows) no option the session may have explained.
+        self.session = exposure.SessionContext(request.exposure)
+        self.apart = True
+        self.bank.avoid = partial(self.session.recognises, possible=False)
 
     def _acceptable(self, draft: DraftQuestion | None, strictness: str = "explained") -> bool:
         """`strictness`: what of the item and the others must give no key away, "explained" (what
-        a learner reads of both, explanations included), "listed" (stems and keys), or nothing."""
+        a learner reads of both, explanations included), "listed" (stems and keys), or nothing.
+        Whatever it is, the session's rules hold (security/exposure.py; `apart`: the strict one)."""
         return (
             draft is not None
             and near_duplicate_of(draft.stem, self.taken_stems) is None
             and not reveals(draft, self.drafts)
             and (strictness not in STRICTNESS or not gives_away(keyed(draft), self.keyed, strictness == "explained"))
+            and self.session.conflict(exposure.drafted_item(draft), strict=self.apart) is None
         )
 
     def _from_concepts(
@@ -639,23 +737,39 @@ class RoundBuilder:
         return None
 
     def _from_keywords(self) -> DraftQuestion | None:
-        for item in list(self.keyword_items):
-            draft = item.build()
-            if self._acceptable(draft, "listed"):
-                self.keyword_items.remove(item)
-                return draft
-        return None
+        self.apart = False  # a short answer has no options to eliminate
+        try:
+            for item in list(self.keyword_items):
+                draft = item.build()
+                if self._acceptable(draft, "listed"):
+                    self.keyword_items.remove(item)
+                    return draft
+            return None
+        finally:
+            self.apart = True
 
     def take(self, question_type: QuestionType) -> DraftQuestion | None:
-        """Unused concepts first (the wanted type, else any): a concept repeats only when none is
-        left unused; then the least-used ones (priority order within a use count). Within each,
-        an item that gives no other item away (STRICTNESS), and only when there is none (a record
-        with few concepts), one that does, before a keyword item."""
+        """Unused concepts first (the wanted type, else any), in priority order (the session's rules
+        refuse a concept twice, so the least-used passes only matter to their other checks).
+        Within each, an item that gives no other item away (STRICTNESS), and only when there is
+        none (a record with few concepts), one that does, before a keyword item."""
         unused = [name for name in self.items if self.uses[name] == 0]
         by_use = sorted(self.items, key=lambda name: self.uses[name])
         passes = ((unused, question_type), (unused, None), (by_use, question_type), (by_use, None))
-        tries = [(wanted, names, strictness) for names, wanted in passes for strictness in STRICTNESS]
-        tries += [(wanted, names, "unchecked") for names, wanted in passes]
+        # Within each pass and strictness, options apart from the round's other items (`apart`)
+        # first, then not, the learner's interest concepts before the others either way (keeping
+        # options apart must not cost a round its interests).
+        interest = {
+            c.name for c in self.bank.concepts if matches_interest(c.domain, self.bank.request.profile.interests)
+        }
+        tries = [
+            (apart, wanted, group, strictness)
+            for names, wanted in passes
+            for strictness in STRICTNESS
+            for group in ([n for n in names if n in interest], [n for n in names if n not in interest])
+            for apart in (True, False)
+        ]
+        tries += [(False, wanted, names, "unchecked") for names, wanted in passes]
         # A true/false key and frame are drawn and preferred within each concept: false statements
         # borrow a sibling's text and so fail the give-away checks more often; taking whichever
         # passes first would key most items True, a pattern a learner answers without knowing
@@ -663,13 +777,32 @@ class RoundBuilder:
         prefer = None
         if question_type == "true_false":
             prefer = (self.bank.rng.random() < 0.5, self.bank.rng.choice(TRUE_FALSE_FAMILIES))
-        draft = next(filter(None, (self._from_concepts(*attempt, prefer) for attempt in tries)), None)
+        found = (self._apart(apart, wanted, names, strictness, prefer) for apart, wanted, names, strictness in tries)
+        draft = next(filter(None, found), None)
         draft = draft or self._from_keywords()
         if draft is not None:
             self.drafts.append(draft)
             self.keyed.append(keyed(draft))
             self.taken_stems.append(draft.stem)
+            self.session.add(exposure.drafted_item(draft))
         return draft
+
+    def _apart(
+        self,
+        apart: bool,
+        question_type: QuestionType | None,
+        names: list[str],
+        strictness: str,
+        prefer: tuple[bool, str] | None,
+    ) -> DraftQuestion | None:
+        """An item from `names`' concepts whose options the session has not explained (not drawn as
+        distractors); with `apart`, nor may yet explain (another pending item's option)."""
+        self.apart = apart
+        self.bank.avoid = partial(self.session.recognises, possible=apart)
+        try:
+            return self._from_concepts(question_type, names, strictness, prefer)
+        finally:
+            self.apart, self.bank.avoid = True, partial(self.session.recognises, possible=False)
 
 
 def generate_offline(request: GenerateQuestionsInput, count: int, rng: random.Random) -> list[DraftQuestion]:

@@ -20,6 +20,11 @@ class SessionAbility(Contract):
     se: float = Field(ge=0, description="standard error of theta: theta +- 1.96 se holds the ability 95% of the time")
     level: str = Field(description="theta in words (slea.measurement.scale.LEVELS)")
     answers: int = Field(ge=0, description="graded answers the estimate rests on")
+    skipped: int = Field(
+        default=0,
+        ge=0,
+        description="items left unanswered when their round was over: counted in the estimate as wrong",
+    )
 
 
 class AbilityView(SessionAbility):
@@ -30,18 +35,21 @@ class AbilityView(SessionAbility):
 
 
 class AbilityPoint(Contract):
-    """The ability in a category just after one graded answer (or a reviewer's correction)."""
+    """The ability in a category as it stood resting on `answers` graded answers: just after the
+    answer, or after a reviewer's correction made before the next one (one point per answer)."""
 
     at: str
     category: str
     theta: float
     se: float = Field(ge=0)
+    answers: int = Field(ge=0, description="graded answers the estimate rests on: the point's answer number")
 
 
 class LearnerAbility(Contract):
     abilities: list[AbilityView] = Field(description="one per category the learner has been graded in")
     history: list[AbilityPoint] = Field(
-        description=f"oldest first: the newest {HISTORY_POINTS_MAX} points of all categories"
+        description=f"oldest first: the newest {HISTORY_POINTS_MAX} points of all categories, one per answer"
+        " (a category's last point is its current estimate, and its `answers` the ability's)"
     )
 
 

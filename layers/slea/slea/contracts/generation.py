@@ -8,6 +8,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from slea.constants import MAX_CHOICES, MAX_QUESTIONS_PER_ROUND, Language, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
+from slea.contracts.exposure import SessionExposure
 from slea.contracts.keywords import ChoiceNote, Concept, DifficultyKeywords
 from slea.contracts.profile import UserProfile
 from slea.contracts.questions import QuestionId
@@ -70,6 +71,10 @@ class GenerateQuestionsInput(Contract):
     avoid_stems: list[str] = Field(default_factory=list, description="stems already used this round")
     attempt: int = Field(default=0, ge=0, description="regeneration attempt, varies the offline generator")
     language: Language | None = Field(default=None, description="overrides the profile's language for this round")
+    exposure: SessionExposure = Field(
+        default_factory=SessionExposure,
+        description="what the session has shown and the round holds: concepts and definitions to keep out",
+    )
 
     def resolved_language(self) -> Language:
         """The round's language: the request's, else the learner's, else English."""

@@ -43,6 +43,9 @@ class CalibrationRun(Contract):
     items_unchanged: int = Field(description="items whose stored calibration was already this one")
     items_flagged: int = Field(description="items this run put in the review queue")
     items_left: int = Field(default=0, description="items not written because the deadline came")
+    learners_excluded: int = Field(
+        default=0, description="learners whose answers misfit the model (person fit) and were left out of the refit"
+    )
     seconds: float
 
 
@@ -69,6 +72,9 @@ class ItemAnalysisRow(Contract):
 class ItemAnalysis(Contract):
     items: list[ItemAnalysisRow]
     total: int = Field(description="items matching the filters (not only those listed)")
+    last_calibrated_at: str | None = Field(
+        default=None, description="when the calibration job last recalibrated any item of the bank (null: never)"
+    )
     next_cursor: str | None = Field(
         default=None, description="pass as `cursor` (with the same filters and sort) for the next page; null at the end"
     )

@@ -35,6 +35,7 @@ ReviewReason = Literal[
     "authored",
     "misfit",
     "label_far",
+    "override_proposed",
 ]
 
 
@@ -58,9 +59,12 @@ class RoundStatus(Contract):
 class RoundSummary(Contract):
     round: int
     questions: int
-    answered: int
+    answered: int = Field(description="questions answered (skipped ones not included)")
     correct: int
-    score: float | None = Field(description="mean score (0-100) of the answered questions; null if none")
+    score: float | None = Field(
+        description="mean score (0-100) of the answered and skipped questions (a skipped one scores 0); null if none"
+    )
+    skipped: int = Field(default=0, description="questions left unanswered when the round was over: scored 0")
     pending_review: int = Field(description="answers whose grade waits for a reviewer")
 
 
@@ -119,6 +123,16 @@ class ReviewedQuestion(Contract):
     reports: list[Report] = Field(default_factory=list)
 
 
+class OverrideProposal(Contract):
+    """A reviewer's change to a finalised grade, waiting for a second reviewer to confirm it."""
+
+    score: int
+    by: str
+    by_name: str | None = None
+    at: str
+    note: str
+
+
 class ReviewedAttempt(Contract):
     attempt_id: str
     session_id: str
@@ -131,6 +145,9 @@ class ReviewedAttempt(Contract):
     feedback: str | None = None
     graded_at: str
     group_id: str | None = Field(default=None, description="the review group it waits in (GET /review/groups)")
+    proposal: OverrideProposal | None = Field(
+        default=None, description="a finalised grade's proposed change, waiting for a second reviewer"
+    )
 
 
 # Where an entry came from: an automatic grade the grader was unsure of, a learner's report on a
@@ -223,13 +240,34 @@ class QueueView(Contract):
         return any(value is not None for value in (self.source, self.item_type, self.category, self.language, self.q))
 
 
+def _reason(note: str | None, info: ValidationInfo, actions: tuple[str, ...] | None, what: str) -> str | None:
+    """`note`, required (non-blank) when the request's action is one of `actions` (None: always).
+    Called by field validators, not a model one, so that the error names `note`."""
+    required = actions is None or info.data.get("action") in actions
+    if required and (note is None or not note.strip()):
+        raise PydanticCustomError("missing", "a reason is required to {what}", {"what": what})
+    return note.strip() if note is not None else None
+
+
+# Who changed a grade and why: the reason a reviewer gives is shown to the learner.
+AttemptAction = Literal["accept", "override", "confirm", "reject"]
+
+
 class AttemptReviewRequest(Contract):
-    action: Literal["accept", "override"]
+    """accept or override a provisional grade; override a finalised one (a proposal: a second
+    reviewer confirms or rejects it)."""
+
+    action: AttemptAction
     # A field validator (not a model one), so that the error names `score`.
     score: int | None = Field(
         default=None, ge=0, le=SCORE_MAX, validate_default=True, description="required to override"
     )
-    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+    note: str | None = Field(
+        default=None,
+        max_length=REVIEW_NOTE_MAX_LENGTH,
+        validate_default=True,
+        description="the reason: required to override (the learner sees it)",
+    )
 
     @field_validator("score")
     @classmethod
@@ -238,10 +276,19 @@ class AttemptReviewRequest(Contract):
             raise PydanticCustomError("missing", "score is required to override a grade")
         return score
 
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, ("override",), "override a grade")
+
 
 class AttemptReviewed(Contract):
     attempt_id: str
-    action: Literal["accept", "override"]
+    action: AttemptAction
+    status: Literal["applied", "proposed", "rejected"] = Field(
+        default="applied",
+        description="proposed: the grade was final, a second reviewer must confirm the change (score unchanged)",
+    )
     score: int
     is_correct: bool
     previous_score: int
@@ -256,7 +303,14 @@ BULK_ACCEPT_MAX = 50
 
 class BulkAcceptRequest(Contract):
     attempt_ids: list[AttemptIdText] = Field(min_length=1, max_length=BULK_ACCEPT_MAX)
-    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+    note: str | None = Field(
+        default=None, max_length=REVIEW_NOTE_MAX_LENGTH, validate_default=True, description="the reason: required"
+    )
+
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, None, "accept grades in bulk")
 
     @field_validator("attempt_ids")
     @classmethod
@@ -279,6 +333,26 @@ class BulkAccepted(Contract):
 
     results: list[BulkAcceptResult]
     accepted: int
+    bulk_id: str | None = Field(default=None, description="POST /review/bulk/{bulk_id}/revert undoes it")
+
+
+class UndoRequest(Contract):
+    note: str | None = Field(
+        default=None, max_length=REVIEW_NOTE_MAX_LENGTH, validate_default=True, description="the reason: required"
+    )
+
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, None, "undo an action")
+
+
+class BulkReverted(Contract):
+    """The attempts a bulk accept had accepted, back in the queue (those reviewed again since stay)."""
+
+    bulk_id: str
+    reverted: list[str]
+    kept: list[str] = Field(default_factory=list, description="reviewed again since the bulk accept: left as they are")
 
 
 GROUP_EXCLUDE_MAX = 100
@@ -300,7 +374,12 @@ class ReviewGroups(Contract):
 
 class GroupReviewRequest(Contract):
     score: int = Field(ge=0, le=SCORE_MAX, description="the grade every member gets")
-    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+    note: str = Field(
+        min_length=1,
+        max_length=REVIEW_NOTE_MAX_LENGTH,
+        pattern=r"\S",
+        description="the reason, required as for an override (a learner whose grade changes sees it)",
+    )
     exclude: list[AttemptIdText] = Field(
         default_factory=list, max_length=GROUP_EXCLUDE_MAX, description="members split off, left in the queue"
     )
@@ -329,7 +408,17 @@ class QuestionReviewRequest(Contract):
     choices: list[ChoiceText] | None = Field(default=None, max_length=MAX_CHOICES)
     correct_answer: str | None = Field(default=None, strict=True, min_length=1, max_length=CORRECT_KEY_MAX_LENGTH)
     correct_keywords: list[KeywordText] | None = Field(default=None, max_length=CORRECT_KEYWORDS_MAX)
-    note: str | None = Field(default=None, max_length=REVIEW_NOTE_MAX_LENGTH)
+    note: str | None = Field(
+        default=None,
+        max_length=REVIEW_NOTE_MAX_LENGTH,
+        validate_default=True,
+        description="the reason: required to retire or edit",
+    )
+
+    @field_validator("note")
+    @classmethod
+    def _note_given(cls, note: str | None, info: ValidationInfo) -> str | None:
+        return _reason(note, info, ("retire", "edit"), "retire or edit a question")
 
     def changes_nothing(self) -> bool:
         return all(change is None for change in (self.stem, self.choices, self.correct_answer, self.correct_keywords))
@@ -337,7 +426,7 @@ class QuestionReviewRequest(Contract):
 
 class QuestionReviewed(Contract):
     question_id: str
-    action: Literal["accept", "retire", "edit"]
+    action: Literal["accept", "retire", "edit", "unretire"]
     status: Literal["active", "retired"]
     reviewed_by: str
     reviewed_by_name: str | None = Field(default=None, description="the reviewer's display name")
@@ -353,12 +442,13 @@ class ReviewStats(Contract):
     questions_edited: int
     questions_accepted: int
     open: int
+    proposals: int = Field(default=0, description="changes to final grades waiting for a second reviewer")
 
 
 class AuditRecord(Contract):
     audit_id: str
     target_id: str
-    target_kind: Literal["attempt", "question"]
+    target_kind: Literal["attempt", "question", "bulk"]
     action: str
     who: str
     who_name: str | None = Field(default=None, description="the reviewer's display name when they acted")
@@ -366,6 +456,15 @@ class AuditRecord(Contract):
     before: dict[str, Any]
     after: dict[str, Any]
     note: str | None = None
+    stem: str | None = Field(default=None, description="the item's stem, shortened")
+    question_id: str | None = None
+    session_id: str | None = None
+    learner_id: str | None = None
+    learner_name: str | None = Field(
+        default=None, description="the learner's display name, as their token gave it when they started the session"
+    )
+    bulk_id: str | None = Field(default=None, description="the bulk accept this record was part of")
+    changed: bool = Field(default=True, description="false: the action kept everything as it was (an accept)")
     group_id: str | None = Field(default=None, description="the review group one action graded with it")
 
 

@@ -7,6 +7,7 @@ from pydantic import Field
 
 from slea.constants import MAX_QUESTIONS_PER_ROUND, Language, QuestionType
 from slea.contracts.common import CategoryName, Contract, Difficulty, NonBlankStr
+from slea.contracts.exposure import SessionExposure
 from slea.contracts.generation import IdentifiedDraft
 from slea.contracts.pipeline import GeneratedQuestionOutput
 from slea.contracts.profile import UserId, UserProfile
@@ -46,6 +47,11 @@ class RoundProgress(Contract):
     to_save: list[SaveQuestionInput] = Field(default_factory=list, description="Tool 5's batch input")
     feedback: list[str] = Field(default_factory=list, description="Tool 4's issues with rejected questions")
     used_stems: list[str] = Field(default_factory=list)
+    exposure: SessionExposure = Field(
+        default_factory=SessionExposure,
+        description="the session's items, the round's draws and the drafts accepted so far: what a new draft is "
+        "judged against (security/exposure.py)",
+    )
     total_generated: int = 0
     total_rejected: int = 0
 

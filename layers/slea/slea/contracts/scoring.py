@@ -148,6 +148,7 @@ class AttemptView(Contract):
     """One stored grading, as GET /sessions/{session_id}/attempts lists it (no answer key)."""
 
     attempt_id: str
+    session_id: str | None = Field(default=None, description="the session the answer was given in")
     question_id: str
     round: int
     is_correct: bool
@@ -159,6 +160,10 @@ class AttemptView(Contract):
     graded_at: str
     reviewed: bool = Field(default=False, description="a reviewer has confirmed or corrected this grade")
     original_score: int | None = Field(default=None, description="the automatic score, if a reviewer changed it")
+    skipped: bool = Field(
+        default=False, description="left unanswered when its round was over: counted as wrong, never answered"
+    )
+    review_note: str | None = Field(default=None, description="the reviewer's reason, if a reviewer changed the grade")
     # Kept on the attempt when it was graded (for the learner's history), absent on older attempts.
     # Only answered questions have attempts, so nothing here gives away the key of an unanswered one.
     question_stem: str | None = Field(default=None, description="the question as the learner saw it")
@@ -172,3 +177,10 @@ class AttemptView(Contract):
 class AttemptList(Contract):
     session_id: str
     attempts: list[AttemptView]
+
+
+class AttemptHistory(Contract):
+    """GET /learners/me/attempts: a page of the caller's answers across their sessions."""
+
+    attempts: list[AttemptView] = Field(description="newest first")
+    next_cursor: str | None = Field(default=None, description="pass as `cursor` for the next page; null at the end")

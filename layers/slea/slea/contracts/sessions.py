@@ -48,6 +48,9 @@ class QuestionView(Contract):
     difficulty: int
     category: str
     answered: bool = Field(default=False, description="the caller has answered it (a page resumes after it)")
+    skipped: bool = Field(
+        default=False, description="left unanswered when its round was over (also `answered`: it cannot be answered)"
+    )
 
 
 class SessionQuestions(Contract):

@@ -1,9 +1,12 @@
 """What each learner knows. Key design: partition `user_id` (the normalised user id),
 sort `entry`:
 - "ability#{category}": the ability posterior (`posterior`, log-weights on the grid of
-  slea.measurement.learner), its estimate (`theta`, `se`), `answers`, `updated_at`, a `version`
-  for optimistic locking, and `seen_items` (a string set of the bank items the learner was shown,
-  so a round never draws one again);
+  slea.measurement.learner), its estimate (`theta`, `se`), `answers`, `skipped` (items left
+  unanswered when their round was over, counted in the posterior as wrong), `updated_at`, a `version`
+  for optimistic locking, `seen_items` (a string set of the bank items the learner was shown,
+  so a round never draws one again) and `seen_recent` (a list of at most 200 fingerprints, stem
+  and concept with key, of the items of the learner's recent rounds, newest last: a practice
+  round avoids them whatever their ids, security/exposure.py);
 - "history#{category}#{graded_at}#{attempt_key}": one point {theta, se, at} per answer, for the
   learner's chart.
 
@@ -23,7 +26,7 @@ from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "ABILITIES_TABLE"
 TOOL = "learner_model"
-REPORTED = ("category", "theta", "se", "answers", "updated_at")
+REPORTED = ("category", "theta", "se", "answers", "skipped", "updated_at")
 
 
 def ability_entry(category: str) -> str:
@@ -47,16 +50,26 @@ def get_ability(user_id: str, category: str, *, consistent: bool = True) -> dict
     return from_item(item) if item else None
 
 
-def mark_seen(user_id: str, category: str, item_ids: list[str]) -> None:
-    """Remember that the learner was shown these bank items (an atomic ADD to a string set)."""
-    if not item_ids:
+def mark_seen(user_id: str, category: str, item_ids: list[str], recent: list[str] | None = None) -> None:
+    """Remember that the learner was shown these bank items (an atomic ADD to a string set) and,
+    with `recent`, their recent fingerprints (the bounded list, newest last, replaced whole: two
+    rounds of one learner finishing at once keep one of the two rounds' additions)."""
+    if not item_ids and recent is None:
         return
+    updates: list[str] = []
+    values: dict[str, Any] = {}
+    if item_ids:
+        updates.append("ADD seen_items :items")
+        values[":items"] = {"SS": sorted(set(item_ids))}
+    if recent is not None:
+        updates.append("SET seen_recent = :recent")
+        values[":recent"] = {"L": [{"S": fingerprint} for fingerprint in recent]}
     with storage_errors("abilities mark seen"):
         dynamodb(TOOL).update_item(
             TableName=resource_name(TABLE_VARIABLE),
             Key={"user_id": {"S": user_id}, "entry": {"S": ability_entry(category)}},
-            UpdateExpression="ADD seen_items :items",
-            ExpressionAttributeValues={":items": {"SS": sorted(set(item_ids))}},
+            UpdateExpression=" ".join(updates),
+            ExpressionAttributeValues=values,
         )
 
 
@@ -74,6 +87,7 @@ class AbilityChange:
     at: str
     point_suffix: str  # the attempt's key: one history point per answer, however often retried
     seen_item: str | None = None
+    skipped: int = 0  # items left unanswered when their round was over, counted as wrong here
 
 
 def answer_items(change: AbilityChange) -> list[dict[str, Any]]:
@@ -92,9 +106,15 @@ def answer_items(change: AbilityChange) -> list[dict[str, Any]]:
         "SET posterior = :posterior, theta = :theta, se = :se, answers = :answers, updated_at = :at, "
         "#version = :next, category = :category"
     )
+    adding = []
     if change.seen_item:
-        expression += " ADD seen_items :seen"
+        adding.append("seen_items :seen")
         values[":seen"] = {change.seen_item}
+    if change.skipped:
+        adding.append("skipped :skipped")
+        values[":skipped"] = change.skipped
+    if adding:
+        expression += " ADD " + ", ".join(adding)
     condition = "attribute_not_exists(#version)"
     if change.read_version is not None:
         condition, values[":read"] = "#version = :read", change.read_version

@@ -9,6 +9,9 @@ history point and the bank item's difficulty step. A retry after any failure eit
 nothing recorded (and records) or finds the whole record (and returns it); it never counts twice.
 The attempt keeps what the ability update used (`item_id`, `item_b`, `guess_floor`,
 `ability_category`), so a reviewer's override can undo exactly that response.
+
+The `user-attempts` index (`user_id` + `graded_at`, every attribute) lists a learner's answers
+across all their sessions, newest first, a page at a time (the history).
 """
 
 import hashlib
@@ -28,7 +31,14 @@ TABLE_VARIABLE = "ATTEMPTS_TABLE"
 QUESTIONS_TABLE_VARIABLE = "QUESTIONS_TABLE"
 TOOL = "score_and_explain"
 
-RecordOutcome = Literal["recorded", "already_recorded", "answered_differently", "retired", "ability_changed"]
+RecordOutcome = Literal["recorded", "already_recorded", "answered_differently", "retired", "skipped", "ability_changed"]
+SKIPPED_SUFFIX = "skipped"
+
+
+def skip_key(question_id: str) -> str:
+    """The attempt key of a question left unanswered: one per question, so counting it again
+    (a retry, a race between two requests that both settle the round) writes nothing."""
+    return f"{question_id}#{SKIPPED_SUFFIX}"
 
 
 def attempt_key(question_id: str, request_identity: list[Any]) -> str:
@@ -48,6 +58,35 @@ def session_attempts(session_id: str) -> list[dict[str, Any]]:
             ExpressionAttributeValues={":session": {"S": session_id}},
         )
     return sorted(items, key=lambda item: str(item.get("graded_at", "")))
+
+
+USER_INDEX = "user-attempts"
+PAGE_KEYS = ("session_id", "attempt_key", "user_id", "graded_at")  # where a page of the index ends
+
+
+def user_attempts(
+    user_id: str, limit: int, start: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+    """Up to `limit` of the user's attempts, newest first, and where the next page starts (None
+    at the end; one more is read so that a last full page says so). `start`: a page's end."""
+    params: dict[str, Any] = {
+        "TableName": resource_name(TABLE_VARIABLE),
+        "IndexName": USER_INDEX,
+        "KeyConditionExpression": "user_id = :user_id",
+        "ExpressionAttributeValues": {":user_id": {"S": user_id}},
+        "ScanIndexForward": False,
+        "Limit": limit + 1,
+    }
+    if start:
+        params["ExclusiveStartKey"] = {name: {"S": start[name]} for name in PAGE_KEYS}
+    with storage_errors("attempts query"):
+        response = dynamodb(TOOL).query(**params)
+    items = [from_item(item) for item in response.get("Items", [])]
+    if len(items) > limit:
+        items = items[:limit]
+        return items, {name: str(items[-1][name]) for name in PAGE_KEYS}
+    last = response.get("LastEvaluatedKey")  # a page cut short by DynamoDB's 1 MB
+    return items, ({name: last[name]["S"] for name in PAGE_KEYS} if last else None)
 
 
 def get_attempt(session_id: str, key: str) -> dict[str, Any] | None:
@@ -235,8 +274,55 @@ def record_graded_answer(  # noqa: PLR0917 - the answer's writes, each optional
                 question: dict[str, Any] = dict(failed["question"].get("Item") or {})
                 status = from_item(question).get("status") if question else None
                 retired = status == "retired" and "answered_at" not in question
+                if "skipped_at" in question:  # its round was over: counted as skipped
+                    return "skipped"
                 return "retired" if retired else "answered_differently"
             if "learner" in failed or "bank_item" in failed:
                 return "ability_changed"
             raise
     return "recorded"
+
+
+def _skip_question_update(question_id: str, key: str, at: str) -> dict[str, Any]:
+    """Mark a question answered by its skip, once: never one answered meanwhile (the learner's
+    answer won the race) nor one already counted."""
+    return {
+        "Update": {
+            "TableName": resource_name(QUESTIONS_TABLE_VARIABLE),
+            "Key": {"question_id": {"S": question_id}},
+            "UpdateExpression": "SET answered_at = :at, answered_attempt_key = :key, skipped_at = :at",
+            "ConditionExpression": "attribute_exists(question_id) AND attribute_not_exists(answered_at)",
+            "ExpressionAttributeValues": {":at": {"S": at}, ":key": {"S": key}},
+        }
+    }
+
+
+def record_skips(skips: list[dict[str, Any]], learner: list[dict[str, Any]]) -> bool:
+    """Record questions left unanswered as skipped, in one transaction: per question a skip
+    attempt (a score of 0, new under `skip_key`) and its answered marker, with the learner's
+    ability (`learner`: slea.dal.abilities.answer_items, conditioned on the version read). False
+    when a condition failed (a question was answered or counted meanwhile, or the ability moved):
+    nothing was written; read again and retry."""
+    items: list[dict[str, Any]] = []
+    for skip in skips:
+        items.append(
+            {
+                "Put": {
+                    "TableName": resource_name(TABLE_VARIABLE),
+                    "Item": to_item(skip),
+                    "ConditionExpression": "attribute_not_exists(attempt_key)",
+                }
+            }
+        )
+        items.append(_skip_question_update(skip["question_id"], skip["attempt_key"], skip["graded_at"]))
+    with storage_errors("skips transaction"):
+        try:
+            dynamodb(TOOL).transact_write_items(TransactItems=items + learner)  # type: ignore[arg-type]
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                raise
+            reasons = error.response.get("CancellationReasons", [])
+            if any(reason.get("Code") == "ConditionalCheckFailed" for reason in reasons):
+                return False
+            raise
+    return True

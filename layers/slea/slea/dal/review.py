@@ -14,6 +14,12 @@
   reviews are written at a person's pace, far below a partition's 1,000 writes a second.
 - Sorting the open attempts by the grader's confidence: their sparse GSI `review-confidence`
   (review_state, confidence); questions have no confidence and are not in it.
+- Retiring acts on the bank item a copy was drawn from and on the bank items of the same stem
+  in its bank key (`bank_twins`, the `bank-items` index): a retired stem is never drawn again.
+  A deactivated template carries `deactivated_by` (the question whose retirement did it), so
+  un-retiring reactivates those templates and no other.
+- A bulk accept is recorded once more under its own `target_id` (the bulk id, kind "bulk"),
+  listing the attempts it accepted, so it can be reverted.
 """
 
 import uuid
@@ -21,7 +27,8 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
-from slea.dal.templates import stem_digest
+from slea.dal.questions import bank_key
+from slea.dal.templates import stem_digest, with_search_key
 from slea.dal.wire_format import batch_get, from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.clock import utc_now
@@ -38,6 +45,7 @@ QUEUE_INDEX = "review-queue"
 CONFIDENCE_INDEX = "review-confidence"
 RECENT_INDEX = "recent-reviews"
 GROUPS_INDEX = "review-groups"
+BANK_INDEX = "bank-items"
 AUDIT_FEED = "reviews"
 BATCH_GET_MAX = 100  # DynamoDB's limit of keys per BatchGetItem
 COUNTERS_KEY = {"target_id": {"S": "#counters"}, "audit_key": {"S": "#counters"}}
@@ -182,6 +190,34 @@ def templates_with_stem(stem: str) -> list[str]:
     return [str(key["id"]) for key in keys][:MAX_TEMPLATES_DEACTIVATED]
 
 
+def same_stem(one: str, other: str) -> bool:
+    """Stems compare as the template index compares them: spacing and case aside."""
+    return " ".join(one.split()).casefold() == " ".join(other.split()).casefold()
+
+
+def bank_twins(category: str, language: str, stem: str) -> list[dict[str, Any]]:
+    """The drawable bank items of the bank key whose stem is `stem` (spacing and case aside)."""
+    with storage_errors("bank twins query"):
+        items = query_all(
+            dynamodb(TOOL),
+            TableName=resource_name(QUESTIONS_TABLE),
+            IndexName=BANK_INDEX,
+            KeyConditionExpression="bank_key = :key",
+            ExpressionAttributeValues={":key": {"S": bank_key(category, language)}},
+        )
+    return [item for item in items if same_stem(str(item.get("stem", "")), stem)][:MAX_TEMPLATES_DEACTIVATED]
+
+
+def template(template_id: str) -> dict[str, Any] | None:
+    with storage_errors("template get"):
+        item = (
+            dynamodb(TOOL)
+            .get_item(TableName=resource_name(TEMPLATES_TABLE), Key={"id": {"S": template_id}}, ConsistentRead=True)
+            .get("Item")
+        )
+    return from_item(item) if item else None
+
+
 # ---------------------------------------------------------------- transaction items
 def update(
     variable: str,
@@ -205,15 +241,26 @@ def update(
     return {"Update": body}
 
 
-def deactivate_template(template_id: str) -> dict[str, Any]:
+def deactivate_template(template_id: str, question_id: str = "") -> dict[str, Any]:
     """Tool 2 searches only templates carrying `search_key` (slea.dal.templates)."""
     return update(
         TEMPLATES_TABLE,
         {"id": template_id},
-        "SET is_active = :false REMOVE search_key",
+        "SET is_active = :false, deactivated_by = if_not_exists(deactivated_by, :by) REMOVE search_key",
         "attribute_exists(id)",
-        {":false": False},
+        {":false": False, ":by": question_id or "-"},
     )
+
+
+def reactivate_template(stored: dict[str, Any], question_id: str) -> dict[str, Any]:
+    """The template active again (in Tool 2's index if it belongs there), if `question_id`'s
+    retirement is what deactivated it."""
+    restored = with_search_key({**stored, "is_active": True})
+    expression, values = "SET is_active = :true REMOVE deactivated_by", {":true": True, ":by": question_id}
+    if "search_key" in restored:
+        expression = "SET is_active = :true, search_key = :key REMOVE deactivated_by"
+        values[":key"] = restored["search_key"]
+    return update(TEMPLATES_TABLE, {"id": stored["id"]}, expression, "deactivated_by = :by", values)
 
 
 def audit_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -228,14 +275,20 @@ def audit_record(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def count(*counters: str) -> dict[str, Any]:
-    """Add one to each of `counters` (GET /review/stats)."""
+def count(*counters: str, by: int = 1) -> dict[str, Any]:
+    """Add `by` (one, or minus one when an action is undone) to each of `counters` (GET /review/stats)."""
+    return adjust(dict.fromkeys(counters, by))
+
+
+def adjust(changes: dict[str, int]) -> dict[str, Any]:
+    """Add each change to its counter, in one update (a transaction may touch the counters once)."""
+    names = list(changes)
     return {
         "Update": {
             "TableName": resource_name(AUDIT_TABLE),
             "Key": COUNTERS_KEY,
-            "UpdateExpression": "ADD " + ", ".join(f"{name} :one" for name in counters),
-            "ExpressionAttributeValues": {":one": {"N": "1"}},
+            "UpdateExpression": "ADD " + ", ".join(f"{name} :c{n}" for n, name in enumerate(names)),
+            "ExpressionAttributeValues": {f":c{n}": {"N": str(changes[name])} for n, name in enumerate(names)},
         }
     }
 

@@ -38,6 +38,24 @@ def session_with_rounds(session_id: str, numbers: tuple[int, ...]) -> tuple[dict
     return found.get(session_id), {number: found[key] for number, key in keyed.items() if key in found}
 
 
+def rounds_of(session_ids: list[str], numbers: tuple[int, ...]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The rounds' records of several sessions in one BatchGetItem (at most 100 keys: a listing's
+    page is bounded well below that): {(session id, round number): record} for rounds ever claimed."""
+    keys = [round_key(session_id, number) for session_id in session_ids for number in numbers]
+    if not keys:
+        return {}
+    table = resource_name(TABLE_VARIABLE)
+    request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
+    items, unprocessed = batch_get(dynamodb(TOOL), request, "rounds get", rounds=3)
+    if unprocessed:
+        raise DataAccessError("rounds get: keys left unprocessed")
+    found: dict[tuple[str, int], dict[str, Any]] = {}
+    for record in map(from_item, items.get(table, [])):
+        session_id, _, number = str(record["session_id"]).rpartition("#round#")
+        found[(session_id, int(number))] = record
+    return found
+
+
 def get_round(session_id: str, round_number: int) -> dict[str, Any] | None:
     with storage_errors("rounds get"):
         item = (

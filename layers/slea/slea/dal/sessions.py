@@ -1,10 +1,12 @@
 """Test sessions and who owns them. Key design: partition `session_id`. The server creates every
-session (a random id, `POST /sessions`) for the caller, who alone may use it afterwards."""
+session (a random id, `POST /sessions`) for the caller, who alone may use it afterwards. A session
+is closed (`closed_at`) once its learner starts a round in a newer one: it takes no more answers."""
 
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from slea.dal.wire_format import from_item
 from slea.platform.aws import dynamodb
 from slea.platform.clock import utc_now
 from slea.platform.errors import storage_errors
@@ -26,19 +28,54 @@ def owner_of(session_id: str) -> str | None:
     return item["user_id"]["S"] if item else None
 
 
-def create(session_id: str, user_id: str) -> bool:
-    """Store a new session owned by `user_id`; False if the id is taken (never overwritten)."""
+def record(session_id: str) -> dict[str, Any] | None:
+    """The session's record (owner, creation, closing), or None."""
+    with storage_errors("sessions get"):
+        item = (
+            dynamodb(TOOL)
+            .get_item(
+                TableName=resource_name(TABLE_VARIABLE), Key={"session_id": {"S": session_id}}, ConsistentRead=True
+            )
+            .get("Item")
+        )
+    return from_item(item) if item else None
+
+
+def close(session_id: str, at: str) -> None:
+    """Mark the session closed (the first closing stands); nothing if it no longer exists."""
+    with storage_errors("sessions update"):
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"session_id": {"S": session_id}},
+                UpdateExpression="SET closed_at = if_not_exists(closed_at, :at)",
+                ConditionExpression="attribute_exists(session_id)",
+                ExpressionAttributeValues={":at": {"S": at}},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+
+
+def owner_name(session_id: str) -> str | None:
+    """The display name the session's learner had when they created it (None: not recorded)."""
+    name = (record(session_id) or {}).get("user_name")
+    return name if isinstance(name, str) else None
+
+
+def create(session_id: str, user_id: str, user_name: str | None = None) -> bool:
+    """Store a new session owned by `user_id` (and their display name, which reviewers see in the
+    review record); False if the id is taken (never overwritten)."""
+    item = {"session_id": {"S": session_id}, "user_id": {"S": user_id}, "created_at": {"S": utc_now("milliseconds")}}
+    if user_name:
+        item["user_name"] = {"S": user_name}
     with storage_errors("sessions put"):
         try:
             dynamodb(TOOL).put_item(
                 TableName=resource_name(TABLE_VARIABLE),
-                # Milliseconds: the user-sessions index orders a learner's sessions by it, and two
-                # may be created within a second (the newest is the one a page resumes).
-                Item={
-                    "session_id": {"S": session_id},
-                    "user_id": {"S": user_id},
-                    "created_at": {"S": utc_now("milliseconds")},
-                },
+                # Milliseconds (created_at): the user-sessions index orders a learner's sessions by
+                # it, and two may be created within a second (the newest is the one a page resumes).
+                Item=item,
                 ConditionExpression="attribute_not_exists(session_id)",
             )
         except ClientError as error:

@@ -40,7 +40,6 @@ PHRASES: dict[Language, dict[str, str]] = {
         "why_wrong": "Why your answer is not right:",
         "other_concept_definition": "The option you chose is the definition of a different concept: {concept}.",
         "other_concept_name": "The option you chose is a different concept. {concept}: {definition}",
-        "other_concept": "The option you chose describes a different concept than the one this question asks about.",
         "definition_of": "That is the definition of {concept}.",
         "tf_true": "The statement is true.",
         "tf_false": "The statement is false: it does not agree with the concept's definition.",
@@ -75,7 +74,6 @@ PHRASES: dict[Language, dict[str, str]] = {
         "why_wrong": "제출한 답이 틀린 이유:",
         "other_concept_definition": "선택한 보기는 다른 개념의 정의입니다: {concept}.",
         "other_concept_name": "선택한 보기는 다른 개념입니다. {concept}: {definition}",
-        "other_concept": "선택한 보기는 이 문항이 묻는 개념이 아닌 다른 개념을 설명합니다.",
         "definition_of": "정답 보기는 다음 개념의 정의입니다: {concept}.",
         "tf_true": "이 진술은 참입니다.",
         "tf_false": "이 진술은 거짓입니다. 개념의 정의와 맞지 않습니다.",
@@ -236,31 +234,14 @@ def next_steps(item: GradingItem, links: list[ReferenceLink], needs_review: bool
     return steps
 
 
-def normalised_key(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def names_a_key(item: GradingItem, unanswered_keys: frozenset[str]) -> bool:
-    """The option picked (or the concept it came from) is the key of an item the learner has not
-    answered yet: what explains it may not name it (its definition would answer that item)."""
-    picked = picked_option(item) if item.question_type == "multiple_choice" else None
-    if picked is None or not unanswered_keys:
-        return False
-    note = _note_for(item, picked)
-    named = {option_text(item.choices[picked]), *((note.concept, note.definition) if note else ())}
-    return any(normalised_key(text) in unanswered_keys for text in named)
-
-
 def details_of(
-    item: GradingItem,
-    explanation: Explanation,
-    links: list[ReferenceLink],
-    needs_review: bool,
-    unanswered_keys: frozenset[str] = frozenset(),
+    item: GradingItem, explanation: Explanation, links: list[ReferenceLink], needs_review: bool
 ) -> FeedbackDetails:
     """The feedback in parts; a part the explainer left empty is taken from the item's records.
-    `unanswered_keys` (normalised): the keys of the session's items not answered yet; a wrong
-    pick that is one of them is said to be another concept without naming or defining it."""
+    What it says of a wrong pick depends on this item alone (its own choice notes), never on the
+    session's other items: wording chosen by another item's key would tell the learner that the
+    option keys an item still to come (the rounds are chosen so that none does:
+    security/exposure.py)."""
     language = language_of(item)
     text = PHRASES[language]
     why, wrong = offline_parts(item)
@@ -268,9 +249,6 @@ def details_of(
     why_correct = (explanation.why_correct or "").strip() or why
     if item.question_type == "multiple_choice":
         why_correct = _key_not_restated(why_correct, correct_answer, text)
-    if not item.is_correct and names_a_key(item, unanswered_keys):
-        explanation = explanation.model_copy(update={"why_yours_is_wrong": None})
-        wrong = text["other_concept"]
     return FeedbackDetails(
         language=language,
         question=item.stem,
@@ -308,22 +286,14 @@ def without_repeats(paragraphs: list[str | tuple[str, str]]) -> list[str]:
     return kept
 
 
-def compose(
-    details: FeedbackDetails,
-    item: GradingItem,
-    explanation: Explanation,
-    terms: list[str],
-    unanswered_keys: frozenset[str] = frozenset(),
-) -> str:
+def compose(details: FeedbackDetails, item: GradingItem, explanation: Explanation, terms: list[str]) -> str:
     """The prose explanation: the verdict, the learner's answer and the key, why, why not, the
     explainer's own notes, how to study and what next; no sentence twice; at least the spec's
     length, padded with study checks on the question's terms and then with distinct study tips."""
     text = PHRASES[details.language]
     is_choice = item.question_type != "short_answer"
     headed = {
-        # The pick is named in the parts (the learner typed or chose it); in the prose, only when it
-        # is no unanswered item's key (the prose is what a single block of text shows).
-        "your_answer": details.your_answer if is_choice and not names_a_key(item, unanswered_keys) else None,
+        "your_answer": details.your_answer if is_choice else None,
         "correct_answer" if is_choice else "model_answer": details.correct_answer,
         "why": details.why_correct,
         "why_wrong": details.why_yours_is_wrong,

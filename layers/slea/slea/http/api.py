@@ -15,6 +15,7 @@ from slea.contracts.error_response import ErrorResponse
 from slea.contracts.profile import normalised_user_id
 from slea.platform import errors
 from slea.platform.errors import Forbidden, Unauthenticated
+from slea.security import rate_limits
 from slea.security.roles import is_reviewer
 
 SESSION_ID_PATTERN = ID_PATTERN
@@ -117,7 +118,7 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         401: _error("No bearer token, or one without a subject"),
         403: _error("The session belongs to another user"),
         404: _error("Unknown session or question"),
-        409: _error("The question has already been answered, or was retired by a reviewer"),
+        409: _error("The question has already been answered, was retired by a reviewer, or its round is over"),
         413: _error("The body is larger than 64 KiB"),
         415: _error("The body is not declared as application/json"),
         503: _error("Storage, or starting the round, is temporarily unavailable; retry"),
@@ -158,7 +159,39 @@ def openapi_document(app: APIGatewayHttpResolver) -> dict[str, Any]:
         schemas.pop(unused, None)
     if "schemas/ValidationError" in json.dumps(document["paths"]):
         raise RuntimeError("a route still refers to Powertools' ValidationError schema")
+    # Every route can answer 429: the per-user request budget is spent before routing (over_budget).
+    over = {
+        "description": "Too many requests from this user (the per-user budget, or the action's own); see Retry-After",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}},
+    }
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            operation.setdefault("responses", {}).setdefault("429", over)
     return document
+
+
+def _subject(event: dict[str, Any]) -> str | None:
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims") or {}
+    subject = claims.get("sub") if isinstance(claims, dict) else None
+    return normalised_user_id(str(subject)) if subject else None
+
+
+def over_budget(event: dict[str, Any]) -> dict[str, Any] | None:
+    """429 with Retry-After when the caller has spent their per-user request budget
+    (slea.security.rate_limits), else None. Checked first, before anything reads storage or
+    routes: every authenticated request counts, whatever it asks and however it ends (a listing,
+    a repeat, an unknown id, a refused body). A request without a subject is refused by its route
+    (401) and spends nothing: it reaches no one's data."""
+    subject = _subject(event)
+    if subject is None:
+        return None
+    try:
+        rate_limits.take(subject, "request")
+    except errors.RateLimited as refused:
+        response = _gateway_error(429, refused.code, refused.message)
+        response["headers"]["Retry-After"] = str(refused.retry_after)
+        return response
+    return None
 
 
 def unparseable_body(event: dict[str, Any]) -> dict[str, Any] | None:

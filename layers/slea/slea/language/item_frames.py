@@ -14,11 +14,16 @@ Frames by the thinking they ask for (the generator matches them to the round's d
 
 from slea.constants import Language
 
+# English frames name a concept as a sentence does ("What is a multimodal model?", "What are
+# guardrails?"): the generator fills {label}/{name}/{other} with the name's noun phrase
+# (slea.language.english_articles) and {be}, {does}, {it}, {its}, {Its}, {s} with the words that
+# agree with it. Korean frames need neither: their particles follow the word.
+
 FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
     "en": {
         "mc_definition": (
             "Which of the following best describes {label}?",
-            "What is {label}?",
+            "What {be} {label}?",
             "Select the most accurate definition of {label} from the options below.",
         ),
         "mc_identify": (
@@ -32,12 +37,12 @@ FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
         "tf_definition": ("True or False: {name} can be described as follows. {definition}",),
         "tf_key_point": ('True or False: "{point}" holds for {name}.',),
         "sa_explain": (
-            "Explain {label} and describe its key aspects.",
-            "In your own words, what is {label} and why does it matter in practice?",
-            "Describe how {label} works and what it is characterised by.",
+            "Explain {label} and describe {its} key aspects.",
+            "In your own words, what {be} {label}, and why does this matter in practice?",
+            "Describe how {label} work{s} and what {it} {be} characterised by.",
         ),
         "sa_compare": (
-            "How does {name} differ from {other}? Explain the key difference.",
+            "How {does} {name} differ from {other}? Explain the key difference.",
             "Compare {name} with {other}: what sets {name} apart?",
         ),
         "sa_keyword": (
@@ -45,7 +50,7 @@ FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
             "Why does {keyword} matter at this level? Answer with an example from practice.",
         ),
         "explain": ("{label}: {definition} Key points: {points}.",),
-        "reference": ("{name} is {definition_lower} Its key aspects are: {points}.",),
+        "reference": ("{name} {be} {definition_lower} {Its} key aspects are: {points}.",),
         "compare_reference": ("{name}: {definition} By contrast, {other}: {other_definition}",),
     },
     "ko": {

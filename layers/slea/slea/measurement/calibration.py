@@ -19,15 +19,25 @@ fit: near 1 when answers vary with ability as the model says), and flags:
   dozen answers per learner, the item's own answer would lend it a correlation it does not have;
 - "label_far": the calibrated b is more than LABEL_FAR logits (three label steps) from its label's
   b and known to better than LABEL_FAR_SE: the generator misjudged it.
+
+The scheduled job runs `calibrate_guarded`: the same fit, made hard for a few hostile accounts to
+move. Each learner counts once per item (their first answer: a later one may come from a key they
+were shown); learners whose answers misfit the model (person fit, slea.measurement.person_fit:
+right on hard items and wrong on easy ones, or right where keys went round) are left out of the
+refit and reported, never silently re-scored; an account with fewer than ESTABLISHED_ANSWERS
+answers weighs in proportion to them; and a flag stands only if it survives leaving out, for
+each flagged item, the ROBUST_TO accounts whose answers pull it most towards the flag: a handful
+of accounts can move a difficulty, never take a good item out of drawing on their own.
 """
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from slea.measurement.irt import MIN_PROBABILITY, log_likelihood, p_correct, sigmoid
 from slea.measurement.items import ItemDifficulty
 from slea.measurement.learner import POPULATION_PRIOR
+from slea.measurement.person_fit import Answered, PersonFit, person_fit
 
 ITERATIONS = 12
 CONVERGED = 0.005  # logits: stop once no difficulty moves more than this in a round
@@ -40,6 +50,8 @@ MIN_FIT_ANSWERS = 30
 INFIT_MAX, OUTFIT_MAX = 1.3, 1.5
 SLOPE_Z_MIN = -3.0
 LABEL_FAR, LABEL_FAR_SE = 1.5, 0.5
+ESTABLISHED_ANSWERS = 10  # answers after which an account weighs fully in the refit
+ROBUST_TO = 10  # accounts a flag must survive losing (the most adverse ones, per item)
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,8 @@ class Response:
     learner: str
     score: float  # 0..1
     floor: float = 0.0
+    weight: float = 1.0  # the answer's share in the fit (calibrate_guarded lowers a new account's)
+    exposure: float = 0.0  # the share of accounts the item's key has been shown to (person fit)
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,86 @@ class ItemStatistics:
     flags: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class GuardedCalibration:
+    items: dict[str, ItemStatistics]
+    person_fit: dict[str, PersonFit]  # learners with enough answers for the statistic
+    excluded: frozenset[str]  # learners left out of the refit: their answers misfit the model
+
+
+def calibrate_guarded(
+    responses: list[Response],
+    priors: dict[str, ItemDifficulty],
+    learner_priors: dict[str, tuple[float, float]] | None = None,
+) -> GuardedCalibration:
+    """calibrate(), made hard for a few hostile accounts to move (see the module's docstring)."""
+    first: dict[tuple[str, str], Response] = {}
+    for response in responses:
+        first.setdefault((response.item_id, response.learner), response)
+    once = list(first.values())
+    if not once:
+        return GuardedCalibration({}, {}, frozenset())
+    b, abilities = _fit(once, priors, learner_priors or {}, ITERATIONS)
+    by_learner: dict[str, list[Response]] = defaultdict(list)
+    for response in once:
+        by_learner[response.learner].append(response)
+    fits = {
+        learner: fit
+        for learner, answers in by_learner.items()
+        if (
+            fit := person_fit(
+                abilities[learner][0], [Answered(b[a.item_id], a.floor, a.score, a.exposure) for a in answers]
+            )
+        )
+    }
+    excluded = frozenset(learner for learner, fit in fits.items() if fit.flagged)
+    kept = [
+        Response(r.item_id, r.learner, r.score, r.floor, min(1.0, len(by_learner[r.learner]) / ESTABLISHED_ANSWERS))
+        for r in once
+        if r.learner not in excluded
+    ]
+    weighted = calibrate(kept, priors, learner_priors)
+    flagged = {item for item, statistics in weighted.items() if statistics.flags}
+    if not flagged:
+        return GuardedCalibration(weighted, fits, excluded)
+    _, kept_abilities = _fit(kept, priors, learner_priors or {}, ITERATIONS)
+    adverse = _most_adverse(kept, flagged, weighted, kept_abilities)
+    confirming = calibrate([r for r in kept if (r.item_id, r.learner) not in adverse], priors, learner_priors)
+    items = {
+        item: replace(statistics, flags=[f for f in statistics.flags if f in confirming.get(item, statistics).flags])
+        if item in flagged
+        else statistics
+        for item, statistics in weighted.items()
+    }
+    return GuardedCalibration(items, fits, excluded)
+
+
+def _most_adverse(
+    responses: list[Response],
+    flagged: set[str],
+    fitted: dict[str, ItemStatistics],
+    abilities: dict[str, tuple[float, float]],
+) -> set[tuple[str, str]]:
+    """For each flagged item, the ROBUST_TO answers with the largest standardised residuals: the
+    answers most surprising at the fitted difficulty, which both a misfit and a difficulty far
+    from the label are made of."""
+    chosen: set[tuple[str, str]] = set()
+    by_item: dict[str, list[Response]] = defaultdict(list)
+    for response in responses:
+        if response.item_id in flagged:
+            by_item[response.item_id].append(response)
+    for item, answers in by_item.items():
+        b = fitted[item].b
+
+        def pull(answer: Response, b: float = b) -> float:
+            p = min(max(p_correct(abilities[answer.learner][0], b, answer.floor), MIN_PROBABILITY), 1 - MIN_PROBABILITY)
+            return (answer.score - p) / math.sqrt(p * (1.0 - p))
+
+        ranked = sorted(answers, key=lambda answer: abs(pull(answer)), reverse=True)
+        chosen |= {(answer.item_id, answer.learner) for answer in ranked[:ROBUST_TO]}
+    return chosen
+
+
 def calibrate(
     responses: list[Response],
     priors: dict[str, ItemDifficulty],
@@ -73,6 +167,25 @@ def calibrate(
     item without one gets the prior of a middle label."""
     if not responses:
         return {}
+    learner_priors = learner_priors or {}
+    b, abilities = _fit(responses, priors, learner_priors, iterations)
+    by_item: dict[str, list[Response]] = defaultdict(list)
+    by_learner: dict[str, list[Response]] = defaultdict(list)
+    for response in responses:
+        by_item[response.item_id].append(response)
+        by_learner[response.learner].append(response)
+    prior_of = {item: priors.get(item) or ItemDifficulty.from_label(5.5) for item in by_item}
+    rest = _rest_abilities(by_learner, b, learner_priors)
+    return {item: _statistics(answers, abilities, rest, b[item], prior_of[item]) for item, answers in by_item.items()}
+
+
+def _fit(
+    responses: list[Response],
+    priors: dict[str, ItemDifficulty],
+    learner_priors: dict[str, tuple[float, float]],
+    iterations: int,
+) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    """EM: the items' difficulties and the learners' ability posteriors (mean, sd)."""
     by_item: dict[str, list[Response]] = defaultdict(list)
     by_learner: dict[str, list[Response]] = defaultdict(list)
     for response in responses:
@@ -80,7 +193,6 @@ def calibrate(
         by_learner[response.learner].append(response)
     prior_of = {item: priors.get(item) or ItemDifficulty.from_label(5.5) for item in by_item}
     b = {item: prior_of[item].b for item in by_item}
-    learner_priors = learner_priors or {}
     abilities: dict[str, tuple[float, float]] = {}
     for _ in range(iterations):
         abilities = {
@@ -94,8 +206,7 @@ def calibrate(
         b = moved
         if largest_move < CONVERGED:
             break
-    rest = _rest_abilities(by_learner, b, learner_priors)
-    return {item: _statistics(answers, abilities, rest, b[item], prior_of[item]) for item, answers in by_item.items()}
+    return b, abilities
 
 
 def _log_posterior(answers: list[Response], b: dict[str, float], prior: tuple[float, float]) -> list[float]:
@@ -149,8 +260,8 @@ def _expected(answers: list[Response], abilities: dict[str, tuple[float, float]]
         theta, sd = abilities[answer.learner]
         for node, weight in zip(HERMITE_NODES, HERMITE_WEIGHTS, strict=True):
             g, i = _derivatives(theta + sd * node, b, answer.floor, answer.score)
-            gradient += weight * g
-            information += weight * i
+            gradient += answer.weight * weight * g
+            information += answer.weight * weight * i
     return gradient, information
 
 
@@ -176,14 +287,17 @@ def _statistics(
     scores = [answer.score for answer in answers]
     thetas = [abilities[answer.learner][0] for answer in answers]
     expected = [p_correct(theta, b, answer.floor) for theta, answer in zip(thetas, answers, strict=True)]
+    weights = [answer.weight for answer in answers]
     variances = [max(p * (1.0 - p), MIN_PROBABILITY) for p in expected]
     squared = [(score - p) ** 2 for score, p in zip(scores, expected, strict=True)]
-    infit = sum(squared) / sum(variances)
-    outfit = sum(r / v for r, v in zip(squared, variances, strict=True)) / len(answers)
+    infit = sum(w * r for w, r in zip(weights, squared, strict=True)) / sum(
+        w * v for w, v in zip(weights, variances, strict=True)
+    )
+    outfit = sum(w * r / v for w, r, v in zip(weights, squared, variances, strict=True)) / sum(weights)
     rest_thetas = [rest[answer] for answer in answers]
     unproductive = infit > INFIT_MAX or outfit > OUTFIT_MAX or _slope_z(answers, rest_thetas, b) < SLOPE_Z_MIN
     flags = []
-    if len(answers) >= MIN_FIT_ANSWERS and unproductive:
+    if sum(weights) >= MIN_FIT_ANSWERS and unproductive:
         flags.append("misfit")
     if abs(b - prior.b) > LABEL_FAR and se < LABEL_FAR_SE:
         flags.append("label_far")
@@ -208,8 +322,8 @@ def _slope_z(answers: list[Response], thetas: list[float], b: float) -> float:
         p = p_correct(theta, b, answer.floor)
         slope = (1.0 - answer.floor) * sigmoid(theta - b) * (1.0 - sigmoid(theta - b))
         weight = slope / max(p * (1.0 - p), MIN_PROBABILITY) * (theta - b)  # d log L / d(slope) per residual
-        score += weight * (answer.score - p)
-        variance += weight * weight * p * (1.0 - p)
+        score += answer.weight * weight * (answer.score - p)
+        variance += answer.weight * weight * weight * p * (1.0 - p)
     return score / math.sqrt(variance) if variance > 0 else 0.0
 
 

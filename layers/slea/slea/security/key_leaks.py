@@ -46,9 +46,17 @@ REVEAL_COVERAGE = 0.6
 MIN_CLAIM_WEIGHT = 1.5
 NAME_MAX_WORDS = 4  # a keyed choice this short is a name, which reveals only with the stem's content
 SUBJECT_MAX_LENGTH = 80  # a stored explanation's head longer than this is a sentence, not a name
+# The withheld text is kept with the attempt and shown in the answer history once the items it
+# could give away are answered or can no longer be (logic/sessions/history.py): the note says so.
 NOTE: dict[Language, str] = {
-    "en": "(Part of this explanation is held back until you have answered the rest of the round.)",
-    "ko": "(이 설명의 일부는 이번 라운드의 나머지 문항에 답한 뒤에 보여 드립니다.)",
+    "en": (
+        "(Part of this explanation is held back until you have answered the rest of the round, or the"
+        " round is over; your answer history then shows it in full.)"
+    ),
+    "ko": (
+        "(이 설명의 일부는 이번 라운드의 나머지 문항에 답한 뒤에, 또는 라운드가 끝나면"
+        " 답안 기록에서 모두 보여 드립니다.)"
+    ),
 }
 OWN_KEY: dict[Language, str] = {"en": "The answer to this question: {key}.", "ko": "이 문항의 정답: {key}"}
 PARAGRAPH = re.compile(r"\n\s*\n")
@@ -143,6 +151,7 @@ class KeyedItem:
     correct_keywords: tuple[str, ...] = ()
     reference_answer: str | None = None
     explanation: str | None = None
+    item_id: str | None = None  # the stored question's id: what withheld text waits for
 
     @classmethod
     def from_stored(cls, question: Mapping[str, Any]) -> "KeyedItem":
@@ -155,6 +164,7 @@ class KeyedItem:
             correct_keywords=tuple(str(keyword) for keyword in key.get("correct_keywords") or []),
             reference_answer=key.get("reference_answer"),
             explanation=key.get("explanation"),
+            item_id=str(question["question_id"]) if question.get("question_id") else None,
         )
 
     @property
@@ -236,6 +246,12 @@ def gives_away(item: KeyedItem, other: KeyedItem, explained: bool = True) -> boo
     return any(claim.revealed_by(_units(text)) for text in item.shown_texts(explained) for claim in claims)
 
 
+def stated_by(item: KeyedItem, text: str) -> bool:
+    """Does `text` alone (one option, one statement) state what answers `item`?"""
+    present = _units(text)
+    return any(claim.revealed_by(present) for claim in item.claims)
+
+
 def language_of(item: KeyedItem) -> Language:
     """The item's language, as the feedback reads it (language/detect.py)."""
     return question_language(item.stem, item.choices, item.reference_answer, item.explanation)
@@ -259,12 +275,26 @@ class KeyGuard:
     withheld: Withheld = field(default_factory=Withheld)
     claims: list[Claim] = field(init=False)
     language: Language = field(init=False)
+    # The ids of the items something was withheld for: once they are answered (or can no longer
+    # be), the withheld text can be shown.
+    withheld_for: set[str] = field(default_factory=set)
+    _owners: list[str | None] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         own_key = self.own.own_key_units()
         # A fact the learner's own key states is shown with that key anyway: nothing to protect.
-        self.claims = [claim for item in self.unanswered for claim in item.claims if not claim.revealed_by(own_key)]
+        kept = [
+            (claim, item.item_id) for item in self.unanswered for claim in item.claims if not claim.revealed_by(own_key)
+        ]
+        self.claims = [claim for claim, _ in kept]
+        self._owners = [owner for _, owner in kept]
         self.language = language_of(self.own)
+
+    def _revealed(self, present: Units | set[str]) -> list[int]:
+        return [i for i, claim in enumerate(self.claims) if claim.revealed_by(present)]
+
+    def _note_owners(self, revealed: list[int]) -> None:
+        self.withheld_for.update(owner for owner in (self._owners[i] for i in revealed) if owner)
 
     def revealing(self, text: str) -> bool:
         """Does `text` (as one paragraph) give away an unanswered item's key?"""
@@ -277,9 +307,11 @@ class KeyGuard:
         withheld: set[int] = set()
         while True:
             present: set[str] = set().union(*(found for i, found in enumerate(units) if i not in withheld))
-            claim = next((claim for claim in self.claims if claim.revealed_by(present)), None)
-            if claim is None:
+            revealed = self._revealed(present)
+            if not revealed:
                 return withheld
+            self._note_owners(revealed)
+            claim = self.claims[revealed[0]]
             candidates = [i for i in range(len(units)) if i not in withheld]
             withheld.add(max(candidates, key=lambda i: (claim.covered(units[i]), bool(claim.required & set(units[i])))))
 
@@ -316,7 +348,12 @@ class KeyGuard:
 
     def links(self, links: Sequence[ReferenceLink]) -> list[ReferenceLink]:
         """The links whose title gives nothing away."""
-        kept = [link for link in links if not self.revealing(link.title)]
+        kept = []
+        for link in links:
+            revealed = self._revealed(_units(link.title))
+            self._note_owners(revealed)
+            if not revealed:
+                kept.append(link)
         self.withheld.links += len(links) - len(kept)
         return kept
 

@@ -1,12 +1,14 @@
 """Per-user rate limits: what one user may ask of the system per second, whatever the
-entry point. The HTTP API's own throttle (ApiThrottlingRateLimit) is for all users together, so
-without these one user could spend what is meant for everyone; each limited action may cost a
-model call.
+entry point. Every authenticated request spends from the user's `request` budget as it enters
+(slea.http.api for the HTTP API, the MCP function for MCP requests); the costly actions
+(answers, round starts, MCP tool calls) also spend from their own, stricter budgets. The HTTP
+API's own throttle (ApiThrottlingRateLimit) is for all users together, so without these one user
+could spend what is meant for everyone.
 
 Each (user, action) has a token bucket of `burst` requests that refills one request per
 `interval` seconds (slea.dal.rate_limits keeps it in DynamoDB). A refused request raises
-RateLimited carries the seconds to wait (Retry-After in the HTTP API). Limits come from the environment that
-template.yaml's parameters set; the defaults suit a human learner.
+RateLimited with the seconds to wait (Retry-After in the HTTP API). Limits come from the
+environment that template.yaml's parameters set; the defaults suit a human learner.
 """
 
 import math
@@ -21,7 +23,7 @@ from slea.platform import errors
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
 
-Action = Literal["answer", "round_start", "mcp_call"]
+Action = Literal["request", "answer", "round_start", "mcp_call"]
 
 
 @dataclass(frozen=True)
@@ -31,11 +33,15 @@ class Limit:
 
 
 DEFAULT_LIMITS: dict[Action, Limit] = {
+    # Every authenticated request through the HTTP API or MCP, whatever it asks (listings,
+    # history, review routes, repeats, unknown ids): the outer budget the others sit inside. A
+    # page load of the web app is about ten requests; a person never needs two a second for long.
+    "request": Limit(burst=120, interval_seconds=0.5),
     "answer": Limit(burst=10, interval_seconds=3),  # a learner reads and thinks before each answer
     "round_start": Limit(burst=3, interval_seconds=20),  # each round is up to 6 model calls
     "mcp_call": Limit(burst=20, interval_seconds=1),  # an agent's tool calls, any tool
 }
-_WHAT = {"answer": "answers", "round_start": "round starts", "mcp_call": "MCP tool calls"}
+_WHAT = {"request": "requests", "answer": "answers", "round_start": "round starts", "mcp_call": "MCP tool calls"}
 
 
 class RateLimited(errors.RateLimited):

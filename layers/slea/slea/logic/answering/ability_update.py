@@ -9,6 +9,12 @@ prior) this module makes the transaction items:
 - a history point (the ability just after this answer);
 - the bank item's online difficulty step, an increment DynamoDB applies to the stored value.
 
+A provisional grade (a short answer waiting for a reviewer) counts as 0 until a reviewer confirms
+or corrects it (`counted_score`): it may lower the ability, never raise it, so a grade nobody has
+checked cannot lift a level. The attempt keeps the score the ability used (`ability_score`), and
+the review re-scores the ability from it (`rescore_items`: the same path for an accept and an
+override).
+
 The grade is what must never be lost: if the learner's data cannot be read, the attempt is
 recorded without the ability update (marked `ability_skipped`, logged and counted in the
 AbilityUpdatesSkipped metric) rather than refused.
@@ -56,6 +62,12 @@ class AbilityWrites:
 def skipped(reason: str) -> AbilityWrites:
     metrics.add_metric(name="AbilityUpdatesSkipped", unit="Count", value=1)
     return AbilityWrites(attempt_fields={"ability_skipped": reason})
+
+
+def counted_score(score: int, needs_review: bool) -> int:
+    """The score an answer counts with in the learner model now: a grade waiting for review
+    counts as 0 (a wrong answer) until a reviewer confirms or corrects it."""
+    return 0 if needs_review else score
 
 
 def evidence_of(request: ScoreAnswerInput, stored: dict[str, Any], score: int) -> Evidence | None:
@@ -160,7 +172,7 @@ def writes_for_answer(
             theta=estimate.theta,
             se=estimate.se,
             answers=int((ability or {}).get("answers") or 0) + 1,
-            read_version=_version(ability),
+            read_version=version_of(ability),
             at=graded_at,
             point_suffix=attempt_key,
             seen_item=evidence.item_id,
@@ -172,24 +184,32 @@ def writes_for_answer(
             "item_b": difficulty.b,
             "guess_floor": floor,
             "ability_category": evidence.category,
+            "ability_score": round(evidence.score * 100),
         },
         learner_items=learner_items,
         difficulty=step,
     )
 
 
-def _version(ability: dict[str, Any] | None) -> int | None:
+def counted_of(attempt: dict[str, Any]) -> int:
+    """The score the attempt counts with in the ability now (older attempts: their score)."""
+    counted = attempt.get("ability_score")
+    return int(counted) if counted is not None else int(attempt["score"])
+
+
+def version_of(ability: dict[str, Any] | None) -> int | None:
     version = (ability or {}).get("version")
     return int(version) if version is not None else None
 
 
 def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict[str, Any]]:
-    """A reviewer's override, as it changes the learner's ability: the response as first graded is
-    taken out of the posterior and the corrected one put in (the same item b and guess floor),
-    conditioned on the version read. [] when the attempt updated no ability. Raises
-    DataAccessError when the ability cannot be read (the review can be retried)."""
+    """A reviewer's accept or override, as it changes the learner's ability: the response as it
+    was counted (`ability_score`: 0 for a provisional grade; older attempts counted their score)
+    is taken out of the posterior and the reviewed one put in (the same item b and guess floor),
+    conditioned on the version read. [] when the attempt updated no ability or the counted score
+    stands. Raises DataAccessError when the ability cannot be read (the review can be retried)."""
     category, item_b, floor = attempt.get("ability_category"), attempt.get("item_b"), attempt.get("guess_floor")
-    old_score = int(attempt["score"])
+    old_score = counted_of(attempt)
     if not category or item_b is None or floor is None or not attempt.get("user_id") or new_score == old_score:
         return []
     user_id = normalised_user_id(str(attempt["user_id"]))
@@ -210,7 +230,7 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict
             theta=estimate.theta,
             se=estimate.se,
             answers=int(ability.get("answers") or 0),
-            read_version=_version(ability),
+            read_version=version_of(ability),
             at=at,
             point_suffix=f"{attempt['attempt_key']}#review",
             seen_item=None,

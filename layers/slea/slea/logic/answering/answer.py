@@ -81,10 +81,10 @@ def _group(context: AnswerContext, grade: grading.Grade) -> None:
 
 def _graded(
     context: AnswerContext, attempt_id: str, *, recorded: bool = True
-) -> tuple[ScoreAnswerOutput, tuple[str, dict[str, Any]] | None]:
-    """Grade and explain (no storage: the cache entry read with the context, any new one returned
-    for the recording transaction)."""
-    grade = grading.grade(context.item, _exemplars(context))
+) -> tuple[ScoreAnswerOutput, explaining.Explained]:
+    """Grade and explain (no storage: the cache entry read with the context, any new one and what
+    the key-leak guard held back returned for the recording transaction)."""
+    grade = grading.grade(context.item, context.other_references, _exemplars(context))
     context.grader_probability = grade.probability
     if recorded:  # a grading recorded nowhere joins no review group
         _group(context, grade)
@@ -113,7 +113,7 @@ def _graded(
         grader_reasoning=shown.reasoning,
         details=shown.details,
     )
-    return output, explained.cache_entry
+    return output, explained
 
 
 def _recorded(context: AnswerContext) -> ScoreAnswerOutput | None:
@@ -129,9 +129,15 @@ def _grade_and_record(context: AnswerContext, *, claim_question: bool) -> ScoreA
     # The attempt key holds a digest of the answer key (it dedupes retries of the same grading);
     # the learner-visible id is keyed under the secret, so it cannot be tried against candidate keys.
     attempt_id = ids.keyed_uuid("attempt", request.session_id, context.attempt_key)
-    output, cache_entry = _graded(context, attempt_id)
+    output, explained = _graded(context, attempt_id)
     try:
-        outcome = recording.record(context, output, claim_question=claim_question, explanation=cache_entry)
+        outcome = recording.record(
+            context,
+            output,
+            claim_question=claim_question,
+            explanation=explained.cache_entry,
+            withheld=explained.withheld,
+        )
     except DataAccessError as error:
         logger.error("attempt not recorded", extra={"attempt_id": attempt_id, "reason": str(error)})
         metrics.add_metric(name="AttemptsNotRecorded", unit="Count", value=1)
@@ -156,7 +162,8 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     _owner_check(session_id, user_id, context.records.session)
     if (recorded := _recorded(context)) is not None:  # a retry: the grading as it was
         return recorded
-    if (refused := rules.refusal(stored, context.attempt_key)) is not None:
+    left = bool((context.records.session or {}).get("closed_at"))
+    if (refused := rules.refusal(stored, context.attempt_key, session, session_closed=left)) is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # every new answer, before any model call
     return _grade_and_record(context, claim_question=True)

@@ -36,6 +36,9 @@ class AnswerContext:
     attempt_key: str
     item: GradingItem
     unanswered: list[KeyedItem] = field(default_factory=list)
+    # The session's other short-answer references: an answer agreeing with one of them better
+    # than with its own is not correct (grading.py).
+    other_references: list[Any] = field(default_factory=list)
     records: AnswerRecords = field(default_factory=AnswerRecords)
     ability_unreadable: bool = False
     grader_probability: float | None = None  # set by the grading: kept with the attempt for its exemplar
@@ -111,6 +114,8 @@ def prepare(request: ScoreAnswerInput, stored: dict[str, Any], session: list[dic
         item=grading.grading_item(request, stored, shown),
         unanswered=unanswered_items(session, answering=request.question_id) if stored else [],
     )
+    if request.question_type == "short_answer":
+        context.other_references = grading.other_references(request.question_id, session)
     if context.cacheable:
         context.item.is_correct = grading.keyed_outcome(context.item)
     return context

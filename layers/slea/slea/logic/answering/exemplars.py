@@ -56,7 +56,10 @@ def with_exemplars(
     """`graded`, finalised with the verdict of agreeing exemplars where they decide it."""
     if graded.final or not exemplars:
         return graded
-    flagged = bool(evidence.flags) or (evidence.probability_correct is None and not evidence.needs_review)
+    # Flagged by the evidence or by a check after it (an answer closer to another item's reference).
+    flagged = bool(evidence.flags or graded.flags) or (
+        evidence.probability_correct is None and not evidence.needs_review
+    )
     found = propagate(Graded(answer, evidence.probability_correct, flagged), exemplars)
     if found.correct is None or found.score is None:
         return graded

@@ -16,7 +16,7 @@ from typing import Any
 
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink
-from slea.feedback.details import compose, details_of, normalised_key, padded, picked_option
+from slea.feedback.details import compose, details_of, padded, picked_option
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
 from slea.llm import budget
@@ -44,6 +44,21 @@ class Shown:
 class Explained:
     shown: Shown
     cache_entry: tuple[str, dict[str, Any]] | None  # (variant, explanation) to store, on a cache miss
+    # What the guard held back, kept with the attempt (recording.py) so the history can show it
+    # once the items it was held back for are answered: the ids of those items and the unchecked
+    # output. None when nothing was held back.
+    withheld: dict[str, Any] | None = None
+
+
+def unguarded_fields(shown: Shown) -> dict[str, Any]:
+    """The learner-visible fields of a grading as stored with the attempt (AttemptView's names)."""
+    return {
+        "explanation": shown.explanation,
+        "reference_links": [link.model_dump(mode="json") for link in shown.links],
+        "details": shown.details.model_dump(mode="json"),
+        "feedback": shown.feedback,
+        "grader_reasoning": shown.reasoning,
+    }
 
 
 def cache_variant(item: GradingItem) -> str:
@@ -98,10 +113,7 @@ def _checked(
     """The explanation as the learner may see it: its prose, links and parts, each checked
     against the unanswered items' keys."""
     links = guard.links(cited(item.sources, explanation.reference_links))
-    keys = frozenset(
-        normalised_key(other.key_text) for other in guard.unanswered if other.question_type == "multiple_choice"
-    )
-    details = details_of(item, explanation, links, needs_review, keys)
+    details = details_of(item, explanation, links, needs_review)
     details = details.model_copy(
         update={
             "why_correct": guard.optional_text(details.why_correct),
@@ -112,7 +124,7 @@ def _checked(
     checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
     terms = topic_terms(item.correct_keywords, item.reference_explanation, None, item.category)
     # Padded again after the check: what it holds back must not leave the text under the minimum.
-    text = padded(guard.explanation(compose(details, item, checked, terms, keys)), details.language, terms)
+    text = padded(guard.explanation(compose(details, item, checked, terms)), details.language, terms)
     return text, links, details
 
 
@@ -132,16 +144,23 @@ def explain(
         entry = (cache_variant(item), explanation.model_dump(mode="json")) if cacheable else None
     guard = KeyGuard(keyed(item), unanswered)
     text, links, details = _checked(explanation, item, guard, grade.needs_review)
-    feedback = feedback_line(grade.score, language(item))
+    said = feedback_line(grade.score, language(item))
     if grade.note:
-        feedback = f"{grade.note} {feedback or ''}".strip()
-    feedback = guard.optional_text(feedback)
-    reasoning = guard.optional_text(grade.short_answer.reasoning) if grade.short_answer else None
+        said = f"{grade.note} {said or ''}".strip()
+    feedback = guard.optional_text(said)
+    said_reasoning = grade.short_answer.reasoning if grade.short_answer else None
+    reasoning = guard.optional_text(said_reasoning)
     withheld = guard.withheld.sentences + guard.withheld.links
+    kept: dict[str, Any] | None = None
     if withheld:
         logger.info("key material of unanswered items withheld", extra={"question_type": item.question_type})
         metrics.add_metric(name="KeyMaterialWithheld", unit="Count", value=withheld)
+        # The same composition with nothing to protect: what the history delivers later.
+        full = _checked(explanation, item, KeyGuard(guard.own, []), grade.needs_review)
+        unguarded = unguarded_fields(Shown(*full, feedback=said, reasoning=said_reasoning))
+        kept = {"withheld_for": sorted(guard.withheld_for), "unguarded": unguarded}
     return Explained(
         shown=Shown(text, links, details, feedback=feedback, reasoning=reasoning),
         cache_entry=entry,
+        withheld=kept,
     )

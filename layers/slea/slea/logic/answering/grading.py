@@ -6,7 +6,10 @@ offline evidence and, with a model configured, the model's grade checked against
   language (True/False, 참/거짓, O/X). 100 or 0.
 - Short answer: the 40/40/20 rubric plus keyword matches; correct at 80+; a model failure gives
   the default score, not correct, with a note. A grade the evidence does not make final (or any
-  flag) marks the attempt `needs_review`. docs/grading.md has the method and its figures.
+  flag) marks the attempt `needs_review`. An answer that agrees with another item of the
+  session's reference better than with its own is not correct (grading/other_items.py), and one
+  the grader cannot tell from another item's reference goes to review. docs/grading.md has the
+  method and its figures.
 """
 
 from collections.abc import Sequence
@@ -27,6 +30,8 @@ from slea.platform.observability import logger
 
 if TYPE_CHECKING:
     from slea.grading.answer_groups import Exemplar
+    from slea.grading.offline import OfflineGrade
+    from slea.grading.other_items import Reference
 
 
 @dataclass(frozen=True)
@@ -91,8 +96,47 @@ def keyed_outcome(item: GradingItem) -> bool:
     return expected is not None and truth_value(item.user_answer) == expected
 
 
+def other_references(question_id: str, session: list[dict[str, Any]]) -> list["Reference"]:
+    """The reference answers of the session's other short-answer items (read with the session's
+    questions: no call of its own)."""
+    from slea.grading.other_items import Reference  # noqa: PLC0415 - short answers only
+
+    return [
+        Reference(
+            reference=str(key.get("reference_answer") or ""),
+            keywords=tuple(str(word) for word in key.get("correct_keywords") or []),
+            stem=str(question.get("stem") or ""),
+        )
+        for question in session
+        if question.get("question_id") != question_id
+        and question.get("item_type") == "short_answer"
+        and (key := question.get("answer_schema") or {}).get("reference_answer")
+    ]
+
+
+def _checked_against_others(
+    graded: ShortAnswerGrade, item: GradingItem, evidence: "OfflineGrade", others: Sequence["Reference"]
+) -> ShortAnswerGrade:
+    """The grade, not correct if the answer agrees better with another item's reference, and not
+    final if another reference is about as close. The flag is for reviewers; the learner is told
+    only that the grade is provisional (naming the other item would say what its key is like)."""
+    if not others or graded.score <= 0:
+        return graded
+    from slea.grading.other_items import FLAG, other_match  # noqa: PLC0415
+    from slea.llm.offline.short_answers import material_for  # noqa: PLC0415
+
+    match = other_match(material_for(item), evidence.score, others)
+    if match is None or not match.undecided:
+        return graded
+    flags = [*graded.flags, FLAG]
+    if match.better_elsewhere:
+        score = min(graded.score, HIGH_SCORE_THRESHOLD - 1)
+        return graded.model_copy(update={"score": score, "flags": flags, "final": False})
+    return graded.model_copy(update={"flags": flags, "final": False})
+
+
 def _short_answer_grade(
-    item: GradingItem, exemplars: Sequence["Exemplar"] = ()
+    item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()
 ) -> tuple[ShortAnswerGrade, str | None, float | None]:
     """The grade and, when the model was unavailable, a note for the learner. The offline
     evidence is always computed: it gives the keyword matches and the form checks, and with a
@@ -109,7 +153,8 @@ def _short_answer_grade(
     if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
         logger.warning("no time left for the model's grading, using the offline grader")
         fallback = as_short_answer_grade(evidence)
-        return fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False}), None, None
+        fallback = fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False})
+        return _checked_against_others(fallback, item, evidence, others), None, None
     from slea.logic.answering.exemplars import examples_for, with_exemplars  # noqa: PLC0415
 
     if provider.name != "offline":  # a model grades consistently with the item's reviewed answers
@@ -124,16 +169,18 @@ def _short_answer_grade(
         item.graded_examples = []  # other learners' answers go no further than the grader
     if provider.name != "offline":
         graded = with_second_opinion(graded, evidence)
+    graded = _checked_against_others(graded, item, evidence, others)
     # What reviewers graded of this item decides a grade the evidence left provisional.
     probability = evidence.probability_correct
     return with_exemplars(graded, evidence, item.user_answer, list(exemplars)), None, probability
 
 
-def grade(item: GradingItem, exemplars: Sequence["Exemplar"] = ()) -> Grade:
-    """Grade the answer in `item` and set `item.is_correct` (the explainer reads it); a short
-    answer is also compared with its item's reviewed answers (`exemplars`)."""
+def grade(item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()) -> Grade:
+    """Grade the answer in `item` and set `item.is_correct` (the explainer reads it); `others`:
+    the references of the session's other short-answer items; a short answer is also compared
+    with its item's reviewed answers (`exemplars`)."""
     if item.question_type == "short_answer":
-        graded, note, probability = _short_answer_grade(item, exemplars)
+        graded, note, probability = _short_answer_grade(item, others, exemplars)
         result = Grade(
             score=graded.score,
             is_correct=graded.score >= HIGH_SCORE_THRESHOLD and note is None,

@@ -113,13 +113,18 @@ def record(
     *,
     claim_question: bool,
     explanation: tuple[str, dict[str, Any]] | None,
+    withheld: dict[str, Any] | None = None,
 ) -> attempts.RecordOutcome:
     """Record the grading with what it teaches the learner model, in one transaction. Raises
-    DataAccessError when it could not be written (nothing was)."""
-    attempt = attempt_item(output, context)
+    DataAccessError when it could not be written (nothing was). `withheld`: what the key-leak
+    guard held back (the unchecked output and the items it waits for), kept on the attempt so the
+    history can deliver it later (logic/sessions/history.py) with no write of its own."""
+    attempt = {**attempt_item(output, context), **(withheld or {})}
     stored, counted = context.stored, bool(context.stored)
     flag = _flag_change(stored, output.is_correct, output.graded_at) if counted else None
-    evidence = ability_update.evidence_of(context.request, stored, output.score)
+    # A provisional grade counts as 0 until reviewed (ability_update.counted_score).
+    counted_score = ability_update.counted_score(output.score, output.needs_review)
+    evidence = ability_update.evidence_of(context.request, stored, counted_score)
     label = context.request.difficulty or stored.get("difficulty")
     if evidence is not None and context.ability_unreadable:
         evidence, attempt = None, {**attempt, **ability_update.skipped("unreadable").attempt_fields}

@@ -1,8 +1,13 @@
 """The rules of answering a question, written once.
 
 A learner answers a question once (the explanation shows the key, so a second try would measure
-nothing), and never a retired one (a reviewer took it out: it measures nothing anyone trusts). The
-same answer sent again is a retry and gets its recorded grading back, even after retirement.
+nothing), and never a retired one (a reviewer took it out: it measures nothing anyone trusts), nor
+one counted as skipped (its round was over, logic/rounds/skips.py: a late answer could only raise
+the ability above the skip), nor one of a round the session has moved past (a later round's
+questions are saved) or of a session the learner has left (closed when they started a round in a
+newer one): what the key-leak guard held back there is then shown in the history, and may give
+its key away. The same answer sent again is a retry and gets its recorded grading back, even
+after retirement.
 
 `refusal` predicts the rule from the question as read, so a doomed answer is refused before any
 grading is spent on it; the recording transaction enforces it atomically (dal/attempts.py's
@@ -10,6 +15,7 @@ condition on the question), and `refusal_of_outcome` turns what the transaction 
 same refusal.
 """
 
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from slea.dal.attempts import RecordOutcome
@@ -31,15 +37,52 @@ def retired(question_id: str) -> Conflict:
     return Conflict("QUESTION_RETIRED", f"question {question_id} was retired by a reviewer")
 
 
-def refusal(question: dict[str, Any], attempt_key: str) -> Conflict | None:
-    """Why a new answer to `question` cannot be taken, or None (a retry is always taken)."""
+def skipped(question_id: str) -> Conflict:
+    return Conflict(
+        "QUESTION_SKIPPED",
+        f"question {question_id} was left unanswered when its round was over and was counted as skipped",
+    )
+
+
+def round_over(question: Mapping[str, Any], session: Iterable[Mapping[str, Any]]) -> bool:
+    """A later round of the question's session has begun (its questions are saved)."""
+    number = int(question.get("round", 1) or 1)
+    return any(int(other.get("round", 1) or 1) > number for other in session)
+
+
+def closed(question: Mapping[str, Any], session: Iterable[Mapping[str, Any]], session_closed: bool = False) -> bool:
+    """`question` can no longer be answered: answered, retired, its round is over or its session
+    closed."""
+    answered = bool(question.get("answered_at")) or bool(int(question.get("usage_count", 0) or 0))
+    return answered or session_closed or question.get("status") == RETIRED or round_over(question, session)
+
+
+def refusal(
+    question: dict[str, Any],
+    attempt_key: str,
+    session: Iterable[Mapping[str, Any]] = (),
+    session_closed: bool = False,
+) -> Conflict | None:
+    """Why a new answer to `question` (of `session`'s questions; `session_closed`: the session
+    was closed) cannot be taken, or None (a retry is always taken)."""
     if is_retry(question, attempt_key):
         return None
-    if question.get("answered_at"):
-        return already_answered(str(question["question_id"]))
-    if question.get("status") == RETIRED:
-        return retired(str(question["question_id"]))
-    return None
+    question_id = str(question["question_id"])
+    # In this order: a skip was counted as wrong already (a late answer could only raise it).
+    reasons: tuple[tuple[bool, Callable[[], Conflict]], ...] = (
+        (bool(question.get("skipped_at")), lambda: skipped(question_id)),
+        (bool(question.get("answered_at")), lambda: already_answered(question_id)),
+        (question.get("status") == RETIRED, lambda: retired(question_id)),
+        (
+            session_closed,
+            lambda: Conflict("SESSION_CLOSED", "this session was closed when you started a round in a newer one"),
+        ),
+        (
+            round_over(question, session),
+            lambda: Conflict("ROUND_OVER", "this question's round is over: the session has moved on to a later round"),
+        ),
+    )
+    return next((refused() for applies, refused in reasons if applies), None)
 
 
 def refusal_of_outcome(outcome: RecordOutcome, question_id: str) -> Conflict | None:
@@ -48,4 +91,6 @@ def refusal_of_outcome(outcome: RecordOutcome, question_id: str) -> Conflict | N
         return retired(question_id)
     if outcome == "answered_differently":
         return already_answered(question_id)
+    if outcome == "skipped":
+        return skipped(question_id)
     return None

@@ -17,14 +17,14 @@ reason was last raised, so a reviewer who accepted a misfit is not asked again a
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from slea.contracts.item_analysis import CalibrationFlag, CalibrationRun
 from slea.dal import calibration as store
-from slea.measurement.calibration import ItemStatistics, Response, calibrate
+from slea.measurement.calibration import ItemStatistics, Response, calibrate_guarded
 from slea.measurement.irt import guess_floor
 from slea.measurement.items import ItemDifficulty
 from slea.platform.clock import utc_now
@@ -71,6 +71,9 @@ def _item_id(attempt: dict[str, Any]) -> str | None:
 
 
 def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
+    # An item left unanswered is no evidence of how hard it is (a learner skips what they do not
+    # know): it counts against the learner's ability, not in the item's difficulty.
+    attempts = [attempt for attempt in attempts if not attempt.get("skipped")]
     items = store.bank_items(item_id for attempt in attempts if (item_id := _item_id(attempt)))
     responses: list[tuple[str, Response]] = []
     learners: dict[str, set[str]] = defaultdict(set)
@@ -84,9 +87,19 @@ def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
             (str(attempt.get("graded_at", "")), Response(str(item_id), learner, _score(attempt), _floor(attempt, item)))
         )
         learners[_category(item)].add(learner)
-    # A fixed order, whatever order the scan returned: the refit's sums then repeat exactly.
+    counts = {category: len(found) for category, found in learners.items()}
+    # A fixed order, whatever order the scan returned: the refit's sums then repeat exactly (and a
+    # learner's first answer to an item comes first: the guarded refit keeps only that one).
     responses.sort(key=lambda pair: (pair[1].item_id, pair[1].learner, pair[0], pair[1].score))
-    return _Prepared([response for _, response in responses], items, {c: len(v) for c, v in learners.items()})
+    exposed = [replace(response, exposure=_exposure(items[response.item_id], counts)) for _, response in responses]
+    return _Prepared(exposed, items, counts)
+
+
+def _exposure(item: dict[str, Any], learner_counts: dict[str, int]) -> float:
+    """The share of the category's learners the item was drawn for: how far its key may have gone
+    round (person fit's covariate). The item's draws now, not when each answer was given: for an
+    honest learner success does not depend on it either way."""
+    return min(1.0, float(item.get("draws") or 0) / max(learner_counts.get(_category(item), 1), 1))
 
 
 def _category(item: dict[str, Any]) -> str:
@@ -142,6 +155,7 @@ def calibrate_items(remaining_ms: RemainingMs, page_size: int | None = None) -> 
         "items_calibrated": 0,
         "items_unchanged": 0,
         "items_flagged": 0,
+        "learners_excluded": 0,
     }
     if not scanned.complete:
         # A refit from part of the answers would overwrite difficulties fitted from all of them.
@@ -152,7 +166,13 @@ def calibrate_items(remaining_ms: RemainingMs, page_size: int | None = None) -> 
         item_id: ItemDifficulty.from_label(float(item.get("difficulty") or 5.5))
         for item_id, item in prepared.items.items()
     }
-    fitted = calibrate(prepared.responses, priors)
+    guarded = calibrate_guarded(prepared.responses, priors)
+    fitted = guarded.items
+    run["learners_excluded"] = len(guarded.excluded)
+    if guarded.excluded:
+        logger.warning(
+            "answers left out of the refit: their patterns misfit", extra={"learners": len(guarded.excluded)}
+        )
     now = utc_now()
     pending = sorted(fitted)
     for number, item_id in enumerate(pending):
@@ -195,6 +215,7 @@ def _report(run: CalibrationRun) -> CalibrationRun:
     metrics.add_metric(name="CalibrationAttemptsRead", unit=MetricUnit.Count, value=run.attempts_read)
     metrics.add_metric(name="ItemsCalibrated", unit=MetricUnit.Count, value=run.items_calibrated)
     metrics.add_metric(name="ItemsFlaggedByCalibration", unit=MetricUnit.Count, value=run.items_flagged)
+    metrics.add_metric(name="LearnersExcludedFromCalibration", unit=MetricUnit.Count, value=run.learners_excluded)
     metrics.add_metric(name="CalibrationIncomplete", unit=MetricUnit.Count, value=0 if run.complete else 1)
     (logger.info if run.complete else logger.warning)("calibration run", extra=run.model_dump(mode="json"))
     return run

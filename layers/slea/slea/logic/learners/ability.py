@@ -24,6 +24,7 @@ def _session_ability(stored: dict[str, Any]) -> SessionAbility:
         se=round(se, 3),
         level=scale.level_of(theta),
         answers=int(stored.get("answers") or 0),
+        skipped=int(stored.get("skipped") or 0),
     )
 
 
@@ -50,18 +51,39 @@ def learner_ability(user_id: str, category: str | None = None) -> LearnerAbility
         measured = [item for item in measured if item.get("category") == category]
     categories = [str(item["category"]) for item in measured]
     points = abilities.history_of(user_id, categories, HISTORY_POINTS_MAX)
+    answers = {str(item["category"]): int(item.get("answers") or 0) for item in measured}
     return LearnerAbility(
         abilities=[_view(item) for item in sorted(measured, key=lambda item: str(item["category"]))],
-        history=[
+        history=_one_point_per_answer(points, answers),
+    )
+
+
+def _one_point_per_answer(points: list[dict[str, Any]], answers: dict[str, int]) -> list[AbilityPoint]:
+    """The history (oldest first) with each point's answer number, counted back from the ability's
+    `answers` (the newest answer is the last): a reviewer's correction (its entry ends "#review")
+    rests on as many answers as the point before it and takes that point's place, so a chart of
+    the history has exactly one point per answer, and the answer count beside it is the same."""
+    numbered: list[AbilityPoint] = []
+    counted = dict(answers)
+    for point in reversed(points):
+        category = str(point["category"])
+        number = counted.get(category, 0)
+        if number <= 0:
+            continue  # older than the first answer counted (it cannot be): nothing to number it with
+        if not str(point.get("entry", "")).endswith("#review"):
+            counted[category] = number - 1
+        if any(kept.category == category and kept.answers == number for kept in numbered):
+            continue  # a later correction of this answer's estimate is already kept
+        numbered.append(
             AbilityPoint(
                 at=str(point["at"]),
-                category=str(point["category"]),
+                category=category,
                 theta=round(float(point["theta"]), 3),
                 se=round(float(point["se"]), 3),
+                answers=number,
             )
-            for point in points
-        ],
-    )
+        )
+    return numbered[::-1]
 
 
 def session_ability(category: str | None, stored: dict[str, Any] | None) -> SessionAbility | None:

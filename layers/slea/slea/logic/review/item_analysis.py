@@ -108,6 +108,7 @@ def item_analysis(
     categories = [category] if category else sorted(SUPPORTED_CATEGORIES)
     partitions = [(name, language) for name in categories for language in LANGUAGES]
     rows = [_row(stored) for name, language in partitions for stored in store.calibrated_bank_items(name, language)]
+    last = max((row.calibrated_at for row in rows if row.calibrated_at), default=None)
     rows = [row for row in rows if (not flagged or row.flags) and (item_type is None or row.item_type == item_type)]
     ordered = _sorted(rows, sort, order)
     page = ordered[start : start + limit]
@@ -116,4 +117,5 @@ def item_analysis(
         items=page,
         total=len(ordered),
         next_cursor=_encoded(following, digest) if following < len(ordered) else None,
+        last_calibrated_at=last,
     )

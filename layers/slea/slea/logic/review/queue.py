@@ -3,7 +3,8 @@ kinds, filtered, searched and sorted, with a cursor to continue.
 
 The two tables' queue indexes are read from where the cursor left each (DynamoDB's own
 ExclusiveStartKey) and merged by queued_at (or, sorted by confidence, the attempts' confidence
-index alone). The questions of a page's attempts are read in one BatchGetItem, not one read each.
+index first, then the questions by queued_at: questions have no confidence, and a sort never
+drops entries). The questions of a page's attempts are read in one BatchGetItem, not one read each.
 
 Filters apply to what the indexes return, so the cursor continues after the last entry read,
 matching or not: a filtered page may hold fewer than `limit` entries (even none) and still have a
@@ -23,6 +24,7 @@ from slea.constants import ID_MAX_LENGTH
 from slea.contracts.common import ID_PATTERN
 from slea.contracts.review import (
     AttemptsPosition,
+    OverrideProposal,
     QuestionsPosition,
     QueueCursor,
     QueueSource,
@@ -106,11 +108,12 @@ def _question_of(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Revi
 
 
 def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> ReviewEntry:
+    proposal = attempt.get("proposal")
     return ReviewEntry(
         entry_id=attempt["attempt_id"],
         kind="attempt",
         source="grade",
-        reasons=["needs_review"],
+        reasons=["override_proposed"] if proposal else ["needs_review"],
         queued_at=attempt.get("queued_at") or attempt["graded_at"],
         learner_id=attempt.get("user_id"),
         session_id=attempt["session_id"],
@@ -128,6 +131,7 @@ def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Re
             feedback=attempt.get("feedback"),
             graded_at=attempt["graded_at"],
             group_id=attempt.get("review_group"),
+            proposal=OverrideProposal.model_validate(proposal) if isinstance(proposal, dict) else None,
         ),
     )
 
@@ -309,9 +313,10 @@ def _indexes(start: QueueCursor, limit: int, view: QueueView) -> tuple[_Index, _
         return review.open_questions(limit, after, newest_first=newest_first)
 
     sort_key = "confidence" if by_confidence else "queued_at"
-    # Sorted by confidence, or filtered to other sources, an index is not read at all.
+    # Filtered to other sources, an index is not read at all. Sorted by confidence, questions
+    # (which have no confidence, so are not in the attempts' confidence index) follow the attempts.
     skip_attempts = start.attempts_done or view.source in ("report", "item")
-    skip_questions = start.questions_done or by_confidence or view.source == "grade"
+    skip_questions = start.questions_done or view.source == "grade"
     no_more = review.QueuePage([], more=False)
     attempts = _Index(
         "attempt",
@@ -336,8 +341,10 @@ def _next_of(attempts: _Index, questions: _Index, view: QueueView) -> _Index | N
     ready = [index for index in (attempts, questions) if index.waiting is not None]
     if not ready:
         return None
-    if view.sort == "confidence":
-        return attempts if attempts.waiting is not None else None
+    if view.sort == "confidence":  # the least sure grades first, then every question entry
+        if attempts.waiting is not None:
+            return attempts
+        return questions if not attempts.page.more and questions.waiting is not None else None
 
     def when(index: _Index) -> str:
         return str((index.waiting or {}).get("queued_at", ""))

@@ -14,11 +14,12 @@ instead of drawing twice. Drawing is an optimisation: if the bank cannot be read
 generated as before.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slea.constants import QuestionType
 from slea.contracts.answers import shuffle_choices
+from slea.contracts.exposure import SessionExposure, ShownItem
 from slea.contracts.pipeline import GeneratedQuestionOutput
 from slea.contracts.questions import normalised_topic
 from slea.dal import abilities, bank
@@ -26,6 +27,8 @@ from slea.measurement import irt, selection
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
+from slea.security import exposure
+from slea.security.exposure import SessionContext
 from slea.security.ids import keyed_random, keyed_uuid
 
 # Half-widths (logits) of the difficulty window: near the target first, then wider if the near
@@ -55,18 +58,22 @@ class DrawRequest:
     success_rate: float
     execution: str  # the execution's name: every attempt of one plan has the same
     exclude_items: frozenset[str] = frozenset()  # seen by the learner or already in the session
-    exclude_stems: frozenset[str] = frozenset()
+    # What the session has shown and the learner's recent items: judged by stem and concept, not id.
+    exposure: SessionExposure = field(default_factory=SessionExposure)
 
 
-def _eligible(item: dict[str, Any], request: DrawRequest, interests: set[str]) -> bool:
+def _eligible(
+    item: dict[str, Any], request: DrawRequest, interests: set[str], context: SessionContext | None = None
+) -> bool:
     if item.get("item_id") != item.get("question_id") or item["question_id"] in request.exclude_items:
         return False
     if request.question_types and item.get("item_type") not in request.question_types:
         return False
-    if str(item.get("stem", "")).strip().casefold() in request.exclude_stems:
-        return False
     topics = {normalised_topic(str(topic)) for topic in item.get("topics") or []}
-    return not topics or bool(topics & interests)  # an item without topics was written for the category
+    if topics and not topics & interests:  # an item without topics was written for the category
+        return False
+    context = context or SessionContext(request.exposure)
+    return context.conflict(exposure.stored_item(item)) is None
 
 
 def _floor(item: dict[str, Any]) -> float:
@@ -77,16 +84,33 @@ def _floor(item: dict[str, Any]) -> float:
 def _candidates(request: DrawRequest, key: str, target: float) -> dict[str, dict[str, Any]]:
     """Eligible items by id, from the narrowest window that holds enough of them."""
     interests = {normalised_topic(interest) for interest in request.interests}
+    context = SessionContext(request.exposure)
     found: dict[str, dict[str, Any]] = {}
     for half_width in WINDOWS:
         found = {
             item["question_id"]: item
             for item in bank.window(key, target - half_width, target + half_width)
-            if _eligible(item, request, interests)
+            if _eligible(item, request, interests, context)
         }
         if len(found) >= request.count + TOP - 1:
             break
     return found
+
+
+def _apart(
+    chosen: list[selection.Candidate], found: dict[str, dict[str, Any]], seen: SessionExposure
+) -> list[selection.Candidate]:
+    """The chosen items that do not repeat, answer or give away one another (security/exposure.py,
+    the rules never relaxed): two bank items on one concept are not drawn into one round, and
+    generation fills the slot instead. (Each was judged strictly against the session already.)"""
+    context = SessionContext(seen)
+    kept = []
+    for candidate in chosen:
+        item = exposure.stored_item(found[candidate.item_id])
+        if context.conflict(item, strict=False) is None:
+            context.add(item)
+            kept.append(candidate)
+    return kept
 
 
 def copy_id(execution: str, slot: int) -> str:
@@ -165,6 +189,7 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, A
     chosen = selection.choose_items(
         candidates, request.theta, request.success_rate, request.count, rng=rng, top=TOP, max_exposure=MAX_EXPOSURE
     )
+    chosen = _apart(chosen, found, request.exposure)
     if not chosen:
         bank.count_round(key)
         return []
@@ -177,8 +202,9 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, A
     return _earlier_draw(request) or []
 
 
-def draw(request: DrawRequest, target: float) -> list[GeneratedQuestionOutput]:
-    """Up to `count` questions from the bank for the round, saved in its session and marked seen."""
+def draw(request: DrawRequest, target: float) -> tuple[list[GeneratedQuestionOutput], list[ShownItem]]:
+    """Up to `count` questions from the bank for the round, saved in its session and marked seen;
+    with each, what the round's generated items are judged against."""
     key = bank.bank_key(request.category, request.language)
     try:
         copies = _earlier_draw(request)
@@ -191,7 +217,7 @@ def draw(request: DrawRequest, target: float) -> list[GeneratedQuestionOutput]:
     if copies:
         _mark_seen(request.user_id, request.category, [str(copy["item_id"]) for copy in copies])
     metrics.add_metric(name="QuestionsDrawnFromBank", unit="Count", value=len(copies))
-    return [_output(copy) for copy in copies]
+    return [_output(copy) for copy in copies], [exposure.stored_item(copy) for copy in copies]
 
 
 def _draw_that_may_have_landed(request: DrawRequest) -> list[dict[str, Any]]:

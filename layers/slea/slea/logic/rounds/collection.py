@@ -5,11 +5,14 @@ from pydantic import ValidationError
 
 from slea.constants import KEYWORD_MAX_LENGTH
 from slea.contracts.common import to_python_error
+from slea.contracts.exposure import ShownItem
 from slea.contracts.generation import DraftQuestion, IdentifiedDraft
 from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.questions import TOPICS_MAX, SaveQuestionInput, normalised_topic
 from slea.contracts.round import AcceptedQuestion, CollectRoundInput, FinishRoundInput, RoundPlan, RoundProgress
 from slea.platform.observability import logger, metrics, tracer
+from slea.security import exposure
+from slea.security.exposure import SessionContext, drafted_item
 
 
 def _save_request(draft: IdentifiedDraft, score: float, plan: RoundPlan) -> SaveQuestionInput:
@@ -49,15 +52,31 @@ def collect_round(request: CollectRoundInput) -> RoundProgress:
     rejected = 0
     to_save = list(progress.to_save)
     wanted = plan.count - len(plan.drawn)  # the bank's items are in the round already
+    # Every pass is judged against the session, the round's draws and what earlier passes kept: a
+    # repeated question or concept, or an item the session's feedback answers, is refused. (The
+    # preference for options no pending feedback may name is the writer's, kept while its record
+    # allows: refusing it here would only shorten rounds from a small record.)
+    context = SessionContext(progress.exposure)
+    kept: list[ShownItem] = []
     for draft, verdict in zip(request.questions, request.verdicts, strict=False):
         issues = list(verdict.issues)
-        if verdict.is_valid and len(accepted) < wanted:
+        shown = drafted_item(draft)
+        if (
+            verdict.is_valid
+            and len(accepted) < wanted
+            and (conflict := context.conflict(shown, strict=False)) is not None
+        ):
+            issues.append(conflict)
+            metrics.add_metric(name="QuestionsRejectedAsSeen", unit="Count", value=1)
+        elif verdict.is_valid and len(accepted) < wanted:
             try:
                 to_save.append(_save_request(draft, verdict.final_score, plan))
             except ValueError as error:  # passes Tool 4 (e.g. at 0.70) yet Tool 5 cannot store it
                 issues.append(f"Not savable: {to_python_error(error) if isinstance(error, ValidationError) else error}")
             else:
                 accepted.append(AcceptedQuestion(draft=draft, validation_score=verdict.final_score))
+                context.add(shown)
+                kept.append(shown)
                 continue
         rejected += 1
         feedback.extend(issue for issue in issues if issue not in feedback)
@@ -70,6 +89,7 @@ def collect_round(request: CollectRoundInput) -> RoundProgress:
         to_save=to_save,
         feedback=feedback,
         used_stems=[*progress.used_stems, *(draft.stem for draft in request.questions)],
+        exposure=progress.exposure.model_copy(update={"shown": [*progress.exposure.shown, *kept]}),
         total_generated=progress.total_generated + len(request.questions),
         total_rejected=progress.total_rejected + rejected,
     )
@@ -81,16 +101,26 @@ def _answer(draft: DraftQuestion) -> str:
 
 def _mark_seen(plan: RoundPlan) -> None:
     """The generated items join the learner's seen items, so the bank never offers them back to
-    this learner (the drawn ones were marked when drawn). Best effort: the round is ready anyway.
+    this learner (the drawn ones were marked when drawn), and the round's items (drawn and
+    generated) join the learner's recent fingerprints, which a practice round in a later session
+    avoids whatever their ids (security/exposure.py). Best effort: the round is ready anyway.
     Imported here: only a round with a learner writes, and a failure must not lose the round."""
     from slea.dal import abilities  # noqa: PLC0415
     from slea.platform.errors import DataAccessError  # noqa: PLC0415
 
     generated = [item.draft.question_id for item in plan.progress.accepted]  # saved or queued: its id is fixed
-    if not plan.user_id or not generated:
+    if not plan.user_id:
         return
+    drawn = {question.stem for question in plan.drawn}
+    in_round = [
+        *(item for item in plan.progress.exposure.shown if item.stem in drawn),
+        *(drafted_item(item.draft) for item in plan.progress.accepted),
+    ]
+    if not generated and not in_round:
+        return
+    recent = exposure.recent(plan.progress.exposure.recent, in_round)
     try:
-        abilities.mark_seen(plan.user_id, plan.category, generated)
+        abilities.mark_seen(plan.user_id, plan.category, generated, recent=recent)
     except DataAccessError as error:
         logger.warning("generated items not marked seen", extra={"reason": str(error), "items": len(generated)})
 

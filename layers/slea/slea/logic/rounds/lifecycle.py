@@ -15,7 +15,7 @@ from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToR
 from slea.dal import attempts, questions, rounds, usage
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
-from slea.platform.errors import Conflict, NotFound, Unavailable
+from slea.platform.errors import Conflict, DataAccessError, NotFound, Unavailable
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name
 
@@ -31,7 +31,7 @@ def claim_round(record: dict[str, Any]) -> dict[str, Any] | None:
     """Claim the round for `record` (Conflict if it is RUNNING or SUCCEEDED). Returns the
     FAILED record the claim replaced, if any, so an unstarted round can be put back."""
     claimed, previous = rounds.claim(record)
-    if not claimed and previous is not None and _refreshed(previous)["round_status"] == FAILED:
+    if not claimed and previous is not None and refreshed(previous)["round_status"] == FAILED:
         # The execution failed (or never started) and nobody had looked: now it may start again.
         claimed, previous = rounds.claim(record)
     if not claimed:
@@ -73,7 +73,7 @@ def _execution(record: dict[str, Any]) -> dict[str, Any] | None:
         raise Unavailable("SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
 
 
-def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
+def refreshed(record: dict[str, Any]) -> dict[str, Any]:
     """The record with a RUNNING round's execution looked up; a finished round's outcome is
     written back, so it is looked up once and a FAILED round can be claimed again."""
     if record.get("round_status") != RUNNING:
@@ -108,18 +108,12 @@ def _refreshed(record: dict[str, Any]) -> dict[str, Any]:
     return {**record, **changes}
 
 
-def current_record(session_id: str, round_number: int) -> dict[str, Any] | None:
-    """The round's record with a RUNNING round's execution looked up (None: never started)."""
-    record = rounds.get_round(session_id, round_number)
-    return _refreshed(record) if record is not None else None
-
-
 @tracer.capture_method
 def round_status(session_id: str, round_number: int) -> RoundStatus:
     record = rounds.get_round(session_id, round_number)
     if record is None:
         raise NotFound("ROUND_NOT_FOUND", f"round {round_number} was never started in session {session_id}")
-    record = _refreshed(record)
+    record = refreshed(record)
     saved = [q["question_id"] for q in questions.session_questions(session_id) if q.get("round", 1) == round_number]
     return RoundStatus(
         session_id=session_id,
@@ -142,14 +136,18 @@ def visible(question: dict[str, Any]) -> bool:
 
 
 def _round_summary(number: int, shown: list[dict[str, Any]], graded: list[dict[str, Any]]) -> RoundSummary:
+    """`graded`: the round's attempts, skipped items included (a score of 0, as a test scores an
+    omitted item)."""
     scores = [int(attempt["score"]) for attempt in graded]
+    skipped = sum(bool(attempt.get("skipped")) for attempt in graded)
     return RoundSummary(
         round=number,
         questions=len(shown),
-        answered=len(graded),
+        answered=len(graded) - skipped,
         correct=sum(bool(attempt.get("is_correct")) for attempt in graded),
         score=round(sum(scores) / len(scores), 1) if scores else None,
         pending_review=sum(bool(a.get("needs_review")) and not a.get("reviewed") for a in graded),
+        skipped=skipped,
     )
 
 
@@ -189,8 +187,23 @@ def _category(stored: list[dict[str, Any]]) -> str | None:
 def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> SessionSummary:
     """Scores per round, what to review, the next round and its difficulty, and the learner's
     ability; `started`: the rounds' records as read with the session's owner. The learner's
-    ability is read once (one category serves both its uses in a session)."""
+    ability is read once (one category serves both its uses in a session). Items left unanswered
+    in rounds that are over are counted as skipped first (logic/rounds/skips.py), so the scores
+    and the ability include them."""
     stored = questions.session_questions(session_id)
+    abilities_read: dict[str, dict[str, Any] | None] = {}
+
+    def ability_in(category: str | None) -> dict[str, Any] | None:
+        """The learner's ability in `category`, read once per request (None if unreadable)."""
+        if not category:
+            return None
+        if category not in abilities_read:
+            from slea.logic.rounds.planning import stored_ability  # noqa: PLC0415
+
+            abilities_read[category] = stored_ability(user_id, category)
+        return abilities_read[category]
+
+    _count_skips(session_id, user_id, stored, started=started, ability_in=ability_in, abilities_read=abilities_read)
     graded = attempts.session_attempts(session_id)
     by_id = {question["question_id"]: question for question in stored}
     shown = [question for question in stored if visible(question)]
@@ -215,18 +228,6 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
         if int(attempt["score"]) < HIGH_SCORE_THRESHOLD
     ]
     next_round = _next_round(started, {int(q.get("round", 1)) for q in stored})
-    abilities_read: dict[str, dict[str, Any] | None] = {}
-
-    def ability_in(category: str | None) -> dict[str, Any] | None:
-        """The learner's ability in `category`, read once per request (None if unreadable)."""
-        if not category:
-            return None
-        if category not in abilities_read:
-            from slea.logic.rounds.planning import stored_ability  # noqa: PLC0415
-
-            abilities_read[category] = stored_ability(user_id, category)
-        return abilities_read[category]
-
     return SessionSummary(
         session_id=session_id,
         rounds=summaries,
@@ -237,6 +238,34 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
         ),
         ability=_ability(stored, graded, ability_in),
     )
+
+
+def _count_skips(
+    session_id: str,
+    user_id: str,
+    stored: list[dict[str, Any]],
+    *,
+    started: dict[int, Any],
+    ability_in: Callable[[str | None], dict[str, Any] | None],
+    abilities_read: dict[str, dict[str, Any] | None],
+) -> None:
+    """Count the items of rounds that are over as skipped (no call when there are none); the
+    ability they changed is what the summary then shows. A storage failure leaves them to the
+    next trigger: the summary is whole without it."""
+    from slea.logic.rounds import skips  # noqa: PLC0415
+
+    over = skips.rounds_over_at_summary(stored, started)
+    pending = skips.open_items(stored, over)
+    if not pending:
+        return
+    category = str(pending[0]["category"])
+    try:
+        _, settled = skips.count_skips(session_id, user_id, over, stored=stored, ability=ability_in(category))
+    except DataAccessError as error:
+        logger.error("skipped items not counted", extra={"session_id": session_id, "reason": str(error)})
+        return
+    if settled is not None:
+        abilities_read[category] = settled
 
 
 def _ability(

@@ -18,6 +18,7 @@ import uuid
 from typing import Any
 
 from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN
+from slea.contracts.exposure import SessionExposure
 from slea.contracts.profile import UserProfile, normalised_user_id
 from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
 from slea.dal import abilities, attempts, questions
@@ -26,6 +27,7 @@ from slea.logic.rounds import target as round_target
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
+from slea.security import exposure
 
 LEVEL_BASE = {"beginner": 3, "intermediate": 5, "advanced": 8}
 # (minimum share of correct answers, step) from the highest band down
@@ -79,12 +81,26 @@ def _earlier_stems(earlier: list[dict[str, Any]], category: str) -> list[str]:
     return [*stems, *(stem for stem in retired if stem and stem not in stems)]
 
 
-def _round_one_attempts(session_id: str) -> list[dict[str, Any]]:
+def _session_attempts(session_id: str) -> list[dict[str, Any]]:
     try:
-        return [attempt for attempt in attempts.session_attempts(session_id) if attempt.get("round") == 1]
+        return attempts.session_attempts(session_id)
     except DataAccessError as error:
-        logger.warning("round-1 attempts unavailable, planning as round 1", extra={"reason": str(error)})
+        logger.warning("the session's attempts unavailable, planning without them", extra={"reason": str(error)})
         return []
+
+
+def _exposure(
+    earlier: list[dict[str, Any]], graded: list[dict[str, Any]], ability: dict[str, Any] | None, purpose: str
+) -> SessionExposure:
+    """What the session has shown (each item with what its feedback named: the option picked, or
+    before an answer, any option) and, for a practice round, the learner's recent items."""
+    picked = {str(attempt.get("question_id")): str(attempt.get("user_answer") or "") for attempt in graded}
+    shown = [
+        exposure.stored_item(question, picked.get(question["question_id"]), question["question_id"] in picked)
+        for question in earlier
+    ]
+    recent = [str(fingerprint) for fingerprint in (ability or {}).get("seen_recent") or []]
+    return SessionExposure(shown=shown, recent=recent, practice=purpose == "practice")
 
 
 def stored_ability(user_id: str, category: str) -> dict[str, Any] | None:
@@ -96,14 +112,16 @@ def stored_ability(user_id: str, category: str) -> dict[str, Any] | None:
         return None
 
 
-def _target(request: PlanRoundInput, ability: dict[str, Any] | None) -> round_target.Target:
+def _target(
+    request: PlanRoundInput, ability: dict[str, Any] | None, graded: list[dict[str, Any]]
+) -> round_target.Target:
     wanted = request.request
     rate = round_target.success_rate(wanted.purpose)
     if wanted.difficulty is not None:
         return round_target.from_label(wanted.difficulty, "set in the request", rate, wanted.question_types)
     if round_target.has_estimate(ability):
         return round_target.from_ability(ability or {}, rate, wanted.question_types)
-    history = _round_one_attempts(wanted.session_id) if wanted.round == 2 else []
+    history = [attempt for attempt in graded if attempt.get("round") == 1] if wanted.round == 2 else []
     label, reason = decide_difficulty(request.profile, wanted.round, history)
     return round_target.from_label(label, reason, rate, wanted.question_types)
 
@@ -113,15 +131,18 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     wanted, profile = request.request, request.profile
     learner = normalised_user_id(wanted.user_id)  # the id the learner's ability is kept under
     ability = stored_ability(learner, wanted.category)
-    target = _target(request, ability)
-    metrics.add_metric(name="RoundDifficulty", unit="Count", value=target.label)
     earlier = _session_questions(wanted.session_id)
+    # One read of the attempts: round 2's rule without an estimate, and what the feedback named.
+    graded = _session_attempts(wanted.session_id) if earlier or wanted.round == 2 else []
+    target = _target(request, ability, graded)
+    metrics.add_metric(name="RoundDifficulty", unit="Count", value=target.label)
+    seen_before = _exposure(earlier, graded, ability, wanted.purpose)
     language = profile.language or "en"
     interests = profile.interests or [wanted.category]
     round_id = f"{wanted.session_id}_{wanted.round}_{utc_now()}"
     seen = {str(item) for item in (ability or {}).get("seen_items") or []}
     in_session = {str(q.get("item_id") or q["question_id"]) for q in earlier}
-    drawn = bank.draw(
+    drawn, drawn_shown = bank.draw(
         bank.DrawRequest(
             user_id=learner,
             session_id=wanted.session_id,
@@ -137,7 +158,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             # The execution's name: a retried plan finds its earlier draw (tools/bank.py).
             execution=request.correlation_id or uuid.uuid4().hex,
             exclude_items=frozenset(seen | in_session),
-            exclude_stems=frozenset(str(q.get("stem", "")).strip().casefold() for q in earlier),
+            exposure=seen_before,
         ),
         target.b,
     )
@@ -145,6 +166,9 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
         round_id = drawn[0].round_id
     drawn_ids = {question.question_id for question in drawn}  # in the session already on a retried plan
     stems = _earlier_stems([q for q in earlier if q["question_id"] not in drawn_ids], wanted.category)
+    # The round's own draws join what generation is judged against (a retried plan's are in `earlier`).
+    shown = [item for item in seen_before.shown if item.stem not in {question.stem for question in drawn}]
+    round_exposure = seen_before.model_copy(update={"shown": [*shown, *drawn_shown]})
     return RoundPlan(
         session_id=wanted.session_id,
         round=wanted.round,
@@ -159,6 +183,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             attempt=0,
             missing=wanted.count - len(drawn),
             used_stems=[*stems, *(question.stem for question in drawn if question.stem not in stems)],
+            exposure=round_exposure,
         ),
         user_id=learner,
         language=language,

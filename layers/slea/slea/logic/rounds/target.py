@@ -64,10 +64,11 @@ def _theta_for(b: float, rate: float, question_types: list[QuestionType] | None)
 
 
 def has_estimate(ability: dict[str, Any] | None) -> bool:
-    """An ability record with at least one answer behind it (a bare prior is no estimate)."""
+    """An ability record with at least one answer (or skipped item) behind it (a bare prior is no
+    estimate)."""
     if not ability or ability.get("theta") is None:
         return False
-    return int(ability.get("answers") or 0) > 0
+    return int(ability.get("answers") or 0) + int(ability.get("skipped") or 0) > 0
 
 
 def from_ability(ability: dict[str, Any], rate: float, question_types: list[QuestionType] | None) -> Target:

@@ -1,5 +1,10 @@
 """GET /sessions: the caller's sessions with each round's progress, so a page can resume the
-current round at its next unanswered question on any device (the server is the source of truth)."""
+current round at its next unanswered question on any device (the server is the source of truth).
+
+What a page of `limit` (at most 20) sessions reads, whatever the history behind it: one Query of
+the caller's sessions, one BatchGetItem of their rounds' records, one Query of each listed
+session's questions, the caller's latest survey (the page's language), and DescribeExecution only
+for a round still marked RUNNING (its outcome is written back, so it is asked once)."""
 
 import base64
 import binascii
@@ -7,8 +12,8 @@ import json
 from typing import Any
 
 from slea.contracts.sessions import RoundProgressView, SessionList, SessionOverview
-from slea.dal import profiles, questions, sessions
-from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, current_record, visible
+from slea.dal import profiles, questions, rounds, sessions
+from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, refreshed, visible
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
 
@@ -43,11 +48,12 @@ def _round(number: int, record: dict[str, Any] | None, shown: list[dict[str, Any
     )
 
 
-def session_overview(session_id: str, created_at: str) -> SessionOverview:
+def session_overview(session_id: str, created_at: str, records: dict[int, dict[str, Any]]) -> SessionOverview:
+    """One session's progress; `records`: its rounds' records by number, as read for the page."""
     shown = [question for question in questions.session_questions(session_id) if visible(question)]
     progress = []
     for number in ROUNDS:
-        record = current_record(session_id, number)
+        record = refreshed(records[number]) if number in records else None
         in_round = [question for question in shown if int(question.get("round", 1)) == number]
         if record is not None or in_round:
             progress.append(_round(number, record, in_round))
@@ -63,8 +69,16 @@ def _language(user_id: str) -> str | None:
 @tracer.capture_method
 def list_sessions(user_id: str, limit: int, cursor: str | None = None) -> SessionList:
     found, last = sessions.user_sessions(user_id, limit, _decoded(cursor, user_id) if cursor else None)
+    records = rounds.rounds_of([str(item["session_id"]) for item in found], ROUNDS)
     return SessionList(
-        sessions=[session_overview(item["session_id"], item["created_at"]) for item in found],
+        sessions=[
+            session_overview(
+                item["session_id"],
+                item["created_at"],
+                {number: records[key] for number in ROUNDS if (key := (str(item["session_id"]), number)) in records},
+            )
+            for item in found
+        ],
         next_cursor=_encoded(last) if last else None,
         language=_language(user_id),
     )

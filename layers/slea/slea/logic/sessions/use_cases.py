@@ -4,19 +4,20 @@ without their keys."""
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.contracts.profile import is_uuid, normalised_user_id
 from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
-from slea.contracts.scoring import AnswerRequest, AttemptList, AttemptView, ScoreAnswerOutput
+from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.rounds import lifecycle as round_logic
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
-from slea.platform.errors import DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
+from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
 from slea.platform.observability import logger, tracer
 from slea.platform.settings import resource_name
 from slea.security import rate_limits
@@ -38,14 +39,29 @@ def _check_owner(session_id: str, user_id: str, owner: str | None) -> None:
 
 
 @tracer.capture_method
-def create_session(user_id: str) -> SessionCreated:
+def create_session(user_id: str, user_name: str | None = None) -> SessionCreated:
     """A new session with a random id (a client cannot choose, so cannot take, another's id)."""
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
         raise Forbidden("UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
     session_id = str(uuid.uuid4())
-    if not sessions.create(session_id, user_id):  # a UUID4 collision: practically never
+    try:
+        previous, _ = sessions.user_sessions(user_id, 1)  # read before the new one exists
+    except DataAccessError as error:  # the new session matters more (its summary still counts them later)
+        logger.error("the previous session could not be read", extra={"reason": str(error)})
+        previous = []
+    if not sessions.create(session_id, user_id, user_name):  # a UUID4 collision: practically never
         raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
+    if previous:  # the learner moved on: what they left unanswered there is skipped
+        _count_skips_safely(previous[0]["session_id"], user_id, lambda _round: True)
     return SessionCreated(session_id=session_id)
+
+
+def _count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool]) -> None:
+    """The learner moved on (logic/rounds/skips.py). Imported here: only a second round and a new
+    session after another need it."""
+    from slea.logic.rounds.skips import count_skips_safely  # noqa: PLC0415
+
+    count_skips_safely(session_id, user_id, over)
 
 
 def discard_new_session(session_id: str, user_id: str) -> None:
@@ -55,7 +71,10 @@ def discard_new_session(session_id: str, user_id: str) -> None:
 
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
-    require_owner(session_id, user_id)
+    session = sessions.record(session_id)
+    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    if session and session.get("closed_at"):
+        raise Conflict("SESSION_CLOSED", "this session was closed when you started a round in a newer one")
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a Conflict that
     # takes nothing from the quota and never generates a second set of questions.
@@ -83,6 +102,8 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
             f"you have started {usage.daily_round_limit()} rounds today; try again tomorrow (UTC)",
             retry_after=usage.seconds_until_tomorrow(),
         )
+    if request.round > 1:  # the earlier rounds are over: what was left unanswered is skipped
+        _count_skips_safely(session_id, user_id, lambda number: number < request.round)
     execution_input = {
         "user_id": user_id,
         "session_id": session_id,
@@ -104,7 +125,24 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
     except DataAccessError as error:  # the round has started; its status finds it by name
         logger.warning("execution ARN not recorded", extra={"session_id": session_id, "reason": str(error)})
+    if request.round == 1 and session:
+        _move_on(user_id, session)
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
+
+
+def _move_on(user_id: str, session: dict[str, Any]) -> None:
+    """A round started in a newer session closes the learner's session before it: its open items
+    take no more answers, and what its rounds held back is shown in its history (history.py).
+    Best effort: a session left open keeps its text held back, which gives nothing away."""
+    try:
+        newest, _ = sessions.user_sessions(user_id, 2)
+        older = [
+            s for s in newest if s["session_id"] != session["session_id"] and s["created_at"] < session["created_at"]
+        ]
+        if older:
+            sessions.close(older[0]["session_id"], utc_now("milliseconds"))
+    except DataAccessError as error:
+        logger.warning("the previous session was not closed", extra={"reason": str(error)})
 
 
 def _question_view(stored: dict[str, Any]) -> QuestionView:
@@ -117,6 +155,7 @@ def _question_view(stored: dict[str, Any]) -> QuestionView:
         difficulty=stored["difficulty"],
         category=stored["category"],
         answered=bool(stored.get("answered_at")),
+        skipped=bool(stored.get("skipped_at")),
     )
 
 
@@ -145,10 +184,15 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
 
 @tracer.capture_method
 def list_attempts(session_id: str, user_id: str) -> AttemptList:
-    require_owner(session_id, user_id)
+    """The session's attempts, with what the key-leak guard held back delivered where it may be
+    (history.py: loaded here, as the answer path is, not at every cold start)."""
+    from slea.logic.sessions import history  # noqa: PLC0415
+
+    session = sessions.record(session_id)
+    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
     return AttemptList(
         session_id=session_id,
-        attempts=[AttemptView.model_validate(item) for item in attempts.session_attempts(session_id)],
+        attempts=history.views(attempts.session_attempts(session_id), {session_id: session or {}}),
     )
 
 
@@ -173,5 +217,10 @@ def report_question(session_id: str, user_id: str, question_id: str, report: Rep
     stored = questions.get_question(question_id) if is_uuid(question_id) else None
     if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
-    questions.report_question(question_id, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id})
+    # A copy drawn from the bank is reported on its bank item: that is what a reviewer fixes or
+    # retires, and a reported item is held out of draws until they have.
+    target = str(stored.get("item_id") or question_id)
+    questions.report_question(
+        target, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id, "question_id": question_id}
+    )
     return ReportAccepted(question_id=question_id)

@@ -1,0 +1,190 @@
+"""Skipping never pays: an item a learner was given and left unanswered when its round is over
+counts in their ability as a test scores an omitted item, as wrong (a score of 0), exactly once.
+
+A round is over when the learner moves on:
+- a later round of the session is started (POST .../rounds: the earlier rounds are over);
+- the learner starts a new session (POST /sessions: their newest earlier session is over, so by
+  induction every earlier one is);
+- the session's summary is requested `ROUND_TIME_LIMIT` after the round started (a round left
+  open that long is over; a summary asked for mid-round leaves the current round open, so the
+  learner can continue it).
+
+Each skipped question gets a skip attempt (score 0, `skipped`, under its own key: the learner's
+history shows it) and its answered marker, and the learner's ability is updated with a wrong
+response per item (the item's difficulty and guessing floor, as an answer would be), `skipped`
+counting them, all in one transaction (slea.dal.attempts.record_skips) conditioned on the
+question being still unanswered and on the ability's version: a retry, or two requests settling
+the same round at once, count each item once; an answer that wins the race is graded, and an
+answer that loses it is refused (answering/rules.py: QUESTION_SKIPPED).
+"""
+
+import datetime
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from slea.contracts.profile import normalised_user_id
+from slea.dal import abilities, attempts, questions
+from slea.logic.answering import ability_update
+from slea.measurement import irt
+from slea.platform.clock import utc_now
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics
+
+ROUND_TIME_LIMIT = datetime.timedelta(hours=2)
+# Per transaction: two writes per skipped item plus the ability's two, under DynamoDB's 100.
+SKIPS_PER_TRANSACTION = 48
+_ATTEMPT_IDS = uuid.UUID("6f1c9a52-4d0e-4b8a-9c53-0d6b1f2e7a41")  # uuid5 namespace of skip attempts
+
+
+def open_items(stored: list[dict[str, Any]], over: Callable[[int], bool]) -> list[dict[str, Any]]:
+    """The questions of rounds that are over that the learner was shown and never answered (a
+    retired one was hidden from them: not theirs to answer)."""
+    return [
+        question
+        for question in stored
+        if not question.get("answered_at")
+        and question.get("status") != "retired"
+        and question.get("category")
+        and over(int(question.get("round", 1)))
+    ]
+
+
+def rounds_over_at_summary(stored: list[dict[str, Any]], started: dict[int, Any]) -> Callable[[int], bool]:
+    """At the summary: a round is over when a later round has started or it has been open for
+    ROUND_TIME_LIMIT (`started`: the rounds' records as read with the session)."""
+    begun = {int(q.get("round", 1)) for q in stored} | {number for number, record in started.items() if record}
+    now = datetime.datetime.now(datetime.UTC)
+
+    def over(number: int) -> bool:
+        if any(later > number for later in begun):
+            return True
+        since = (started.get(number) or {}).get("started_at")
+        if not since:
+            return False
+        opened = datetime.datetime.fromisoformat(str(since).replace("Z", "+00:00"))
+        return now - opened > ROUND_TIME_LIMIT
+
+    return over
+
+
+def _skip_attempt(question: dict[str, Any], user_id: str, at: str, b: float, floor: float) -> dict[str, Any]:
+    key = attempts.skip_key(str(question["question_id"]))
+    return {
+        "session_id": question["session_id"],
+        "attempt_key": key,
+        "attempt_id": str(uuid.uuid5(_ATTEMPT_IDS, f"{question['session_id']}#{key}")),
+        "question_id": question["question_id"],
+        "user_id": user_id,
+        "round": int(question.get("round", 1)),
+        "skipped": True,
+        "is_correct": False,
+        "score": 0,
+        "user_answer": "",
+        "graded_at": at,
+        "needs_review": False,
+        "confidence": 1.0,
+        "difficulty": question.get("difficulty"),
+        "question_type": question.get("item_type"),
+        "question_stem": question.get("stem"),
+        "question_choices": question.get("choices") or None,
+        "item_id": str(question.get("item_id") or question["question_id"]),
+        "item_b": b,
+        "guess_floor": floor,
+        "ability_category": question["category"],
+        "ability_score": 0,
+    }
+
+
+def _settle_batch(
+    user_id: str, category: str, batch: list[dict[str, Any]], ability: dict[str, Any] | None
+) -> tuple[bool, dict[str, Any] | None]:
+    """One transaction: the batch counted as wrong on `ability` as read. (recorded, the ability
+    as it now stands)."""
+    prior = None if (ability or {}).get("posterior") else ability_update.profile_prior(user_id)
+    posterior = ability_update.posterior_of(ability, prior)
+    at = utc_now("milliseconds")
+    skips = []
+    for question in batch:
+        # The question's own learnt difficulty if it has one, else its label's prior (a copy drawn
+        # from the bank is counted at its label: reading the bank item would cost a call).
+        difficulty = ability_update.item_difficulty(
+            question if question.get("difficulty_b") is not None else None, question.get("difficulty")
+        )
+        floor = irt.guess_floor(str(question.get("item_type")), len(question.get("choices") or []) or None)
+        posterior = posterior.updated(difficulty.b, floor, 0.0)
+        skips.append(_skip_attempt(question, user_id, at, difficulty.b, floor))
+    estimate = posterior.estimate()
+    change = abilities.AbilityChange(
+        user_id=user_id,
+        category=category,
+        posterior=posterior.to_stored(),
+        theta=estimate.theta,
+        se=estimate.se,
+        answers=int((ability or {}).get("answers") or 0),
+        read_version=ability_update.version_of(ability),
+        at=at,
+        point_suffix=f"{batch[0]['session_id']}#skipped#{batch[0]['question_id']}",
+        skipped=len(batch),
+    )
+    if not attempts.record_skips(skips, abilities.answer_items(change)):
+        return False, ability
+    settled = {
+        **(ability or {}),
+        "posterior": change.posterior,
+        "theta": change.theta,
+        "se": change.se,
+        "answers": change.answers,
+        "skipped": int((ability or {}).get("skipped") or 0) + len(batch),
+        "updated_at": at,
+        "version": (change.read_version or 0) + 1,
+        "category": category,
+    }
+    return True, settled
+
+
+def count_skips(
+    session_id: str,
+    user_id: str,
+    over: Callable[[int], bool],
+    stored: list[dict[str, Any]] | None = None,
+    ability: dict[str, Any] | None = None,
+) -> tuple[int, dict[str, Any] | None]:
+    """Count the session's items left unanswered in rounds that are `over` as skipped. `stored`:
+    the session's questions if already read; `ability`: the learner's ability in their category
+    if already read (consistently). Returns how many were counted now and the ability as it
+    stands after (None: untouched or unknown). Raises DataAccessError when storage fails (nothing
+    half-written: the next trigger counts them)."""
+    user = normalised_user_id(user_id)
+    stored = questions.session_questions(session_id) if stored is None else stored
+    pending = open_items(stored, over)
+    counted, current, conflicts = 0, ability, 0
+    while pending and conflicts < ability_update.CONFLICT_ATTEMPTS:
+        category = str(pending[0]["category"])
+        batch = [q for q in pending if q["category"] == category][:SKIPS_PER_TRANSACTION]
+        if current is None or current.get("category", category) != category:
+            current = abilities.get_ability(user, category)
+        recorded, settled = _settle_batch(user, category, batch, current)
+        if recorded:
+            counted += len(batch)
+            metrics.add_metric(name="ItemsSkipped", unit="Count", value=len(batch))
+            done = {q["question_id"] for q in batch}
+            pending, current = [q for q in pending if q["question_id"] not in done], settled
+            continue
+        # An answer (or another request's count) came first, or the ability moved: read again.
+        metrics.add_metric(name="SkipCountConflicts", unit="Count", value=1)
+        pending = open_items(questions.session_questions(session_id), over)
+        current, conflicts = None, conflicts + 1
+    if pending:
+        logger.warning("skipped items left to the next count", extra={"session_id": session_id})
+    return counted, current
+
+
+def count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool], **read: Any) -> int:
+    """count_skips for a request whose own work must go on if storage fails (round start, new
+    session): the items are counted by the next trigger instead."""
+    try:
+        return count_skips(session_id, user_id, over, **read)[0]
+    except DataAccessError as error:
+        logger.error("skipped items not counted", extra={"session_id": session_id, "reason": str(error)})
+        return 0

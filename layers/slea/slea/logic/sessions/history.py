@@ -1,0 +1,154 @@
+"""A learner's answers as their history shows them: a session's (GET /sessions/{id}/attempts) or
+all of theirs, newest first, a page at a time (GET /learners/me/attempts, optionally one session).
+
+What the key-leak guard held back when an answer was graded (security/key_leaks.py) is kept with
+the attempt: the unchecked output and the ids of the items it was held back for
+(logic/answering/explaining.py). The history shows it once none of those items can still be
+answered (answered, retired, their round is over or their session closed:
+logic/answering/rules.py), provided the
+whole text gives away no other item still open (the guard is run again on it against those) and
+the option picked names no open item's key. Until then the attempt shows what was shown at answer
+time, with its note.
+"""
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from slea.contracts.profile import normalised_user_id
+from slea.contracts.scoring import AttemptHistory, AttemptView, ReferenceLink
+from slea.dal import attempts, questions, sessions
+from slea.logic.answering.rules import closed
+from slea.platform.errors import Forbidden, Invalid, NotFound
+from slea.platform.observability import tracer
+from slea.security.key_leaks import KeyedItem, KeyGuard
+
+CURSOR_ERROR = "cursor: not a cursor of GET /learners/me/attempts"
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _open_items(session: list[dict[str, Any]], answered: str, session_closed: bool) -> list[KeyedItem]:
+    """The session's items other than `answered` that can still be answered."""
+    return [
+        KeyedItem.from_stored(question)
+        for question in session
+        if question.get("question_id") != answered and not closed(question, session, session_closed)
+    ]
+
+
+def _whole(attempt: dict[str, Any], session: list[dict[str, Any]], session_closed: bool) -> dict[str, Any] | None:
+    """The attempt's unchecked output, if it can be shown now (None: not yet)."""
+    unguarded: dict[str, Any] = attempt["unguarded"]
+    open_items = _open_items(session, str(attempt["question_id"]), session_closed)
+    if set(attempt.get("withheld_for") or []) & {item.item_id for item in open_items}:
+        return None
+    own = next((q for q in session if q.get("question_id") == attempt["question_id"]), None)
+    guard = KeyGuard(KeyedItem.from_stored(own or {}), open_items)
+    details = unguarded.get("details") or {}
+    texts = [
+        unguarded.get("explanation") or "",
+        unguarded.get("feedback") or "",
+        details.get("why_correct") or "",
+        details.get("why_yours_is_wrong") or "",
+        *details.get("next_steps", []),
+    ]
+    for text in texts:
+        guard.text(text)
+    guard.links([ReferenceLink.model_validate(link) for link in unguarded.get("reference_links") or []])
+    keys = {_normalised(item.key_text) for item in open_items if item.question_type == "multiple_choice"}
+    picked = _normalised(details.get("your_answer") or "")
+    if guard.withheld.sentences or guard.withheld.links or (picked and picked in keys):
+        return None
+    return unguarded
+
+
+def delivered(attempt: dict[str, Any], session: list[dict[str, Any]], session_closed: bool = False) -> dict[str, Any]:
+    """`attempt` as the learner may read it now (`session`: its session's stored questions;
+    `session_closed`: the learner has left the session)."""
+    if not attempt.get("unguarded"):
+        return attempt
+    whole = _whole(attempt, session, session_closed)
+    return {**attempt, **whole} if whole is not None else attempt
+
+
+def views(found: Iterable[dict[str, Any]], records: dict[str, dict[str, Any]] | None = None) -> list[AttemptView]:
+    """The attempts as AttemptViews, each with what was held back delivered where it may be: a
+    session's questions (one Query) and record (one GetItem, unless in `records`) are read only
+    for an attempt that has something held back."""
+    known = dict(records or {})
+    read: dict[str, list[dict[str, Any]]] = {}
+    shown = []
+    for attempt in found:
+        session_id = str(attempt["session_id"])
+        if attempt.get("unguarded") and session_id not in read:
+            read[session_id] = questions.session_questions(session_id)
+            if session_id not in known:
+                known[session_id] = sessions.record(session_id) or {}
+        left = bool(known.get(session_id, {}).get("closed_at"))
+        shown.append(AttemptView.model_validate(delivered(attempt, read.get(session_id, []), left)))
+    return shown
+
+
+# ---------------------------------------------------------------- the learner's history
+def _encoded(position: dict[str, str]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(position, sort_keys=True).encode()).decode().rstrip("=")
+
+
+def _decoded(cursor: str, user_id: str) -> dict[str, str]:
+    """A previous page's end; only one of the caller's own (a cursor is not a way to read others')."""
+    try:
+        position = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (binascii.Error, ValueError) as error:
+        raise Invalid("VALIDATION_ERROR", CURSOR_ERROR) from error
+    valid = isinstance(position, dict) and set(position) == set(attempts.PAGE_KEYS)
+    if not valid or not all(isinstance(v, str) for v in position.values()) or position["user_id"] != user_id:
+        raise Invalid("VALIDATION_ERROR", CURSOR_ERROR)
+    return {name: str(value) for name, value in position.items()}
+
+
+def _order(attempt: dict[str, Any]) -> tuple[str, str]:
+    return str(attempt.get("graded_at", "")), str(attempt["attempt_key"])
+
+
+def _session_page(
+    user_id: str, session_id: str, limit: int, start: dict[str, str] | None
+) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+    """One session's attempts, newest first, after `start` (a session holds a few dozen at most:
+    one Query, paged here)."""
+    owner = sessions.owner_of(session_id)
+    if owner is None:
+        raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
+    if normalised_user_id(owner) != user_id:
+        raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
+    if start is not None and start["session_id"] != session_id:
+        raise Invalid("VALIDATION_ERROR", CURSOR_ERROR)
+    found = sorted(attempts.session_attempts(session_id), key=_order, reverse=True)
+    if start is not None:
+        found = [attempt for attempt in found if _order(attempt) < (start["graded_at"], start["attempt_key"])]
+    page = found[:limit]
+    if len(found) <= limit:
+        return page, None
+    return page, {
+        "session_id": session_id,
+        "attempt_key": str(page[-1]["attempt_key"]),
+        "user_id": user_id,
+        "graded_at": str(page[-1]["graded_at"]),
+    }
+
+
+@tracer.capture_method
+def learner_attempts(
+    user_id: str, limit: int, cursor: str | None = None, session_id: str | None = None
+) -> AttemptHistory:
+    """The caller's answers, newest first, `limit` a page; with `session_id`, that session's only."""
+    start = _decoded(cursor, user_id) if cursor else None
+    if session_id:
+        found, last = _session_page(user_id, session_id, limit, start)
+    else:
+        found, last = attempts.user_attempts(user_id, limit, start)
+    return AttemptHistory(attempts=views(found), next_cursor=_encoded(last) if last else None)

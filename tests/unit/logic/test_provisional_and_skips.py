@@ -1,0 +1,73 @@
+"""A provisional grade counts 0 until reviewed, and the review re-scores from what was counted
+(logic/answering/ability_update.py); which rounds are over at the summary (logic/rounds/skips.py)."""
+
+import datetime
+
+from slea.logic.answering import ability_update
+from slea.logic.rounds import skips
+
+
+def test_a_provisional_grade_counts_zero_and_a_final_one_its_score():
+    assert ability_update.counted_score(60, needs_review=True) == 0
+    assert ability_update.counted_score(60, needs_review=False) == 60
+    assert ability_update.counted_score(100, needs_review=True) == 0
+
+
+def test_the_counted_score_is_the_attempts_ability_score_else_its_score():
+    assert ability_update.counted_of({"score": 60, "ability_score": 0}) == 0
+    assert ability_update.counted_of({"score": 60}) == 60  # older attempts counted their score
+
+
+def test_a_review_that_confirms_a_provisional_grade_rescores_from_zero(monkeypatch):
+    from slea.dal import abilities
+
+    monkeypatch.setenv("ABILITIES_TABLE", "abilities")
+    from slea.measurement.learner import Posterior
+
+    stored = Posterior.prior(0.0, 1.2).updated(0.0, 0.0, 0.0)
+    monkeypatch.setattr(
+        abilities,
+        "get_ability",
+        lambda user, category: {"posterior": stored.to_stored(), "answers": 1, "version": 3},
+    )
+    attempt = {
+        "attempt_id": "a",
+        "attempt_key": "q#k",
+        "user_id": "u",
+        "score": 60,
+        "ability_score": 0,
+        "ability_category": "technical",
+        "item_b": 0.0,
+        "guess_floor": 0.0,
+    }
+    items = ability_update.rescore_items(attempt, 60, "2026-11-26T00:00:00.000Z")
+    assert items, "an accept of a provisional grade re-scores the ability"
+    theta = float(items[0]["Update"]["ExpressionAttributeValues"][":theta"]["N"])
+    expected = stored.removed(0.0, 0.0, 0.0).updated(0.0, 0.0, 0.6).estimate().theta
+    assert abs(theta - expected) < 1e-3
+    assert ability_update.rescore_items({**attempt, "ability_score": 60}, 60, "t") == []  # nothing to change
+
+
+def _at(hours_ago: float) -> str:
+    moment = datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=hours_ago)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def test_at_the_summary_a_round_is_over_once_a_later_one_started_or_past_its_time_limit():
+    stored = [{"question_id": "a", "round": 1}]
+    over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}})
+    assert not over(1)  # a summary mid-round leaves the round open
+    over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}, 2: {"started_at": _at(0.1)}})
+    assert over(1)
+    assert not over(2)
+    assert skips.rounds_over_at_summary(stored, {1: {"started_at": _at(2.5)}})(1)
+
+
+def test_open_items_are_the_shown_unanswered_ones_of_rounds_that_are_over():
+    stored = [
+        {"question_id": "a", "round": 1, "category": "technical"},
+        {"question_id": "b", "round": 1, "category": "technical", "answered_at": "t"},
+        {"question_id": "c", "round": 1, "category": "technical", "status": "retired"},
+        {"question_id": "d", "round": 2, "category": "technical"},
+    ]
+    assert [q["question_id"] for q in skips.open_items(stored, lambda number: number < 2)] == ["a"]
