@@ -17,6 +17,7 @@ proved identical to the one the model was fitted on.
     python bench/corpora.py build [--out /work/corpora] [--mirror /work/.mirror] [--update-manifest]
     python bench/corpora.py check [--dir /work/corpora] [--allow-missing]
     python bench/corpora.py table    # the split table of bench/data/MANIFEST.md
+    python bench/corpora.py csv [--dir /work/corpora] --out DIR   # question_id,question,reference,answer,label
 
 Sources are read straight from git snapshots (`git cat-file`, no work tree needed) or, with
 `--source NAME=DIR`, from an unpacked copy laid out as in the repository named in the manifest.
@@ -449,6 +450,31 @@ def split_table(manifest: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+CSV_COLUMNS = ["question_id", "question", "reference", "answer", "label"]
+
+
+def write_csv(rows: list[Row], path: Path) -> None:
+    """The review benchmark's input: one answer per row, label 1 when the humans gave it 80% or
+    more of full marks (the line the grader's verdict is judged by)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for row in rows:
+            label = int(float(row["score"]) >= HUMAN_CORRECT)
+            writer.writerow([row["question_id"], row["question"], row["reference_answer"], row["answer"], label])
+
+
+def to_csv(directory: Path, out: Path) -> int:
+    """Every <corpus>/<split>.jsonl under `directory` as <out>/<corpus>__<split>.csv."""
+    for path in sorted(directory.glob("*/*.jsonl")):
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        target = out / f"{path.parent.name}__{path.stem}.csv"
+        write_csv(rows, target)
+        print(f"{target}: {len(rows)} answers")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -461,10 +487,15 @@ def main(argv: list[str] | None = None) -> int:
     check_parser.add_argument("--dir", type=Path, default=Path("/work/corpora"))
     check_parser.add_argument("--allow-missing", action="store_true", help="only corpora present must match")
     commands.add_parser("table", help="print MANIFEST.md's split table from the manifest")
+    csv_parser = commands.add_parser("csv", help="converted corpora as CSV for bench/review_amplification.py")
+    csv_parser.add_argument("--dir", type=Path, default=Path("/work/corpora"))
+    csv_parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.command == "build":
         given = {name: Path(folder) for name, _, folder in (s.partition("=") for s in args.source)}
         return build(args.out, args.mirror, given, args.update_manifest)
+    if args.command == "csv":
+        return to_csv(args.dir, args.out)
     if args.command == "table":
         print(split_table(read_manifest()), end="")
         return 0

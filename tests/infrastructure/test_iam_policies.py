@@ -191,6 +191,10 @@ def _issue_12_routes(http, cloud, session, questions):
     assert http("POST", path, report, ALICE)[0] == 202
     assert http("GET", "/review/queue", None, REVIEWER)[0] == 200
     assert http("GET", "/review/queue?sort=confidence&q=a", None, REVIEWER)[0] == 200
+    assert http("GET", "/review/groups", None, REVIEWER)[0] == 200
+    assert (
+        http("POST", "/review/groups/gnone", {"score": 50, "note": "n"}, REVIEWER)[0] == 404
+    )  # the group index's Query
     attempt = http("GET", f"/sessions/{session}/attempts", None, ALICE)[2]["attempts"][0]
     bulk = {"attempt_ids": [attempt["attempt_id"]], "note": "fine"}  # accepted in bulk, reverted, again, corrected
     bulk_id = http("POST", "/review/attempts/accept", bulk, REVIEWER)[2]["bulk_id"]

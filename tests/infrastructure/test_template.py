@@ -208,6 +208,8 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("GET", "/review/audit/recent"),
         ("POST", "/review/attempts/accept"),
         ("GET", "/review/items"),
+        ("GET", "/review/groups"),
+        ("POST", "/review/groups/{group_id}"),
         ("POST", "/review/questions/{question_id}/unretire"),
         ("POST", "/review/bulk/{bulk_id}/revert"),
     }

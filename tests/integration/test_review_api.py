@@ -494,6 +494,8 @@ REVIEW_ROUTES = [
     ("GET", "/review/audit?target_id=x", None),
     ("POST", "/review/attempts/a1", {"action": "accept"}),
     ("POST", "/review/questions/q1", {"action": "accept"}),
+    ("GET", "/review/groups", None),
+    ("POST", "/review/groups/g1", {"score": 90, "note": "right"}),
     ("POST", "/review/questions/q1", {"action": "retire", "stem": ""}),  # refused before validation
 ]
 

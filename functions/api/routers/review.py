@@ -17,11 +17,14 @@ from slea.contracts.review import (
     BulkAccepted,
     BulkAcceptRequest,
     BulkReverted,
+    GroupReviewed,
+    GroupReviewRequest,
     QuestionReviewed,
     QuestionReviewRequest,
     QueueSort,
     QueueSource,
     QueueView,
+    ReviewGroups,
     ReviewQueue,
     ReviewStats,
     UndoRequest,
@@ -65,6 +68,43 @@ def review_queue(
 
     view = QueueView(source=source, item_type=item_type, category=category, language=language, q=q, sort=sort)
     return queue.review_queue(limit, cursor, who, view)
+
+
+@router.get(
+    "/review/groups",
+    summary="Reviewers: the provisional short-answer grades of a page of the queue, by review group "
+    "(answers of one bank item graded alike or worded alike), largest first; filters and cursor as the queue's",
+    responses=review_responses(200, ReviewGroups, "The groups"),
+)
+def review_groups(
+    *,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=4096, pattern=CURSOR_PATTERN)] = None,
+    item_type: Annotated[QuestionType | None, Query()] = None,
+    category: Annotated[Category | None, Query()] = None,
+    language: Annotated[Language | None, Query()] = None,
+    q: Annotated[
+        str | None, Query(min_length=1, max_length=100, pattern=r"\S", description="text in the stem or answer")
+    ] = None,
+) -> ReviewGroups:
+    who = reviewer(router)
+    from slea.logic.review import groups  # noqa: PLC0415 - loaded by a reviewer's first request
+
+    view = QueueView(source="grade", item_type=item_type, category=category, language=language, q=q)
+    return groups.review_groups(limit, cursor, who, view)
+
+
+@router.post(
+    "/review/groups/<group_id>",
+    summary="Reviewers: one action grades every waiting answer of a review group (each updated and "
+    "audited with the group's id); members in `exclude` stay in the queue",
+    responses=review_responses(200, GroupReviewed, "Each member's result"),
+)
+def review_group(group_id: ItemId, request: Annotated[GroupReviewRequest, Body()]) -> GroupReviewed:
+    from slea.logic.review import groups  # noqa: PLC0415 - loaded by a reviewer's first request
+
+    who = reviewer(router)
+    return groups.review_group(group_id, who, request, _reviewer_name(who))
 
 
 # Before /review/attempts/<attempt_id>: "accept" would otherwise be taken for an attempt id.

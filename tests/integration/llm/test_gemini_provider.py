@@ -422,3 +422,36 @@ def test_the_model_explains_the_wrong_pick_and_never_adds_a_url_of_its_own(gemin
     assert details["why_correct"] == "It retrieves first."
     assert {"en": "same level", "ko": "같은 난이도"}[language] in " ".join(details["next_steps"])
     assert result["explanation"].count(item["why_wrong"]) == 1
+
+
+def test_the_model_grades_with_the_items_reviewed_answers_and_never_explains_them(gemini, seeded):
+    """A stored short-answer item with two reviewed answers: the grading prompt carries them as
+    graded examples (delimited data); the explanation prompt, which becomes learner-visible text,
+    does not."""
+    import boto3
+
+    table = boto3.resource("dynamodb").Table(seeded.cloud.table_name("QuestionsTable"))
+    table.put_item(
+        Item={
+            "question_id": "q_003",
+            "item_type": "short_answer",
+            "stem": "How does RAG work?",
+            "answer_schema": {"reference_answer": REFERENCE, "correct_keywords": ["RAG", "retrieval"]},
+        }
+    )
+    reviewed = "It looks up passages in an index first, then writes from them (a reviewed learner's words)."
+    table.put_item(
+        Item={
+            "question_id": "exemplars#q_003",
+            "x01": {"id": "a1", "text": reviewed, "correct": True, "score": 90},
+            "x02": {"id": "a2", "text": "It is a kind of database.", "correct": False, "score": 20},
+        }
+    )
+    gemini.script(model_grade(), model_reply(EXPLANATION))
+    seeded.invoke("score_and_explain", SHORT_ANSWER)
+    grading, explaining = gemini.requests
+    start = grading.prompt.index('<data name="graded_examples">')
+    assert reviewed in grading.prompt[start:]
+    assert "graded_examples" in grading.system
+    assert reviewed not in explaining.prompt
+    assert "a kind of database" not in explaining.prompt

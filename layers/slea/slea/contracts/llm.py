@@ -72,6 +72,15 @@ class Explanation(BaseModel):
     )
 
 
+class GradedExample(BaseModel):
+    """A reviewed answer to the same question with the reviewer's grade (a model grader's example;
+    never shown to a learner)."""
+
+    answer: str
+    score: int = Field(ge=0, le=100)
+    correct: bool
+
+
 class GradingItem(BaseModel):
     """What the grader and the explainer know about one answer."""
 
@@ -95,4 +104,8 @@ class GradingItem(BaseModel):
     )
     choice_notes: list[ChoiceNote] = Field(
         default_factory=list, description="choice items: the concept each option was taken from"
+    )
+    graded_examples: list[GradedExample] = Field(
+        default_factory=list,
+        description="short answers: reviewed answers of the same item, for a model grader only (never explained)",
     )

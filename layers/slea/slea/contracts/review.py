@@ -147,6 +147,7 @@ class ReviewedAttempt(Contract):
     keyword_matches: list[str] = Field(default_factory=list)
     feedback: str | None = None
     graded_at: str
+    group_id: str | None = Field(default=None, description="the review group it waits in (GET /review/groups)")
     proposal: OverrideProposal | None = Field(
         default=None, description="a finalised grade's proposed change, waiting for a second reviewer"
     )
@@ -357,6 +358,53 @@ class BulkReverted(Contract):
     kept: list[str] = Field(default_factory=list, description="reviewed again since the bulk accept: left as they are")
 
 
+GROUP_EXCLUDE_MAX = 100
+
+
+class ReviewGroup(Contract):
+    """Open short answers of one bank item graded alike or worded alike: one action grades them all."""
+
+    group_id: str
+    size: int = Field(description="members listed on this page")
+    entries: list[ReviewEntry]
+
+
+class ReviewGroups(Contract):
+    groups: list[ReviewGroup] = Field(description="largest first")
+    open: int = Field(description="entries waiting in the whole queue (not only those listed)")
+    next_cursor: str | None = Field(default=None, description="the queue's cursor: pass it to read on")
+
+
+class GroupReviewRequest(Contract):
+    score: int = Field(ge=0, le=SCORE_MAX, description="the grade every member gets")
+    note: str = Field(
+        min_length=1,
+        max_length=REVIEW_NOTE_MAX_LENGTH,
+        pattern=r"\S",
+        description="the reason, required as for an override (a learner whose grade changes sees it)",
+    )
+    exclude: list[AttemptIdText] = Field(
+        default_factory=list, max_length=GROUP_EXCLUDE_MAX, description="members split off, left in the queue"
+    )
+
+
+class GroupMemberResult(Contract):
+    attempt_id: str
+    status: Literal["reviewed", "excluded", "already_reviewed", "own_attempt", "conflict"]
+    score: int | None = None
+    message: str | None = None
+
+
+class GroupReviewed(Contract):
+    """One reviewer action: each member updated and audited on its own transaction, with the group's id."""
+
+    group_id: str
+    score: int
+    is_correct: bool
+    reviewed: int
+    results: list[GroupMemberResult]
+
+
 class QuestionReviewRequest(Contract):
     action: Literal["accept", "retire", "edit"]
     stem: str | None = Field(default=None, strict=True, min_length=1, max_length=QUESTION_STEM_MAX)
@@ -420,6 +468,7 @@ class AuditRecord(Contract):
     )
     bulk_id: str | None = Field(default=None, description="the bulk accept this record was part of")
     changed: bool = Field(default=True, description="false: the action kept everything as it was (an accept)")
+    group_id: str | None = Field(default=None, description="the review group one action graded with it")
 
 
 class AuditRecords(Contract):

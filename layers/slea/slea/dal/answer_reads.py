@@ -1,8 +1,9 @@
 """Everything answering a question reads, in one BatchGetItem across the tables that hold it: the
 session (its owner), this very attempt (a retry finds its grading), the learner's ability in the
-question's category, the bank item a drawn copy stands for, and the cached explanation of the
-outcome. Each table's key design is its own module's (sessions, attempts, abilities, questions,
-explanations); this module only gathers the keys into one round trip.
+question's category, the bank item a drawn copy stands for, the reviewed answers of the bank item
+(its exemplars, dal/exemplars.py) and the cached explanation of the outcome. Each table's key
+design is its own module's (sessions, attempts, abilities, questions, explanations, exemplars);
+this module only gathers the keys into one round trip.
 
 DynamoDB answers a throttled table's keys as UnprocessedKeys: they are asked again a few times
 (wire_format.batch_get), and a table still unanswered is reported, not guessed at.
@@ -11,7 +12,7 @@ DynamoDB answers a throttled table's keys as UnprocessedKeys: they are asked aga
 from dataclasses import dataclass, field
 from typing import Any
 
-from slea.dal import abilities, attempts, explanations, questions, sessions
+from slea.dal import abilities, attempts, exemplars, explanations, questions, sessions
 from slea.dal.wire_format import batch_get, from_item
 from slea.platform.aws import dynamodb
 from slea.platform.settings import resource_name
@@ -29,6 +30,7 @@ class AnswerReads:
     ability: tuple[str, str] | None = None  # (user_id, category)
     bank_item_id: str | None = None  # the bank item of a drawn copy
     explanation: tuple[str, str] | None = None  # (question_id, variant)
+    exemplars_of: str | None = None  # the bank item whose reviewed answers a short answer is compared with
 
 
 @dataclass
@@ -38,6 +40,7 @@ class AnswerRecords:
     ability: dict[str, Any] | None = None
     bank_item: dict[str, Any] | None = None
     explanation: dict[str, Any] | None = None
+    exemplars: dict[str, Any] | None = None
     unanswered: set[str] = field(default_factory=set)  # the parts DynamoDB left unprocessed
 
 
@@ -60,6 +63,11 @@ def _requests(reads: AnswerReads) -> dict[str, tuple[str, dict[str, Any]]]:
         )
     if reads.bank_item_id:
         parts["bank_item"] = (resource_name(questions.TABLE_VARIABLE), {"question_id": {"S": reads.bank_item_id}})
+    if reads.exemplars_of:
+        parts["exemplars"] = (
+            resource_name(exemplars.TABLE_VARIABLE),
+            {"question_id": {"S": exemplars.key_of(reads.exemplars_of)}},
+        )
     if reads.explanation:
         question_id, variant = reads.explanation
         parts["explanation"] = (

@@ -219,6 +219,7 @@ def record_graded_answer(  # noqa: PLR0917 - the answer's writes, each optional
     difficulty: DifficultyStep | None = None,
     stats_flag: StatsFlagChange | None = None,
     explanation: tuple[str, dict[str, Any]] | None = None,
+    extra: list[dict[str, Any]] | None = None,
 ) -> RecordOutcome:
     """Write the attempt and, if the question is stored, its statistics (and with
     `claim_question`, its answered marker) in one transaction; with them, the learner's ability
@@ -254,6 +255,7 @@ def record_graded_answer(  # noqa: PLR0917 - the answer's writes, each optional
     if explanation is not None:
         variant, text = explanation
         named.append(("explanation", explanations.cache_put(attempt["question_id"], variant, text)))
+    named += [("extra", item) for item in extra or []]  # e.g. a new review group's face
     with storage_errors("attempt transaction"):
         try:
             dynamodb(TOOL).transact_write_items(TransactItems=[item for _, item in named])  # type: ignore[misc]

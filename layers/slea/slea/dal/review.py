@@ -44,6 +44,7 @@ OPEN = "open"
 QUEUE_INDEX = "review-queue"
 CONFIDENCE_INDEX = "review-confidence"
 RECENT_INDEX = "recent-reviews"
+GROUPS_INDEX = "review-groups"
 BANK_INDEX = "bank-items"
 AUDIT_FEED = "reviews"
 BATCH_GET_MAX = 100  # DynamoDB's limit of keys per BatchGetItem
@@ -107,6 +108,19 @@ def questions_by_id(question_ids: list[str]) -> dict[str, dict[str, Any]]:
         for stored in map(from_item, items.get(table, [])):
             found[str(stored["question_id"])] = stored
     return found
+
+
+def group_members(group_id: str) -> list[dict[str, Any]]:
+    """The open attempts of a review group, oldest first (the attempts table's sparse GSI
+    review-groups: a review removes queued_at, so only waiting members are in it)."""
+    with storage_errors("review group query"):
+        return query_all(
+            dynamodb(TOOL),
+            TableName=resource_name(ATTEMPTS_TABLE),
+            IndexName=GROUPS_INDEX,
+            KeyConditionExpression="review_group = :group",
+            ExpressionAttributeValues={":group": {"S": group_id}},
+        )
 
 
 def count_open() -> int:

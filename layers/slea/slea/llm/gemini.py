@@ -147,12 +147,14 @@ class GeminiProvider:
     def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
         """One structured call: the three criteria scored separately against the reference
         answer and the keywords, with the model's confidence; the answer is delimited data."""
-        data = {
+        data: dict[str, Any] = {
             "question": {"stem": item.stem, "category": item.category},
             "reference_answer": item.reference_answer or item.reference_explanation,
             "expected_keywords_or_concepts": item.correct_keywords,
             "learner_answer": item.user_answer,
         }
+        if item.graded_examples:  # the item's reviewed answers nearest this one, with their grades
+            data["graded_examples"] = [example.model_dump(mode="json") for example in item.graded_examples]
         prompt = prompts.grading_prompt(data, item.difficulty)
         graded = self._structured(
             "score", prompts.GRADING_SYSTEM, prompt, ModelShortAnswerGrade, temperature=GRADING_TEMPERATURE
@@ -167,7 +169,9 @@ class GeminiProvider:
         why that option is wrong. Links the model returns beyond the item's sources are dropped by
         the caller (slea.feedback.references.cited)."""
         picked = picked_option(item)
-        data: dict[str, Any] = {"question_and_answer": item.model_dump(mode="json", exclude_none=True)}
+        # Other learners' answers (graded_examples) never reach a text the learner is shown.
+        shown = item.model_dump(mode="json", exclude_none=True, exclude={"graded_examples"})
+        data: dict[str, Any] = {"question_and_answer": shown}
         if picked is not None:
             data["learner_picked"] = item.choices[picked]
         system = prompts.EXPLANATION_SYSTEM.format(tone=prompts.TONES[bool(item.is_correct)])

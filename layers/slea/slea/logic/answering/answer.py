@@ -53,10 +53,41 @@ def _owner_check(session_id: str, user_id: str, session: dict[str, Any] | None) 
         raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
 
 
-def _graded(context: AnswerContext, attempt_id: str) -> tuple[ScoreAnswerOutput, explaining.Explained]:
+def _exemplars(context: AnswerContext) -> list[Any]:
+    """The reviewed answers of the item, read with the context (short answers only: the grading
+    modules stay unloaded for a choice)."""
+    if context.records.exemplars is None:
+        return []
+    from slea.logic.answering.exemplars import stored  # noqa: PLC0415
+
+    return list(stored(context.records.exemplars))
+
+
+def _group(context: AnswerContext, grade: grading.Grade) -> None:
+    """A short answer sent to a reviewer joins a review group of its bank item (the groups' faces
+    were read with the exemplars), so one reviewer action can grade the answers saying one thing."""
+    item_id = context.exemplar_item_id
+    if not grade.needs_review or grade.short_answer is None or item_id is None:
+        return
+    from slea.grading.answer_groups import Graded  # noqa: PLC0415
+    from slea.logic.answering.exemplars import review_group  # noqa: PLC0415
+
+    flagged = bool(grade.short_answer.flags)
+    graded = Graded(context.request.user_answer, grade.probability, flagged)
+    context.review_group, context.group_face = review_group(
+        context.records.exemplars, item_id, context.attempt_key, graded
+    )
+
+
+def _graded(
+    context: AnswerContext, attempt_id: str, *, recorded: bool = True
+) -> tuple[ScoreAnswerOutput, explaining.Explained]:
     """Grade and explain (no storage: the cache entry read with the context, any new one and what
     the key-leak guard held back returned for the recording transaction)."""
-    grade = grading.grade(context.item, context.other_references)
+    grade = grading.grade(context.item, context.other_references, _exemplars(context))
+    context.grader_probability = grade.probability
+    if recorded:  # a grading recorded nowhere joins no review group
+        _group(context, grade)
     explained = explaining.explain(
         context.item, grade, context.unanswered, context.records.explanation, context.cacheable
     )
@@ -169,4 +200,4 @@ def grade_without_recording(
     context = prepare(request, stored, [])
     context.item.shown_texts = shown_texts
     context.unanswered = []
-    return _graded(context, attempt_id=str(uuid.uuid4()))[0]
+    return _graded(context, attempt_id=str(uuid.uuid4()), recorded=False)[0]

@@ -41,6 +41,9 @@ class AnswerContext:
     other_references: list[Any] = field(default_factory=list)
     records: AnswerRecords = field(default_factory=AnswerRecords)
     ability_unreadable: bool = False
+    grader_probability: float | None = None  # set by the grading: kept with the attempt for its exemplar
+    review_group: str | None = None  # a short answer sent to a reviewer: the group it joins
+    group_face: dict[str, Any] | None = None  # ... and the write of that group's face, if it is new
 
     @property
     def category(self) -> str | None:
@@ -58,6 +61,14 @@ class AnswerContext:
         if not self.stored:
             return None
         return self.records.bank_item if self.bank_item_id else self.stored
+
+    @property
+    def exemplar_item_id(self) -> str | None:
+        """The bank item whose reviewed answers a short answer is compared with (a drawn copy's
+        item, else the stored question itself)."""
+        if self.request.question_type != "short_answer" or not self.stored:
+            return None
+        return self.bank_item_id or str(self.stored.get("question_id") or "") or None
 
     @property
     def cacheable(self) -> bool:
@@ -118,6 +129,7 @@ def reads_for(context: AnswerContext, session_id: str | None) -> AnswerReads:
         ability=(normalised_user_id(request.user_id), context.category) if context.category else None,
         bank_item_id=context.bank_item_id,
         explanation=(request.question_id, cache_variant(context.item)) if context.cacheable else None,
+        exemplars_of=context.exemplar_item_id,
     )
 
 
@@ -133,7 +145,7 @@ def read(context: AnswerContext, session_id: str | None = None) -> AnswerContext
             raise
         logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
         context.records = answer_reads.read(
-            AnswerReads(reads.session_id, reads.attempt_key, None, None, reads.explanation)
+            AnswerReads(reads.session_id, reads.attempt_key, None, None, reads.explanation, reads.exemplars_of)
         )
         context.ability_unreadable = True
     unanswered = context.records.unanswered

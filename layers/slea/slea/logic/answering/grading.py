@@ -29,6 +29,7 @@ from slea.llm.provider_choice import get_provider
 from slea.platform.observability import logger
 
 if TYPE_CHECKING:
+    from slea.grading.answer_groups import Exemplar
     from slea.grading.offline import OfflineGrade
     from slea.grading.other_items import Reference
 
@@ -41,6 +42,7 @@ class Grade:
     confidence: float = 1.0
     note: str | None = None  # the model was unavailable: said to the learner
     short_answer: ShortAnswerGrade | None = None
+    probability: float | None = None  # the offline evidence's probability of "correct" (short answers)
 
 
 def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]) -> GradingItem:
@@ -133,7 +135,9 @@ def _checked_against_others(
     return graded.model_copy(update={"flags": flags, "final": False})
 
 
-def _short_answer_grade(item: GradingItem, others: Sequence["Reference"] = ()) -> tuple[ShortAnswerGrade, str | None]:
+def _short_answer_grade(
+    item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()
+) -> tuple[ShortAnswerGrade, str | None, float | None]:
     """The grade and, when the model was unavailable, a note for the learner. The offline
     evidence is always computed: it gives the keyword matches and the form checks, and with a
     model it is the second opinion whose disagreement lowers the model's confidence.
@@ -150,23 +154,33 @@ def _short_answer_grade(item: GradingItem, others: Sequence["Reference"] = ()) -
         logger.warning("no time left for the model's grading, using the offline grader")
         fallback = as_short_answer_grade(evidence)
         fallback = fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False})
-        return _checked_against_others(fallback, item, evidence, others), None
+        return _checked_against_others(fallback, item, evidence, others), None, None
+    from slea.logic.answering.exemplars import examples_for, with_exemplars  # noqa: PLC0415
+
+    if provider.name != "offline":  # a model grades consistently with the item's reviewed answers
+        item.graded_examples = examples_for(item.user_answer, list(exemplars))
     try:
         graded = provider.grade_short_answer(item)
     except LLMError as error:
         logger.warning("short-answer grading failed, using the default score", extra={"reason": str(error)})
         note = phrase(language(item), "grading_unavailable", reason=str(error))
-        return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note
+        return ShortAnswerGrade(score=DEFAULT_SCORING_LLM_SCORE, reasoning=note, confidence=0.0), note, None
+    finally:
+        item.graded_examples = []  # other learners' answers go no further than the grader
     if provider.name != "offline":
         graded = with_second_opinion(graded, evidence)
-    return _checked_against_others(graded, item, evidence, others), None
+    graded = _checked_against_others(graded, item, evidence, others)
+    # What reviewers graded of this item decides a grade the evidence left provisional.
+    probability = evidence.probability_correct
+    return with_exemplars(graded, evidence, item.user_answer, list(exemplars)), None, probability
 
 
-def grade(item: GradingItem, others: Sequence["Reference"] = ()) -> Grade:
+def grade(item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()) -> Grade:
     """Grade the answer in `item` and set `item.is_correct` (the explainer reads it); `others`:
-    the references of the session's other short-answer items."""
+    the references of the session's other short-answer items; a short answer is also compared
+    with its item's reviewed answers (`exemplars`)."""
     if item.question_type == "short_answer":
-        graded, note = _short_answer_grade(item, others)
+        graded, note, probability = _short_answer_grade(item, others, exemplars)
         result = Grade(
             score=graded.score,
             is_correct=graded.score >= HIGH_SCORE_THRESHOLD and note is None,
@@ -174,6 +188,7 @@ def grade(item: GradingItem, others: Sequence["Reference"] = ()) -> Grade:
             confidence=graded.confidence,
             note=note,
             short_answer=graded,
+            probability=probability,
         )
     else:
         correct = keyed_outcome(item)

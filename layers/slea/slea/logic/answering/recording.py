@@ -87,6 +87,11 @@ def attempt_item(output: ScoreAnswerOutput, context: AnswerContext) -> dict[str,
         },
         "rubric_version": RUBRIC_VERSION,
         "prompt_version": PROMPT_VERSION,
+        # The bank item whose exemplars a review of this short answer adds to (dal/exemplars.py).
+        **({"exemplar_item": context.exemplar_item_id} if context.exemplar_item_id else {}),
+        **({"grader_probability": context.grader_probability} if context.grader_probability is not None else {}),
+        # Its review group (the attempts table's sparse GSI review-groups, with queued_at).
+        **({"review_group": context.review_group} if context.review_group and output.needs_review else {}),
         # A provisional grade waits in the review queue (the attempts table's sparse GSI).
         **({"review_state": "open", "queued_at": output.graded_at} if output.needs_review else {}),
     }
@@ -144,6 +149,7 @@ def record(
             difficulty=writes.difficulty,
             stats_flag=flag,
             explanation=explanation,
+            extra=_group_face(context),
         )
         if outcome != "ability_changed" or evidence is None:
             return outcome
@@ -165,4 +171,10 @@ def record(
         claim_question=claim_question,
         stats_flag=flag,
         explanation=explanation,
+        extra=_group_face(context),
     )
+
+
+def _group_face(context: AnswerContext) -> list[dict[str, Any]]:
+    """A new review group's face, written with the attempt that opens the group."""
+    return [context.group_face] if context.group_face else []

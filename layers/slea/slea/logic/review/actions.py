@@ -30,6 +30,7 @@ from slea.contracts.review import (
 from slea.dal import review, sessions
 from slea.dal.questions import bank_key
 from slea.logic.answering import ability_update as ability_recording
+from slea.logic.review.exemplars import exemplar_writes
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
@@ -88,6 +89,7 @@ def review_attempt(
     *,
     attempt: dict[str, Any] | None = None,
     first_review: bool = False,
+    group_id: str | None = None,
     bulk_id: str | None = None,
 ) -> AttemptReviewed:
     """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6)
@@ -118,6 +120,7 @@ def review_attempt(
         request.note,
         first_review=first_review,
         bulk_id=bulk_id,
+        group_id=group_id,
     )
 
 
@@ -131,6 +134,7 @@ def _apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind 
     *,
     first_review: bool = False,
     bulk_id: str | None = None,
+    group_id: str | None = None,
     proposal: Mapping[str, Any] | None = None,
 ) -> AttemptReviewed:
     """Apply a review: `new_score` None keeps the grade (accept). With `proposal`, the grade is a
@@ -213,12 +217,14 @@ def _apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind 
                 "note": note,
                 "changed": score != previous or is_correct != was_correct,
                 "bulk_id": bulk_id,
+                **({"group_id": group_id} if group_id else {}),  # one action graded the whole group
                 **_attempt_context(attempt),
             }
         )
     )
     counted = {"reviewed": 1, "accepted" if new_score is None else "overridden": 1}
     items.append(review.adjust(counted | ({"proposals": -1} if proposal is not None else {})))
+    items.extend(exemplar_writes(attempt, score, is_correct))
     _commit_rescored(items, attempt, score)
     if new_score is None:
         metrics.add_metric(name="GradesAccepted", unit="Count", value=1)

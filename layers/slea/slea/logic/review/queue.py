@@ -143,6 +143,7 @@ def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Re
             keyword_matches=matched or [],
             feedback=attempt.get("feedback"),
             graded_at=attempt["graded_at"],
+            group_id=attempt.get("review_group"),
             proposal=OverrideProposal.model_validate(proposal) if isinstance(proposal, dict) else None,
         ),
     )

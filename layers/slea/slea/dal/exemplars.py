@@ -1,0 +1,92 @@
+"""Reviewed answers of a bank item (its exemplars), kept where the answer path already reads.
+
+Key design: one item per bank item in the questions table, `question_id` = "exemplars#{item_id}"
+(a question id never holds "#", so it cannot collide with a question, and the item carries none
+of the attributes the table's indexes are keyed on: no round, queue, bank or retirement index
+ever lists it). Answering a short answer reads it in the same BatchGetItem as the learner's
+ability and the bank item (dal/answer_reads.py): no call of its own.
+
+The exemplars are top-level attributes `x00` ... `x39`, one per slot, each a map
+{id, text, correct, score, probability}. A review writes its exemplar into the slot its attempt
+id hashes to, with one SET inside the review's own transaction: no read first, the item bounded
+(40 answers of at most EXEMPLAR_TEXT_MAX characters, far below DynamoDB's 400 KB), and a newer
+review replaces an older one that shared its slot. A learner's answer lives here only as text the
+server compares with; nothing learner-facing reads this item.
+
+The same item holds the faces of the item's review groups, `g00` ... `g15`: {group_id, text,
+probability, flagged}, the first answer of each group. A short answer sent to a reviewer joins the
+group whose face it is close to (slea.grading.answer_groups.assign) or opens one, whose face the
+answer's own transaction writes into the slot its group id hashes to. The attempts of a group are
+found through the attempts table's sparse GSI `review-groups` (review_group + queued_at): only
+attempts waiting for a reviewer carry queued_at, so the index holds a group's open members.
+"""
+
+import hashlib
+from typing import Any
+
+from slea.dal.wire_format import to_item
+from slea.platform.settings import resource_name
+
+TABLE_VARIABLE = "QUESTIONS_TABLE"
+PREFIX = "exemplars#"
+SLOTS = 40
+FACE_SLOTS = 16
+EXEMPLAR_TEXT_MAX = 2000  # characters of the answer kept (the grader compares the opening)
+
+
+def key_of(item_id: str) -> str:
+    return PREFIX + item_id
+
+
+def slot_of(exemplar_id: str, prefix: str = "x", slots: int = SLOTS) -> str:
+    digest = hashlib.sha256(exemplar_id.encode("utf-8")).digest()
+    return f"{prefix}{int.from_bytes(digest[:4], 'big') % slots:02d}"
+
+
+def _slots(record: dict[str, Any] | None, prefix: str) -> list[dict[str, Any]]:
+    found = record or {}
+    names = sorted(name for name in found if len(name) == 3 and name[0] == prefix and name[1:].isdigit())
+    return [found[name] for name in names if isinstance(found[name], dict)]
+
+
+def faces_in(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The faces of the item's review groups."""
+    return [face for face in _slots(record, "g") if isinstance(face.get("group_id"), str) and "text" in face]
+
+
+def exemplars_in(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The exemplars stored on an exemplar item, in slot order (none if it was never written)."""
+    return [value for value in _slots(record, "x") if isinstance(value.get("text"), str) and "correct" in value]
+
+
+def exemplar_write(item_id: str, exemplar: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item that stores `exemplar` ({id, text, correct, score, probability}) as an
+    exemplar of `item_id` (creating the item on its first review)."""
+    value = {**exemplar, "text": str(exemplar["text"])[:EXEMPLAR_TEXT_MAX]}
+    if value.get("probability") is None:
+        value.pop("probability", None)
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": to_item({"question_id": key_of(item_id)}),
+            "UpdateExpression": "SET #slot = :exemplar, item_id = :item",
+            "ExpressionAttributeNames": {"#slot": slot_of(str(exemplar["id"]))},
+            "ExpressionAttributeValues": to_item({":exemplar": value, ":item": item_id}),
+        }
+    }
+
+
+def face_write(item_id: str, face: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item that stores a new group's face ({group_id, text, probability, flagged})."""
+    value = {**face, "text": str(face["text"])[:EXEMPLAR_TEXT_MAX]}
+    if value.get("probability") is None:
+        value.pop("probability", None)
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": to_item({"question_id": key_of(item_id)}),
+            "UpdateExpression": "SET #slot = :face, item_id = :item",
+            "ExpressionAttributeNames": {"#slot": slot_of(str(face["group_id"]), "g", FACE_SLOTS)},
+            "ExpressionAttributeValues": to_item({":face": value, ":item": item_id}),
+        }
+    }

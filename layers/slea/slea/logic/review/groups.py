@@ -1,0 +1,78 @@
+"""Review groups: the open short answers of a bank item that the grader scored alike or that are
+worded alike (grouped as they were graded, slea.logic.answering.exemplars.review_group), listed so
+a reviewer confirms or splits each group in one action.
+
+GET /review/groups reads a page of the queue as GET /review/queue does (same filters, same
+cursor) and gathers its attempts by group, largest first. POST /review/groups/{group_id} grades
+every open member with one score: each member is updated and audited as a review of its own
+(ability re-scored, exemplar stored, the audit record naming the group), so one member's
+conflict never undoes another's; members in `exclude` are split off and stay in the queue."""
+
+from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.contracts.review import (
+    AttemptReviewRequest,
+    GroupMemberResult,
+    GroupReviewed,
+    GroupReviewRequest,
+    QueueView,
+    ReviewEntry,
+    ReviewGroup,
+    ReviewGroups,
+)
+from slea.dal import review
+from slea.logic.review.actions import review_attempt
+from slea.logic.review.queue import review_queue, same_user
+from slea.platform.errors import DomainError, NotFound
+from slea.platform.observability import logger, tracer
+
+
+@tracer.capture_method
+def review_groups(limit: int, cursor: str | None, reviewer: str, view: QueueView) -> ReviewGroups:
+    """A page of the queue's provisional grades, by group (an attempt graded before groups existed
+    is a group of its own, named by its attempt id)."""
+    page = review_queue(limit, cursor, reviewer, view.model_copy(update={"source": "grade"}))
+    grouped: dict[str, list[ReviewEntry]] = {}
+    for entry in page.entries:
+        if entry.attempt is None:
+            continue
+        grouped.setdefault(entry.attempt.group_id or entry.entry_id, []).append(entry)
+    groups = [ReviewGroup(group_id=key, size=len(members), entries=members) for key, members in grouped.items()]
+    groups.sort(key=lambda group: -group.size)  # stable: equal sizes keep the queue's order
+    return ReviewGroups(groups=groups, open=page.open, next_cursor=page.next_cursor)
+
+
+@tracer.capture_method
+def review_group(group_id: str, reviewer: str, request: GroupReviewRequest, name: str | None = None) -> GroupReviewed:
+    members = review.group_members(group_id)
+    if not members:
+        raise NotFound("GROUP_NOT_FOUND", f"review group {group_id} has no answer waiting")
+    excluded = set(request.exclude)
+    results: list[GroupMemberResult] = []
+    for member in members:
+        attempt_id = str(member["attempt_id"])
+        if attempt_id in excluded:
+            results.append(GroupMemberResult(attempt_id=attempt_id, status="excluded"))
+            continue
+        if same_user(member.get("user_id"), reviewer):
+            results.append(GroupMemberResult(attempt_id=attempt_id, status="own_attempt"))
+            continue
+        action = "accept" if int(member["score"]) == request.score else "override"
+        graded = AttemptReviewRequest(action=action, score=request.score, note=request.note)
+        try:
+            done = review_attempt(
+                attempt_id, reviewer, graded, name, attempt=member, first_review=True, group_id=group_id
+            )
+        except DomainError as error:
+            status = "already_reviewed" if error.code == "REVIEW_CONFLICT" else "conflict"
+            results.append(GroupMemberResult(attempt_id=attempt_id, status=status, message=error.message))
+            continue
+        results.append(GroupMemberResult(attempt_id=attempt_id, status="reviewed", score=done.score))
+    reviewed = sum(result.status == "reviewed" for result in results)
+    logger.info("review group graded", extra={"group_id": group_id, "members": len(members), "reviewed": reviewed})
+    return GroupReviewed(
+        group_id=group_id,
+        score=request.score,
+        is_correct=request.score >= HIGH_SCORE_THRESHOLD,
+        reviewed=reviewed,
+        results=results,
+    )

@@ -1,0 +1,138 @@
+"""Answer groups and exemplars (slea.grading.answer_groups): a reviewed verdict reaches a new answer
+only from exemplars that agree, never to an answer that negates them, never as "correct" to a
+flagged answer; waiting answers that say the same thing share a group."""
+
+from slea.grading import answer_groups
+from slea.grading.answer_groups import (
+    Closeness,
+    Exemplar,
+    Graded,
+    Group,
+    assign,
+    contradicts,
+    negations_differ,
+    propagate,
+)
+
+RIGHT = "the bulb is in a closed path with the battery"
+RIGHT_AGAIN = "The bulb is in a closed path with the battery."
+RIGHT_TYPO = "the bulb is in a closed pathh with the batery"
+WRONG = "the switch is open so no current can flow to anything"
+NEGATED = "the bulb is not in a closed path with the battery"
+
+
+def exemplar(text: str, correct: bool, name: str = "", probability: float | None = None) -> Exemplar:
+    return Exemplar(name or text[:12], text, correct, 100 if correct else 0, probability)
+
+
+def test_closeness_is_one_for_the_same_words_and_low_for_other_words():
+    closeness = Closeness([RIGHT, RIGHT_AGAIN, RIGHT_TYPO, WRONG])
+    assert closeness(RIGHT, RIGHT_AGAIN) == 1.0
+    assert closeness(RIGHT, RIGHT_TYPO) > 0.6
+    assert closeness(RIGHT, WRONG) < 0.3
+    assert closeness(RIGHT, RIGHT_TYPO) == closeness(RIGHT_TYPO, RIGHT)
+
+
+def test_closeness_reads_hangul():
+    closeness = Closeness(
+        ["전구가 배터리와 닫힌 회로에 있다", "전구는 배터리와 닫힌 회로에 있어요", "스위치가 열려 있다"]
+    )
+    assert closeness("전구가 배터리와 닫힌 회로에 있다", "전구는 배터리와 닫힌 회로에 있어요") > closeness(
+        "전구가 배터리와 닫힌 회로에 있다", "스위치가 열려 있다"
+    )
+
+
+def test_no_exemplar_no_verdict():
+    assert propagate(Graded(RIGHT), []).correct is None
+
+
+def test_agreeing_close_exemplars_finalise_their_verdict():
+    exemplars = [exemplar(RIGHT, True, "e1"), exemplar(RIGHT_TYPO, True, "e3"), exemplar(WRONG, False, "e2")]
+    found = propagate(Graded(RIGHT_AGAIN), exemplars)
+    assert found.correct is True
+    assert found.exemplar_ids == ("e1", "e3")
+    assert found.score == 100
+    # one exemplar alone is not enough support with the chosen constants
+    assert answer_groups.PROPAGATE_SUPPORT == 2
+    assert propagate(Graded(RIGHT_AGAIN), exemplars[:1]).correct is None
+
+
+def test_wrong_exemplars_finalise_a_copy_of_them_as_incorrect():
+    exemplars = [exemplar(WRONG, False, "e2"), exemplar(WRONG + "!", False, "e4"), exemplar(RIGHT, True, "e1")]
+    found = propagate(Graded(WRONG + "."), exemplars)
+    assert found.correct is False
+
+
+def test_disagreeing_exemplars_near_the_answer_send_it_to_review():
+    exemplars = [exemplar(RIGHT, True, "e1"), exemplar(RIGHT_TYPO, False, "e3")]
+    found = propagate(Graded(RIGHT_AGAIN), exemplars)
+    assert found.correct is None
+    assert found.conflict
+
+
+def test_a_negated_copy_of_a_correct_exemplar_is_not_given_its_verdict():
+    assert contradicts(NEGATED, RIGHT)
+    settings = answer_groups.Settings(propagate_similarity=0.5, propagate_support=1)
+    assert propagate(Graded(NEGATED), [exemplar(RIGHT, True)], settings=settings).correct is None
+    assert propagate(Graded(RIGHT_AGAIN), [exemplar(RIGHT, True)], settings=settings).correct is True
+
+
+def test_a_flagged_answer_is_never_finalised_as_correct_by_exemplars():
+    rights = [exemplar(RIGHT, True, "e1"), exemplar(RIGHT + ".", True, "e2")]
+    assert propagate(Graded(RIGHT_AGAIN, flagged=True), rights).correct is None
+    # ... but a flagged copy of a wrong answer may be failed like it
+    wrongs = [exemplar(WRONG, False, "e3"), exemplar(WRONG + ".", False, "e4")]
+    assert propagate(Graded(WRONG + "!", flagged=True), wrongs).correct is False
+
+
+def test_grader_evidence_far_apart_keeps_a_close_text_from_the_verdict():
+    settings = answer_groups.Settings(propagate_probability_gap=0.2, propagate_support=1)
+    near = propagate(Graded(RIGHT_AGAIN, 0.7), [exemplar(RIGHT, True, probability=0.8)], settings=settings)
+    far = propagate(Graded(RIGHT_AGAIN, 0.2), [exemplar(RIGHT, True, probability=0.8)], settings=settings)
+    assert near.correct is True
+    assert far.correct is None
+
+
+def test_support_asks_for_several_agreeing_exemplars():
+    settings = answer_groups.Settings(propagate_support=2)
+    assert propagate(Graded(RIGHT_AGAIN), [exemplar(RIGHT, True, "e1")], settings=settings).correct is None
+    two = [exemplar(RIGHT, True, "e1"), exemplar(RIGHT_TYPO, True, "e2")]
+    assert propagate(Graded(RIGHT_AGAIN), two, settings=settings).correct is True
+
+
+def test_waiting_answers_that_say_the_same_thing_share_a_group():
+    groups = [Group("g1", Graded(RIGHT, 0.8), ["a1"]), Group("g2", Graded(WRONG, 0.1), ["a2"])]
+    settings = answer_groups.Settings(group_similarity=0.5, group_probability_gap=0.2)
+    assert assign(Graded(RIGHT_TYPO, 0.75), groups, settings=settings) == 0
+    assert assign(Graded(WRONG + ".", 0.15), groups, settings=settings) == 1
+    assert assign(Graded("a completely different idea about magnets", 0.5), groups, settings=settings) is None
+    assert assign(Graded(RIGHT), [], settings=settings) is None
+
+
+def test_groups_keep_flagged_answers_and_contradictions_apart():
+    groups = [Group("g1", Graded(RIGHT, 0.8), ["a1"])]
+    settings = answer_groups.Settings(group_similarity=0.3, group_probability_gap=1.0)
+    assert assign(Graded(RIGHT_AGAIN, 0.8, flagged=True), groups, settings=settings) is None
+    assert assign(Graded(NEGATED, 0.8), groups, settings=settings) is None
+
+
+def test_grader_evidence_groups_answers_in_other_words_only_within_its_band():
+    groups = [Group("g1", Graded(RIGHT, 0.9), ["a1"])]
+    settings = answer_groups.Settings(group_similarity=0.0, group_probability_gap=0.2, group_same_wording=0.7)
+    assert assign(Graded("current flows around the loop", 0.85), groups, settings=settings) == 0
+    assert assign(Graded("current flows around the loop", 0.3), groups, settings=settings) is None
+    # the same wording joins whatever the grader thought
+    assert assign(Graded(RIGHT_AGAIN, 0.3), groups, settings=settings) == 0
+
+
+def test_a_negation_more_or_less_is_a_different_claim():
+    # The reference-comparison rules may let this pass (a reference stating a term both ways); between
+    # an answer and the near copy whose verdict it would take, it is a different claim.
+    negated = "a security group is not stateful and is attached to instances"
+    plain = "a security group is stateful and is attached to instances"
+    assert negations_differ(negated, plain)
+    assert not negations_differ(plain + ".", plain)
+    exemplars = [exemplar(plain, True, "e1"), exemplar(plain + ".", True, "e2")]
+    settings = answer_groups.Settings(propagate_similarity=0.5)
+    assert propagate(Graded(negated), exemplars, settings=settings).correct is None
+    assert propagate(Graded(plain + "!"), exemplars, settings=settings).correct is True
