@@ -189,6 +189,14 @@ def _key_not_restated(why: str | None, answer: str | None, text: dict[str, str])
     return " ".join(filter(None, [text["definition_of"].format(concept=name[:-1].strip()), rest.strip()]))
 
 
+def picked_concept(item: GradingItem) -> str | None:
+    """The concept a wrong pick of a choice item comes from, as its own choice note names it."""
+    if item.question_type != "multiple_choice" or item.is_correct:
+        return None
+    note = _note_for(item, picked_option(item))
+    return note.concept if note is not None and note.concept != concept_of(item) else None
+
+
 def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
     """(why the key is right, why the learner's answer is wrong) from the item's own records: the
     explanation stored with it, the concept each option was taken from, the terms an answer missed."""

@@ -346,6 +346,33 @@ class KeyGuard:
     def optional_text(self, text: str | None) -> str | None:
         return self.text(text) if text else text
 
+    def naming(self, text: str | None, name: str | None) -> str | None:
+        """`text` with every sentence that names `name` held back, when `name` is the key of an
+        unanswered choice item and names what a shown option is (the learner's wrong pick, its
+        text on the page beside the feedback): the option's text and the name together answer
+        that item, though no paragraph holds its claim. Then the usual check."""
+        if not text or not name:
+            return self.optional_text(text)
+        wanted = " ".join(name.casefold().split())
+        owners = [
+            item.item_id
+            for item in self.unanswered
+            if item.question_type == "multiple_choice" and " ".join(item.key_text.casefold().split()) == wanted
+        ]
+        if not owners:
+            return self.text(text)
+        paragraphs = []
+        for paragraph in PARAGRAPH.split(text):
+            sentences = _sentences(paragraph)
+            kept = [sentence for sentence in sentences if wanted not in " ".join(sentence.casefold().split())]
+            if len(kept) < len(sentences):
+                self.withheld.sentences += len(sentences) - len(kept)
+                self.withheld.characters += sum(len(sentence) for sentence in sentences if sentence not in kept)
+                self.withheld_for.update(owner for owner in owners if owner)
+                kept.append(NOTE[self.language])
+            paragraphs.append(" ".join(kept))
+        return self.text("\n\n".join(paragraphs))
+
     def links(self, links: Sequence[ReferenceLink]) -> list[ReferenceLink]:
         """The links whose title gives nothing away."""
         kept = []

@@ -16,7 +16,7 @@ from typing import Any
 
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink
-from slea.feedback.details import compose, details_of, padded, picked_option
+from slea.feedback.details import compose, details_of, padded, picked_concept, picked_option
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
 from slea.feedback.short_answer import study_terms
@@ -115,21 +115,22 @@ def _checked(
     against the unanswered items' keys."""
     needs_review = grade.needs_review
     points = grade.short_answer.points if grade.short_answer else None
+    named = picked_concept(item)  # a wrong pick's concept: with the option's text, it may answer another item
     links = guard.links(cited(item.sources, explanation.reference_links))
     details = details_of(item, explanation, links, needs_review, score=grade.score, points=points)
     details = details.model_copy(
         update={
             "score_reason": guard.optional_text(details.score_reason),
             "why_correct": guard.optional_text(details.why_correct),
-            "why_yours_is_wrong": guard.optional_text(details.why_yours_is_wrong),
+            "why_yours_is_wrong": guard.naming(details.why_yours_is_wrong, named),
             "next_steps": [guard.text(step) for step in details.next_steps],
         }
     )
-    checked = explanation.model_copy(update={"explanation": guard.text(explanation.explanation)})
+    checked = explanation.model_copy(update={"explanation": guard.naming(explanation.explanation, named)})
     terms = topic_terms(study_terms(item), item.reference_explanation, None, item.category)
     # Padded again after the check: what it holds back must not leave the text under the minimum.
-    prose = compose(details, item, checked, terms, needs_review=needs_review)
-    text = padded(guard.explanation(prose), details.language, terms)
+    prose = guard.naming(compose(details, item, checked, terms, needs_review=needs_review), named)
+    text = padded(guard.explanation(prose or ""), details.language, terms)
     return text, links, details
 
 
