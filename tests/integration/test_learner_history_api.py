@@ -62,6 +62,6 @@ def test_a_cursor_and_a_session_are_the_callers_own(http, step_functions):
     assert http("GET", f"/learners/me/attempts?session_id=history-1&cursor={cursor}", None, DEMO_USER)[0] == 422
     assert http("GET", "/learners/me/attempts?session_id=history-1", None, KOREAN_USER)[0] == 403
     assert http("GET", "/learners/me/attempts?session_id=nobody", None, DEMO_USER)[0] == 404
-    assert http("GET", "/learners/me/attempts?limit=51", None, DEMO_USER)[0] == 422
+    assert http("GET", "/learners/me/attempts?limit=21", None, DEMO_USER)[0] == 422
     assert http("GET", "/learners/me/attempts?limit=0", None, DEMO_USER)[0] == 422
     assert http("GET", "/learners/me/attempts", None, None)[0] == 401

@@ -13,7 +13,7 @@ from slea.http.api import SESSION_ID_PATTERN, caller, responses
 
 from . import CURSOR_PATTERN
 
-HISTORY_PAGE_MAX = 50
+HISTORY_PAGE_MAX = 20  # a page whose answers all held text back in different sessions reads 41 items
 
 router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
 

@@ -17,15 +17,8 @@ TOOL = "api"
 
 
 def owner_of(session_id: str) -> str | None:
-    with storage_errors("sessions get"):
-        item = (
-            dynamodb(TOOL)
-            .get_item(
-                TableName=resource_name(TABLE_VARIABLE), Key={"session_id": {"S": session_id}}, ConsistentRead=True
-            )
-            .get("Item")
-        )
-    return item["user_id"]["S"] if item else None
+    found = record(session_id)
+    return str(found["user_id"]) if found else None
 
 
 def record(session_id: str) -> dict[str, Any] | None:
