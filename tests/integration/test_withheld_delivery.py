@@ -181,7 +181,7 @@ def test_a_session_left_for_a_newer_one_delivers_what_it_held_back_and_takes_no_
     view = history(http, session, user)[pending["attempt_id"]]
     assert view["explanation"] == pending["unguarded"]["explanation"]
     assert NOTE["en"] not in view["explanation"]
-    status, _, page = http("GET", "/learners/me/attempts?limit=50", None, user)
+    status, _, page = http("GET", "/learners/me/attempts?limit=20", None, user)
     assert {a["attempt_id"]: a for a in page["attempts"]}[pending["attempt_id"]] == view
 
     left = next(q for q in stored_questions(cloud, session) if q["question_id"] not in answered)

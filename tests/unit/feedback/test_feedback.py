@@ -139,13 +139,15 @@ def test_the_cache_variant_names_the_wrong_option_picked_and_is_bounded_by_the_o
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
-def test_what_a_wrong_pick_is_told_depends_on_this_item_alone(language):
+def test_what_a_wrong_pick_is_told_comes_from_this_item_and_never_names_a_key_still_to_come(language):
     """No oracle: the feedback once switched to "a different concept than the one this question asks
     about" when the pick keyed another item not answered yet, which told the learner it did. Now
-    the pick is named and defined from this item's own choice notes, whatever the session holds."""
+    the pick is named and defined from this item's own choice notes; only if that name is the key
+    of an item still to come is the naming held back, with the key guard's usual note (delivered in
+    the history later): beside the option's text on the page, the name would answer that item."""
     from slea.logic.answering.explaining import explain
     from slea.logic.answering.grading import Grade
-    from slea.security.key_leaks import KeyedItem
+    from slea.security.key_leaks import NOTE, KeyedItem
 
     item = mc_item(language, picked="C")
     picked_name = item.choices[2][3:]
@@ -159,11 +161,17 @@ def test_what_a_wrong_pick_is_told_depends_on_this_item_alone(language):
         stem="Which concept is the unrelated process described here?",
         choices=(f"A) {picked_name}", "B) Something else"),
         correct_answer="A",
+        item_id="later",
     )
     grade = Grade(score=0.0, is_correct=False)
-    alone = explain(item, grade, [], None, cacheable=False).shown
-    beside = explain(item, grade, [keyed_on_pick], None, cacheable=False).shown
-    assert beside.details.why_yours_is_wrong == alone.details.why_yours_is_wrong
+    alone = explain(item, grade, [], None, cacheable=False)
+    beside = explain(item, grade, [keyed_on_pick], None, cacheable=False)
+    assert alone.shown.details.why_yours_is_wrong == details.why_yours_is_wrong
+    assert picked_name not in (beside.shown.details.why_yours_is_wrong or "")
+    assert picked_name not in beside.shown.explanation
+    assert NOTE[language] in (beside.shown.details.why_yours_is_wrong or "")
+    assert beside.withheld is not None  # kept whole with the attempt, for the history
+    assert beside.withheld["withheld_for"] == ["later"]
     assert "other_concept" not in PHRASES[language]
 
 
