@@ -59,34 +59,29 @@ def exemplars_in(record: dict[str, Any] | None) -> list[dict[str, Any]]:
     return [value for value in _slots(record, "x") if isinstance(value.get("text"), str) and "correct" in value]
 
 
-def exemplar_write(item_id: str, exemplar: dict[str, Any]) -> dict[str, Any]:
-    """The transaction item that stores `exemplar` ({id, text, correct, score, probability}) as an
-    exemplar of `item_id` (creating the item on its first review)."""
-    value = {**exemplar, "text": str(exemplar["text"])[:EXEMPLAR_TEXT_MAX]}
-    if value.get("probability") is None:
-        value.pop("probability", None)
+def _slot_write(item_id: str, slot: str, value: dict[str, Any], placeholder: str) -> dict[str, Any]:
+    """The transaction item that stores `value` (its text cut to EXEMPLAR_TEXT_MAX) in `slot` of
+    `item_id`'s exemplar item, creating the item on its first write."""
+    stored = {**value, "text": str(value["text"])[:EXEMPLAR_TEXT_MAX]}
+    if stored.get("probability") is None:
+        stored.pop("probability", None)
     return {
         "Update": {
             "TableName": resource_name(TABLE_VARIABLE),
             "Key": to_item({"question_id": key_of(item_id)}),
-            "UpdateExpression": "SET #slot = :exemplar, item_id = :item",
-            "ExpressionAttributeNames": {"#slot": slot_of(str(exemplar["id"]))},
-            "ExpressionAttributeValues": to_item({":exemplar": value, ":item": item_id}),
+            "UpdateExpression": f"SET #slot = {placeholder}, item_id = :item",
+            "ExpressionAttributeNames": {"#slot": slot},
+            "ExpressionAttributeValues": to_item({placeholder: stored, ":item": item_id}),
         }
     }
+
+
+def exemplar_write(item_id: str, exemplar: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item that stores `exemplar` ({id, text, correct, score, probability}) as an
+    exemplar of `item_id` (creating the item on its first review)."""
+    return _slot_write(item_id, slot_of(str(exemplar["id"])), exemplar, ":exemplar")
 
 
 def face_write(item_id: str, face: dict[str, Any]) -> dict[str, Any]:
     """The transaction item that stores a new group's face ({group_id, text, probability, flagged})."""
-    value = {**face, "text": str(face["text"])[:EXEMPLAR_TEXT_MAX]}
-    if value.get("probability") is None:
-        value.pop("probability", None)
-    return {
-        "Update": {
-            "TableName": resource_name(TABLE_VARIABLE),
-            "Key": to_item({"question_id": key_of(item_id)}),
-            "UpdateExpression": "SET #slot = :face, item_id = :item",
-            "ExpressionAttributeNames": {"#slot": slot_of(str(face["group_id"]), "g", FACE_SLOTS)},
-            "ExpressionAttributeValues": to_item({":face": value, ":item": item_id}),
-        }
-    }
+    return _slot_write(item_id, slot_of(str(face["group_id"]), "g", FACE_SLOTS), face, ":face")
