@@ -545,6 +545,197 @@
     show("queue");
   }
 
+  // ---------------------------------------------------------------- review groups
+  /* The queue by group (GET /review/groups): short answers to one item that the grader scored alike
+     or that are worded alike. One decision (a score and a reason, confirmed) grades every waiting
+     answer of a group (POST /review/groups/{id}); a ticked answer is split off and stays in the
+     queue. Members are named by the item's short stem, the answer's time and the learner, never by
+     their position. A group read over two pages is shown once, with the members of both. */
+  const grouped = { cursor: null, generation: 0, groups: new Map() };
+  const groupsShown = () => !$("#groups-view").hidden;
+
+  function groupsQuery() {
+    const chosen = filtersQuery();
+    chosen.delete("source"); // groups are provisional grades only
+    chosen.delete("sort");
+    return chosen;
+  }
+
+  const range = (values, format) => {
+    const low = Math.min(...values);
+    const high = Math.max(...values);
+    return low === high ? format(low) : `${format(low)}–${format(high)}`;
+  };
+
+  /* What the group's members have in common and how far apart they are. */
+  function spread(entries) {
+    const attempts = entries.map((entry) => entry.attempt);
+    const learners = new Set(entries.map((entry) => entry.learner_id)).size;
+    return `grader scores ${range(attempts.map((a) => a.score), String)} · grader confidence ` +
+      `${range(attempts.map((a) => a.confidence), (c) => `${Math.round(c * 100)}%`)} · ` +
+      `${learners} learner${learners === 1 ? "" : "s"}`;
+  }
+
+  function memberName(entry) {
+    return `${entryName(entry)}${entry.learner_id ? ` by learner ${shortId(entry.learner_id)}` : ""}`;
+  }
+
+  function renderMember(entry, groupId) {
+    const a = entry.attempt;
+    const name = memberName(entry);
+    return el("li", { class: "member", "data-entry": entry.entry_id },
+      el("label", { class: "check" },
+        el("input", { type: "checkbox", class: "split", "data-attempt": entry.entry_id, "data-group": groupId, "aria-label": `Split off ${name}` }),
+        el("span", {}, "Split off ", el("span", { class: "meta", text: name }))),
+      collapsible(a.user_answer, "the answer"),
+      el("p", { class: "meta", text: `grader: ${a.score}/100 (${a.is_correct ? "correct" : "not correct"}), confidence ${Math.round(a.confidence * 100)}%` }));
+  }
+
+  function renderGroup(groupId, entries) {
+    const face = entries[0];
+    const q = face.question;
+    const key = q.correct_answer || (q.key_terms || q.correct_keywords || []).join(", ");
+    const id = `g${[...grouped.groups.keys()].indexOf(groupId)}`;
+    const title = `${entries.length} answer${entries.length === 1 ? "" : "s"} to ${entryName(face).replace(/ · .*$/, "")}`;
+    const members = el("ul", { class: "members" }, entries.map((entry) => renderMember(entry, groupId)));
+    const score = el("input", { id: `gscore-${id}`, type: "number", min: 0, max: 100, value: face.attempt.score });
+    const note = el("textarea", { id: `gnote-${id}`, rows: 2, maxlength: 1000 });
+    const grade = el("button", { type: "button", text: "Grade the group…", disabled: true, "aria-label": `Grade the group of ${title}` });
+    const confirm = el("div", { class: "confirm", hidden: true });
+    const split = () => [...members.querySelectorAll(".split")].filter((box) => box.checked).map((box) => box.dataset.attempt);
+    note.addEventListener("input", () => {
+      grade.disabled = !note.value.trim();
+      confirm.hidden = true;
+    });
+    members.addEventListener("change", () => {
+      confirm.hidden = true;
+    });
+    grade.addEventListener("click", () => {
+      clearError();
+      const value = Number(score.value);
+      if (score.value === "" || !Number.isInteger(value) || value < 0 || value > 100) {
+        return reportError("The group's score must be a whole number from 0 to 100.");
+      }
+      if (!note.value.trim()) {
+        note.focus();
+        return reportError("Give a reason for grading the group: it is kept in the review record, and a learner whose grade changes sees it.");
+      }
+      const excluded = split();
+      const graded = entries.length - excluded.length;
+      confirm.replaceChildren(
+        el("p", { text: `Give ${graded} answer${graded === 1 ? "" : "s"} shown (and any other answer still waiting in this group) a score of ${value}?` +
+          (excluded.length ? ` ${excluded.length} split off stay${excluded.length === 1 ? "s" : ""} in the queue.` : "") }),
+        el("button", { type: "button", text: "Yes, grade them", onclick: () => gradeGroup(groupId, { score: value, note: note.value.trim(), exclude: excluded }) }),
+        el("button", { type: "button", class: "quiet", text: "Cancel", onclick: () => { confirm.hidden = true; } }));
+      confirm.hidden = false;
+    });
+    return el("article", { class: "entry group", "data-group": groupId, "aria-labelledby": `title-${id}` },
+      el("h3", { id: `title-${id}`, tabindex: "-1" }, `Group of ${title}`),
+      el("p", { class: "meta context", text: spread(entries) }),
+      el("div", { class: "cols" },
+        el("div", {},
+          el("h4", { text: "Representative answer" }),
+          collapsible(face.attempt.user_answer, "the answer"),
+          el("p", { class: "meta", text: memberName(face) }),
+          row("Key", key),
+          row("Reference answer", q.reference_answer)),
+        el("div", {},
+          el("h4", { text: "Grade the whole group" }),
+          el("label", { for: `gscore-${id}`, text: "Score for every answer (0–100)" }), score,
+          el("label", { for: `gnote-${id}`, text: "Reason (required; a learner whose grade changes sees it)" }), note,
+          grade, confirm)),
+      el("details", { class: "members-box" },
+        el("summary", { text: `Show the ${entries.length} answer${entries.length === 1 ? "" : "s"} (tick one to split it off)` }),
+        members));
+  }
+
+  function showGroups() {
+    const shown = [...grouped.groups.entries()].sort((one, other) => other[1].length - one[1].length);
+    $("#groups").replaceChildren(...shown.map(([groupId, entries]) => renderGroup(groupId, entries)));
+    $("#groups-more").hidden = !grouped.cursor;
+    const answers = shown.reduce((total, [, entries]) => total + entries.length, 0);
+    $("#groups-status").textContent = shown.length
+      ? `${shown.length} group${shown.length === 1 ? "" : "s"} of ${answers} answer${answers === 1 ? "" : "s"} shown${grouped.cursor ? "; more with Load more groups" : ""}.`
+      : grouped.cursor ? "No group on this page: more with Load more groups." : "No provisional grade waits for a reviewer here.";
+  }
+
+  /* A page of groups; `fresh`: from the queue's start (a new filter, or after grading). */
+  async function loadGroups(fresh = true) {
+    clearError();
+    if (fresh) {
+      grouped.generation += 1;
+      grouped.cursor = null;
+      grouped.groups = new Map();
+    }
+    const mine = grouped.generation;
+    const query = groupsQuery();
+    if (grouped.cursor) query.set("cursor", grouped.cursor);
+    try {
+      const page = await api("GET", `/review/groups?${query}`);
+      if (mine !== grouped.generation) return;
+      grouped.cursor = page.next_cursor || null;
+      for (const group of page.groups) {
+        const known = grouped.groups.get(group.group_id) || [];
+        const ids = new Set(known.map((entry) => entry.entry_id));
+        grouped.groups.set(group.group_id, [...known, ...group.entries.filter((entry) => !ids.has(entry.entry_id))]);
+      }
+      if (stats) {
+        stats.open = page.open;
+        renderStats();
+      }
+      showGroups();
+    } catch (error) {
+      reportError(error);
+    }
+  }
+
+  async function gradeGroup(groupId, body) {
+    clearError();
+    let done;
+    try {
+      done = await api("POST", `/review/groups/${encodeURIComponent(groupId)}`, body);
+    } catch (error) {
+      return reportError(error);
+    }
+    const shown = grouped.groups.get(groupId) || [];
+    const named = (attemptId) => {
+      const entry = shown.find((member) => member.entry_id === attemptId);
+      return entry ? memberName(entry) : `answer ${shortId(attemptId)}`;
+    };
+    const left = done.results.filter((result) => !["reviewed", "excluded"].includes(result.status));
+    for (const result of done.results.filter((r) => r.status === "reviewed")) {
+      const entry = shown.find((member) => member.entry_id === result.attempt_id);
+      countReview({ action: entry && entry.attempt.score === done.score ? "accept" : "override" }, "attempt");
+    }
+    renderStats();
+    const excluded = done.results.length - done.reviewed - left.length;
+    $("#groups-status").textContent = `Group graded: ${done.reviewed} answer${done.reviewed === 1 ? "" : "s"} scored ${done.score}` +
+      (excluded ? `; ${excluded} split off, still in the queue` : "") +
+      (left.length ? `; not graded: ${left.map((r) => `${named(r.attempt_id)} (${r.message || r.status.replace(/_/g, " ")})`).join("; ")}` : "") + ".";
+    const message = $("#groups-status").textContent;
+    await loadGroups();
+    $("#groups-status").textContent = `${message} ${$("#groups-status").textContent}`;
+    grouped.entriesStale = true;
+  }
+
+  /* One by one, or by group: the same filters, each view read when shown. */
+  function showQueueAs(groups) {
+    $("#view-groups").setAttribute("aria-pressed", String(groups));
+    $("#view-entries").setAttribute("aria-pressed", String(!groups));
+    $("#groups-view").hidden = !groups;
+    $("#entries-view").hidden = groups;
+    $("#entries-list").hidden = groups;
+    if (groups) {
+      $("#review-status").textContent = ""; // the one-by-one view's count
+      return loadGroups();
+    }
+    if (grouped.entriesStale) {
+      grouped.entriesStale = false;
+      return reload();
+    }
+    return undefined;
+  }
+
   // ---------------------------------------------------------------- keyboard shortcuts
   const typing = (target) => target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
   const articles = () => [...document.querySelectorAll("#entries article")];
@@ -560,7 +751,7 @@
   }
 
   function onShortcut(event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target) || $("#queue").hidden) return;
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target) || $("#queue").hidden || groupsShown()) return;
     const entry = current() || articles()[0];
     const actions = {
       j: () => step(1),
@@ -776,11 +967,18 @@
     $("#more").addEventListener("click", loadMore);
     $("#queue-filters").addEventListener("submit", (event) => {
       event.preventDefault();
-      reload();
+      if (groupsShown()) loadGroups();
+      else reload();
     });
     $("#queue-filters").addEventListener("change", (event) => {
-      if (event.target.tagName === "SELECT") reload();
+      if (event.target.tagName === "SELECT") {
+        if (groupsShown()) loadGroups();
+        else reload();
+      }
     });
+    $("#view-entries").addEventListener("click", () => showQueueAs(false));
+    $("#view-groups").addEventListener("click", () => showQueueAs(true));
+    $("#groups-more").addEventListener("click", () => loadGroups(false));
     $("#select-all").addEventListener("change", () => {
       for (const box of picks()) box.checked = $("#select-all").checked;
       updateBulk();
