@@ -182,3 +182,49 @@ def test_one_action_grades_a_group_and_excluded_members_stay_in_the_queue(http, 
 def test_an_unknown_group_is_404(http, step_functions):
     status, _, body = http("POST", "/review/groups/gnothing", {"score": 50, "note": "n"}, REVIEWER)
     assert (status, body["error_code"]) == (404, "GROUP_NOT_FOUND")
+
+
+def sure_but_unsure_grades(monkeypatch):
+    """The grader gives a high score it is unsure of: the grade waits for a reviewer as correct."""
+    from slea.contracts.llm import ShortAnswerGrade
+    from slea.llm.offline import OfflineProvider
+
+    grade = ShortAnswerGrade(score=90, confidence=0.4, reasoning="probably right, but unsure")
+    monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: grade)
+
+
+def test_a_reverted_review_takes_its_exemplar_away(http, step_functions, monkeypatch):
+    runtime, cloud = step_functions.runtime, step_functions.runtime.cloud
+    question_id = one_question(http)
+    alices, bobs = alices_and_bobs(cloud, question_id)
+    sure_but_unsure_grades(monkeypatch)
+    first = answer(http, question_id, alices)
+    second = tool6(runtime, question_id, alices + ".", user=DAVE)
+    assert first["needs_review"]
+    assert second["needs_review"]
+    status, _, accepted = http(
+        "POST",
+        "/review/attempts/accept",
+        {"attempt_ids": [first["attempt_id"], second["attempt_id"]], "note": "both restate the model answer"},
+        REVIEWER,
+    )
+    assert status == 200, accepted
+    assert accepted["accepted"] == 2
+    stored = exemplar_item(cloud, question_id)
+    assert sorted(value["id"] for name, value in stored.items() if name.startswith("x")) == sorted(
+        [first["attempt_id"], second["attempt_id"]]
+    )
+    # Two agreeing exemplars finalise a near copy ...
+    learned = tool6(runtime, question_id, bobs, user=ERIN)
+    assert learned["needs_review"] is False, learned["grader_reasoning"]
+
+    # ... until the accept is reverted: its exemplars go with it, and the next near copy waits.
+    status, _, reverted = http(
+        "POST", f"/review/bulk/{accepted['bulk_id']}/revert", {"note": "accepted too fast"}, REVIEWER
+    )
+    assert status == 200, reverted
+    assert sorted(reverted["reverted"]) == sorted([first["attempt_id"], second["attempt_id"]])
+    assert not [name for name in exemplar_item(cloud, question_id) if name.startswith("x")]
+    again = tool6(runtime, question_id, bobs + "!", user="8e0b8f3a-2f7c-4a1e-9a55-3c1f0e6d7b22")
+    assert again["needs_review"] is True
+    assert "reviewer graded" not in (again["grader_reasoning"] or "")

@@ -85,3 +85,25 @@ def exemplar_write(item_id: str, exemplar: dict[str, Any]) -> dict[str, Any]:
 def face_write(item_id: str, face: dict[str, Any]) -> dict[str, Any]:
     """The transaction item that stores a new group's face ({group_id, text, probability, flagged})."""
     return _slot_write(item_id, slot_of(str(face["group_id"]), "g", FACE_SLOTS), face, ":face")
+
+
+def holds(record: dict[str, Any] | None, exemplar_id: str) -> bool:
+    """The exemplar item `record` still holds `exemplar_id`'s exemplar (a later review of another
+    answer may have replaced it in its slot)."""
+    found = (record or {}).get(slot_of(exemplar_id))
+    return isinstance(found, dict) and found.get("id") == exemplar_id
+
+
+def exemplar_removal(item_id: str, exemplar_id: str) -> dict[str, Any]:
+    """The transaction item that removes `exemplar_id`'s exemplar from `item_id`'s exemplar item,
+    if its slot still holds it (an undone review no longer grades anyone's answer)."""
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": to_item({"question_id": key_of(item_id)}),
+            "UpdateExpression": "REMOVE #slot",
+            "ConditionExpression": "#slot.id = :id",
+            "ExpressionAttributeNames": {"#slot": slot_of(exemplar_id)},
+            "ExpressionAttributeValues": to_item({":id": exemplar_id}),
+        }
+    }

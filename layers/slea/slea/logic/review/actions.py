@@ -30,7 +30,7 @@ from slea.contracts.review import (
 from slea.dal import review, sessions
 from slea.dal.questions import bank_key
 from slea.logic.answering import ability_update as ability_recording
-from slea.logic.review.exemplars import exemplar_writes
+from slea.logic.review.exemplars import exemplar_removals, exemplar_writes
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
@@ -477,6 +477,7 @@ def revert_bulk(bulk_id: str, reviewer: str, request: UndoRequest, name: str | N
                 }
             ),
             review.count("reviewed", "accepted", by=-1),
+            *exemplar_removals(attempt),  # the undone accept no longer grades other answers
         ]
         try:
             _commit(items, f"attempt {attempt_id}")

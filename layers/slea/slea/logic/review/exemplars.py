@@ -1,10 +1,13 @@
 """A reviewed short answer becomes an exemplar of its bank item: later answers that say the same
 thing are graded as the reviewer graded it (slea.logic.answering.exemplars). Written in the
-review's own transaction, so an exemplar exists exactly when its review does."""
+review's own transaction, so an exemplar exists exactly when its review does, and an undone
+review takes its exemplar away in the undo's transaction: a reverted verdict never grades
+another answer."""
 
 from typing import Any
 
-from slea.dal.exemplars import exemplar_write
+from slea.dal import review
+from slea.dal.exemplars import exemplar_removal, exemplar_write, holds, key_of
 
 
 def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> list[dict[str, Any]]:
@@ -22,3 +25,17 @@ def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> li
         "probability": attempt.get("grader_probability"),
     }
     return [exemplar_write(str(item_id), exemplar)]
+
+
+def exemplar_removals(attempt: dict[str, Any]) -> list[dict[str, Any]]:
+    """The transaction items that take away the exemplar the attempt's review stored (none if it
+    stored none, or a later review of another answer has taken its slot since). One read of the
+    exemplar item: the removal is conditioned on what was read, so a review that replaces it
+    meanwhile makes the undo a conflict to retry, never a silent removal of the newer exemplar."""
+    item_id = attempt.get("exemplar_item")
+    if attempt.get("question_type") != "short_answer" or not item_id:
+        return []
+    attempt_id = str(attempt["attempt_id"])
+    if not holds(review.get_question(key_of(str(item_id))), attempt_id):
+        return []
+    return [exemplar_removal(str(item_id), attempt_id)]
