@@ -85,6 +85,74 @@ def test_retiring_a_drawn_copy_retires_its_bank_item_and_twins_and_no_new_learne
         assert not {stored(cloud)[q["question_id"]]["stem"] for q in execution.output["questions"]} & {original["stem"]}
 
 
+def test_retiring_an_item_withdraws_the_copies_other_learners_were_given_and_not_answered(bank, http):
+    from slea.logic.rounds.skips import count_skips
+
+    cloud = bank.runtime.cloud
+    run(bank, FIRST, "sess_a", count=5)
+    copies = {}
+    for learner, session in ((SECOND, "sess_b"), (NEW_LEARNERS[0], "sess_c")):
+        execution = run(bank, learner, session, count=5)
+        drawn = [q["question_id"] for q in execution.output["questions"] if q["from_bank"]]
+        copies[session] = {stored(cloud)[copy]["item_id"]: copy for copy in drawn}
+        table(cloud, "SessionsTable").put_item(Item={"session_id": session, "user_id": learner})
+    item_id = sorted(set(copies["sess_b"]) & set(copies["sess_c"]))[0]  # both learners were given it
+    reported, theirs = copies["sess_b"][item_id], copies["sess_c"][item_id]
+    carl = token(NEW_LEARNERS[0])
+    # Carl answers another item of his round first: an answered copy keeps its answer.
+    answered = next(copy for other, copy in copies["sess_c"].items() if other != item_id)
+    status, _, body = http("POST", "/sessions/sess_c/answers", {"question_id": answered, "user_answer": "A"}, carl)
+    assert status == 200, body
+
+    status, _, body = http(
+        "POST", f"/review/questions/{reported}", {"action": "retire", "note": "key is wrong"}, REVIEWER
+    )
+    assert status == 200, body
+    after = stored(cloud)
+    assert (after[theirs]["status"], after[theirs]["retired_with"]) == ("retired", reported)
+    assert "retired_category" not in after[theirs]  # the bank item stands for its stem in the retired list
+    assert after[answered].get("status", "active") == "active"
+
+    # Carl is not served it, cannot answer it, and it is not counted as a skip against him.
+    status, _, listed = http("GET", "/sessions/sess_c/questions", None, carl)
+    assert status == 200, listed
+    assert theirs not in {q["question_id"] for q in listed["questions"]}
+    assert answered in {q["question_id"] for q in listed["questions"]}
+    status, _, body = http("POST", "/sessions/sess_c/answers", {"question_id": theirs, "user_answer": "A"}, carl)
+    assert (status, body["error_code"]) == (409, "QUESTION_RETIRED")
+    with cloud.environment(cloud.environment_of("ApiFunction")):  # the learner moves on: round 1 is over
+        counted, _ = count_skips("sess_c", NEW_LEARNERS[0], lambda _round: True)
+    assert counted == len(copies["sess_c"]) - 2  # neither the answered copy nor the withdrawn one
+    skipped = {
+        attempt["question_id"]
+        for attempt in table(cloud, "AttemptsTable").scan()["Items"]
+        if attempt["session_id"] == "sess_c" and attempt.get("skipped")
+    }
+    assert theirs not in skipped
+    assert answered not in skipped
+
+
+def test_an_answer_to_a_copy_whose_bank_item_was_retired_is_refused_even_if_the_copy_was_missed(bank, http):
+    """A copy the withdrawal did not reach (drawn while the retirement ran, or the withdrawal
+    failed part way) is refused all the same: the answer reads its bank item with the rest."""
+    cloud = bank.runtime.cloud
+    run(bank, FIRST, "sess_a", count=4)
+    execution = run(bank, SECOND, "sess_b", count=4)
+    table(cloud, "SessionsTable").put_item(Item={"session_id": "sess_b", "user_id": SECOND})
+    copy = next(q["question_id"] for q in execution.output["questions"] if q["from_bank"])
+    item_id = stored(cloud)[copy]["item_id"]
+    table(cloud, "QuestionsTable").update_item(
+        Key={"question_id": item_id},
+        UpdateExpression="SET #status = :retired REMOVE bank_key",
+        ExpressionAttributeNames={"#status": "status"},
+        ExpressionAttributeValues={":retired": "retired"},
+    )
+    assert stored(cloud)[copy].get("status", "active") == "active"
+    status, _, body = http("POST", "/sessions/sess_b/answers", {"question_id": copy, "user_answer": "A"}, token(SECOND))
+    assert (status, body["error_code"]) == (409, "QUESTION_RETIRED")
+    assert not [a for a in table(cloud, "AttemptsTable").scan()["Items"] if a["question_id"] == copy]
+
+
 def test_undoing_a_retirement_brings_the_item_back_to_the_bank_and_is_audited(bank, http):
     cloud = bank.runtime.cloud
     run(bank, FIRST, "sess_a", count=4)

@@ -519,6 +519,12 @@ const SleaAbility = (() => {
         await nextQuestion();
         return reportError(t("feedback.skipped_meanwhile"));
       }
+      if (error.code === "QUESTION_RETIRED") { // a reviewer withdrew it meanwhile: out of the round, never counted
+        state.questions.splice(state.index, 1);
+        state.index -= 1;
+        nextQuestion();
+        return reportError(t("feedback.retired_meanwhile"));
+      }
       if (error.code !== "ALREADY_ANSWERED") throw error;
       // Answered in another tab or on another device: the answer recorded there, in words.
       replaceNext = true;

@@ -104,3 +104,13 @@ def test_a_closed_session_takes_no_new_answer_but_its_retries():
     )
     assert rules.closed(question, [question], session_closed=True)
     assert not rules.closed(question, [question])
+
+
+def test_a_copy_whose_bank_item_was_retired_takes_no_new_answer_but_its_retries():
+    copy = {"question_id": "copy-1", "item_id": "item-1", "round": 1}
+    refusal = rules.refusal(copy, KEY, [copy], bank_item={"question_id": "item-1", "status": "retired"})
+    assert refusal is not None
+    assert refusal.code == "QUESTION_RETIRED"
+    assert rules.refusal(copy, KEY, [copy], bank_item={"question_id": "item-1", "status": "active"}) is None
+    answered = {**copy, "answered_at": "t", "answered_attempt_key": KEY}
+    assert rules.refusal(answered, KEY, [answered], bank_item={"question_id": "item-1", "status": "retired"}) is None

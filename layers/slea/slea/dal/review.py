@@ -18,6 +18,10 @@
   in its bank key (`bank_twins`, the `bank-items` index): a retired stem is never drawn again.
   A deactivated template carries `deactivated_by` (the question whose retirement did it), so
   un-retiring reactivates those templates and no other.
+- Retiring also withdraws the copies of the retired bank items already drawn into learners'
+  rounds and not answered yet (`open_copies`, the questions table's `item-copies` index, keyed by
+  item_id): each is marked retired on its own, conditioned on still being unanswered, so an answer
+  that wins the race stands and the copy is never served or counted as skipped afterwards.
 - A bulk accept is recorded once more under its own `target_id` (the bulk id, kind "bulk"),
   listing the attempts it accepted, so it can be reverted.
 """
@@ -46,6 +50,7 @@ CONFIDENCE_INDEX = "review-confidence"
 RECENT_INDEX = "recent-reviews"
 GROUPS_INDEX = "review-groups"
 BANK_INDEX = "bank-items"
+COPIES_INDEX = "item-copies"
 AUDIT_FEED = "reviews"
 BATCH_GET_MAX = 100  # DynamoDB's limit of keys per BatchGetItem
 COUNTERS_KEY = {"target_id": {"S": "#counters"}, "audit_key": {"S": "#counters"}}
@@ -206,6 +211,49 @@ def bank_twins(category: str, language: str, stem: str) -> list[dict[str, Any]]:
             ExpressionAttributeValues={":key": {"S": bank_key(category, language)}},
         )
     return [item for item in items if same_stem(str(item.get("stem", "")), stem)][:MAX_TEMPLATES_DEACTIVATED]
+
+
+def open_copies(item_id: str) -> list[dict[str, Any]]:
+    """The copies of bank item `item_id` drawn into sessions, not answered, skipped or retired yet
+    (index keys and those attributes only)."""
+    with storage_errors("item copies query"):
+        found = query_all(
+            dynamodb(TOOL),
+            TableName=resource_name(QUESTIONS_TABLE),
+            IndexName=COPIES_INDEX,
+            KeyConditionExpression="item_id = :item",
+            ExpressionAttributeValues={":item": {"S": item_id}},
+        )
+    return [
+        copy
+        for copy in found
+        if copy["question_id"] != item_id
+        and not copy.get("answered_at")
+        and not copy.get("skipped_at")
+        and copy.get("status") != "retired"
+    ]
+
+
+def withdraw_copy(question_id: str, by_question: str, at: str) -> bool:
+    """Mark a drawn copy retired because `by_question`'s retirement retired its bank item, unless
+    it was answered (or counted skipped) meanwhile: False then, and it stays as it is. The copy
+    gets no `retired_category`: it joins no list of retired stems (its bank item is there)."""
+    with storage_errors("copy withdrawal"):
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=resource_name(QUESTIONS_TABLE),
+                Key={"question_id": {"S": question_id}},
+                UpdateExpression="SET #status = :retired, retired_with = :by, withdrawn_at = :at",
+                ConditionExpression="attribute_exists(question_id) AND attribute_not_exists(answered_at) "
+                "AND attribute_not_exists(skipped_at)",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=to_item({":retired": "retired", ":by": by_question, ":at": at}),
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+    return True
 
 
 def template(template_id: str) -> dict[str, Any] | None:

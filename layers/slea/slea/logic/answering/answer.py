@@ -163,7 +163,9 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     if (recorded := _recorded(context)) is not None:  # a retry: the grading as it was
         return recorded
     left = bool((context.records.session or {}).get("closed_at"))
-    if (refused := rules.refusal(stored, context.attempt_key, session, session_closed=left)) is not None:
+    bank_item = context.records.bank_item if context.bank_item_id else None  # read with the rest
+    refused = rules.refusal(stored, context.attempt_key, session, session_closed=left, bank_item=bank_item)
+    if refused is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # every new answer, before any model call
     return _grade_and_record(context, claim_question=True)

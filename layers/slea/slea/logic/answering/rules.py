@@ -62,9 +62,12 @@ def refusal(
     attempt_key: str,
     session: Iterable[Mapping[str, Any]] = (),
     session_closed: bool = False,
+    bank_item: Mapping[str, Any] | None = None,
 ) -> Conflict | None:
     """Why a new answer to `question` (of `session`'s questions; `session_closed`: the session
-    was closed) cannot be taken, or None (a retry is always taken)."""
+    was closed; `bank_item`: the bank item a drawn copy stands for, as read with the answer)
+    cannot be taken, or None (a retry is always taken). A copy whose bank item was retired is
+    retired with it, even if withdrawing the copy itself has not reached it yet."""
     if is_retry(question, attempt_key):
         return None
     question_id = str(question["question_id"])
@@ -73,6 +76,7 @@ def refusal(
         (bool(question.get("skipped_at")), lambda: skipped(question_id)),
         (bool(question.get("answered_at")), lambda: already_answered(question_id)),
         (question.get("status") == RETIRED, lambda: retired(question_id)),
+        ((bank_item or {}).get("status") == RETIRED, lambda: retired(question_id)),
         (
             session_closed,
             lambda: Conflict("SESSION_CLOSED", "this session was closed when you started a round in a newer one"),

@@ -691,6 +691,7 @@ def review_question(
         ),
     ]
     _commit(items, f"question {question_id}")
+    _withdraw_copies(after.get("retired_with"), stored, now)  # a retirement: its copies in open rounds
     logger.info("question reviewed", extra={"question_id": question_id, "action": request.action})
     return QuestionReviewed(
         question_id=question_id,
@@ -735,6 +736,25 @@ def _retire_with(other: Mapping[str, Any], now: str, by_question: str) -> dict[s
         {":retired": "retired", ":at": now, ":category": other.get("category") or "general", ":by": by_question},
         names={"#status": "status"},
     )
+
+
+def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now: str) -> int:
+    """After `stored` was retired with the bank items `retired_with` (None: it was not retired),
+    withdraw the copies of those items that learners were given and have not answered: each
+    marked retired, so it is hidden from their round, refused if answered and not counted as
+    skipped (logic/rounds). A copy answered meanwhile keeps its answer. After the retirement's
+    own transaction (copies may be many, past a transaction's 100 items); a copy this misses is
+    still refused when answered, the answer reading its bank item's status."""
+    if retired_with is None:
+        return 0
+    question_id, withdrawn = str(stored["question_id"]), 0
+    for item_id in sorted({_bank_item_id(stored), *retired_with}):
+        for copy in review.open_copies(item_id):
+            if copy["question_id"] != question_id and review.withdraw_copy(str(copy["question_id"]), question_id, now):
+                withdrawn += 1
+    if withdrawn:
+        logger.info("drawn copies withdrawn", extra={"question_id": question_id, "copies": withdrawn})
+    return withdrawn
 
 
 def _edit_bank_item(item_id: str, edited: Mapping[str, Any], now: str) -> dict[str, Any]:
