@@ -132,6 +132,27 @@ def test_retiring_an_item_withdraws_the_copies_other_learners_were_given_and_not
     assert answered not in skipped
 
 
+def test_a_withdrawal_that_fails_leaves_the_retirement_standing_and_the_copy_refused(bank, http, faults):
+    cloud = bank.runtime.cloud
+    run(bank, FIRST, "sess_a", count=4)
+    copies = {}
+    for learner, session in ((SECOND, "sess_b"), (NEW_LEARNERS[0], "sess_c")):
+        execution = run(bank, learner, session, count=4)
+        drawn = [q["question_id"] for q in execution.output["questions"] if q["from_bank"]]
+        copies[session] = {stored(cloud)[copy]["item_id"]: copy for copy in drawn}
+        table(cloud, "SessionsTable").put_item(Item={"session_id": session, "user_id": learner})
+    item_id = sorted(set(copies["sess_b"]) & set(copies["sess_c"]))[0]
+    reported, theirs = copies["sess_b"][item_id], copies["sess_c"][item_id]
+    with faults.dynamodb("review", "UpdateItem", error="InternalServerError"):  # only the withdrawal updates alone
+        status, _, body = http("POST", f"/review/questions/{reported}", {"action": "retire", "note": "wrong"}, REVIEWER)
+    assert (status, body["status"]) == (200, "retired"), body
+    assert stored(cloud)[item_id]["status"] == "retired"
+    assert stored(cloud)[theirs].get("status", "active") == "active"  # not reached ...
+    answer = {"question_id": theirs, "user_answer": "A"}
+    status, _, body = http("POST", "/sessions/sess_c/answers", answer, token(NEW_LEARNERS[0]))
+    assert (status, body["error_code"]) == (409, "QUESTION_RETIRED")  # ... and still refused
+
+
 def test_an_answer_to_a_copy_whose_bank_item_was_retired_is_refused_even_if_the_copy_was_missed(bank, http):
     """A copy the withdrawal did not reach (drawn while the retirement ran, or the withdrawal
     failed part way) is refused all the same: the answer reads its bank item with the rest."""

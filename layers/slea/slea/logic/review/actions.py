@@ -33,7 +33,7 @@ from slea.logic.answering import ability_update as ability_recording
 from slea.logic.review.exemplars import exemplar_removals, exemplar_writes
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
-from slea.platform.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
+from slea.platform.errors import Conflict, DataAccessError, DomainError, Forbidden, Invalid, NotFound
 from slea.platform.observability import logger, metrics, tracer
 from slea.security import names
 
@@ -748,10 +748,15 @@ def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now
     if retired_with is None:
         return 0
     question_id, withdrawn = str(stored["question_id"]), 0
-    for item_id in sorted({_bank_item_id(stored), *retired_with}):
-        for copy in review.open_copies(item_id):
-            if copy["question_id"] != question_id and review.withdraw_copy(str(copy["question_id"]), question_id, now):
-                withdrawn += 1
+    try:
+        for item_id in sorted({_bank_item_id(stored), *retired_with}):
+            for copy in review.open_copies(item_id):
+                copy_id = str(copy["question_id"])
+                if copy_id != question_id and review.withdraw_copy(copy_id, question_id, now):
+                    withdrawn += 1
+    except DataAccessError as error:
+        # The retirement stands (committed): the copies left are refused when answered.
+        logger.error("drawn copies not all withdrawn", extra={"question_id": question_id, "reason": str(error)})
     if withdrawn:
         logger.info("drawn copies withdrawn", extra={"question_id": question_id, "copies": withdrawn})
     return withdrawn
