@@ -301,3 +301,31 @@ def test_answers_through_the_api_reach_the_item_analysis(http, step_functions, u
     assert status == 200, body
     answered = [row for row in body["items"] if row["answers"] >= 1 and row["infit"] is not None]
     assert len(answered) >= 3
+
+
+def test_the_local_stack_folds_answers_as_they_arrive(cloud, runtime):
+    """`python -m slea_local serve` reads the stream on a short timer, as the event source mapping
+    would: an answer recorded is in the item's statistics within moments, with nothing invoked."""
+    import threading
+    import time
+
+    from slea_local.__main__ import _fold_stream
+
+    seed_items(cloud)
+    stop = threading.Event()
+    thread = threading.Thread(target=_fold_stream, args=(runtime, 0.05, stop), daemon=True)
+    thread.start()
+    try:
+        put(cloud, [attempt("learner-live", "item-b", 100, 0.2)])
+        for _ in range(200):
+            calibration = (
+                table(cloud, "QuestionsTable").get_item(Key={"question_id": "item-b"})["Item"].get("calibration")
+            )
+            if calibration:
+                break
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(5)
+    assert calibration["answers"] == 1
+    assert float(calibration["facility"]) == 1.0
