@@ -95,7 +95,7 @@ class FakeSums:
             for item_id, category in categories.items()
         }
 
-    def write_statistics(self, item_id: str, calibration: dict[str, Any]) -> bool:
+    def write_statistics(self, item_id: str, calibration: dict[str, Any], folds: int) -> bool:
         self.counts["records_written"] += 1
         self.counts["statistics_written"] += 1
         self.questions[item_id] = {**self.questions[item_id], "calibration": calibration}

@@ -329,3 +329,20 @@ def test_the_local_stack_folds_answers_as_they_arrive(cloud, runtime):
         thread.join(5)
     assert calibration["answers"] == 1
     assert float(calibration["facility"]) == 1.0
+
+
+def test_statistics_from_fewer_folds_never_replace_newer_ones(cloud, runtime, poller):
+    """Two batches touching one item at once (two shards): the one that read the older sums
+    writes last, and is refused."""
+    from slea.dal.calibration_sums import write_statistics
+
+    seed_items(cloud)
+    put(cloud, [attempt("learner-1", "item-a", 100, 0.0), attempt("learner-2", "item-a", 0, 0.0)])
+    fold(runtime, poller.take())
+    stored = table(cloud, "QuestionsTable").get_item(Key={"question_id": "item-a"})["Item"]
+    assert stored["calibration_folds"] == 2
+    with cloud.environment(cloud.environment_of("FoldAttemptsFunction")):
+        assert write_statistics("item-a", {"answers": 1}, folds=1) is False
+        assert write_statistics("item-a", {"answers": 2}, folds=2) is False  # as recent: nothing to do
+        assert write_statistics("gone", {"answers": 1}, folds=9) is False
+    assert table(cloud, "QuestionsTable").get_item(Key={"question_id": "item-a"})["Item"]["calibration"]["answers"] == 2

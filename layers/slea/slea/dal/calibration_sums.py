@@ -6,7 +6,10 @@ Key design: one table, partition key `sums_key` only, four kinds of record:
   first to arrive: the guarded refit also keeps a learner's first answer only), with the attempt
   it came from and the score folded. Put with `attribute_not_exists` in the same transaction as
   the sums, so a redelivered record, a retried batch or a learner's second answer fold nothing.
-- `item#{item_id}`: the item's sums (slea.measurement.sufficient.ItemSums) and category.
+- `item#{item_id}`: the item's sums (slea.measurement.sufficient.ItemSums), its category and
+  `folds`, a counter of the changes folded into it: the statistics written carry it
+  (`calibration_folds` on the bank item) and a write never replaces statistics from more folds,
+  so two batches touching one item at once cannot leave the older sums' statistics in place.
 - `learner#{user_id}`: the learner's person-fit sums (LearnerSums) and the categories they have
   answered in (a string set).
 - `category#{category}`: how many learners have answered in the category (exposure's denominator),
@@ -136,8 +139,9 @@ def _transaction(fold: Fold, at: str, new_in_category: bool) -> list[dict[str, A
             fold.item,
             "i",
             setting="item_id = :item_id, #category = :category",
-            values={":item_id": fold.item_id, ":category": fold.category},
-            names={"#category": "category"},
+            adding=["#folds :one"],
+            values={":item_id": fold.item_id, ":category": fold.category, ":one": 1},
+            names={"#category": "category", "#folds": "folds"},
         ),
     ]
     category = {":categories": {fold.category}, ":category": fold.category}
@@ -213,6 +217,7 @@ class TouchedItem:
     sums: ItemSums
     category_learners: int
     question: dict[str, Any] | None
+    folds: int = 0  # changes folded into the sums read
 
 
 def _chunks(keys: list[tuple[str, dict[str, Any]]], size: int) -> Iterator[list[tuple[str, dict[str, Any]]]]:
@@ -242,6 +247,8 @@ def touched_items(categories: dict[str, str]) -> dict[str, TouchedItem]:
             request.setdefault(table, {"Keys": []})["Keys"].append(key)
         if questions_table in request:
             request[questions_table] |= _projection(ITEM_FIELDS)
+        if sums_table in request:  # the sums just written by this batch, not an older copy
+            request[sums_table]["ConsistentRead"] = True
         items, _ = batch_get(dynamodb(TOOL), request, "calibration sums get")
         for table, stored in items.items():
             for record in map(from_item, stored):
@@ -255,6 +262,7 @@ def touched_items(categories: dict[str, str]) -> dict[str, TouchedItem]:
             sums=ItemSums(**{field.name: float(sums.get(field.name) or 0.0) for field in fields(ItemSums)}),
             category_learners=int(learners.get("learners") or 0),
             question=found.get(f"{questions_table}|{item_id}"),
+            folds=int(sums.get("folds") or 0),
         )
     return touched
 
@@ -271,17 +279,21 @@ def learner_sums(user_id: str) -> LearnerSums | None:
     return LearnerSums(**{field.name: float(stored.get(field.name) or 0.0) for field in fields(LearnerSums)})
 
 
-def write_statistics(item_id: str, calibration: dict[str, Any]) -> bool:
-    """Set the bank item's `calibration` map (the reviewers' item analysis reads it); never
-    creates an item. False if the item is gone."""
+def write_statistics(item_id: str, calibration: dict[str, Any], folds: int) -> bool:
+    """Set the bank item's `calibration` map (the reviewers' item analysis reads it) computed
+    from sums of `folds` changes; never creates an item, never replaces statistics from more
+    folds. False if the item is gone or already holds statistics as recent."""
     with storage_errors("calibration statistics write"):
         try:
             dynamodb(TOOL).update_item(
                 TableName=resource_name(QUESTIONS_TABLE),
                 Key={"question_id": {"S": item_id}},
-                UpdateExpression="SET calibration = :calibration",
-                ConditionExpression="attribute_exists(question_id)",
-                ExpressionAttributeValues=to_item({":calibration": calibration}),
+                UpdateExpression="SET calibration = :calibration, calibration_folds = :folds",
+                ConditionExpression=(
+                    "attribute_exists(question_id) AND "
+                    "(attribute_not_exists(calibration_folds) OR calibration_folds < :folds)"
+                ),
+                ExpressionAttributeValues=to_item({":calibration": calibration, ":folds": folds}),
             )
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":

@@ -145,7 +145,7 @@ class Folding:
             for item_id, touched in store.touched_items(self.touched).items():
                 if touched.question is None or touched.sums.answers <= 0:
                     continue
-                written += store.write_statistics(item_id, statistics(touched, now))
+                written += store.write_statistics(item_id, statistics(touched, now), touched.folds)
         except DataAccessError as error:
             logger.error("item statistics not written", extra={"items": len(self.touched), "reason": str(error)})
             metrics.add_metric(name="IncrementalStatisticsNotWritten", unit=MetricUnit.Count, value=len(self.touched))
