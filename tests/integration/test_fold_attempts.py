@@ -346,3 +346,27 @@ def test_statistics_from_fewer_folds_never_replace_newer_ones(cloud, runtime, po
         assert write_statistics("item-a", {"answers": 2}, folds=2) is False  # as recent: nothing to do
         assert write_statistics("gone", {"answers": 1}, folds=9) is False
     assert table(cloud, "QuestionsTable").get_item(Key={"question_id": "item-a"})["Item"]["calibration"]["answers"] == 2
+
+
+def test_a_correction_of_an_answer_never_folded_folds_it_as_it_now_stands(cloud, runtime, poller):
+    """Its first record was given up on (sent to the failure queue); the reviewer's override then
+    folds the corrected answer once. A correction of a learner's later answer (another attempt
+    holds the record) folds nothing."""
+    seed_items(cloud)
+    lost = attempt("learner-lost", "item-b", 0, 0.1)
+    first = attempt("learner-two", "item-b", 0, 0.3)
+    later = attempt("learner-two", "item-b", 0, 0.4, session="later-session")
+    put(cloud, [lost, first, later])
+    records = poller.take()
+    fold(runtime, records[1:])  # the lost answer's record never arrives
+    attempts = table(cloud, "AttemptsTable")
+    for corrected in (lost, later):
+        attempts.update_item(
+            Key={"session_id": corrected["session_id"], "attempt_key": corrected["attempt_key"]},
+            UpdateExpression="SET score = :score",
+            ExpressionAttributeValues={":score": 100},
+        )
+    records = poller.take()
+    fold(runtime, records)
+    fold(runtime, records)  # redelivered: nothing more
+    assert_sums(cloud, [{**lost, "score": 100}, first])

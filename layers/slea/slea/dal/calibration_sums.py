@@ -40,7 +40,7 @@ BATCH_GET_MAX = 100
 # What the recomputation reads of a bank item.
 ITEM_FIELDS = ("question_id", "calibration", "difficulty_b", "difficulty_precision", "difficulty")
 
-FoldOutcome = Literal["folded", "already_folded"]
+FoldOutcome = Literal["folded", "already_folded", "not_recorded"]
 
 
 def response_key(item_id: str, user_id: str) -> str:
@@ -117,6 +117,7 @@ def _response_write(fold: Fold, at: str) -> dict[str, Any]:
                 "ConditionExpression": condition,
                 "ExpressionAttributeNames": names,
                 "ExpressionAttributeValues": to_item(values),
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # absent: it was never folded
             }
         }
     return {
@@ -127,6 +128,7 @@ def _response_write(fold: Fold, at: str) -> dict[str, Any]:
             "ConditionExpression": condition,
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": to_item(values | {":new": fold.score, ":at": at}),
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # absent: it was never folded
         }
     }
 
@@ -185,7 +187,8 @@ def _transaction(fold: Fold, at: str, new_in_category: bool) -> list[dict[str, A
 
 def apply(fold: Fold, at: str) -> FoldOutcome:
     """Fold one answer: "already_folded" when the response record says it is (a redelivery, a
-    retried batch, the learner's later answer to the item, a correction already applied).
+    retried batch, the learner's later answer to the item, a correction already applied);
+    "not_recorded" when a correction finds no record at all (its answer was never folded).
     Whether the learner is new in the category is learnt from the write itself: the common case
     (known) is tried first, and a refusal of that condition alone tries the other shape."""
     new_in_category = False
@@ -197,9 +200,11 @@ def apply(fold: Fold, at: str) -> FoldOutcome:
             except ClientError as error:
                 if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                     raise
-                codes = [reason.get("Code") for reason in error.response.get("CancellationReasons", [])]
+                reasons = error.response.get("CancellationReasons", [])
+                codes = [reason.get("Code") for reason in reasons]
                 if codes and codes[0] == "ConditionalCheckFailed":
-                    return "already_folded"
+                    missing = fold.expected_score is not None and not reasons[0].get("Item")
+                    return "not_recorded" if missing else "already_folded"
                 if len(codes) > 2 and codes[2] == "ConditionalCheckFailed":
                     new_in_category = not new_in_category
                     continue

@@ -77,11 +77,16 @@ def answer_of(attempt: dict[str, Any] | None) -> Answer | None:
     )
 
 
+def first_fold(new: Answer) -> store.Fold:
+    """A learner's answer to an item folded for the first time."""
+    item, learner = new.parts()
+    return store.Fold(new.item_id, new.user_id, new.category, new.attempt, new.score, None, item, learner)
+
+
 def fold_of(old: Answer | None, new: Answer | None) -> store.Fold | None:
     """What a change of an attempt from `old` to `new` does to the sums (None: nothing)."""
     if new is not None and old is None:
-        item, learner = new.parts()
-        return store.Fold(new.item_id, new.user_id, new.category, new.attempt, new.score, None, item, learner)
+        return first_fold(new)
     if old is None:
         return None
     if new is not None and (new.item_id, new.user_id, new.attempt) != (old.item_id, old.user_id, old.attempt):
@@ -130,7 +135,13 @@ class Folding:
         if change is None:
             self.ignored += 1
             return
-        if store.apply(change, utc_now()) == "already_folded":
+        outcome = store.apply(change, utc_now())
+        if outcome == "not_recorded" and new is not None:
+            # A correction of an answer that was never folded (its first record was given up on
+            # after the retries): the answer as it now stands is folded as a first one.
+            change = first_fold(new)
+            outcome = store.apply(change, utc_now())
+        if outcome != "folded":
             self.already_folded += 1
             return
         self.folded += 1
