@@ -353,6 +353,24 @@ def _calibrate_every(runtime: Any, seconds: float, stop: threading.Event) -> Non
             print(f"calibration failed: {error}", flush=True)
 
 
+FOLD_EVERY = 2.0  # seconds between reads of the attempts table's stream
+
+
+def _fold_stream(runtime: Any, seconds: float, stop: threading.Event) -> None:
+    """The attempts stream's event source mapping on the local stack: new answers are folded into
+    the item statistics within seconds, as in AWS (slea_local.runtime.StreamPoller)."""
+    from slea_local.runtime import StreamPoller
+
+    poller = StreamPoller(runtime, "AttemptsTable")
+    while not stop.wait(seconds):
+        try:
+            report = poller.drain()
+            if report.checkpointed:
+                print(f"stream fold: {report.checkpointed} answer records read", flush=True)
+        except Exception as error:  # the records stay; the next interval reads them again
+            print(f"stream fold failed: {error}", flush=True)
+
+
 def serve(port: int, calibrate_every: float = 60.0) -> int:
     """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine),
     with the calibration job run every `calibrate_every` seconds (0: never)."""
@@ -368,6 +386,7 @@ def serve(port: int, calibrate_every: float = 60.0) -> int:
         stop = threading.Event()
         if calibrate_every > 0:
             threading.Thread(target=_calibrate_every, args=(runtime, calibrate_every, stop), daemon=True).start()
+        threading.Thread(target=_fold_stream, args=(runtime, FOLD_EVERY, stop), daemon=True).start()
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"
             print(f"slea-ssem on {url}")

@@ -76,6 +76,7 @@ class LocalCloud:
         self.stack_name = stack_name
         self.parameters = {**self.template.parameter_defaults(), **(parameters or {})}
         self.physical_names: dict[str, str] = {}
+        self.stream_arns: dict[str, str] = {}  # tables with a StreamSpecification: their stream
         self._mock = mock_aws(
             config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
         )
@@ -127,8 +128,13 @@ class LocalCloud:
         for logical_id, spec in self.template.of_type("AWS::DynamoDB::Table").items():
             name = f"{self.stack_name}-{logical_id}"
             properties = {key: value for key, value in spec["Properties"].items() if key in _TABLE_PROPERTIES}
-            client.create_table(TableName=name, **properties)
+            stream = spec["Properties"].get("StreamSpecification")
+            if stream:  # CloudFormation names the view type only; the API also wants it enabled
+                properties["StreamSpecification"] = {"StreamEnabled": True, **stream}
+            created = client.create_table(TableName=name, **properties)["TableDescription"]
             self.physical_names[logical_id] = name
+            if "LatestStreamArn" in created:
+                self.stream_arns[logical_id] = created["LatestStreamArn"]
 
     def _create_queues(self) -> None:
         client = boto3.client("sqs", region_name=REGION)
@@ -198,6 +204,8 @@ class LocalCloud:
         resource_type = self.template.resources[logical_id]["Type"]
         if resource_type == "AWS::DynamoDB::Table" and attribute == "Arn":
             return f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
+        if resource_type == "AWS::DynamoDB::Table" and attribute == "StreamArn":
+            return self.stream_arns[logical_id]
         if resource_type == "AWS::Serverless::Function" and attribute == "Arn":
             return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
         if resource_type == "AWS::SQS::Queue":

@@ -332,3 +332,149 @@ class QueuePoller:
             if not self.poll_once(report, redeliver):
                 return report
         raise RuntimeError(f"queue not drained after {max_polls} polls")
+
+
+@dataclass
+class StreamReport:
+    invocations: int = 0
+    checkpointed: int = 0  # records the poller moved past (folded, or given up on)
+    reported_failures: int = 0
+    sent_on_failure: int = 0  # batches described on the on-failure queue after the last retry
+
+
+def _stream_record(record: dict[str, Any], stream_arn: str) -> dict[str, Any]:
+    """A record as GetRecords returns it, as Lambda delivers it (the source ARN added, the
+    creation time in epoch seconds)."""
+    change = dict(record["dynamodb"])
+    created = change.get("ApproximateCreationDateTime")
+    if created is not None and hasattr(created, "timestamp"):
+        change["ApproximateCreationDateTime"] = int(created.timestamp())
+    return {**record, "dynamodb": change, "eventSourceARN": stream_arn}
+
+
+class StreamPoller:
+    """What a Lambda event source mapping does for a DynamoDB stream of template.yaml: read each
+    shard from where it last got to, invoke the subscribed function with up to BatchSize records,
+    and move on past what succeeded. With ReportBatchItemFailures the next batch starts at the
+    first failed record (the records after it come again: at-least-once, as in AWS); a function
+    error halves the batch (BisectBatchOnFunctionError); after MaximumRetryAttempts the batch is
+    described on the OnFailure queue and skipped. Retries happen at the next poll, not after
+    Lambda's backoff."""
+
+    def __init__(self, runtime: LocalRuntime, table_logical_id: str) -> None:
+        import boto3
+        from botocore.config import Config
+
+        self.runtime = runtime
+        self.stream_arn = runtime.cloud.stream_arns[table_logical_id]
+        self.function_id, self.settings = self._subscriber(table_logical_id)
+        # moto answers the streams API on its regional endpoint only, not the account-based one
+        # botocore picks for a request naming a stream ARN.
+        self._client = boto3.client(
+            "dynamodbstreams", region_name=REGION, config=Config(account_id_endpoint_mode="disabled")
+        )
+        self._iterators: dict[str, str] = {}
+        self._pending: list[dict[str, Any]] = []
+        self._retries = 0
+        self._limit = int(self.settings.get("BatchSize", 100))
+
+    def _subscriber(self, table_logical_id: str) -> tuple[str, dict[str, Any]]:
+        stream = {"Fn::GetAtt": [table_logical_id, "StreamArn"]}
+        for logical_id, spec in self.runtime.cloud.template.of_type("AWS::Serverless::Function").items():
+            for event in spec["Properties"].get("Events", {}).values():
+                if event["Type"] == "DynamoDB" and event["Properties"]["Stream"] == stream:
+                    assert event["Properties"].get("FunctionResponseTypes") == ["ReportBatchItemFailures"]
+                    return logical_id, event["Properties"]
+        raise KeyError(f"no function of template.yaml reads the stream of {table_logical_id}")
+
+    def _read(self) -> None:
+        description = self._client.describe_stream(StreamArn=self.stream_arn)["StreamDescription"]
+        for shard in description.get("Shards", []):
+            shard_id = shard["ShardId"]
+            iterator = (
+                self._iterators.get(shard_id)
+                or self._client.get_shard_iterator(
+                    StreamArn=self.stream_arn,
+                    ShardId=shard_id,
+                    ShardIteratorType=str(self.settings.get("StartingPosition", "TRIM_HORIZON")),
+                )["ShardIterator"]
+            )
+            response = self._client.get_records(ShardIterator=iterator)
+            self._pending += [_stream_record(record, self.stream_arn) for record in response.get("Records", [])]
+            self._iterators[shard_id] = response.get("NextShardIterator") or iterator
+
+    def take(self) -> list[dict[str, Any]]:
+        """Every record not yet delivered, as Lambda would deliver them, and forget them (for
+        tests that invoke the function with real stream records themselves)."""
+        self._read()
+        records, self._pending = self._pending, []
+        return records
+
+    def poll_once(self, report: StreamReport, redeliver: bool = False) -> int:
+        """One batch: returns how many records were delivered (0: nothing new). `redeliver`:
+        deliver the same batch twice, as a retried invocation would."""
+        self._read()
+        batch = self._pending[: self._limit]
+        if not batch:
+            return 0
+        failed = self._invoke(batch, report)
+        if redeliver:
+            failed = self._invoke(batch, report)
+        if failed is None:  # a function error: retry the first half
+            self._limit = max(1, len(batch) // 2)
+            first = 0
+        elif failed:
+            first = min(index for index, record in enumerate(batch) if record["dynamodb"]["SequenceNumber"] in failed)
+        else:
+            first = len(batch)
+        if first == len(batch):
+            self._retries, self._limit = 0, int(self.settings.get("BatchSize", 100))
+        else:
+            self._retries += 1
+            if self._retries > int(self.settings.get("MaximumRetryAttempts", -1)) >= 0:
+                self._send_on_failure(batch[first:])
+                report.sent_on_failure += 1
+                first, self._retries = len(batch), 0
+        report.checkpointed += first
+        del self._pending[:first]
+        return len(batch)
+
+    def _invoke(self, records: list[dict[str, Any]], report: StreamReport) -> set[str] | None:
+        report.invocations += 1
+        try:
+            response = self.runtime.invoke(self.function_id, {"Records": records})
+        except Exception:  # a function error: Lambda retries the batch (bisected)
+            report.reported_failures += len(records)
+            return None
+        failures = {failure["itemIdentifier"] for failure in response.get("batchItemFailures", [])}
+        report.reported_failures += len(failures)
+        return failures
+
+    def _send_on_failure(self, records: list[dict[str, Any]]) -> None:
+        """What Lambda sends to an OnFailure destination for a stream: where the batch is, not it."""
+        import boto3
+
+        destination = self.settings["DestinationConfig"]["OnFailure"]["Destination"]
+        queue = destination["Fn::GetAtt"][0]
+        boto3.client("sqs", region_name=REGION).send_message(
+            QueueUrl=self.runtime.cloud.queue_url(queue),
+            MessageBody=json.dumps(
+                {
+                    "requestContext": {"condition": "RetryAttemptsExhausted", "functionArn": self.function_id},
+                    "DDBStreamBatchInfo": {
+                        "streamArn": self.stream_arn,
+                        "startSequenceNumber": records[0]["dynamodb"]["SequenceNumber"],
+                        "endSequenceNumber": records[-1]["dynamodb"]["SequenceNumber"],
+                        "batchSize": len(records),
+                    },
+                }
+            ),
+        )
+
+    def drain(self, max_polls: int = 1000, redeliver: bool = False) -> StreamReport:
+        """Poll until every record has been moved past."""
+        report = StreamReport()
+        for _ in range(max_polls):
+            if not self.poll_once(report, redeliver):
+                return report
+        raise RuntimeError(f"stream not drained after {max_polls} polls")

@@ -13,7 +13,7 @@ import pytest
 
 from slea_local import REPO_ROOT
 from slea_local.cloud import LocalCloud
-from slea_local.runtime import LocalRuntime, QueuePoller
+from slea_local.runtime import LocalRuntime, QueuePoller, StreamPoller
 from tests.aws_operations import (
     SAM_POLICY_TEMPLATES,
     UNUSED_GRANT_EXCEPTIONS,
@@ -238,6 +238,23 @@ def _calibration(http, runtime):
     assert run["complete"], run
     assert run["items_calibrated"] > 0, run
     assert http("GET", "/review/items?flagged=false", None, REVIEWER)[0] == 200
+    _stream_fold(runtime)
+
+
+def _stream_fold(runtime):
+    """The stream-fed calibration (FoldAttemptsFunction) reads every answer record the requests
+    above wrote: first answers (the response record put, the sums and the category count
+    updated, the touched items read and written), the reviewer's override (a correction), the
+    same records again (already folded); then a deleted attempt is taken out (the record deleted)."""
+    poller = StreamPoller(runtime, "AttemptsTable")
+    report = poller.drain(redeliver=True)
+    assert report.reported_failures == 0, report
+    assert runtime.metric_total("AnswersFolded") > 0
+    assert runtime.metric_total("AnswersAlreadyFolded") > 0
+    attempts = boto3.resource("dynamodb").Table(runtime.cloud.table_name("AttemptsTable"))
+    folded = next(item for item in attempts.scan()["Items"] if "learner_theta" in item and not item.get("skipped"))
+    attempts.delete_item(Key={"session_id": folded["session_id"], "attempt_key": folded["attempt_key"]})
+    assert poller.drain().reported_failures == 0
 
 
 def _refill_round_starts(cloud):

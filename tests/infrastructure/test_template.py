@@ -162,6 +162,27 @@ def test_worker_reports_partial_batch_failures_from_the_retry_queue():
     assert event["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
 
 
+def test_the_attempts_stream_feeds_the_fold_with_partial_failures_bisect_bounded_retries_and_a_failure_queue():
+    stream = TABLES["AttemptsTable"]["Properties"]["StreamSpecification"]
+    assert stream == {"StreamViewType": "NEW_AND_OLD_IMAGES"}  # a correction needs the score before
+    (event,) = FUNCTIONS["FoldAttemptsFunction"]["Properties"]["Events"].values()
+    properties = event["Properties"]
+    assert event["Type"] == "DynamoDB"
+    assert properties["Stream"] == {"Fn::GetAtt": ["AttemptsTable", "StreamArn"]}
+    assert properties["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert properties["BisectBatchOnFunctionError"] is True
+    assert 0 < properties["MaximumRetryAttempts"] <= 10  # a poison record cannot hold the shard for a day
+    assert 1 <= properties["BatchSize"] <= 1000
+    assert properties["MaximumBatchingWindowInSeconds"] <= 30
+    destination = properties["DestinationConfig"]["OnFailure"]
+    assert destination["Type"] == "SQS"
+    assert destination["Destination"] == {"Fn::GetAtt": ["FoldFailedQueue", "Arn"]}
+    alarm = TEMPLATE.resources["FoldFailedAlarm"]["Properties"]
+    assert alarm["Dimensions"] == [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["FoldFailedQueue", "QueueName"]}}]
+    environment = FUNCTIONS["FoldAttemptsFunction"]["Properties"]["Environment"]["Variables"]
+    assert environment["CALIBRATION_SUMS_TABLE"] == {"Ref": "CalibrationSumsTable"}
+
+
 def test_an_alarm_watches_the_dead_letter_queue_depth():
     properties = TEMPLATE.resources["RetryDeadLetterAlarm"]["Properties"]
     assert properties["MetricName"] == "ApproximateNumberOfMessagesVisible"

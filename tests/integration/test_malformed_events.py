@@ -6,6 +6,7 @@ from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from slea.contracts.attempt_stream import AttemptStreamEvent
 from slea.contracts.generation import GenerateQuestionsInput
 from slea.contracts.item_analysis import CalibrateItemsInput
 from slea.contracts.keywords import GetKeywordsInput
@@ -30,6 +31,7 @@ INPUT_CONTRACTS = {
     "finish_round": FinishRoundInput,
     "score_and_explain": ScoreAnswerInput,
     "calibrate_items": CalibrateItemsInput,  # EventBridge's scheduled event, or {}
+    "fold_attempts": AttemptStreamEvent,  # the attempts table's stream
     "api": APIGatewayProxyEventV2Model,
     "web": APIGatewayProxyEventV2Model,
     "mcp": APIGatewayProxyEventV2Model,  # the envelope's field names (the web function checks it by hand)

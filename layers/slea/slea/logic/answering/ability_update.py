@@ -158,9 +158,9 @@ def writes_for_answer(
     before = posterior_of(ability, prior)
     after = before.updated(difficulty.b, floor, evidence.score)
     estimate = after.estimate()
+    known = before.estimate()  # the item learns from the learner as known before this answer
     step = None
     if bank_item is not None:
-        known = before.estimate()  # the item learns from the learner as known before this answer
         delta_b, delta_precision = items.online_step(difficulty, known.theta, floor, evidence.score, known.se)
         labelled = items.ItemDifficulty.from_label(int(bank_item.get("difficulty") or label or DEFAULT_LABEL))
         step = DifficultyStep(evidence.item_id, delta_b, delta_precision, labelled.b, labelled.precision)
@@ -185,6 +185,9 @@ def writes_for_answer(
             "guess_floor": floor,
             "ability_category": evidence.category,
             "ability_score": round(evidence.score * 100),
+            # The ability the answer was expected from: the stream's fit statistics score the
+            # answer at it and at item_b (slea.measurement.sufficient), with no read of their own.
+            "learner_theta": round(known.theta, 6),
         },
         learner_items=learner_items,
         difficulty=step,

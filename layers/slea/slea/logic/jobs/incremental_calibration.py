@@ -1,0 +1,212 @@
+"""The stream-fed half of calibration (docs/measurement.md): each new or changed graded answer on
+the attempts table's stream is folded into per-item and per-learner sums
+(slea.measurement.sufficient), and the items a batch touched get their statistics recomputed from
+their sums alone. Reads and writes per run follow the new answers, whatever the history.
+
+Which answers count is the refit's rule (slea.logic.jobs.calibration: the score it reads, the item
+it names, skipped items left out); in addition an answer is folded only if it was recorded with
+the estimates it was expected from (`learner_theta`, `item_b`, `guess_floor`, written by the
+answer's own transaction): an answer recorded without its ability update (the learner model could
+not be read, or the question has no category) has none, and is left to the full refit.
+
+Idempotent: dal/calibration_sums.py records the one folded answer per learner and item in the
+transaction that adds it, so a redelivered record or a retried batch folds nothing more; a
+reviewer's correction (a MODIFY with another score) folds the difference, conditioned on the score
+recorded. Flags that take an item out of drawing (`misfit`, `label_far`) stay with the full refit,
+which has the robust, established-accounts checks these sums cannot make; the statistics written
+here keep the refit's b, se, discrimination and flags as they stand.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from slea.dal import calibration_sums as store
+from slea.dal.wire_format import from_item
+from slea.logic.jobs.calibration import DECIMALS, _floor, _item_id, _score
+from slea.measurement.items import ItemDifficulty
+from slea.measurement.sufficient import ItemSums, LearnerSums, item_part, learner_part
+from slea.platform.clock import utc_now
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A graded answer as the fold reads it."""
+
+    item_id: str
+    user_id: str
+    category: str
+    attempt: str
+    score: float
+    theta: float
+    b: float
+    floor: float
+
+    def parts(self) -> tuple[ItemSums, LearnerSums]:
+        return (
+            item_part(self.theta, self.b, self.floor, self.score),
+            learner_part(self.theta, self.b, self.floor, self.score),
+        )
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def answer_of(attempt: dict[str, Any] | None) -> Answer | None:
+    """The answer an attempt record counts as, or None when it counts for nothing here."""
+    if not attempt or attempt.get("skipped"):  # the refit's rule: a skip says nothing of the item
+        return None
+    item_id, user_id = _item_id(attempt), attempt.get("user_id")
+    theta, b = _number(attempt.get("learner_theta")), _number(attempt.get("item_b"))
+    category = attempt.get("ability_category")
+    if not item_id or not user_id or theta is None or b is None or not category:
+        return None
+    return Answer(
+        item_id=item_id,
+        user_id=str(user_id),
+        category=str(category),
+        attempt=f"{attempt.get('session_id')}#{attempt.get('attempt_key')}",
+        score=_score(attempt),
+        theta=theta,
+        b=b,
+        floor=_floor(attempt, {}),
+    )
+
+
+def first_fold(new: Answer) -> store.Fold:
+    """A learner's answer to an item folded for the first time."""
+    item, learner = new.parts()
+    return store.Fold(new.item_id, new.user_id, new.category, new.attempt, new.score, None, item, learner)
+
+
+def fold_of(old: Answer | None, new: Answer | None) -> store.Fold | None:
+    """What a change of an attempt from `old` to `new` does to the sums (None: nothing)."""
+    if new is not None and old is None:
+        return first_fold(new)
+    if old is None:
+        return None
+    if new is not None and (new.item_id, new.user_id, new.attempt) != (old.item_id, old.user_id, old.attempt):
+        return None  # an attempt's key fields never change; nothing is folded from such a record
+    if new is not None and new.score == old.score:
+        return None  # the change touched nothing the fit reads (a review state, a delivery)
+    old_item, old_learner = old.parts()
+    if new is None:  # the answer is taken out (its attempt deleted, or now skipped)
+        return store.Fold(
+            old.item_id,
+            old.user_id,
+            old.category,
+            old.attempt,
+            None,
+            old.score,
+            ItemSums() - old_item,
+            LearnerSums() - old_learner,
+        )
+    new_item, new_learner = new.parts()
+    return store.Fold(
+        new.item_id,
+        new.user_id,
+        new.category,
+        new.attempt,
+        new.score,
+        old.score,
+        new_item - old_item,
+        new_learner - old_learner,
+    )
+
+
+@dataclass
+class Folding:
+    """One batch of stream records: fold each (`fold_record`, called per record by the batch
+    processor, so a failure is that record's alone), then recompute what was touched."""
+
+    touched: dict[str, str] = field(default_factory=dict)  # item id -> category
+    folded: int = 0
+    already_folded: int = 0
+    ignored: int = 0
+
+    def fold_record(self, event_name: str, old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> None:
+        old = answer_of(from_item(old_image) if old_image else None)
+        new = answer_of(from_item(new_image) if new_image and event_name != "REMOVE" else None)
+        change = fold_of(old, new)
+        if change is None:
+            self.ignored += 1
+            return
+        outcome = store.apply(change, utc_now())
+        if outcome == "not_recorded" and new is not None:
+            # A correction of an answer that was never folded (its first record was given up on
+            # after the retries): the answer as it now stands is folded as a first one.
+            change = first_fold(new)
+            outcome = store.apply(change, utc_now())
+        if outcome != "folded":
+            self.already_folded += 1
+            return
+        self.folded += 1
+        self.touched[change.item_id] = change.category
+
+    def recompute(self) -> int:
+        """Write the touched items' statistics from their sums: a failure is logged and counted,
+        not raised (the sums are right; the item's next answer writes its statistics again)."""
+        written = 0
+        try:
+            now = utc_now()
+            for item_id, touched in store.touched_items(self.touched).items():
+                if touched.question is None or touched.sums.answers <= 0:
+                    continue
+                written += store.write_statistics(item_id, statistics(touched, now), touched.folds)
+        except DataAccessError as error:
+            logger.error("item statistics not written", extra={"items": len(self.touched), "reason": str(error)})
+            metrics.add_metric(name="IncrementalStatisticsNotWritten", unit=MetricUnit.Count, value=len(self.touched))
+        metrics.add_metric(name="AnswersFolded", unit=MetricUnit.Count, value=self.folded)
+        metrics.add_metric(name="AnswersAlreadyFolded", unit=MetricUnit.Count, value=self.already_folded)
+        metrics.add_metric(name="ItemsRecomputed", unit=MetricUnit.Count, value=written)
+        logger.info(
+            "answers folded",
+            extra={
+                "folded": self.folded,
+                "already_folded": self.already_folded,
+                "ignored": self.ignored,
+                "items_written": written,
+            },
+        )
+        return written
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, DECIMALS)
+
+
+def statistics(touched: store.TouchedItem, now: str) -> dict[str, Any]:
+    """The item's `calibration` map (the shape the full refit writes) with the statistics read
+    from the sums; b, se, discrimination and flags as the refit left them (before any refit: the
+    online difficulty, no discrimination, no flags)."""
+    question, sums = touched.question or {}, touched.sums
+    stored: dict[str, Any] = dict(question.get("calibration") or {})
+    if stored.get("b") is None:
+        prior = ItemDifficulty.from_label(float(question.get("difficulty") or 5.5))
+        b = _number(question.get("difficulty_b"))
+        precision = _number(question.get("difficulty_precision")) or prior.precision
+        stored |= {
+            "b": _rounded(prior.b if b is None else b),
+            "se": _rounded(precision**-0.5),
+            "discrimination": None,
+            "flags": [],
+        }
+    return stored | {
+        "answers": round(sums.answers),
+        "facility": _rounded(sums.facility),
+        "infit": _rounded(sums.infit),
+        "outfit": _rounded(sums.outfit),
+        "exposure": _rounded(sums.answers / max(touched.category_learners, 1)),
+        "calibrated_at": now,
+    }
+
+
+def learner_lz(user_id: str) -> float | None:
+    """The learner's person-fit lz from their folded answers (None below person fit's minimum
+    number of answers, or before any answer of theirs was folded)."""
+    sums = store.learner_sums(user_id)
+    return None if sums is None else sums.lz
