@@ -222,6 +222,10 @@ def iam_uses(service: str, operation: str, params: dict[str, Any], region: str) 
             return [("dynamodb:GetItem", _table(region, item["Get"]["TableName"])) for item in params["TransactItems"]]
         if "RequestItems" in params:  # BatchGetItem, BatchWriteItem
             return [(f"dynamodb:{operation}", _table(region, table)) for table in params["RequestItems"]]
+        if operation == "ExportTableToPointInTime":  # the table's ARN
+            return [("dynamodb:ExportTableToPointInTime", params["TableArn"])]
+        if operation == "DescribeExport":  # the export's ARN: {table ARN}/export/{id}
+            return [("dynamodb:DescribeExport", params["ExportArn"])]
         return [(f"dynamodb:{operation}", _table(region, params["TableName"], params.get("IndexName")))]
     if service == "sqs" and "QueueUrl" in params:
         return [(f"sqs:{operation}", _arn("sqs", region, params["QueueUrl"].rstrip("/").rsplit("/", 1)[-1]))]
@@ -236,6 +240,13 @@ def iam_uses(service: str, operation: str, params: dict[str, Any], region: str) 
         ]
     if service == "secretsmanager" and "SecretId" in params:  # the code passes the secret's ARN (!Ref)
         return [(f"secretsmanager:{operation}", params["SecretId"])]
+    if service == "s3" and "Bucket" in params:
+        bucket = f"arn:aws:s3:::{params['Bucket']}"
+        if operation in ("ListObjectsV2", "ListObjects"):
+            return [("s3:ListBucket", bucket)]
+        if operation in ("GetObject", "HeadObject"):
+            return [("s3:GetObject", f"{bucket}/{params['Key']}")]
+        return [(f"s3:{operation}", f"{bucket}/{params['Key']}" if "Key" in params else bucket)]
     if service == "lambda" and operation == "Invoke":
         name = params["FunctionName"]
         return [

@@ -1,8 +1,12 @@
-"""The scheduled calibration job (CalibrateItemsFunction) on moto, with answers simulated from
-known difficulties: it moves b toward the truth, flags and queues a misfitting item with its
-reason, is idempotent, never requeues what a reviewer has seen for the same data, and stops
-before its deadline."""
+"""The calibration refit (CalibrationRefitStateMachine: the attempts table's point-in-time export,
+each data file reduced by a child of the distributed map, then the fit in CalibrateItemsFunction)
+on moto and the local Step Functions interpreter, with answers simulated from known difficulties:
+it moves b toward the truth, flags and queues a misfitting item with its reason, gives the values
+the earlier Scan of the table gave, is idempotent (also after a fault while writing), never
+requeues what a reviewer has seen for the same data, fails cleanly when the export fails, and
+stops before its deadline."""
 
+import itertools
 import math
 import random
 from decimal import Decimal
@@ -13,6 +17,7 @@ import pytest
 
 from slea.measurement.irt import p_correct
 from slea.measurement.scale import label_to_b
+from slea_local.executions import LocalStepFunctions
 
 CATEGORY = "technical"
 LEARNERS = 120
@@ -83,14 +88,36 @@ def stored(cloud, item_id: str) -> dict[str, Any]:
     return table(cloud, "QuestionsTable").get_item(Key={"question_id": item_id}, ConsistentRead=True)["Item"]
 
 
-def run_job(runtime, event=None):
-    return runtime.invoke("calibrate_items", event or {})
+REFIT = "CalibrationRefitStateMachine"
+_RUNS = itertools.count(1)
 
 
 @pytest.fixture
-def simulated(cloud, runtime):
+def refit(runtime):
+    """The state machines of template.yaml on the local interpreter, over tables with no demo data."""
+    with LocalStepFunctions(runtime) as local:
+        yield local
+
+
+def run_refit(refit, expect="SUCCEEDED"):
+    """One scheduled run of the refit (the export polled at once); the fit's report."""
+    execution = refit.run(REFIT, {"poll_seconds": 0}, name=f"refit-{next(_RUNS)}")
+    assert execution.status == expect, (execution.error, execution.cause, execution.states_entered)
+    return execution.output
+
+
+def run_job(refit):
+    return run_refit(refit)
+
+
+@pytest.fixture
+def simulated(cloud, refit):
     simulate(cloud)
-    return runtime
+    return refit
+
+
+def metric_total(refit, name):
+    return refit.runtime.metric_total(name)
 
 
 def rmse(values):
@@ -125,8 +152,9 @@ def test_the_job_moves_difficulties_toward_the_truth_and_stores_the_statistics(s
     assert statistics["exposure"] == 1  # every learner of the category answered it
     assert 0 < statistics["facility"] < 1
     assert statistics["discrimination"] > 0.2
-    assert simulated.metric_total("ItemsCalibrated") == len(ITEMS) + 1
-    assert simulated.metric_total("CalibrationAttemptsRead") == LEARNERS * 11
+    assert metric_total(simulated, "ItemsCalibrated") == len(ITEMS) + 1
+    assert metric_total(simulated, "CalibrationAttemptsRead") == LEARNERS * 11
+    assert metric_total(simulated, "CalibrationAnswersReduced") == LEARNERS * 11
 
 
 def test_a_misfitting_item_is_flagged_and_queued_with_its_reason(simulated, cloud):
@@ -141,7 +169,7 @@ def test_a_misfitting_item_is_flagged_and_queued_with_its_reason(simulated, clou
     fitting = [stored(cloud, item_id) for item_id in ITEMS]
     assert not any("misfit" in item["calibration"]["flags"] for item in fitting)
     assert run["items_flagged"] == 1 + sum("review_state" in item for item in fitting)  # label_far ones too
-    assert simulated.metric_total("ItemsFlaggedByCalibration") == run["items_flagged"]
+    assert metric_total(simulated, "ItemsFlaggedByCalibration") == run["items_flagged"]
 
 
 def test_a_rerun_with_the_same_data_writes_nothing_new(simulated, cloud):
@@ -183,7 +211,7 @@ def test_a_retired_item_is_calibrated_but_never_queued(simulated, cloud):
     assert "review_state" not in retired
 
 
-def test_old_attempts_and_copies_count_on_their_bank_item_and_others_are_skipped(cloud, runtime):
+def test_old_attempts_and_copies_count_on_their_bank_item_and_others_are_skipped(cloud, refit):
     questions, attempts = table(cloud, "QuestionsTable"), table(cloud, "AttemptsTable")
     questions.put_item(
         Item=bank_item("bank-1", 5, item_type="multiple_choice", choices=["A) a", "B) b", "C) c", "D) d"])
@@ -205,8 +233,13 @@ def test_old_attempts_and_copies_count_on_their_bank_item_and_others_are_skipped
     attempts.put_item(
         Item={"session_id": "s4", "attempt_key": "d", "question_id": "copy-10", "item_id": "bank-1", **common}
     )
-    run = run_job(runtime)
-    assert (run["attempts_read"], run["responses"], run["items_calibrated"]) == (4, 3, 1)
+    # A skipped item is no evidence of its difficulty (the export carries the attempt's `skipped`).
+    attempts.put_item(
+        Item={"session_id": "s5", "attempt_key": "e#skipped", "question_id": "bank-1", **common, "user_id": "u3"}
+        | {"skipped": True, "is_correct": False, "score": 0}
+    )
+    run = run_job(refit)
+    assert (run["attempts_read"], run["responses"], run["items_calibrated"]) == (5, 3, 1)
     assert stored(cloud, "bank-1")["calibration"]["answers"] == 2
 
 
@@ -226,22 +259,49 @@ def _in_function(cloud, action):
         return action()
 
 
-def test_the_scan_stops_before_the_deadline_and_nothing_is_written(simulated, cloud):
+def export_now(refit, run):
+    """The export steps as the state machine runs them: start, then describe until done."""
+    state = refit.runtime.invoke("calibration_export", {"action": "start", "run": run})
+    while state["status"] == "IN_PROGRESS":
+        state = refit.runtime.invoke("calibration_export", {"action": "describe", "export": state})
+    assert state["status"] == "COMPLETED", state
+    return state
+
+
+def _reduced_into_files(cloud, refit, files):
+    """The run's export reduced into `files` files, as a map over that many data files leaves it."""
+    from slea.dal import attempt_export
+
+    run = f"reduced-{next(_RUNS)}"
+    state = export_now(refit, run)
+    listed = boto3.client("s3").list_objects_v2(Bucket=state["bucket"], Prefix=state["files_prefix"])
+    keys = [entry["Key"] for entry in listed["Contents"] if attempt_export.is_data_file(entry["Key"])]
+    with cloud.environment(cloud.environment_of("CalibrationReduceFunction")):
+        answers = [answer for key in keys for answer in attempt_export.export_file_attempts(key)]
+        for part in range(files):
+            attempt_export.write_reduced(run, f"part-{part}", answers[part::files])
+    return run
+
+
+def test_reading_stops_before_the_deadline_and_nothing_is_written(simulated, cloud):
     from slea.logic.jobs.calibration import calibrate_items
 
-    # 100 s at the start; every look at the clock costs 10 s: the scan may use 50 s.
-    run = _in_function(cloud, lambda: calibrate_items(Clock(100_000, 10_000), page_size=50))
-    assert (run.complete, run.stopped) == (False, "scan")
-    assert 0 < run.attempts_read < LEARNERS * 11
-    assert run.items_calibrated == 0
+    run = _reduced_into_files(cloud, simulated, files=10)
+    # 100 s at the start; every look at the clock costs 10 s: reading may use 50 s.
+    report = _in_function(cloud, lambda: calibrate_items(Clock(100_000, 10_000), run))
+    assert (report.complete, report.stopped) == (False, "read")
+    assert 0 < report.files_read < 10
+    assert 0 < report.attempts_read < LEARNERS * 11
+    assert report.items_calibrated == 0
     assert "calibration" not in stored(cloud, "item-00")
 
 
 def test_writing_stops_before_the_deadline_and_the_next_run_finishes(simulated, cloud):
     from slea.logic.jobs.calibration import WRITE_RESERVE_MS, calibrate_items
 
+    run = _reduced_into_files(cloud, simulated, files=1)
     clock = Clock(WRITE_RESERVE_MS + 6_000, 1_000)  # a few looks, then the write reserve is reached
-    first = _in_function(cloud, lambda: calibrate_items(clock))
+    first = _in_function(cloud, lambda: calibrate_items(clock, run))
     assert (first.complete, first.stopped) == (False, "write")
     assert first.items_left > 0
     assert first.items_calibrated + first.items_left == len(ITEMS) + 1
