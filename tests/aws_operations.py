@@ -45,19 +45,40 @@ _VENDED_LOGS = (
     "calls this when it sets up and writes the execution log destination, not our code (and moto "
     "does not log executions)"
 )
+_EXPORT_WRITES = (
+    "DynamoDB writes a table export's files into the bucket with the permissions of the principal "
+    "that called ExportTableToPointInTime (AWS docs, 'Requesting a table export in DynamoDB'); moto "
+    "writes them without asking"
+)
+_MAP_CHILDREN = (
+    "A distributed map runs its children as executions of its own state machine, started, followed "
+    "and stopped by the Step Functions service with the state machine's role (AWS docs, 'IAM policies "
+    "for using Distributed Map states'); moto's interpreter runs them in process"
+)
 # (principal, IAM action) -> why the grant is kept although no recorded call uses it.
 UNUSED_GRANT_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("GenerateRoundStateMachine", action): _VENDED_LOGS
-    for action in (
-        "logs:CreateLogDelivery",
-        "logs:GetLogDelivery",
-        "logs:UpdateLogDelivery",
-        "logs:DeleteLogDelivery",
-        "logs:ListLogDeliveries",
-        "logs:PutResourcePolicy",
-        "logs:DescribeResourcePolicies",
-        "logs:DescribeLogGroups",
-    )
+    **{
+        (machine, action): _VENDED_LOGS
+        for machine in ("GenerateRoundStateMachine", "CalibrationRefitStateMachine")
+        for action in (
+            "logs:CreateLogDelivery",
+            "logs:GetLogDelivery",
+            "logs:UpdateLogDelivery",
+            "logs:DeleteLogDelivery",
+            "logs:ListLogDeliveries",
+            "logs:PutResourcePolicy",
+            "logs:DescribeResourcePolicies",
+            "logs:DescribeLogGroups",
+        )
+    },
+    **{
+        ("CalibrationExportFunction", action): _EXPORT_WRITES
+        for action in ("s3:PutObject", "s3:AbortMultipartUpload", "s3:PutObjectAcl")
+    },
+    **{
+        ("CalibrationRefitStateMachine", action): _MAP_CHILDREN
+        for action in ("states:StartExecution", "states:DescribeExecution", "states:StopExecution")
+    },
 }
 
 # SAM policy templates, transcribed from samtranslator/policy_templates_data/policy_templates.json
@@ -377,7 +398,14 @@ def _record_invocation(cloud: LocalCloud, principal: str) -> None:
             target.invoke(cloud, principal)
 
 
+_STEP_FUNCTION_CLOUDS: list[LocalCloud] = []  # the local clouds whose state machines run now
+
+
 def _install() -> None:
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map.item_reader.eval.resource_eval_s3 import (
+        ResourceEvalS3,
+    )
+
     from slea_local.executions import LocalStepFunctions
     from slea_local.runtime import LocalRuntime
 
@@ -415,6 +443,36 @@ def _install() -> None:
                 _record(cloud, Use(machine, "lambda:InvokeFunction", arn, "lambda.Invoke (Task state)"))
         return original_task(self, function_name, *args)
 
+    def read_items(self: Any, env: Any) -> Any:
+        """A distributed map's ItemReader: the state machine's role lists (or reads) the objects.
+        The role's name says which state machine of which local cloud runs (slea_local.cloud)."""
+        role = env.aws_execution_details.role_arn.rsplit("/", 1)[-1]
+        for cloud in list(_STEP_FUNCTION_CLOUDS):
+            machine = role.removeprefix(f"{cloud.stack_name}-").removesuffix("-role")
+            if machine in cloud.template.of_type("AWS::Serverless::StateMachine"):
+                principal, current = PRINCIPAL.set(machine), _CLOUD.set(cloud)
+                try:
+                    return original_read_items(self, env)
+                finally:
+                    PRINCIPAL.reset(principal)
+                    _CLOUD.reset(current)
+        return original_read_items(self, env)
+
+    def enter(self: LocalStepFunctions) -> LocalStepFunctions:
+        _STEP_FUNCTION_CLOUDS.insert(0, self.runtime.cloud)
+        return original_enter(self)
+
+    def exit_(self: LocalStepFunctions, *exc_info: object) -> None:
+        try:
+            original_exit(self, *exc_info)
+        finally:
+            _STEP_FUNCTION_CLOUDS.remove(self.runtime.cloud)
+
+    original_read_items = ResourceEvalS3.eval_resource
+    original_enter, original_exit = LocalStepFunctions.__enter__, LocalStepFunctions.__exit__
+    ResourceEvalS3.eval_resource = read_items  # type: ignore[method-assign]
+    LocalStepFunctions.__enter__ = enter  # type: ignore[method-assign]
+    LocalStepFunctions.__exit__ = exit_  # type: ignore[method-assign]
     make_api_call._records_aws_operations = True  # type: ignore[attr-defined]
     botocore.client.BaseClient._make_api_call = make_api_call  # type: ignore[method-assign]
     LocalRuntime.invoke = invoke  # type: ignore[method-assign]

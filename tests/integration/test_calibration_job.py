@@ -308,3 +308,110 @@ def test_writing_stops_before_the_deadline_and_the_next_run_finishes(simulated, 
     second = run_job(simulated)
     assert second["complete"] is True
     assert second["items_calibrated"] == first.items_left  # the rest; the written ones are current
+
+
+# The fields the earlier job's Scan projected (slea.dal.calibration before the refit read exports).
+SCAN_PROJECTION = (
+    "item_id",
+    "question_id",
+    "user_id",
+    "score",
+    "is_correct",
+    "guess_floor",
+    "question_type",
+    "graded_at",
+)
+
+
+def scanned(cloud):
+    """Every attempt as the earlier job read it: a Scan of the table with its projection."""
+    from slea.dal.wire_format import from_item
+
+    names = {f"#f{number}": field for number, field in enumerate(SCAN_PROJECTION)}
+    pages = (
+        boto3.client("dynamodb")
+        .get_paginator("scan")
+        .paginate(
+            TableName=cloud.table_name("AttemptsTable"),
+            ProjectionExpression=", ".join(names),
+            ExpressionAttributeNames=names,
+        )
+    )
+    return [from_item(item) for page in pages for item in page["Items"]]
+
+
+def test_the_refit_gives_the_values_the_scan_of_the_table_gave(simulated, cloud, monkeypatch):
+    """The export changes where the answers come from, nothing else: the fit fed the earlier
+    Scan's answers finds every item's stored calibration already equal to what it computes."""
+    from slea.dal import attempt_export
+    from slea.logic.jobs.calibration import calibrate_items
+
+    refitted = run_job(simulated)
+    assert refitted["items_calibrated"] == len(ITEMS) + 1
+    before = {item_id: stored(cloud, item_id) for item_id in [*ITEMS, MISFIT]}
+    answers = scanned(cloud)
+    assert len(answers) == refitted["attempts_read"]
+    monkeypatch.setattr(
+        attempt_export, "reduced_attempts", lambda run, may_continue: attempt_export.ReducedAnswers(answers, 1, True)
+    )
+    from_scan = _in_function(cloud, lambda: calibrate_items(Clock(900_000, 0), "from-a-scan"))
+    assert from_scan.complete
+    assert (from_scan.items_calibrated, from_scan.items_unchanged) == (0, len(ITEMS) + 1)
+    assert from_scan.learners_excluded == refitted["learners_excluded"]
+    assert {item_id: stored(cloud, item_id) for item_id in before} == before
+
+
+def _reduced_files(cloud):
+    listed = boto3.client("s3").list_objects_v2(
+        Bucket=cloud.physical_names["CalibrationExportBucket"], Prefix="refits/"
+    )
+    return [entry["Key"] for entry in listed.get("Contents", [])]
+
+
+def test_a_failed_export_fails_the_run_and_nothing_is_written(simulated, cloud):
+    # The bucket is gone: DynamoDB accepts the export, then reports it FAILED.
+    s3 = boto3.client("s3")
+    s3.delete_bucket(Bucket=cloud.physical_names["CalibrationExportBucket"])
+    execution = simulated.run(REFIT, {"poll_seconds": 0}, name="export-fails")
+    assert (execution.status, execution.error) == ("FAILED", "ExportFailed")
+    assert "DescribeExport" in execution.states_entered
+    assert not {"ReduceExportFiles", "Fit"} & set(execution.states_entered)
+    assert not any("calibration" in stored(cloud, item_id) for item_id in [*ITEMS, MISFIT])
+    assert metric_total(simulated, "CalibrationExportFailed") == 1
+
+
+def test_an_export_that_cannot_start_fails_the_run_and_nothing_is_written(simulated, cloud):
+    # Point-in-time recovery off (template.yaml declares it on): DynamoDB refuses the export.
+    boto3.client("dynamodb").update_continuous_backups(
+        TableName=cloud.table_name("AttemptsTable"),
+        PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": False},
+    )
+    execution = simulated.run(REFIT, {"poll_seconds": 0}, name="export-refused")
+    assert (execution.status, execution.error) == ("FAILED", "ExportFailed")
+    assert execution.states_entered == ["StartExport", "ExportFailed"]
+    assert not any("calibration" in stored(cloud, item_id) for item_id in [*ITEMS, MISFIT])
+    assert _reduced_files(cloud) == []
+
+
+def test_a_fault_while_writing_fails_the_run_and_the_rerun_finishes_it_idempotently(simulated, cloud, faults):
+    written_before_fault = 4
+    with faults.dynamodb(
+        "calibrate_items",
+        "UpdateItem",
+        error="InternalServerError",
+        when=lambda: faults.attempts["UpdateItem"] > written_before_fault,
+    ):
+        failed = simulated.run(REFIT, {"poll_seconds": 0}, name="fault-while-writing")
+    assert (failed.status, failed.error) == ("FAILED", "DataAccessError")
+    partly = {item_id: stored(cloud, item_id) for item_id in [*ITEMS, MISFIT]}
+    assert sum("calibration" in item for item in partly.values()) == written_before_fault
+    rerun = run_job(simulated)
+    assert (rerun["items_unchanged"], rerun["items_calibrated"]) == (
+        written_before_fault,
+        len(ITEMS) + 1 - written_before_fault,
+    )
+    for item_id, item in partly.items():  # what the failed run wrote stays as it was written
+        if "calibration" in item:
+            assert stored(cloud, item_id) == item
+    again = run_job(simulated)
+    assert (again["items_calibrated"], again["items_flagged"], again["items_unchanged"]) == (0, 0, len(ITEMS) + 1)
