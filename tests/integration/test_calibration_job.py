@@ -6,7 +6,9 @@ the earlier Scan of the table gave, is idempotent (also after a fault while writ
 requeues what a reviewer has seen for the same data, fails cleanly when the export fails, and
 stops before its deadline."""
 
+import gzip
 import itertools
+import json
 import math
 import random
 from decimal import Decimal
@@ -415,3 +417,45 @@ def test_a_fault_while_writing_fails_the_run_and_the_rerun_finishes_it_idempoten
             assert stored(cloud, item_id) == item
     again = run_job(simulated)
     assert (again["items_calibrated"], again["items_flagged"], again["items_unchanged"]) == (0, 0, len(ITEMS) + 1)
+
+
+def test_every_data_file_of_an_export_is_reduced_and_its_manifests_are_not(simulated, cloud):
+    """An export on AWS is many data files with manifests beside them (moto writes one data file):
+    more files under the run's export prefix, as AWS lays them out, are each reduced, and their
+    answers join the fit; the manifests are listed by the map and skipped."""
+    from slea.dal.wire_format import to_item
+
+    bucket, run = cloud.physical_names["CalibrationExportBucket"], "aws-shaped"
+    folder = f"exports/{run}/AWSDynamoDB/01700000000000-a1b2c3d4"
+    s3 = boto3.client("s3")
+    extra = []
+    for part in range(3):
+        lines = [
+            json.dumps(
+                {
+                    "Item": to_item(
+                        {
+                            "session_id": f"x{part}",
+                            "attempt_key": f"{n}",
+                            "question_id": "item-00",
+                            "user_id": f"extra-{part}-{n}",
+                            "score": 100,
+                            "is_correct": True,
+                            "graded_at": "2026-02-01T00:00:00Z",
+                        }
+                    )
+                }
+            )
+            for n in range(5)
+        ]
+        extra += lines
+        s3.put_object(
+            Bucket=bucket, Key=f"{folder}/data/part-{part}.json.gz", Body=gzip.compress("\n".join(lines).encode())
+        )
+    for manifest in ("manifest-files.json", "manifest-summary.json", "manifest-files.md5", "_started"):
+        s3.put_object(Bucket=bucket, Key=f"{folder}/{manifest}", Body=b'{"not": "answers"}')
+    execution = simulated.run(REFIT, {"poll_seconds": 0}, name=run)
+    assert execution.status == "SUCCEEDED", (execution.error, execution.cause)
+    assert execution.output["attempts_read"] == LEARNERS * 11 + len(extra)
+    assert execution.output["files_read"] == 4  # moto's data file and the three above
+    assert stored(cloud, "item-00")["calibration"]["answers"] == LEARNERS + len(extra)

@@ -121,11 +121,26 @@ def _lines(bucket: str, key: str) -> Iterator[bytes]:
                     yield line
 
 
-def export_file_attempts(key: str) -> Iterator[dict[str, Any]]:
-    """Each attempt of one export data file: its calibration fields as a plain dict."""
-    for line in _lines(resource_name(EXPORT_BUCKET), key):
+def attempts_of(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    """Each attempt of an export's DYNAMODB_JSON lines: its calibration fields as a plain dict."""
+    for line in lines:
         item = json.loads(line)["Item"]
         yield from_item({name: item[name] for name in CALIBRATION_FIELDS if name in item})
+
+
+def export_file_attempts(key: str) -> Iterator[dict[str, Any]]:
+    """Each attempt of one export data file, read as it streams in."""
+    return attempts_of(_lines(resource_name(EXPORT_BUCKET), key))
+
+
+def compact(attempts: Iterable[dict[str, Any]]) -> tuple[bytes, int]:
+    """Attempts as a reduced file's body (gzip JSON lines), and how many it holds."""
+    buffer, count = io.BytesIO(), 0
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped:
+        for attempt in attempts:
+            zipped.write(json.dumps(attempt, separators=(",", ":"), sort_keys=True).encode() + b"\n")
+            count += 1
+    return buffer.getvalue(), count
 
 
 def reduced_key(run: str, source_key: str) -> str:
@@ -135,20 +150,21 @@ def reduced_key(run: str, source_key: str) -> str:
 
 def write_reduced(run: str, source_key: str, attempts: Iterable[dict[str, Any]]) -> int:
     """Write one file's compact answers (gzip JSON lines); the number written."""
-    buffer, count = io.BytesIO(), 0
-    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped:
-        for attempt in attempts:
-            zipped.write(json.dumps(attempt, separators=(",", ":"), sort_keys=True).encode() + b"\n")
-            count += 1
+    body, count = compact(attempts)
     with storage_errors("refit file write"):
         s3(TOOL).put_object(
             Bucket=resource_name(EXPORT_BUCKET),
             Key=reduced_key(run, source_key),
-            Body=buffer.getvalue(),
+            Body=body,
             ContentType="application/x-ndjson",
             ContentEncoding="gzip",
         )
     return count
+
+
+def reduced_answers(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    """The answers of a reduced file's lines."""
+    return (json.loads(line) for line in lines)
 
 
 @dataclass
@@ -171,6 +187,6 @@ def reduced_attempts(run: str, may_continue: Callable[[], bool]) -> ReducedAnswe
     for number, key in enumerate(keys):
         if number and not may_continue():
             return ReducedAnswers(read, files, complete=False)
-        read.extend(json.loads(line) for line in _lines(bucket, key))
+        read.extend(reduced_answers(_lines(bucket, key)))
         files += 1
     return ReducedAnswers(read, files, complete=True)
