@@ -57,7 +57,9 @@ def test_an_exported_line_keeps_only_the_calibration_fields_as_plain_values():
         "question_type": "multiple_choice",
         "graded_at": "2026-01-01T00:00:00Z",
     }
-    assert second["skipped"] is True and second["score"] == 0 and isinstance(second["score"], int)
+    assert second["skipped"] is True
+    assert second["score"] == 0
+    assert isinstance(second["score"], int)
     assert set(first) <= set(attempt_export.CALIBRATION_FIELDS)
 
 
