@@ -459,3 +459,27 @@ def test_every_data_file_of_an_export_is_reduced_and_its_manifests_are_not(simul
     assert execution.output["attempts_read"] == LEARNERS * 11 + len(extra)
     assert execution.output["files_read"] == 4  # moto's data file and the three above
     assert stored(cloud, "item-00")["calibration"]["answers"] == LEARNERS + len(extra)
+
+
+def test_the_local_stack_runs_the_refit_state_machine_on_its_schedule(simulated, cloud):
+    """`python -m slea_local serve --calibrate-every N`: the refit, export included, every N seconds."""
+    import threading
+    import time
+
+    from slea_local.__main__ import _calibrate_every
+
+    stop = threading.Event()
+    schedule = threading.Thread(target=_calibrate_every, args=(simulated, 0.05, stop), daemon=True)
+    schedule.start()
+    deadline = time.monotonic() + 120
+    while "calibration" not in stored(cloud, MISFIT) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    stop.set()
+    schedule.join(timeout=120)
+    assert not schedule.is_alive()
+    assert all("calibration" in stored(cloud, item_id) for item_id in [*ITEMS, MISFIT])
+    machine = cloud.physical_names[REFIT]
+    runs = boto3.client("stepfunctions").list_executions(stateMachineArn=machine)["executions"]
+    assert runs
+    assert all(run["name"].startswith("local-refit-") for run in runs)
+    assert {run["status"] for run in runs} == {"SUCCEEDED"}
