@@ -59,7 +59,9 @@ def reduce_export_file(run: str, key: str) -> dict[str, Any]:
     if not key.startswith(attempt_export.files_prefix(run)):
         raise ValueError("key: not a file of this run's export")
     if not attempt_export.is_data_file(key):
-        return {"key": key, "attempts": 0}
+        return {"attempts": 0}
     written = attempt_export.write_reduced(run, key, attempt_export.export_file_attempts(key))
     metrics.add_metric(name="CalibrationAnswersReduced", unit=MetricUnit.Count, value=written)
-    return {"key": key, "attempts": written}
+    # Small on purpose: a distributed map without a ResultWriter gathers every child's result, and
+    # Step Functions caps a state's data at 256 KiB (about 10,000 files at this size).
+    return {"attempts": written}
