@@ -91,8 +91,9 @@ def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
         )
         learners[_category(item)].add(learner)
     counts = {category: len(found) for category, found in learners.items()}
-    # A fixed order, whatever order the export's files hold them in: the refit's sums then repeat exactly (and a
-    # learner's first answer to an item comes first: the guarded refit keeps only that one).
+    # A fixed order, whatever order the export's files hold them in: the refit's sums then repeat
+    # exactly (and a learner's first answer to an item comes first: the guarded refit keeps only
+    # that one).
     responses.sort(key=lambda pair: (pair[1].item_id, pair[1].learner, pair[0], pair[1].score))
     exposed = [replace(response, exposure=_exposure(items[response.item_id], counts)) for _, response in responses]
     return _Prepared(exposed, items, counts)
