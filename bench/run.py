@@ -39,7 +39,7 @@ def main() -> None:
         "tool4_batch_near_duplicates": near_duplicates.measure(),
         "offline_item_quality": item_quality.measure(),
         "mcp_server_warm": mcp_server.measure(200),
-        "calibration_job_attempts_per_invocation": calibration_scale.measure(),
+        "calibration_refit": calibration_scale.measure(),
         "cat_simulation": cat_simulation.measure(),
         "local_stack_10k_answers": local_answers.measure(10_000),
     }

@@ -6,12 +6,14 @@ python -m slea_local invoke get_user_profile events/get_user_profile/valid.json
 
 import argparse
 import contextlib
+import itertools
 import json
 import logging
 import os
 import sys
 import textwrap
 import threading
+import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -342,15 +344,29 @@ def openapi(path: Path) -> int:
 SERVE_PORT = 8080
 
 
-def _calibrate_every(runtime: Any, seconds: float, stop: threading.Event) -> None:
-    """The calibration schedule of the local stack: the job every `seconds` (in AWS an EventBridge
-    schedule runs it), so the reviewers' item analysis fills as answers come in."""
-    while not stop.wait(seconds):
+def _calibrate_every(step_functions: Any, seconds: float, stop: threading.Event) -> None:
+    """The calibration schedule of the local stack: the refit state machine every `seconds` (in AWS
+    an EventBridge schedule starts it), the attempts table's export included, so the reviewers'
+    item analysis fills as answers come in."""
+    for number in itertools.count(1):
+        if stop.wait(seconds):
+            return
         try:
-            run = runtime.invoke("calibrate_items", {})
-            print(f"calibration: {run.get('items_calibrated', 0)} items recalibrated", flush=True)
+            execution = step_functions.run(
+                "CalibrationRefitStateMachine", {"poll_seconds": 1}, name=f"local-refit-{number}-{uuid.uuid4().hex[:8]}"
+            )
         except Exception as error:  # a failed run is retried at the next interval
             print(f"calibration failed: {error}", flush=True)
+            continue
+        if execution.status == "SUCCEEDED":
+            report = execution.output
+            print(
+                f"calibration: {report['attempts_read']} answers exported, "
+                f"{report['items_calibrated']} items recalibrated",
+                flush=True,
+            )
+        else:
+            print(f"calibration failed: {execution.error}: {execution.cause}", flush=True)
 
 
 FOLD_EVERY = 2.0  # seconds between reads of the attempts table's stream
@@ -381,11 +397,11 @@ def serve(port: int, calibrate_every: float = 60.0) -> int:
         def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
             print(f"{self.command} {self.path} -> {code}", flush=True)
 
-    with _seeded_local_aws() as (_cloud, runtime, _written), LocalStepFunctions(runtime):
+    with _seeded_local_aws() as (_cloud, runtime, _written), LocalStepFunctions(runtime) as step_functions:
         server = local_server(runtime, port, LoggingHandler)
         stop = threading.Event()
         if calibrate_every > 0:
-            threading.Thread(target=_calibrate_every, args=(runtime, calibrate_every, stop), daemon=True).start()
+            threading.Thread(target=_calibrate_every, args=(step_functions, calibrate_every, stop), daemon=True).start()
         threading.Thread(target=_fold_stream, args=(runtime, FOLD_EVERY, stop), daemon=True).start()
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"

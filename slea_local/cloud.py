@@ -82,6 +82,7 @@ class LocalCloud:
         )
         self._saved_environment: dict[str, str | None] = {}
         self._atomic_writes = _AtomicItemWrites()
+        self._honest_exports = _ExportArns()
         # Transactions copy the items they write, not whole tables (False: moto's own copies,
         # for the before/after figure of bench/local_answers.py).
         self.fast_transactions = FastTransactions() if fast_transactions else None
@@ -103,7 +104,9 @@ class LocalCloud:
         from slea_local.runtime import reset_warm_state
 
         reset_warm_state()
+        self._honest_exports.start()
         self._create_tables()
+        self._create_buckets()
         self._create_queues()
         self._create_secrets()
         for logical_id in self.template.of_type("AWS::Serverless::Function"):
@@ -112,6 +115,7 @@ class LocalCloud:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self._honest_exports.stop()
         self._atomic_writes.stop()
         if self.fast_transactions is not None:
             self.fast_transactions.stop()
@@ -135,6 +139,21 @@ class LocalCloud:
             self.physical_names[logical_id] = name
             if "LatestStreamArn" in created:
                 self.stream_arns[logical_id] = created["LatestStreamArn"]
+            # Point-in-time recovery as declared: a table's export needs it (moto checks, as AWS does).
+            recovery = spec["Properties"].get("PointInTimeRecoverySpecification", {})
+            if recovery.get("PointInTimeRecoveryEnabled"):
+                client.update_continuous_backups(
+                    TableName=name, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+                )
+
+    def _create_buckets(self) -> None:
+        """Each bucket with a name of its own (bucket names are lower case); its policy, encryption
+        and lifecycle are AWS's to apply and are not modelled here."""
+        client = boto3.client("s3", region_name=REGION)
+        for logical_id in self.template.of_type("AWS::S3::Bucket"):
+            name = f"{self.stack_name}-{logical_id}".lower()
+            client.create_bucket(Bucket=name)
+            self.physical_names[logical_id] = name
 
     def _create_queues(self) -> None:
         client = boto3.client("sqs", region_name=REGION)
@@ -177,8 +196,9 @@ class LocalCloud:
     def _create_state_machines(self) -> None:
         client = boto3.client("stepfunctions", region_name=REGION)
         for logical_id, spec in self.template.of_type("AWS::Serverless::StateMachine").items():
+            name = self.resolve(spec["Properties"].get("Name", f"{self.stack_name}-{logical_id}"))
             self.physical_names[logical_id] = client.create_state_machine(
-                name=f"{self.stack_name}-{logical_id}",
+                name=name,
                 definition=self.state_machine_definition(logical_id),
                 roleArn=f"arn:aws:iam::{ACCOUNT}:role/{self.stack_name}-{logical_id}-role",
                 type=spec["Properties"].get("Type", "STANDARD"),
@@ -213,6 +233,8 @@ class LocalCloud:
             return {"Arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:{queue_name}", "QueueName": queue_name, "QueueUrl": name}[
                 attribute
             ]
+        if resource_type == "AWS::S3::Bucket":
+            return {"Arn": f"arn:aws:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com"}[attribute]
         if resource_type == "AWS::Serverless::StateMachine":  # the physical name is its ARN
             return {"Arn": name, "Name": name.rsplit(":", 1)[-1]}[attribute]
         raise NotImplementedError(f"!GetAtt {logical_id}.{attribute} is not resolved locally yet")
@@ -350,3 +372,32 @@ class _AtomicItemWrites:
         for patch in reversed(self._patches):
             patch.stop()
         self._patches.clear()
+
+
+class _ExportArns:
+    """moto names a table export `table/{the table's whole ARN}/import/{id}`; DynamoDB names it
+    `{the table's ARN}/export/{id}`, and an IAM grant on `table/NAME/export/*` depends on that
+    shape. The export is renamed as AWS names it (its files, status and contents are moto's)."""
+
+    def __init__(self) -> None:
+        self._patch: Any = None
+
+    def start(self) -> None:
+        from moto.dynamodb.models import DynamoDBBackend
+
+        original = DynamoDBBackend.export_table
+
+        def export_table(backend: Any, *args: Any, **kwargs: Any) -> Any:
+            export = original(backend, *args, **kwargs)
+            backend.table_exports.pop(export.arn)
+            export.arn = f"{export.table.table_arn}/export/{export.arn.rsplit('/', 1)[-1]}"
+            backend.table_exports[export.arn] = export
+            return export
+
+        self._patch = mock.patch.object(DynamoDBBackend, "export_table", export_table)
+        self._patch.start()
+
+    def stop(self) -> None:
+        if self._patch is not None:
+            self._patch.stop()
+            self._patch = None

@@ -96,6 +96,7 @@ def reset_warm_state() -> None:
     aws.dynamodb.cache_clear()
     aws.sqs.cache_clear()
     aws.stepfunctions.cache_clear()
+    aws.s3.cache_clear()
     from slea.llm.provider_choice import get_provider
 
     get_provider.cache_clear()

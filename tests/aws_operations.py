@@ -45,19 +45,40 @@ _VENDED_LOGS = (
     "calls this when it sets up and writes the execution log destination, not our code (and moto "
     "does not log executions)"
 )
+_EXPORT_WRITES = (
+    "DynamoDB writes a table export's files into the bucket with the permissions of the principal "
+    "that called ExportTableToPointInTime (AWS docs, 'Requesting a table export in DynamoDB'); moto "
+    "writes them without asking"
+)
+_MAP_CHILDREN = (
+    "A distributed map runs its children as executions of its own state machine, started, followed "
+    "and stopped by the Step Functions service with the state machine's role (AWS docs, 'IAM policies "
+    "for using Distributed Map states'); moto's interpreter runs them in process"
+)
 # (principal, IAM action) -> why the grant is kept although no recorded call uses it.
 UNUSED_GRANT_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("GenerateRoundStateMachine", action): _VENDED_LOGS
-    for action in (
-        "logs:CreateLogDelivery",
-        "logs:GetLogDelivery",
-        "logs:UpdateLogDelivery",
-        "logs:DeleteLogDelivery",
-        "logs:ListLogDeliveries",
-        "logs:PutResourcePolicy",
-        "logs:DescribeResourcePolicies",
-        "logs:DescribeLogGroups",
-    )
+    **{
+        (machine, action): _VENDED_LOGS
+        for machine in ("GenerateRoundStateMachine", "CalibrationRefitStateMachine")
+        for action in (
+            "logs:CreateLogDelivery",
+            "logs:GetLogDelivery",
+            "logs:UpdateLogDelivery",
+            "logs:DeleteLogDelivery",
+            "logs:ListLogDeliveries",
+            "logs:PutResourcePolicy",
+            "logs:DescribeResourcePolicies",
+            "logs:DescribeLogGroups",
+        )
+    },
+    **{
+        ("CalibrationExportFunction", action): _EXPORT_WRITES
+        for action in ("s3:PutObject", "s3:AbortMultipartUpload", "s3:PutObjectAcl")
+    },
+    **{
+        ("CalibrationRefitStateMachine", action): _MAP_CHILDREN
+        for action in ("states:StartExecution", "states:DescribeExecution", "states:StopExecution")
+    },
 }
 
 # SAM policy templates, transcribed from samtranslator/policy_templates_data/policy_templates.json
@@ -222,6 +243,10 @@ def iam_uses(service: str, operation: str, params: dict[str, Any], region: str) 
             return [("dynamodb:GetItem", _table(region, item["Get"]["TableName"])) for item in params["TransactItems"]]
         if "RequestItems" in params:  # BatchGetItem, BatchWriteItem
             return [(f"dynamodb:{operation}", _table(region, table)) for table in params["RequestItems"]]
+        if operation == "ExportTableToPointInTime":  # the table's ARN
+            return [("dynamodb:ExportTableToPointInTime", params["TableArn"])]
+        if operation == "DescribeExport":  # the export's ARN: {table ARN}/export/{id}
+            return [("dynamodb:DescribeExport", params["ExportArn"])]
         return [(f"dynamodb:{operation}", _table(region, params["TableName"], params.get("IndexName")))]
     if service == "sqs" and "QueueUrl" in params:
         return [(f"sqs:{operation}", _arn("sqs", region, params["QueueUrl"].rstrip("/").rsplit("/", 1)[-1]))]
@@ -236,6 +261,13 @@ def iam_uses(service: str, operation: str, params: dict[str, Any], region: str) 
         ]
     if service == "secretsmanager" and "SecretId" in params:  # the code passes the secret's ARN (!Ref)
         return [(f"secretsmanager:{operation}", params["SecretId"])]
+    if service == "s3" and "Bucket" in params:
+        bucket = f"arn:aws:s3:::{params['Bucket']}"
+        if operation in ("ListObjectsV2", "ListObjects"):
+            return [("s3:ListBucket", bucket)]
+        if operation in ("GetObject", "HeadObject"):
+            return [("s3:GetObject", f"{bucket}/{params['Key']}")]
+        return [(f"s3:{operation}", f"{bucket}/{params['Key']}" if "Key" in params else bucket)]
     if service == "lambda" and operation == "Invoke":
         name = params["FunctionName"]
         return [
@@ -366,7 +398,14 @@ def _record_invocation(cloud: LocalCloud, principal: str) -> None:
             target.invoke(cloud, principal)
 
 
+_STEP_FUNCTION_CLOUDS: list[LocalCloud] = []  # the local clouds whose state machines run now
+
+
 def _install() -> None:
+    from moto.stepfunctions.parser.asl.component.state.exec.state_map.item_reader.eval.resource_eval_s3 import (
+        ResourceEvalS3,
+    )
+
     from slea_local.executions import LocalStepFunctions
     from slea_local.runtime import LocalRuntime
 
@@ -404,6 +443,36 @@ def _install() -> None:
                 _record(cloud, Use(machine, "lambda:InvokeFunction", arn, "lambda.Invoke (Task state)"))
         return original_task(self, function_name, *args)
 
+    def read_items(self: Any, env: Any) -> Any:
+        """A distributed map's ItemReader: the state machine's role lists (or reads) the objects.
+        The role's name says which state machine of which local cloud runs (slea_local.cloud)."""
+        role = env.aws_execution_details.role_arn.rsplit("/", 1)[-1]
+        for cloud in list(_STEP_FUNCTION_CLOUDS):
+            machine = role.removeprefix(f"{cloud.stack_name}-").removesuffix("-role")
+            if machine in cloud.template.of_type("AWS::Serverless::StateMachine"):
+                principal, current = PRINCIPAL.set(machine), _CLOUD.set(cloud)
+                try:
+                    return original_read_items(self, env)
+                finally:
+                    PRINCIPAL.reset(principal)
+                    _CLOUD.reset(current)
+        return original_read_items(self, env)
+
+    def enter(self: LocalStepFunctions) -> LocalStepFunctions:
+        _STEP_FUNCTION_CLOUDS.insert(0, self.runtime.cloud)
+        return original_enter(self)
+
+    def exit_(self: LocalStepFunctions, *exc_info: object) -> None:
+        try:
+            original_exit(self, *exc_info)
+        finally:
+            _STEP_FUNCTION_CLOUDS.remove(self.runtime.cloud)
+
+    original_read_items = ResourceEvalS3.eval_resource
+    original_enter, original_exit = LocalStepFunctions.__enter__, LocalStepFunctions.__exit__
+    ResourceEvalS3.eval_resource = read_items  # type: ignore[method-assign]
+    LocalStepFunctions.__enter__ = enter  # type: ignore[method-assign]
+    LocalStepFunctions.__exit__ = exit_  # type: ignore[method-assign]
     make_api_call._records_aws_operations = True  # type: ignore[attr-defined]
     botocore.client.BaseClient._make_api_call = make_api_call  # type: ignore[method-assign]
     LocalRuntime.invoke = invoke  # type: ignore[method-assign]

@@ -1,5 +1,6 @@
-"""Scheduled (EventBridge) calibration job: refit every bank item's difficulty from all attempts,
-store the item statistics reviewers read, and queue misfitting items (slea.logic.jobs.calibration)."""
+"""The calibration refit's fit (a Task of the refit state machine): refit every bank item's
+difficulty from the answers of the run's export, store the item statistics reviewers read, and
+queue misfitting items (slea.logic.jobs.calibration)."""
 
 from typing import Any
 
@@ -16,4 +17,4 @@ from slea.platform.observability import logger, metrics, tracer
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     request = parse_input(CalibrateItemsInput, event)
-    return calibrate_items(context.get_remaining_time_in_millis, request.page_size).model_dump(mode="json")
+    return calibrate_items(context.get_remaining_time_in_millis, request.run).model_dump(mode="json")

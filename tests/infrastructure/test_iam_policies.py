@@ -69,7 +69,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         step_functions.wait_for_running()
         _mcp_tools(step_functions, cloud, faults)
         _issue_12_routes(http, cloud, session, questions)
-        _calibration(http, runtime)
+        _calibration(http, step_functions)
 
         # A learner with Alice's interests is served round 1's items from the bank: copies saved
         # and counted in one transaction; the retried plan finds them (tests/integration/test_bank_rounds.py).
@@ -229,16 +229,19 @@ def _issue_12_routes(http, cloud, session, questions):
     assert http("GET", f"/sessions/{created['session_id']}/summary", None, ALICE)[2]["next_round"] == 1
 
 
-def _calibration(http, runtime):
-    """The scheduled calibration job (Scan of the attempts, the bank items read and written) and
-    the reviewers' item analysis (the bank-items index)."""
+def _calibration(http, step_functions):
+    """The calibration refit (its state machine: the attempts table's export started and described,
+    the distributed map's ItemReader listing the export, each file reduced, the fit reading the
+    reduced answers and the bank items, writing the items) and the reviewers' item analysis (the
+    bank-items index)."""
     from tests.integration.test_review_api import REVIEWER
 
-    run = runtime.invoke("calibrate_items", {})
-    assert run["complete"], run
-    assert run["items_calibrated"] > 0, run
+    execution = step_functions.run("CalibrationRefitStateMachine", {"poll_seconds": 0}, name="iam-refit")
+    assert execution.status == "SUCCEEDED", (execution.error, execution.cause)
+    assert execution.output["complete"], execution.output
+    assert execution.output["items_calibrated"] > 0, execution.output
     assert http("GET", "/review/items?flagged=false", None, REVIEWER)[0] == 200
-    _stream_fold(runtime)
+    _stream_fold(step_functions.runtime)
 
 
 def _stream_fold(runtime):

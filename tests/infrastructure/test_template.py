@@ -89,8 +89,8 @@ def _statements(function):
         yield from policy.get("Statement", [])
 
 
-# The one Scan: the calibration job reads every attempt (with a projection), nothing else.
-SCAN_GRANTS = {"CalibrateItemsFunction": {"Fn::GetAtt": ["AttemptsTable", "Arn"]}}
+# No Scan anywhere: the calibration refit reads the attempts table's export, not the table.
+SCAN_GRANTS: dict[str, object] = {}
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -103,21 +103,67 @@ def test_policies_are_least_privilege(name):
         assert statement["Resource"] != "*"
 
 
-def test_the_calibration_job_runs_on_a_schedule_from_a_parameter_for_up_to_15_minutes():
-    job = FUNCTIONS["CalibrateItemsFunction"]["Properties"]
-    (event,) = job["Events"].values()
-    assert event == {
-        "Type": "Schedule",
-        "Properties": {"Schedule": {"Ref": "CalibrationSchedule"}, "Description": event["Properties"]["Description"]},
-    }
-    assert PARAMETERS["CalibrationSchedule"]["Default"] == "rate(15 minutes)"
-    assert re.match(PARAMETERS["CalibrationSchedule"]["AllowedPattern"], "cron(0 3 * * ? *)")
-    assert job["Timeout"] == 900
-    assert job["EventInvokeConfig"] == {"MaximumRetryAttempts": 0}  # the next run is the retry
-    assert job["Environment"]["Variables"] == {
-        "ATTEMPTS_TABLE": {"Ref": "AttemptsTable"},
+def test_the_calibration_refit_runs_on_a_slow_schedule_from_a_parameter_and_no_function_scans():
+    machine = TEMPLATE.resources["CalibrationRefitStateMachine"]["Properties"]
+    (event,) = machine["Events"].values()
+    assert event["Type"] == "Schedule"
+    assert event["Properties"]["Schedule"] == {"Ref": "CalibrationRefitSchedule"}
+    assert event["Properties"]["Input"] == "{}"
+    assert PARAMETERS["CalibrationRefitSchedule"]["Default"] == "rate(1 day)"
+    assert re.match(PARAMETERS["CalibrationRefitSchedule"]["AllowedPattern"], "cron(0 3 * * ? *)")
+    assert "CalibrationSchedule" not in PARAMETERS
+    # Only the state machine is scheduled; its fit has Lambda's longest timeout.
+    for name in ("CalibrateItemsFunction", "CalibrationExportFunction", "CalibrationReduceFunction"):
+        assert "Events" not in FUNCTIONS[name]["Properties"], name
+    assert FUNCTIONS["CalibrateItemsFunction"]["Properties"]["Timeout"] == 900
+    assert FUNCTIONS["CalibrateItemsFunction"]["Properties"]["Environment"]["Variables"] == {
+        "EXPORT_BUCKET": {"Ref": "CalibrationExportBucket"},
         "QUESTIONS_TABLE": {"Ref": "QuestionsTable"},
     }
+    granted = {
+        action for name in FUNCTIONS for statement in _statements(FUNCTIONS[name]) for action in _actions(statement)
+    }
+    assert "dynamodb:Scan" not in granted
+
+
+def _actions(statement):
+    return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+
+
+def test_the_attempts_table_can_be_exported():
+    assert TABLES["AttemptsTable"]["Properties"]["PointInTimeRecoverySpecification"] == {
+        "PointInTimeRecoveryEnabled": True
+    }
+
+
+def test_the_export_bucket_is_private_encrypted_tls_only_and_expires_what_it_holds():
+    bucket = TEMPLATE.resources["CalibrationExportBucket"]["Properties"]
+    assert bucket["BucketEncryption"]["ServerSideEncryptionConfiguration"] == [
+        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}
+    ]
+    assert all(bucket["PublicAccessBlockConfiguration"].values())
+    assert len(bucket["PublicAccessBlockConfiguration"]) == 4
+    assert bucket["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
+    rules = {rule["Prefix"]: rule for rule in bucket["LifecycleConfiguration"]["Rules"]}
+    assert set(rules) == {"exports/", "refits/"}
+    assert all(rule["Status"] == "Enabled" and 0 < rule["ExpirationInDays"] <= 30 for rule in rules.values())
+    (statement,) = TEMPLATE.resources["CalibrationExportBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert (statement["Effect"], statement["Action"], statement["Principal"]) == ("Deny", "s3:*", "*")
+    assert statement["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+
+
+def test_the_refit_state_machine_polls_a_bounded_number_of_times_and_fails_cleanly():
+    definition = json.loads((REPO_ROOT / "statemachine" / "calibration_refit.asl.json").read_text(encoding="utf-8"))
+    states = definition["States"]
+    choices = states["ExportDone"]["Choices"]
+    assert {choice["Next"] for choice in choices} == {"ReduceExportFiles", "ExportFailed", "ExportTimedOut"}
+    assert any(choice.get("NumericGreaterThanEqualsPath") == "$.export.max_polls" for choice in choices)
+    assert states["ExportDone"]["Default"] == "WaitForExport"
+    for name in ("ExportFailed", "ExportTimedOut", "ReduceFailed", "FitIncomplete"):
+        assert states[name]["Type"] == "Fail"
+    reduce = states["ReduceExportFiles"]
+    assert reduce["ItemProcessor"]["ProcessorConfig"]["Mode"] == "DISTRIBUTED"
+    assert reduce["ItemReader"]["Resource"] == "arn:aws:states:::s3:listObjectsV2"
 
 
 def test_tool_tables_key_designs():
@@ -299,11 +345,13 @@ def test_every_log_group_has_the_retention_parameter():
         _retention_is_the_parameter(log_group)
 
 
-def test_the_state_machine_logs_to_a_retained_group():
-    (machine,) = TEMPLATE.of_type("AWS::Serverless::StateMachine").values()
+@pytest.mark.parametrize("name", sorted(TEMPLATE.of_type("AWS::Serverless::StateMachine")))
+def test_each_state_machine_logs_to_a_retained_group(name):
+    machine = TEMPLATE.resources[name]
     (destination,) = machine["Properties"]["Logging"]["Destinations"]
     arn = destination["CloudWatchLogsLogGroup"]["LogGroupArn"]
     _retention_is_the_parameter(TEMPLATE.resources[arn["Fn::GetAtt"][0]])
+    assert machine["Properties"]["Logging"]["IncludeExecutionData"] is False
 
 
 def _http_api():
@@ -447,10 +495,17 @@ def test_attempts_not_recorded_alarm_matches_what_the_scoring_path_emits():
     assert any('add_metric(name="AttemptsNotRecorded"' in source.read_text() for source in LAYER_PACKAGE.rglob("*.py"))
 
 
-def test_state_machine_failures_alarm():
-    metrics = _alarm_metrics(ALARMS["GenerateRoundFailedAlarm"]["Properties"])
+@pytest.mark.parametrize(
+    ("alarm", "machine"),
+    [
+        ("GenerateRoundFailedAlarm", "GenerateRoundStateMachine"),
+        ("CalibrationRefitFailedAlarm", "CalibrationRefitStateMachine"),
+    ],
+)
+def test_state_machine_failures_alarm(alarm, machine):
+    metrics = _alarm_metrics(ALARMS[alarm]["Properties"])
     assert {name for _, name, _ in metrics} == {"ExecutionsFailed", "ExecutionsTimedOut", "ExecutionsAborted"}
-    assert all(dims == {"StateMachineArn": {"Ref": "GenerateRoundStateMachine"}} for _, _, dims in metrics)
+    assert all(dims == {"StateMachineArn": {"Ref": machine}} for _, _, dims in metrics)
 
 
 def _emitted_metric_names():

@@ -1,8 +1,14 @@
-"""The scheduled calibration job (CalibrateItemsFunction) on moto, with answers simulated from
-known difficulties: it moves b toward the truth, flags and queues a misfitting item with its
-reason, is idempotent, never requeues what a reviewer has seen for the same data, and stops
-before its deadline."""
+"""The calibration refit (CalibrationRefitStateMachine: the attempts table's point-in-time export,
+each data file reduced by a child of the distributed map, then the fit in CalibrateItemsFunction)
+on moto and the local Step Functions interpreter, with answers simulated from known difficulties:
+it moves b toward the truth, flags and queues a misfitting item with its reason, gives the values
+the earlier Scan of the table gave, is idempotent (also after a fault while writing), never
+requeues what a reviewer has seen for the same data, fails cleanly when the export fails, and
+stops before its deadline."""
 
+import gzip
+import itertools
+import json
 import math
 import random
 from decimal import Decimal
@@ -13,6 +19,7 @@ import pytest
 
 from slea.measurement.irt import p_correct
 from slea.measurement.scale import label_to_b
+from slea_local.executions import LocalStepFunctions
 
 CATEGORY = "technical"
 LEARNERS = 120
@@ -83,14 +90,36 @@ def stored(cloud, item_id: str) -> dict[str, Any]:
     return table(cloud, "QuestionsTable").get_item(Key={"question_id": item_id}, ConsistentRead=True)["Item"]
 
 
-def run_job(runtime, event=None):
-    return runtime.invoke("calibrate_items", event or {})
+REFIT = "CalibrationRefitStateMachine"
+_RUNS = itertools.count(1)
 
 
 @pytest.fixture
-def simulated(cloud, runtime):
+def refit(runtime):
+    """The state machines of template.yaml on the local interpreter, over tables with no demo data."""
+    with LocalStepFunctions(runtime) as local:
+        yield local
+
+
+def run_refit(refit, expect="SUCCEEDED"):
+    """One scheduled run of the refit (the export polled at once); the fit's report."""
+    execution = refit.run(REFIT, {"poll_seconds": 0}, name=f"refit-{next(_RUNS)}")
+    assert execution.status == expect, (execution.error, execution.cause, execution.states_entered)
+    return execution.output
+
+
+def run_job(refit):
+    return run_refit(refit)
+
+
+@pytest.fixture
+def simulated(cloud, refit):
     simulate(cloud)
-    return runtime
+    return refit
+
+
+def metric_total(refit, name):
+    return refit.runtime.metric_total(name)
 
 
 def rmse(values):
@@ -125,8 +154,9 @@ def test_the_job_moves_difficulties_toward_the_truth_and_stores_the_statistics(s
     assert statistics["exposure"] == 1  # every learner of the category answered it
     assert 0 < statistics["facility"] < 1
     assert statistics["discrimination"] > 0.2
-    assert simulated.metric_total("ItemsCalibrated") == len(ITEMS) + 1
-    assert simulated.metric_total("CalibrationAttemptsRead") == LEARNERS * 11
+    assert metric_total(simulated, "ItemsCalibrated") == len(ITEMS) + 1
+    assert metric_total(simulated, "CalibrationAttemptsRead") == LEARNERS * 11
+    assert metric_total(simulated, "CalibrationAnswersReduced") == LEARNERS * 11
 
 
 def test_a_misfitting_item_is_flagged_and_queued_with_its_reason(simulated, cloud):
@@ -141,7 +171,7 @@ def test_a_misfitting_item_is_flagged_and_queued_with_its_reason(simulated, clou
     fitting = [stored(cloud, item_id) for item_id in ITEMS]
     assert not any("misfit" in item["calibration"]["flags"] for item in fitting)
     assert run["items_flagged"] == 1 + sum("review_state" in item for item in fitting)  # label_far ones too
-    assert simulated.metric_total("ItemsFlaggedByCalibration") == run["items_flagged"]
+    assert metric_total(simulated, "ItemsFlaggedByCalibration") == run["items_flagged"]
 
 
 def test_a_rerun_with_the_same_data_writes_nothing_new(simulated, cloud):
@@ -183,7 +213,7 @@ def test_a_retired_item_is_calibrated_but_never_queued(simulated, cloud):
     assert "review_state" not in retired
 
 
-def test_old_attempts_and_copies_count_on_their_bank_item_and_others_are_skipped(cloud, runtime):
+def test_old_attempts_and_copies_count_on_their_bank_item_and_others_are_skipped(cloud, refit):
     questions, attempts = table(cloud, "QuestionsTable"), table(cloud, "AttemptsTable")
     questions.put_item(
         Item=bank_item("bank-1", 5, item_type="multiple_choice", choices=["A) a", "B) b", "C) c", "D) d"])
@@ -205,8 +235,13 @@ def test_old_attempts_and_copies_count_on_their_bank_item_and_others_are_skipped
     attempts.put_item(
         Item={"session_id": "s4", "attempt_key": "d", "question_id": "copy-10", "item_id": "bank-1", **common}
     )
-    run = run_job(runtime)
-    assert (run["attempts_read"], run["responses"], run["items_calibrated"]) == (4, 3, 1)
+    # A skipped item is no evidence of its difficulty (the export carries the attempt's `skipped`).
+    attempts.put_item(
+        Item={"session_id": "s5", "attempt_key": "e#skipped", "question_id": "bank-1", **common, "user_id": "u3"}
+        | {"skipped": True, "is_correct": False, "score": 0}
+    )
+    run = run_job(refit)
+    assert (run["attempts_read"], run["responses"], run["items_calibrated"]) == (5, 3, 1)
     assert stored(cloud, "bank-1")["calibration"]["answers"] == 2
 
 
@@ -226,25 +261,225 @@ def _in_function(cloud, action):
         return action()
 
 
-def test_the_scan_stops_before_the_deadline_and_nothing_is_written(simulated, cloud):
+def export_now(refit, run):
+    """The export steps as the state machine runs them: start, then describe until done."""
+    state = refit.runtime.invoke("calibration_export", {"action": "start", "run": run})
+    while state["status"] == "IN_PROGRESS":
+        state = refit.runtime.invoke("calibration_export", {"action": "describe", "export": state})
+    assert state["status"] == "COMPLETED", state
+    return state
+
+
+def _reduced_into_files(cloud, refit, files):
+    """The run's export reduced into `files` files, as a map over that many data files leaves it."""
+    from slea.dal import attempt_export
+
+    run = f"reduced-{next(_RUNS)}"
+    state = export_now(refit, run)
+    listed = boto3.client("s3").list_objects_v2(Bucket=state["bucket"], Prefix=state["files_prefix"])
+    keys = [entry["Key"] for entry in listed["Contents"] if attempt_export.is_data_file(entry["Key"])]
+    with cloud.environment(cloud.environment_of("CalibrationReduceFunction")):
+        answers = [answer for key in keys for answer in attempt_export.export_file_attempts(key)]
+        for part in range(files):
+            attempt_export.write_reduced(run, f"part-{part}", answers[part::files])
+    return run
+
+
+def test_reading_stops_before_the_deadline_and_nothing_is_written(simulated, cloud):
     from slea.logic.jobs.calibration import calibrate_items
 
-    # 100 s at the start; every look at the clock costs 10 s: the scan may use 50 s.
-    run = _in_function(cloud, lambda: calibrate_items(Clock(100_000, 10_000), page_size=50))
-    assert (run.complete, run.stopped) == (False, "scan")
-    assert 0 < run.attempts_read < LEARNERS * 11
-    assert run.items_calibrated == 0
+    run = _reduced_into_files(cloud, simulated, files=10)
+    # 100 s at the start; every look at the clock costs 10 s: reading may use 50 s.
+    report = _in_function(cloud, lambda: calibrate_items(Clock(100_000, 10_000), run))
+    assert (report.complete, report.stopped) == (False, "read")
+    assert 0 < report.files_read < 10
+    assert 0 < report.attempts_read < LEARNERS * 11
+    assert report.items_calibrated == 0
     assert "calibration" not in stored(cloud, "item-00")
 
 
 def test_writing_stops_before_the_deadline_and_the_next_run_finishes(simulated, cloud):
     from slea.logic.jobs.calibration import WRITE_RESERVE_MS, calibrate_items
 
+    run = _reduced_into_files(cloud, simulated, files=1)
     clock = Clock(WRITE_RESERVE_MS + 6_000, 1_000)  # a few looks, then the write reserve is reached
-    first = _in_function(cloud, lambda: calibrate_items(clock))
+    first = _in_function(cloud, lambda: calibrate_items(clock, run))
     assert (first.complete, first.stopped) == (False, "write")
     assert first.items_left > 0
     assert first.items_calibrated + first.items_left == len(ITEMS) + 1
     second = run_job(simulated)
     assert second["complete"] is True
     assert second["items_calibrated"] == first.items_left  # the rest; the written ones are current
+
+
+# The fields the earlier job's Scan projected (slea.dal.calibration before the refit read exports).
+SCAN_PROJECTION = (
+    "item_id",
+    "question_id",
+    "user_id",
+    "score",
+    "is_correct",
+    "guess_floor",
+    "question_type",
+    "graded_at",
+)
+
+
+def scanned(cloud):
+    """Every attempt as the earlier job read it: a Scan of the table with its projection."""
+    from slea.dal.wire_format import from_item
+
+    names = {f"#f{number}": field for number, field in enumerate(SCAN_PROJECTION)}
+    pages = (
+        boto3.client("dynamodb")
+        .get_paginator("scan")
+        .paginate(
+            TableName=cloud.table_name("AttemptsTable"),
+            ProjectionExpression=", ".join(names),
+            ExpressionAttributeNames=names,
+        )
+    )
+    return [from_item(item) for page in pages for item in page["Items"]]
+
+
+def test_the_refit_gives_the_values_the_scan_of_the_table_gave(simulated, cloud, monkeypatch):
+    """The export changes where the answers come from, nothing else: the fit fed the earlier
+    Scan's answers finds every item's stored calibration already equal to what it computes."""
+    from slea.dal import attempt_export
+    from slea.logic.jobs.calibration import calibrate_items
+
+    refitted = run_job(simulated)
+    assert refitted["items_calibrated"] == len(ITEMS) + 1
+    before = {item_id: stored(cloud, item_id) for item_id in [*ITEMS, MISFIT]}
+    answers = scanned(cloud)
+    assert len(answers) == refitted["attempts_read"]
+    monkeypatch.setattr(
+        attempt_export, "reduced_attempts", lambda run, may_continue: attempt_export.ReducedAnswers(answers, 1, True)
+    )
+    from_scan = _in_function(cloud, lambda: calibrate_items(Clock(900_000, 0), "from-a-scan"))
+    assert from_scan.complete
+    assert (from_scan.items_calibrated, from_scan.items_unchanged) == (0, len(ITEMS) + 1)
+    assert from_scan.learners_excluded == refitted["learners_excluded"]
+    assert {item_id: stored(cloud, item_id) for item_id in before} == before
+
+
+def _reduced_files(cloud):
+    listed = boto3.client("s3").list_objects_v2(
+        Bucket=cloud.physical_names["CalibrationExportBucket"], Prefix="refits/"
+    )
+    return [entry["Key"] for entry in listed.get("Contents", [])]
+
+
+def test_a_failed_export_fails_the_run_and_nothing_is_written(simulated, cloud):
+    # The bucket is gone: DynamoDB accepts the export, then reports it FAILED.
+    s3 = boto3.client("s3")
+    s3.delete_bucket(Bucket=cloud.physical_names["CalibrationExportBucket"])
+    execution = simulated.run(REFIT, {"poll_seconds": 0}, name="export-fails")
+    assert (execution.status, execution.error) == ("FAILED", "ExportFailed")
+    assert "DescribeExport" in execution.states_entered
+    assert not {"ReduceExportFiles", "Fit"} & set(execution.states_entered)
+    assert not any("calibration" in stored(cloud, item_id) for item_id in [*ITEMS, MISFIT])
+    assert metric_total(simulated, "CalibrationExportFailed") == 1
+
+
+def test_an_export_that_cannot_start_fails_the_run_and_nothing_is_written(simulated, cloud):
+    # Point-in-time recovery off (template.yaml declares it on): DynamoDB refuses the export.
+    boto3.client("dynamodb").update_continuous_backups(
+        TableName=cloud.table_name("AttemptsTable"),
+        PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": False},
+    )
+    execution = simulated.run(REFIT, {"poll_seconds": 0}, name="export-refused")
+    assert (execution.status, execution.error) == ("FAILED", "ExportFailed")
+    assert execution.states_entered == ["StartExport", "ExportFailed"]
+    assert not any("calibration" in stored(cloud, item_id) for item_id in [*ITEMS, MISFIT])
+    assert _reduced_files(cloud) == []
+
+
+def test_a_fault_while_writing_fails_the_run_and_the_rerun_finishes_it_idempotently(simulated, cloud, faults):
+    written_before_fault = 4
+    with faults.dynamodb(
+        "calibrate_items",
+        "UpdateItem",
+        error="InternalServerError",
+        when=lambda: faults.attempts["UpdateItem"] > written_before_fault,
+    ):
+        failed = simulated.run(REFIT, {"poll_seconds": 0}, name="fault-while-writing")
+    assert (failed.status, failed.error) == ("FAILED", "DataAccessError")
+    partly = {item_id: stored(cloud, item_id) for item_id in [*ITEMS, MISFIT]}
+    assert sum("calibration" in item for item in partly.values()) == written_before_fault
+    rerun = run_job(simulated)
+    assert (rerun["items_unchanged"], rerun["items_calibrated"]) == (
+        written_before_fault,
+        len(ITEMS) + 1 - written_before_fault,
+    )
+    for item_id, item in partly.items():  # what the failed run wrote stays as it was written
+        if "calibration" in item:
+            assert stored(cloud, item_id) == item
+    again = run_job(simulated)
+    assert (again["items_calibrated"], again["items_flagged"], again["items_unchanged"]) == (0, 0, len(ITEMS) + 1)
+
+
+def test_every_data_file_of_an_export_is_reduced_and_its_manifests_are_not(simulated, cloud):
+    """An export on AWS is many data files with manifests beside them (moto writes one data file):
+    more files under the run's export prefix, as AWS lays them out, are each reduced, and their
+    answers join the fit; the manifests are listed by the map and skipped."""
+    from slea.dal.wire_format import to_item
+
+    bucket, run = cloud.physical_names["CalibrationExportBucket"], "aws-shaped"
+    folder = f"exports/{run}/AWSDynamoDB/01700000000000-a1b2c3d4"
+    s3 = boto3.client("s3")
+    extra = []
+    for part in range(3):
+        lines = [
+            json.dumps(
+                {
+                    "Item": to_item(
+                        {
+                            "session_id": f"x{part}",
+                            "attempt_key": f"{n}",
+                            "question_id": "item-00",
+                            "user_id": f"extra-{part}-{n}",
+                            "score": 100,
+                            "is_correct": True,
+                            "graded_at": "2026-02-01T00:00:00Z",
+                        }
+                    )
+                }
+            )
+            for n in range(5)
+        ]
+        extra += lines
+        s3.put_object(
+            Bucket=bucket, Key=f"{folder}/data/part-{part}.json.gz", Body=gzip.compress("\n".join(lines).encode())
+        )
+    for manifest in ("manifest-files.json", "manifest-summary.json", "manifest-files.md5", "_started"):
+        s3.put_object(Bucket=bucket, Key=f"{folder}/{manifest}", Body=b'{"not": "answers"}')
+    execution = simulated.run(REFIT, {"poll_seconds": 0}, name=run)
+    assert execution.status == "SUCCEEDED", (execution.error, execution.cause)
+    assert execution.output["attempts_read"] == LEARNERS * 11 + len(extra)
+    assert execution.output["files_read"] == 4  # moto's data file and the three above
+    assert stored(cloud, "item-00")["calibration"]["answers"] == LEARNERS + len(extra)
+
+
+def test_the_local_stack_runs_the_refit_state_machine_on_its_schedule(simulated, cloud):
+    """`python -m slea_local serve --calibrate-every N`: the refit, export included, every N seconds."""
+    import threading
+    import time
+
+    from slea_local.__main__ import _calibrate_every
+
+    stop = threading.Event()
+    schedule = threading.Thread(target=_calibrate_every, args=(simulated, 0.05, stop), daemon=True)
+    schedule.start()
+    deadline = time.monotonic() + 120
+    while "calibration" not in stored(cloud, MISFIT) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    stop.set()
+    schedule.join(timeout=120)
+    assert not schedule.is_alive()
+    assert all("calibration" in stored(cloud, item_id) for item_id in [*ITEMS, MISFIT])
+    machine = cloud.physical_names[REFIT]
+    runs = boto3.client("stepfunctions").list_executions(stateMachineArn=machine)["executions"]
+    assert runs
+    assert all(run["name"].startswith("local-refit-") for run in runs)
+    assert {run["status"] for run in runs} == {"SUCCEEDED"}

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from slea.contracts.attempt_stream import AttemptStreamEvent
 from slea.contracts.generation import GenerateQuestionsInput
-from slea.contracts.item_analysis import CalibrateItemsInput
+from slea.contracts.item_analysis import CalibrateItemsInput, CalibrationExportInput, ReduceExportFileInput
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
@@ -30,7 +30,9 @@ INPUT_CONTRACTS = {
     "collect_round": CollectRoundInput,
     "finish_round": FinishRoundInput,
     "score_and_explain": ScoreAnswerInput,
-    "calibrate_items": CalibrateItemsInput,  # EventBridge's scheduled event, or {}
+    "calibrate_items": CalibrateItemsInput,  # the refit state machine's fit step
+    "calibration_export": CalibrationExportInput,
+    "calibration_reduce": ReduceExportFileInput,
     "fold_attempts": AttemptStreamEvent,  # the attempts table's stream
     "api": APIGatewayProxyEventV2Model,
     "web": APIGatewayProxyEventV2Model,

@@ -28,16 +28,16 @@ CalibrationFlag = Literal["misfit", "label_far"]
 
 
 class CalibrationRun(Contract):
-    """What one invocation of the calibration job did (its return value and its log line)."""
+    """What one fit of the calibration refit did (its return value and its log line)."""
 
     complete: bool = Field(description="false: the invocation stopped before its deadline (see `stopped`)")
-    stopped: Literal["scan", "write"] | None = Field(
+    stopped: Literal["read", "write"] | None = Field(
         default=None,
-        description="scan: the attempts were not all read, so nothing was written; write: some items were "
-        "left for the next run",
+        description="read: the export's answers were not all read, so nothing was written; write: some items "
+        "were left for the next run",
     )
-    attempts_read: int
-    scan_pages: int
+    attempts_read: int = Field(description="answers read from the export (compact records of the reduced files)")
+    files_read: int = Field(description="reduced export files read")
     responses: int = Field(description="attempts of stored bank items, the refit's input")
     items_calibrated: int = Field(description="items whose calibration was written")
     items_unchanged: int = Field(description="items whose stored calibration was already this one")
@@ -90,9 +90,50 @@ class ItemsCursor(Contract):
     query: str = Field(min_length=1, max_length=64)
 
 
-class CalibrateItemsInput(Contract):
-    """The job's event: EventBridge's scheduled event (its fields are ignored), or {} run by hand."""
+# A refit run's name: the state machine's execution name, which names its S3 prefixes.
+RUN_PATTERN = r"^[A-Za-z0-9_-]{1,80}$"
 
-    page_size: int | None = Field(
-        default=None, ge=1, le=10_000, description="attempts per Scan page (default: DynamoDB's 1 MB pages)"
-    )
+
+class CalibrateItemsInput(Contract):
+    """The refit's fit step: the run whose reduced export files it reads (the state machine passes
+    its execution name)."""
+
+    run: str = Field(pattern=RUN_PATTERN, description="the refit run (the state machine's execution name)")
+
+
+class ExportState(Contract):
+    """Where a refit's export of the attempts table stands: what the state machine carries from
+    one poll to the next."""
+
+    run: str = Field(pattern=RUN_PATTERN)
+    export_arn: str = Field(min_length=1, max_length=400)
+    status: Literal["IN_PROGRESS", "COMPLETED", "FAILED"]
+    failure: str | None = None
+    bucket: str = Field(min_length=3, max_length=63)
+    files_prefix: str = Field(min_length=1, max_length=200, description="where the export's files are listed")
+    polls: int = Field(default=0, ge=0)
+    max_polls: int = Field(ge=1, description="polls before the run gives up on the export")
+    poll_seconds: int = Field(ge=0, le=3600, description="seconds between polls")
+
+
+class RefitOptions(Contract):
+    """The refit state machine's execution input: {} (EventBridge's scheduled event, whose fields
+    are ignored), or a shorter poll interval for a run by hand or on the local stack."""
+
+    poll_seconds: int | None = Field(default=None, ge=0, le=3600, description="seconds between polls of the export")
+
+
+class CalibrationExportInput(Contract):
+    """The refit's export steps: start the point-in-time export, or describe it again."""
+
+    action: Literal["start", "describe"]
+    run: str | None = Field(default=None, pattern=RUN_PATTERN, description="start: the refit run")
+    options: RefitOptions = Field(default_factory=RefitOptions, description="start: the execution's input")
+    export: ExportState | None = Field(default=None, description="describe: the state the last step returned")
+
+
+class ReduceExportFileInput(Contract):
+    """One child of the refit's map: one file of the run's export, reduced to compact answers."""
+
+    run: str = Field(pattern=RUN_PATTERN)
+    key: str = Field(min_length=1, max_length=1024, description="the S3 key of one file of the run's export")

@@ -1,9 +1,8 @@
-"""Storage of the scheduled calibration job (slea.logic.jobs.calibration) and of the reviewers'
+"""Storage of the calibration refit's fit (slea.logic.jobs.calibration) and of the reviewers'
 item analysis (slea.logic.review.item_analysis).
 
-- Reading: the attempts table is Scanned page by page with a projection of only the fields the
-  refit needs (a Query cannot read every learner's answers); the caller decides between pages
-  whether there is time for another. Bank items are read by BatchGetItem, 100 keys a call.
+- Reading: the answers come from the attempts table's export (slea.dal.attempt_export), never
+  from the table itself. Bank items are read by BatchGetItem, 100 keys a call.
 - Writing: one UpdateItem per bank item sets `difficulty_b`, `difficulty_precision` and the
   `calibration` map. A flag also puts the item in the review queue (`review_state`, `queued_at`,
   `review_reasons`) as the statistics flag does, and remembers in `calibration_flags` ({reason:
@@ -14,8 +13,7 @@ item analysis (slea.logic.review.item_analysis).
   arrives in the same release.
 """
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -25,23 +23,11 @@ from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
 
-ATTEMPTS_TABLE = "ATTEMPTS_TABLE"
 QUESTIONS_TABLE = "QUESTIONS_TABLE"
 TOOL = "calibrate_items"
 OPEN = "open"
 BATCH_GET_MAX = 100  # DynamoDB's limit of keys per BatchGetItem
 
-# What the refit reads of an attempt (all other fields - answers, feedback, keys - stay unread).
-ATTEMPT_FIELDS = (
-    "item_id",
-    "question_id",
-    "user_id",
-    "score",
-    "is_correct",
-    "guess_floor",
-    "question_type",
-    "graded_at",
-)
 # What the job reads of a bank item.
 ITEM_FIELDS = (
     "question_id",
@@ -59,36 +45,6 @@ def _projection(fields: Iterable[str]) -> dict[str, Any]:
     """A ProjectionExpression with every name aliased: some are DynamoDB reserved words."""
     names = {f"#f{number}": field for number, field in enumerate(fields)}
     return {"ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
-
-
-@dataclass
-class AttemptPages:
-    """What a scan read: the attempts, pages and whether it reached the end of the table."""
-
-    attempts: list[dict[str, Any]]
-    pages: int
-    complete: bool
-
-
-def scan_attempts(may_continue: Callable[[], bool], page_size: int | None = None) -> AttemptPages:
-    """Every attempt's calibration fields, page by page while `may_continue()` allows another page.
-    `complete` is False when it stopped before the end of the table."""
-    read: list[dict[str, Any]] = []
-    parameters: dict[str, Any] = {"TableName": resource_name(ATTEMPTS_TABLE), **_projection(ATTEMPT_FIELDS)}
-    if page_size:
-        parameters["Limit"] = page_size
-    pages = 0
-    while True:
-        with storage_errors("attempts scan"):
-            response = dynamodb(TOOL).scan(**parameters)
-        pages += 1
-        read.extend(from_item(item) for item in response.get("Items", []))
-        after = response.get("LastEvaluatedKey")
-        if not after:
-            return AttemptPages(read, pages, complete=True)
-        if not may_continue():
-            return AttemptPages(read, pages, complete=False)
-        parameters["ExclusiveStartKey"] = after
 
 
 def _chunks(ids: list[str], size: int) -> Iterator[list[str]]:

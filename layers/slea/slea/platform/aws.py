@@ -6,7 +6,7 @@ invocations reuse connections and the handler's import stays cheap.
 """
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
@@ -43,3 +43,10 @@ def sqs(tool: str) -> "SQSClient":
 @cache
 def stepfunctions(tool: str) -> "SFNClient":
     return boto3.client("stepfunctions", config=client_config(tool))
+
+
+@cache
+def s3(tool: str) -> Any:
+    """An S3 client (the calibration refit reads the attempts table's exports). Typed Any: the
+    development dependencies carry no S3 stubs, and only slea.dal.attempt_export calls it."""
+    return boto3.client("s3", config=client_config(tool))

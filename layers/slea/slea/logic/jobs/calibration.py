@@ -1,11 +1,13 @@
-"""The scheduled calibration job (docs/measurement.md): refit every bank item's difficulty from all
+"""The calibration refit's fit (docs/measurement.md): refit every bank item's difficulty from all
 answers (slea.measurement.calibration), store it with the statistics reviewers read, and queue the
-items that misfit or sit far from their label.
+items that misfit or sit far from their label. The answers are those of the attempts table's
+point-in-time export, reduced file by file to their calibration fields
+(slea.logic.jobs.calibration_refit; the refit state machine runs the steps in order).
 
-Time: one invocation reads the attempts until SCAN_SHARE of its time is spent (then it has read
-too little to refit from: nothing is written, and the run says so), refits, and writes while more
-than WRITE_RESERVE_MS remain (items left over are written by the next run, which skips the ones
-already current). bench/calibration_scale.py measures how many attempts fit in 15 minutes.
+Time: one invocation reads the reduced answers until READ_SHARE of its time is spent (then it has
+read too little to refit from: nothing is written, and the run says so), refits, and writes while
+more than WRITE_RESERVE_MS remain (items left over are written by the next run, which skips the
+ones already current). bench/calibration_scale.py measures how many answers fit in 15 minutes.
 
 Idempotent: the input is put in a fixed order and every statistic is rounded, so the same data
 gives the same values; an item whose stored calibration is already those values is not written
@@ -23,6 +25,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from slea.contracts.item_analysis import CalibrationFlag, CalibrationRun
+from slea.dal import attempt_export
 from slea.dal import calibration as store
 from slea.measurement.calibration import ItemStatistics, Response, calibrate_guarded
 from slea.measurement.irt import guess_floor
@@ -30,7 +33,7 @@ from slea.measurement.items import ItemDifficulty
 from slea.platform.clock import utc_now
 from slea.platform.observability import logger, metrics, tracer
 
-SCAN_SHARE = 0.5  # of the invocation's time: the refit and the writes get the rest
+READ_SHARE = 0.5  # of the invocation's time: the refit and the writes get the rest
 WRITE_RESERVE_MS = 5_000  # stop writing with this much left, to log and return the report
 REFLAG_GROWTH = 2.0
 QUEUED_FLAGS: frozenset[CalibrationFlag] = frozenset({"misfit", "label_far"})
@@ -88,8 +91,9 @@ def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
         )
         learners[_category(item)].add(learner)
     counts = {category: len(found) for category, found in learners.items()}
-    # A fixed order, whatever order the scan returned: the refit's sums then repeat exactly (and a
-    # learner's first answer to an item comes first: the guarded refit keeps only that one).
+    # A fixed order, whatever order the export's files hold them in: the refit's sums then repeat
+    # exactly (and a learner's first answer to an item comes first: the guarded refit keeps only
+    # that one).
     responses.sort(key=lambda pair: (pair[1].item_id, pair[1].learner, pair[0], pair[1].score))
     exposed = [replace(response, exposure=_exposure(items[response.item_id], counts)) for _, response in responses]
     return _Prepared(exposed, items, counts)
@@ -143,24 +147,25 @@ def _reasons_to_raise(item: dict[str, Any], statistics: ItemStatistics) -> list[
 
 
 @tracer.capture_method
-def calibrate_items(remaining_ms: RemainingMs, page_size: int | None = None) -> CalibrationRun:
-    """One run of the job; `remaining_ms` is the Lambda context's get_remaining_time_in_millis."""
+def calibrate_items(remaining_ms: RemainingMs, refit_run: str) -> CalibrationRun:
+    """The fit of one refit run, from the answers its reduce steps wrote; `remaining_ms` is the
+    Lambda context's get_remaining_time_in_millis."""
     started, at_start = time.monotonic(), remaining_ms()
-    scan_until = at_start * (1.0 - SCAN_SHARE)
-    scanned = store.scan_attempts(lambda: remaining_ms() > scan_until, page_size)
+    read_until = at_start * (1.0 - READ_SHARE)
+    answers = attempt_export.reduced_attempts(refit_run, lambda: remaining_ms() > read_until)
     run: dict[str, Any] = {
-        "attempts_read": len(scanned.attempts),
-        "scan_pages": scanned.pages,
+        "attempts_read": len(answers.attempts),
+        "files_read": answers.files,
         "responses": 0,
         "items_calibrated": 0,
         "items_unchanged": 0,
         "items_flagged": 0,
         "learners_excluded": 0,
     }
-    if not scanned.complete:
+    if not answers.complete:
         # A refit from part of the answers would overwrite difficulties fitted from all of them.
-        return _report(CalibrationRun(complete=False, stopped="scan", seconds=_since(started), **run))
-    prepared = _prepare(scanned.attempts)
+        return _report(CalibrationRun(complete=False, stopped="read", seconds=_since(started), **run))
+    prepared = _prepare(answers.attempts)
     run["responses"] = len(prepared.responses)
     priors = {
         item_id: ItemDifficulty.from_label(float(item.get("difficulty") or 5.5))
