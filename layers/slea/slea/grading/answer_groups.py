@@ -56,6 +56,16 @@ PROPAGATE_PROBABILITY_GAP = 0.2  # the grader's probabilities of the answer and 
 GROUP_SIMILARITY = 0.0  # grouping: the grader's evidence decides within the wording below
 GROUP_PROBABILITY_GAP = 0.2
 GROUP_SAME_WORDING = 0.6  # this close, an answer joins a group whatever the grader thought
+# Item-calibrated propagation: the nearest exemplar must also be closer to the answer, by this
+# margin, than any two of the item's exemplars that reviewers graded differently ever were to
+# each other. An item whose reviews split between near-identical answers propagates nothing near
+# them; an item whose verdicts follow the wording lets a less close neighbour vouch. None: off.
+PROPAGATE_DISAGREEMENT_MARGIN: float | None = None
+# An answer's lean (its expected verdict, for grouping): the grader's probability counted as
+# LEAN_PRIOR exemplars, beside the verdicts of its LEAN_NEIGHBOURS nearest exemplars weighted by
+# closeness. With no exemplar it is the grader's probability.
+LEAN_NEIGHBOURS = 5
+LEAN_PRIOR = 1.0
 
 
 @lru_cache(maxsize=16384)
@@ -171,6 +181,9 @@ class Settings:
     group_similarity: float = GROUP_SIMILARITY
     group_probability_gap: float = GROUP_PROBABILITY_GAP
     group_same_wording: float = GROUP_SAME_WORDING
+    propagate_disagreement_margin: float | None = PROPAGATE_DISAGREEMENT_MARGIN
+    lean_neighbours: int = LEAN_NEIGHBOURS
+    lean_prior: float = LEAN_PRIOR
 
 
 DEFAULT = Settings()
@@ -178,6 +191,30 @@ DEFAULT = Settings()
 
 def _apart(first: float | None, second: float | None, gap: float) -> bool:
     return first is not None and second is not None and abs(first - second) > gap
+
+
+def disagreement_ceiling(exemplars: Sequence[Exemplar], closeness: Closeness) -> float:
+    """The closest any two exemplars of different verdicts lie (0 when all agree): how close two
+    answers of this item have been while reviewers graded them apart."""
+    rights = [e.text for e in exemplars if e.correct]
+    wrongs = [e.text for e in exemplars if not e.correct]
+    return max((closeness(r, w) for r in rights for w in wrongs), default=0.0)
+
+
+def lean(
+    answer: Graded, exemplars: Sequence[Exemplar], closeness: Closeness, settings: Settings = DEFAULT
+) -> float | None:
+    """How far the answer leans to "correct" (0-1): the grader's probability, counted as
+    `lean_prior` exemplars, moved by the verdicts of its nearest exemplars weighted by closeness.
+    Reviewed answers of the item are the best evidence of what its graders accept; the grader's
+    probability decides where none is near."""
+    votes = sorted(((closeness(answer.text, e.text), e.correct) for e in exemplars), reverse=True)
+    votes = [(s, correct) for s, correct in votes[: settings.lean_neighbours] if s > 0]
+    weight = sum(s for s, _ in votes)
+    if answer.probability is None and not votes:
+        return None
+    prior = 0.5 if answer.probability is None else answer.probability
+    return (settings.lean_prior * prior + sum(s for s, correct in votes if correct)) / (settings.lean_prior + weight)
 
 
 def propagate(
@@ -197,8 +234,11 @@ def propagate(
     if len({e.correct for _, e in near}) > 1:
         return Propagation(None, similarity=best_similarity, conflict=True)
     agreeing = tuple(e.exemplar_id for _, e in near)
+    required = settings.propagate_similarity
+    if settings.propagate_disagreement_margin is not None:
+        required = max(required, disagreement_ceiling(exemplars, closeness) + settings.propagate_disagreement_margin)
     if (
-        best_similarity < settings.propagate_similarity
+        best_similarity < required
         or len(agreeing) < settings.propagate_support
         or _apart(answer.probability, best.probability, settings.propagate_probability_gap)
         or (best.correct and answer.flagged)
@@ -224,11 +264,23 @@ def assign(
     groups: Sequence[Group],
     closeness: Closeness | None = None,
     settings: Settings = DEFAULT,
+    exemplars: Sequence[Exemplar] = (),
 ) -> int | None:
-    """The index of the group a new waiting answer joins, or None: it opens a group of its own."""
+    """The index of the group a new waiting answer joins, or None: it opens a group of its own.
+    With the item's exemplars, the answer and each face are compared by their leans (the grader's
+    probability moved by the reviewed answers nearest each), so a group gathers answers the item's
+    reviewers would likely grade alike: a group whose members' verdicts differ costs the reviewer
+    one more action for each member split off."""
     if not groups:
         return None
-    closeness = closeness or Closeness([answer.text, *(g.representative.text for g in groups)])
+    closeness = closeness or Closeness(
+        [answer.text, *(g.representative.text for g in groups), *(e.text for e in exemplars)]
+    )
+
+    def leaning(graded: Graded) -> float | None:
+        return lean(graded, exemplars, closeness, settings) if exemplars else graded.probability
+
+    answer_lean = leaning(answer)
     best_index, best_similarity = None, settings.group_similarity
     for index, group in enumerate(groups):
         face = group.representative
@@ -236,7 +288,7 @@ def assign(
             continue
         similarity = closeness(answer.text, face.text)
         alike = similarity >= settings.group_same_wording or not _apart(
-            answer.probability, face.probability, settings.group_probability_gap
+            answer_lean, leaning(face), settings.group_probability_gap
         )
         if alike and similarity >= best_similarity:
             best_index, best_similarity = index, similarity

@@ -91,7 +91,8 @@ def review_group(
 ) -> tuple[str, dict[str, Any] | None]:
     """The review group a short answer sent to a reviewer joins (among its item's groups, whose
     faces are on the exemplar item), or a new one: its id and, for a new group, the transaction
-    item that writes its face."""
+    item that writes its face. The item's exemplars, read in the same record, lean the answer and
+    each face toward the verdicts of the reviewed answers nearest them."""
     faces = faces_in(record)
     groups = [
         Group(
@@ -104,7 +105,7 @@ def review_group(
         )
         for face in faces
     ]
-    index = assign(graded, groups)
+    index = assign(graded, groups, exemplars=stored(record))
     if index is not None:
         return groups[index].group_id, None
     group_id = "g" + hashlib.sha256(f"{item_id}#{attempt_key}".encode()).hexdigest()[:20]
