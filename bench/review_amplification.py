@@ -321,11 +321,10 @@ def curve_text(name: str, outcome: Outcome) -> str:
 # finalised without a reviewer (its precision is the safety figure), grouping only what one
 # action covers (with the reviewer grading, it never changes a final grade).
 PROPAGATION_GRID: dict[str, list[Any]] = {
-    "propagate_support": [2, 3],
-    "propagate_disagreement_margin": [None, 0.0],
+    "propagate_disagreement_margin": [0.0, 0.05],
 }
 GROUPING_GRID: dict[str, list[Any]] = {
-    "group_probability_gap": [0.3, 0.5, 0.7],
+    "group_probability_gap": [0.5, 0.7],
 }
 
 
@@ -394,7 +393,10 @@ def fit(data: Data, batch: int, seed: int, target: float) -> None:
 
 def _setting(pair: str) -> tuple[str, Any]:
     name, _, value = pair.partition("=")
-    return name, None if value == "None" else (int(value) if value.isdigit() else float(value))
+    named = {"None": None, "True": True, "False": False}
+    if value in named:
+        return name, named[value]
+    return name, int(value) if value.isdigit() else float(value)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -183,11 +183,39 @@ def test_an_item_whose_reviews_split_between_near_copies_propagates_nothing_that
     ceiling = answer_groups.disagreement_ceiling(split + agreeing, closeness)
     assert ceiling == closeness(RIGHT, RIGHT_AGAIN + " indeed")
     assert ceiling > 0.7
-    calibrated = answer_groups.Settings(propagate_similarity=0.5, propagate_disagreement_margin=0.05)
-    plain = answer_groups.Settings(propagate_similarity=0.5, propagate_disagreement_margin=None)
+    calibrated = answer_groups.Settings(
+        propagate_similarity=0.5, propagate_disagreement_margin=0.05, propagate_same_terms=False
+    )
+    plain = answer_groups.Settings(
+        propagate_similarity=0.5, propagate_disagreement_margin=None, propagate_same_terms=False
+    )
     assert 0.5 < closeness(answer.text, WRONG) < ceiling + 0.05  # the answer is not that close to its exemplars
     assert propagate(answer, split + agreeing, closeness, plain).correct is False
     assert propagate(answer, split + agreeing, closeness, calibrated).correct is None
     # Where the item's reviews agreed with the wording, the same answer is finalised.
     assert propagate(answer, agreeing, closeness, calibrated).correct is False
     assert answer_groups.disagreement_ceiling(agreeing, closeness) == 0.0
+
+
+def test_a_near_copy_that_leaves_out_part_of_a_wrong_answer_or_adds_to_a_right_one_is_not_given_its_verdict():
+    # Graders failed the answer naming the extra private range; the one without it was right,
+    # though its characters are nearly all the wrong answer's.
+    wrong = "0.0.0.0/8 10.0.0.0/8 127.0.0.0/8"
+    wrongs = [exemplar(wrong, False, "e1"), exemplar(wrong + ".", False, "e2")]
+    assert answer_groups.claims_beyond(wrong, "0.0.0.0/8 127.0.0.0/8")
+    shorter = Graded("0.0.0.0/8 127.0.0.0/8")
+    loose = answer_groups.Settings(propagate_similarity=0.5, propagate_same_terms=False)
+    assert propagate(shorter, wrongs, settings=loose).correct is False
+    assert propagate(shorter, wrongs).correct is None
+    # A right answer with a claim added is not vouched for by the right answer.
+    rights = [exemplar(RIGHT, True, "e3"), exemplar(RIGHT + ".", True, "e4")]
+    assert propagate(Graded(RIGHT + " and a fuse"), rights, settings=loose).correct is True
+    assert propagate(Graded(RIGHT + " and a fuse"), rights).correct is None
+    # What only restates, in other function words or inflections, still is.
+    assert propagate(Graded("The bulb is in the closed path with the battery!"), rights).correct is True
+
+
+def test_a_slip_of_the_keyboard_is_not_a_claim_of_its_own():
+    assert not answer_groups.claims_beyond(RIGHT_TYPO, RIGHT)
+    assert answer_groups.claims_beyond("the current will decrease", "the current will increase")
+    assert answer_groups.claims_beyond("0.0.0.0/8 10.0.0.0/8", "0.0.0.0/8 127.0.0.0/8")
