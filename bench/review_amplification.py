@@ -43,6 +43,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
+from slea.dal.exemplars import slot_of  # noqa: E402
 from slea.grading import answer_groups  # noqa: E402
 from slea.grading.answer_groups import Closeness, Exemplar, Graded, Group, Settings  # noqa: E402
 
@@ -151,11 +152,20 @@ class Item:
     """One question's state as the product keeps it: its exemplars and its queue of groups."""
 
     reference: str
-    exemplars: list[Exemplar] = field(default_factory=list)
+    slots: dict[str, Exemplar] = field(default_factory=dict)
     groups: list[Group] = field(default_factory=list)
     seen: list[str] = field(default_factory=list)
     closeness: Closeness | None = None
     refreshed_at: int = 0
+
+    @property
+    def exemplars(self) -> list[Exemplar]:
+        return [self.slots[slot] for slot in sorted(self.slots)]
+
+    def keep(self, exemplar: Exemplar) -> None:
+        """Stored as the product stores it: in the slot its id hashes to, of SLOTS, replacing an
+        older exemplar that shared it."""
+        self.slots[slot_of(exemplar.exemplar_id)] = exemplar
 
     def refresh(self) -> Closeness:
         """IDF over what the item holds: its reference and the answers it has seen."""
@@ -197,7 +207,7 @@ class Simulation:
 
     def _queue(self, item: Item, answer: Answer) -> None:
         graded = _graded(answer, self.views[answer.answer_id])
-        index = answer_groups.assign(graded, item.groups, item.closeness, self.settings)
+        index = answer_groups.assign(graded, item.groups, item.closeness, self.settings, item.exemplars)
         if index is None:
             item.groups.append(Group(answer.answer_id, graded, [answer.answer_id]))
         else:
@@ -223,7 +233,7 @@ class Simulation:
                     self.outcome.reviewer_actions += 1
                     self.outcome.single_actions += 1
                 view = self.views[member.answer_id]
-                item.exemplars.append(
+                item.keep(
                     Exemplar(member.answer_id, member.text, member.label, 100 if member.label else 0, view.probability)
                 )
             still: list[Group] = []
@@ -310,15 +320,11 @@ def curve_text(name: str, outcome: Outcome) -> str:
 # Two stages, as the two sets of constants do different jobs: propagation decides what is
 # finalised without a reviewer (its precision is the safety figure), grouping only what one
 # action covers (with the reviewer grading, it never changes a final grade).
-PROPAGATION_GRID = {
-    "propagate_similarity": [0.8, 0.9],
-    "conflict_similarity": [0.4, 0.5],
-    "propagate_support": [1, 2],
-    "propagate_probability_gap": [0.2, 1.0],
+PROPAGATION_GRID: dict[str, list[Any]] = {
+    "propagate_disagreement_margin": [0.0, 0.05],
 }
-GROUPING_GRID = {
-    "group_similarity": [0.0, 0.2],
-    "group_probability_gap": [0.2, 0.3, 0.5],
+GROUPING_GRID: dict[str, list[Any]] = {
+    "group_probability_gap": [0.5, 0.7],
 }
 
 
@@ -385,6 +391,14 @@ def fit(data: Data, batch: int, seed: int, target: float) -> None:
     print(json.dumps({"chosen_on_all": chosen.__dict__}))
 
 
+def _setting(pair: str) -> tuple[str, Any]:
+    name, _, value = pair.partition("=")
+    named = {"None": None, "True": True, "False": False}
+    if value in named:
+        return name, named[value]
+    return name, int(value) if value.isdigit() else float(value)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -395,7 +409,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="waiting answers that bring the reviewer")
     parser.add_argument("--fit", action="store_true", help="choose the constants leave-one-corpus-out")
     parser.add_argument("--target", type=float, default=TARGET)
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="try a setting other than the shipped one"
+    )
     args = parser.parse_args(argv)
+    settings = replace(answer_groups.DEFAULT, **dict(_setting(pair) for pair in args.set))
     data = {}
     for path in args.csv:
         answers = read_csv(path)
@@ -404,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
         fit(data, args.batch, args.seed, args.target)
         return 0
     for name, (answers, views) in data.items():
-        outcome = simulate(answers, views, answer_groups.DEFAULT, args.batch, args.seed)
+        outcome = simulate(answers, views, settings, args.batch, args.seed)
         if args.json:
             print(json.dumps(report(name, outcome)))
         else:

@@ -99,3 +99,24 @@ def test_a_file_without_the_columns_is_refused(tmp_path):
     path.write_text("id,text\n1,hello\n", encoding="utf-8")
     with pytest.raises(KeyError):
         review_amplification.read_csv(path)
+
+
+def test_an_item_keeps_its_exemplars_as_the_product_does_in_forty_slots():
+    from slea.dal.exemplars import SLOTS, slot_of
+
+    item = review_amplification.Item(REFERENCE)
+    for number in range(200):
+        item.keep(answer_groups.Exemplar(f"a{number}", RIGHT, True, 100))
+    assert len(item.exemplars) == len({slot_of(f"a{n}") for n in range(200)}) <= SLOTS
+    # a newer review replaces the older one that shared its slot
+    newest = item.slots[slot_of("a199")]
+    assert newest.exemplar_id == "a199"
+
+
+def test_a_setting_can_be_tried_from_the_command_line(corpus, capsys):
+    (tried, *_), _ = run(
+        capsys, "--csv", str(corpus), "--set", "propagate_similarity=2.0", "--set", "conflict_similarity=2"
+    )
+    assert tried["propagated"] == 0  # nothing is that close
+    (shipped, *_), _ = run(capsys, "--csv", str(corpus))
+    assert shipped["propagated"] > 0

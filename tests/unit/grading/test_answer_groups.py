@@ -136,3 +136,86 @@ def test_a_negation_more_or_less_is_a_different_claim():
     settings = answer_groups.Settings(propagate_similarity=0.5)
     assert propagate(Graded(negated), exemplars, settings=settings).correct is None
     assert propagate(Graded(plain + "!"), exemplars, settings=settings).correct is True
+
+
+# ---------------------------------------------------------------- leans and item-calibrated propagation
+LOOP = "current flows around the closed loop through the bulb"
+OPEN = "the battery is strong so the bulb shines very bright"
+
+
+def test_an_answers_lean_moves_from_the_graders_probability_toward_its_nearest_exemplars():
+    rights = [exemplar(LOOP, True, "e1"), exemplar(LOOP + " and back", True, "e2")]
+    wrongs = [exemplar(OPEN, False, "e3"), exemplar(OPEN + " at all", False, "e4")]
+    closeness = Closeness([LOOP, OPEN, *(e.text for e in rights + wrongs)])
+    assert answer_groups.lean(Graded(LOOP + ".", 0.5), [], closeness) == 0.5
+    assert answer_groups.lean(Graded("anything", None), [], closeness) is None
+    near_rights = answer_groups.lean(Graded(LOOP + ".", 0.5), rights + wrongs, closeness)
+    near_wrongs = answer_groups.lean(Graded(OPEN + ".", 0.5), rights + wrongs, closeness)
+    assert near_rights is not None
+    assert near_wrongs is not None
+    assert near_rights > 0.7
+    assert near_wrongs < 0.3
+
+
+def test_with_exemplars_answers_the_grader_scored_alike_but_reviewers_would_not_are_kept_apart():
+    exemplars = [
+        exemplar(LOOP, True, "e1"),
+        exemplar(LOOP + " and back", True, "e2"),
+        exemplar(OPEN, False, "e3"),
+        exemplar(OPEN + " at all", False, "e4"),
+    ]
+    groups = [Group("g1", Graded(LOOP + " again", 0.5), ["a1"])]
+    settings = answer_groups.Settings(group_probability_gap=0.3)
+    # The grader gave both 0.5: on its probability alone they share a group ...
+    assert assign(Graded(OPEN + " now", 0.5), groups, settings=settings) == 0
+    # ... the item's reviews say one is right and the other wrong: two groups.
+    assert assign(Graded(OPEN + " now", 0.5), groups, settings=settings, exemplars=exemplars) is None
+    assert assign(Graded(LOOP + " once more", 0.5), groups, settings=settings, exemplars=exemplars) == 0
+
+
+def test_an_item_whose_reviews_split_between_near_copies_propagates_nothing_that_close():
+    # Reviewers graded two near copies apart (0.9+ close): on this item closeness that high does
+    # not decide a verdict, so an answer as close to agreeing exemplars is not finalised.
+    split = [exemplar(RIGHT, True, "e1"), exemplar(RIGHT_AGAIN + " indeed", False, "e2")]
+    agreeing = [exemplar(WRONG, False, "e3"), exemplar(WRONG + " at all", False, "e4")]
+    answer = Graded("the switch is open so no current flows")
+    closeness = Closeness([RIGHT, RIGHT_AGAIN + " indeed", WRONG, WRONG + " at all", answer.text])
+    ceiling = answer_groups.disagreement_ceiling(split + agreeing, closeness)
+    assert ceiling == closeness(RIGHT, RIGHT_AGAIN + " indeed")
+    assert ceiling > 0.7
+    calibrated = answer_groups.Settings(
+        propagate_similarity=0.5, propagate_disagreement_margin=0.05, propagate_same_terms=False
+    )
+    plain = answer_groups.Settings(
+        propagate_similarity=0.5, propagate_disagreement_margin=None, propagate_same_terms=False
+    )
+    assert 0.5 < closeness(answer.text, WRONG) < ceiling + 0.05  # the answer is not that close to its exemplars
+    assert propagate(answer, split + agreeing, closeness, plain).correct is False
+    assert propagate(answer, split + agreeing, closeness, calibrated).correct is None
+    # Where the item's reviews agreed with the wording, the same answer is finalised.
+    assert propagate(answer, agreeing, closeness, calibrated).correct is False
+    assert answer_groups.disagreement_ceiling(agreeing, closeness) == 0.0
+
+
+def test_a_near_copy_that_leaves_out_part_of_a_wrong_answer_or_adds_to_a_right_one_is_not_given_its_verdict():
+    # Graders failed the answer naming the extra private range; the one without it was right,
+    # though its characters are nearly all the wrong answer's.
+    wrong = "0.0.0.0/8 10.0.0.0/8 127.0.0.0/8"
+    wrongs = [exemplar(wrong, False, "e1"), exemplar(wrong + ".", False, "e2")]
+    assert answer_groups.claims_beyond(wrong, "0.0.0.0/8 127.0.0.0/8")
+    shorter = Graded("0.0.0.0/8 127.0.0.0/8")
+    loose = answer_groups.Settings(propagate_similarity=0.5, propagate_same_terms=False)
+    assert propagate(shorter, wrongs, settings=loose).correct is False
+    assert propagate(shorter, wrongs).correct is None
+    # A right answer with a claim added is not vouched for by the right answer.
+    rights = [exemplar(RIGHT, True, "e3"), exemplar(RIGHT + ".", True, "e4")]
+    assert propagate(Graded(RIGHT + " and a fuse"), rights, settings=loose).correct is True
+    assert propagate(Graded(RIGHT + " and a fuse"), rights).correct is None
+    # What only restates, in other function words or inflections, still is.
+    assert propagate(Graded("The bulb is in the closed path with the battery!"), rights).correct is True
+
+
+def test_a_slip_of_the_keyboard_is_not_a_claim_of_its_own():
+    assert not answer_groups.claims_beyond(RIGHT_TYPO, RIGHT)
+    assert answer_groups.claims_beyond("the current will decrease", "the current will increase")
+    assert answer_groups.claims_beyond("0.0.0.0/8 10.0.0.0/8", "0.0.0.0/8 127.0.0.0/8")

@@ -1,6 +1,7 @@
-"""Review groups: the open short answers of a bank item that the grader scored alike or that are
-worded alike (grouped as they were graded, slea.logic.answering.exemplars.review_group), listed so
-a reviewer confirms or splits each group in one action.
+"""Review groups: the open short answers of a bank item that lean alike (the grader's probability
+moved by the item's reviewed answers) or that are worded alike (grouped as they were graded,
+slea.logic.answering.exemplars.review_group), listed so a reviewer confirms or splits each group in
+one action.
 
 GET /review/groups reads a page of the queue as GET /review/queue does (same filters, same
 cursor) and gathers its attempts by group, largest first. POST /review/groups/{group_id} grades
