@@ -42,6 +42,8 @@ NOT_AT_IMPORT = {
         "slea.grading.offline",
     ],
     "validate_question_quality": ["slea.authoring.offline_generator", "slea.grading.offline"],
+    # The key-leak guard names the scoring contracts' links as a type only.
+    "plan_round": ["slea.contracts.scoring"],
     # ... and in the HTTP API the grading path, and what only the session summary (the planner,
     # the profile) or a reviewer's edit (Tool 5's contract) needs.
     "api": [
