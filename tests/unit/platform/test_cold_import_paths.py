@@ -28,6 +28,7 @@ HANDLERS = sorted(
 # review, and the Mode 1 pipeline contracts in the HTTP API.
 NOT_AT_IMPORT = {
     "score_and_explain": [
+        "rapidfuzz",  # only a short answer's feedback compares texts
         "slea.grading.offline",
         "slea.grading.verdict",
         "slea.grading.semantic",
@@ -41,6 +42,8 @@ NOT_AT_IMPORT = {
         "slea.grading.offline",
     ],
     "validate_question_quality": ["slea.authoring.offline_generator", "slea.grading.offline"],
+    # The key-leak guard names the scoring contracts' links as a type only.
+    "plan_round": ["slea.contracts.scoring"],
     # ... and in the HTTP API the grading path, and what only the session summary (the planner,
     # the profile) or a reviewer's edit (Tool 5's contract) needs.
     "api": [
@@ -55,6 +58,7 @@ NOT_AT_IMPORT = {
         "slea.logic.review.actions",
         "slea.logic.review.queue",
         "slea.dal.review",
+        "rapidfuzz",
     ],
 }
 
@@ -85,3 +89,57 @@ def test_modules_a_function_may_never_need_are_not_loaded_at_import(function: st
     assert isinstance(loaded, list)
     assert [name for name in NOT_AT_IMPORT[function] if name in loaded] == []
     assert "slea.platform.observability" in loaded  # the handler did load
+
+
+REVIEWER_MODELS = """
+import importlib.util, json, os, sys
+sys.path.insert(0, os.path.dirname({path!r}))
+spec = importlib.util.spec_from_file_location("app", {path!r})
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+from pydantic import BaseModel
+from slea.contracts import review
+models = [c for c in vars(review).values() if isinstance(c, type) and issubclass(c, BaseModel)]
+print(json.dumps({{
+    c.__name__: [issubclass(c, review.ReviewerContract), c.__pydantic_complete__]
+    for c in models if c.__module__ == review.__name__ and c is not review.ReviewerContract
+}}))
+"""
+
+
+@pytest.mark.parametrize("function", ["api", "mcp"])
+def test_reviewer_contracts_are_built_when_first_used_and_the_learner_side_at_import(function: str) -> None:
+    path = str(REPO_ROOT / "functions" / function / "app.py")
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(REPO_ROOT / "layers" / "slea"),
+        "AWS_DEFAULT_REGION": "us-east-1",
+    }
+    output = subprocess.run(
+        [sys.executable, "-c", REVIEWER_MODELS.format(path=path)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    models: dict[str, list[bool]] = json.loads(output.stdout.strip().splitlines()[-1])
+    # Learners' requests use these: built at import, never in a learner's first request.
+    assert {name for name, (reviewer, built) in models.items() if not reviewer and not built} == set()
+    assert {"RoundStatus", "SessionSummary", "ReportRequest"} <= {
+        name for name, (reviewer, _) in models.items() if not reviewer
+    }
+    # Only reviewers' requests use these: not built at import.
+    assert {name for name, (reviewer, built) in models.items() if reviewer and built} == set()
+    assert {"ReviewQueue", "AttemptReviewRequest", "AuditRecords"} <= {
+        name for name, (reviewer, _) in models.items() if reviewer
+    }
+
+
+def test_a_reviewer_contract_is_built_by_its_first_use_and_validates_as_before() -> None:
+    from pydantic import ValidationError
+
+    from slea.contracts.review import UndoRequest
+
+    with pytest.raises(ValidationError, match="note"):  # its reason is required
+        UndoRequest.model_validate({})
+    assert UndoRequest.__pydantic_complete__
+    assert UndoRequest.model_validate({"note": "graded twice"}).note == "graded twice"

@@ -97,12 +97,20 @@ class ReportAccepted(Contract):
 
 
 # ---------------------------------------------------------------- reviewer side
-class Report(Contract):
+class ReviewerContract(Contract):
+    """A reviewer's request or answer: its validator and serializer are built when first used
+    (pydantic's defer_build), not when this module loads. No learner's request uses one, and the
+    HTTP API, the MCP server and the round pipeline load this module for the learner side above."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class Report(ReviewerContract):
     reason: str
     at: str
 
 
-class ReviewedQuestion(Contract):
+class ReviewedQuestion(ReviewerContract):
     question_id: str
     session_id: str | None = None
     round: int | None = None
@@ -126,7 +134,7 @@ class ReviewedQuestion(Contract):
     reports: list[Report] = Field(default_factory=list)
 
 
-class OverrideProposal(Contract):
+class OverrideProposal(ReviewerContract):
     """A reviewer's change to a finalised grade, waiting for a second reviewer to confirm it."""
 
     score: int
@@ -136,7 +144,7 @@ class OverrideProposal(Contract):
     note: str
 
 
-class ReviewedAttempt(Contract):
+class ReviewedAttempt(ReviewerContract):
     attempt_id: str
     session_id: str
     user_answer: str
@@ -160,7 +168,7 @@ QueueSort = Literal["queued_asc", "queued_desc", "confidence"]
 QUEUE_SEARCH_MAX = 100
 
 
-class ReviewEntry(Contract):
+class ReviewEntry(ReviewerContract):
     entry_id: str = Field(description="the attempt_id of an attempt entry, the question_id of a question entry")
     kind: Literal["attempt", "question"]
     reasons: list[ReviewReason]
@@ -179,7 +187,7 @@ class ReviewEntry(Contract):
     )
 
 
-class ReviewQueue(Contract):
+class ReviewQueue(ReviewerContract):
     entries: list[ReviewEntry]
     open: int = Field(description="entries waiting in the whole queue (not only those listed)")
     next_cursor: str | None = Field(
@@ -187,7 +195,7 @@ class ReviewQueue(Contract):
     )
 
 
-class _Position(Contract):
+class _Position(ReviewerContract):
     """Where a page stopped in one of the queue's two indexes: the index key of the last entry
     read from it. Validated strictly: a cursor becomes a DynamoDB ExclusiveStartKey."""
 
@@ -207,7 +215,7 @@ class QuestionsPosition(_Position):
     question_id: str = Field(min_length=1, max_length=256)
 
 
-class QueueCursor(Contract):
+class QueueCursor(ReviewerContract):
     """The review queue's paging cursor (sent base64url-encoded): per index, where the previous
     page stopped (null: from the start), or that it was read to its end."""
 
@@ -222,7 +230,7 @@ class QueueCursor(Contract):
     )
 
 
-class QueueView(Contract):
+class QueueView(ReviewerContract):
     """GET /review/queue's filters and order. Filtering happens as the indexes are read, so a
     page may hold fewer than `limit` entries (even none) and still have a next cursor."""
 
@@ -256,7 +264,7 @@ def _reason(note: str | None, info: ValidationInfo, actions: tuple[str, ...] | N
 AttemptAction = Literal["accept", "override", "confirm", "reject"]
 
 
-class AttemptReviewRequest(Contract):
+class AttemptReviewRequest(ReviewerContract):
     """accept or override a provisional grade; override a finalised one (a proposal: a second
     reviewer confirms or rejects it)."""
 
@@ -285,7 +293,7 @@ class AttemptReviewRequest(Contract):
         return _reason(note, info, ("override",), "override a grade")
 
 
-class AttemptReviewed(Contract):
+class AttemptReviewed(ReviewerContract):
     attempt_id: str
     action: AttemptAction
     status: Literal["applied", "proposed", "rejected"] = Field(
@@ -304,7 +312,7 @@ AttemptIdText = Annotated[str, Field(min_length=1, max_length=ID_MAX_LENGTH, pat
 BULK_ACCEPT_MAX = 50
 
 
-class BulkAcceptRequest(Contract):
+class BulkAcceptRequest(ReviewerContract):
     attempt_ids: list[AttemptIdText] = Field(min_length=1, max_length=BULK_ACCEPT_MAX)
     note: str | None = Field(
         default=None, max_length=REVIEW_NOTE_MAX_LENGTH, validate_default=True, description="the reason: required"
@@ -323,14 +331,14 @@ class BulkAcceptRequest(Contract):
         return ids
 
 
-class BulkAcceptResult(Contract):
+class BulkAcceptResult(ReviewerContract):
     attempt_id: str
     status: Literal["accepted", "already_reviewed", "not_found", "own_attempt", "conflict"]
     score: int | None = None
     message: str | None = None
 
 
-class BulkAccepted(Contract):
+class BulkAccepted(ReviewerContract):
     """Each attempt accepted on its own (all or nothing per attempt, as POST /review/attempts/{id});
     a repeat answers `already_reviewed` for those done and writes nothing for them."""
 
@@ -339,7 +347,7 @@ class BulkAccepted(Contract):
     bulk_id: str | None = Field(default=None, description="POST /review/bulk/{bulk_id}/revert undoes it")
 
 
-class UndoRequest(Contract):
+class UndoRequest(ReviewerContract):
     note: str | None = Field(
         default=None, max_length=REVIEW_NOTE_MAX_LENGTH, validate_default=True, description="the reason: required"
     )
@@ -350,7 +358,7 @@ class UndoRequest(Contract):
         return _reason(note, info, None, "undo an action")
 
 
-class BulkReverted(Contract):
+class BulkReverted(ReviewerContract):
     """The attempts a bulk accept had accepted, back in the queue (those reviewed again since stay)."""
 
     bulk_id: str
@@ -361,7 +369,7 @@ class BulkReverted(Contract):
 GROUP_EXCLUDE_MAX = 100
 
 
-class ReviewGroup(Contract):
+class ReviewGroup(ReviewerContract):
     """Open short answers of one bank item graded alike or worded alike: one action grades them all."""
 
     group_id: str
@@ -369,13 +377,13 @@ class ReviewGroup(Contract):
     entries: list[ReviewEntry]
 
 
-class ReviewGroups(Contract):
+class ReviewGroups(ReviewerContract):
     groups: list[ReviewGroup] = Field(description="largest first")
     open: int = Field(description="entries waiting in the whole queue (not only those listed)")
     next_cursor: str | None = Field(default=None, description="the queue's cursor: pass it to read on")
 
 
-class GroupReviewRequest(Contract):
+class GroupReviewRequest(ReviewerContract):
     score: int = Field(ge=0, le=SCORE_MAX, description="the grade every member gets")
     note: str = Field(
         min_length=1,
@@ -388,14 +396,14 @@ class GroupReviewRequest(Contract):
     )
 
 
-class GroupMemberResult(Contract):
+class GroupMemberResult(ReviewerContract):
     attempt_id: str
     status: Literal["reviewed", "excluded", "already_reviewed", "own_attempt", "conflict"]
     score: int | None = None
     message: str | None = None
 
 
-class GroupReviewed(Contract):
+class GroupReviewed(ReviewerContract):
     """One reviewer action: each member updated and audited on its own transaction, with the group's id."""
 
     group_id: str
@@ -405,7 +413,7 @@ class GroupReviewed(Contract):
     results: list[GroupMemberResult]
 
 
-class QuestionReviewRequest(Contract):
+class QuestionReviewRequest(ReviewerContract):
     action: Literal["accept", "retire", "edit"]
     stem: str | None = Field(default=None, strict=True, min_length=1, max_length=QUESTION_STEM_MAX)
     choices: list[ChoiceText] | None = Field(default=None, max_length=MAX_CHOICES)
@@ -427,7 +435,7 @@ class QuestionReviewRequest(Contract):
         return all(change is None for change in (self.stem, self.choices, self.correct_answer, self.correct_keywords))
 
 
-class QuestionReviewed(Contract):
+class QuestionReviewed(ReviewerContract):
     question_id: str
     action: Literal["accept", "retire", "edit", "unretire"]
     status: Literal["active", "retired"]
@@ -436,7 +444,7 @@ class QuestionReviewed(Contract):
     reviewed_at: str
 
 
-class ReviewStats(Contract):
+class ReviewStats(ReviewerContract):
     reviewed: int = Field(description="attempts reviewed (accepted + overridden)")
     accepted: int
     overridden: int
@@ -448,7 +456,7 @@ class ReviewStats(Contract):
     proposals: int = Field(default=0, description="changes to final grades waiting for a second reviewer")
 
 
-class AuditRecord(Contract):
+class AuditRecord(ReviewerContract):
     audit_id: str
     target_id: str
     target_kind: Literal["attempt", "question", "bulk"]
@@ -471,5 +479,5 @@ class AuditRecord(Contract):
     group_id: str | None = Field(default=None, description="the review group one action graded with it")
 
 
-class AuditRecords(Contract):
+class AuditRecords(ReviewerContract):
     records: list[AuditRecord]

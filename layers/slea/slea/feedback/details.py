@@ -9,8 +9,6 @@ a colon or by 의, which fits any final consonant)."""
 
 import re
 
-from rapidfuzz import fuzz
-
 from slea.constants import EXPLANATION_MIN_LENGTH, Language
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.keywords import ChoiceNote
@@ -217,6 +215,9 @@ def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
             else:
                 wrong = text["other_concept_name"].format(concept=note.concept, definition=note.definition)
     elif item.question_type == "short_answer":
+        # Here, not at import: a multiple-choice or true/false answer never needs it (cold start).
+        from rapidfuzz import fuzz  # noqa: PLC0415
+
         if why and item.reference_answer and fuzz.token_set_ratio(why, item.reference_answer) >= SAME_CONTENT_RATIO:
             why = None  # the model answer already says it
         if not item.is_correct:

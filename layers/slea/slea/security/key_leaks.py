@@ -30,13 +30,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slea.constants import Language
 from slea.contracts.answers import TRUE_FALSE_CHOICES, choice_index, choice_text
-from slea.contracts.scoring import ReferenceLink
 from slea.language.detect import question_language
 from slea.language.item_frames import FRAMES
+
+if TYPE_CHECKING:  # a type only: the round pipeline loads this module, never the scoring contracts
+    from slea.contracts.scoring import ReferenceLink
 
 # Measured on generated rounds (bench/key_leaks.py): the share of a claim's weight one paragraph
 # must hold to give the key away.
@@ -373,7 +375,7 @@ class KeyGuard:
             paragraphs.append(" ".join(kept))
         return self.text("\n\n".join(paragraphs))
 
-    def links(self, links: Sequence[ReferenceLink]) -> list[ReferenceLink]:
+    def links(self, links: "Sequence[ReferenceLink]") -> "list[ReferenceLink]":
         """The links whose title gives nothing away."""
         kept = []
         for link in links:
