@@ -117,6 +117,7 @@ def test_the_calibration_job_runs_on_a_schedule_from_a_parameter_for_up_to_15_mi
     assert job["Environment"]["Variables"] == {
         "ATTEMPTS_TABLE": {"Ref": "AttemptsTable"},
         "QUESTIONS_TABLE": {"Ref": "QuestionsTable"},
+        "ABILITIES_TABLE": {"Ref": "AbilitiesTable"},  # flagged learners marked for review
     }
 
 
