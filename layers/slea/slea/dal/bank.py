@@ -9,12 +9,24 @@ is filtered out until the reviewer is done, so accepting it brings it back witho
 
 A drawn item is shown as a COPY saved in the learner's session (a new question id, `item_id` =
 the original's), so a session's questions, answers and grading stay as they were for generated
-ones. Exposure is counted with `ADD`: `draws` on the bank item (and `draws#{day}`, its draws that
-UTC day, the previous day's removed in the same write), and `rounds` (rounds planned) and
-`learners` (learners ever drawn for) on one counter record per bank key in AbilitiesTable, under the reserved partition
-`user_id` = "#bank" (never a learner's id: those are UUIDs or OIDC subjects, never "#..."), entry
-"rounds#{bank_key}" - kept out of QuestionsTable, where every record is a question. All the
-writes of one draw are one transaction: a retried plan finds all of them or none.
+ones. Exposure is counted with `ADD`: `draws` on the bank item (every account its key was shown
+to), and `rounds` (rounds planned) and `learners` (learners ever drawn for) on one counter record
+per bank key in AbilitiesTable, under the reserved partition `user_id` = "#bank" (never a
+learner's id: those are UUIDs or OIDC subjects, never "#..."), entry "rounds#{bank_key}" - kept
+out of QuestionsTable, where every record is a question. All the writes of one draw are one
+transaction: a retried plan finds all of them or none.
+
+Look-alike accounts count once over a window (one UTC day): a draw carries its learner's GROUP (a
+digest of the profile, logic/rounds/bank_draw.py). The counter keeps the groups first drawn for
+that day (`groups#{day}`, at most GROUP_SET_MAX) and adds a learner only for a group not in it, so
+fresh look-alike accounts cannot dilute the exposure rate's denominator. An item keeps the groups
+it was drawn for that day (`groups#{day}`, at most DAILY_DRAW_CAP of them) and its daily count
+`draws#{day}` counts groups, not accounts (a look-alike account drawn it again the same day adds to
+`repeat_draws` instead), so a group cannot lock an item out of everyone's rounds for the day. The
+rate's numerator stays `draws`, every account the key was shown to: an item seen by many
+look-alike accounts is a harvested key, and leaving drawing sooner is what it should do
+(bench/collusion.py measured counting the group once there too: later accounts of the party then
+met their harvested keys more often). Yesterday's sets are removed in the same writes.
 """
 
 import datetime
@@ -73,11 +85,6 @@ def groups_attribute(day: str) -> str:
 def groups_today(item: dict[str, Any]) -> set[str]:
     """The groups a stored item (or counter) was drawn for today."""
     return {str(group) for group in item.get(groups_attribute(_today())) or ()}
-
-
-def group_draws(item: dict[str, Any]) -> int:
-    """The item's draws with each look-alike group counted once a day: the exposure rate's numerator."""
-    return max(int(item.get("draws") or 0) - int(item.get("repeat_draws") or 0), 0)
 
 
 def window(key: str, low: float, high: float) -> list[dict[str, Any]]:

@@ -11,7 +11,8 @@ REST_AFTER_DRAWS accounts and caps its draws per UTC day.
 
 Look-alike accounts count as one learner for exposure over a UTC day (`account_group`): ten fresh
 accounts with one profile cannot add ten learners to the rate's denominator (diluting every
-item's cap), nor ten draws to an item's rate or daily cap (draining it for everyone else). The
+item's cap), nor ten draws to an item's daily cap (locking it out of everyone else's rounds). Each
+of them still counts in an item's `draws` (its key was shown to each: dal/bank.py says why). The
 profile is what the planner already has (no extra read) and what a script creating accounts in
 bulk tends to repeat; accounts whose profiles differ are not grouped (docs/security.md says what
 that leaves open).
@@ -223,7 +224,8 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, A
             item_id=item_id,
             b=float(item["difficulty_b"]),
             floor=_floor(item),
-            exposure_rate=bank.group_draws(item) / learners,
+            # Accounts shown the key over learners (look-alike accounts counted once): see dal/bank.py.
+            exposure_rate=float(item.get("draws") or 0) / learners,
         )
         for item_id, item in found.items()
     ]
