@@ -312,6 +312,13 @@ def test_look_alike_accounts_count_once_for_an_items_exposure_and_daily_cap(bank
     assert counter["Item"]["learners"] == 1  # five fresh look-alike accounts add one learner
     # The counter remembers the group for the rest of the day (the set is replaced each UTC day).
     assert len(counter["Item"][groups_attribute(_today())]) == 1
+    # The rate's numerator is every account shown the key: with five shown (of at least 20 counted),
+    # a sixth look-alike account takes each item to 30%, past the 25% cap, and a seventh meets none.
+    sixth, seventh = str(uuid.uuid4()), str(uuid.uuid4())
+    _look_alike(cloud, sixth)
+    assert _drawn(bank, sixth, "sess_look_6") == originals
+    _look_alike(cloud, seventh)
+    assert not _drawn(bank, seventh, "sess_look_7") & originals
 
 
 def test_an_item_whose_key_reached_the_limit_rests_and_its_slot_is_generated(bank, generation_calls):
