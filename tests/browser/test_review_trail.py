@@ -2,8 +2,10 @@
 asked for before a retirement, an override or a bulk accept; retire and bulk accept are confirmed
 and can be undone; the recent reviews name the item and the learner and say "kept as it was" for
 an accept, and scroll sideways on a phone; the item analysis explains itself in plain words and
-says when calibration last ran. Screenshots go to build/screenshots/."""
+says when calibration last ran, and lists the learners person fit flagged with why. Screenshots go
+to build/screenshots/."""
 
+from decimal import Decimal
 from typing import Any
 
 import boto3
@@ -137,3 +139,31 @@ def test_the_item_analysis_explains_itself_and_says_when_calibration_ran(server,
     assert "correct the label" in page.locator('#items-rows tr[data-item="q-b"]').inner_text()
     screenshot(page, f"items-{_name(viewport)}", full_page=False)
     screenshot(page, f"items-{_name(viewport)}-full")
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+def test_the_item_analysis_lists_the_learners_person_fit_flagged_with_why(server, new_page, step_functions, viewport):
+    abilities = boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("AbilitiesTable"))
+    reason = (
+        "Right on hard items and wrong on easy ones far more often than their level explains "
+        "(lz -3.10 over 24 answers; below -2.33 is flagged)."
+    )
+    learner = {
+        "reason": reason,
+        "lz": Decimal("-3.1"),
+        "exposure_z": None,
+        "answers": 24,
+        "categories": ["technical"],
+        "flagged_at": "2026-11-20T10:00:00Z",
+    }
+    abilities.put_item(Item={"user_id": "#review", "entry": "person-fit", "learners": {"4a0c-flagged": learner}})
+    page = new_page(viewport)
+    _sign_in(page, server)
+    page.get_by_role("button", name="Item analysis").click()
+    page.wait_for_selector("#flagged-learners:not([hidden])")
+    listed = page.inner_text("#flagged-learners")
+    assert "Learners whose answers need a look" in listed
+    assert "4a0c-flagged" in listed
+    assert reason in listed
+    assert "Their level is unchanged and they are not told" in listed
+    screenshot(page, f"items-flagged-learners-{_name(viewport)}", full_page=False)

@@ -236,12 +236,24 @@ def _calibration(http, step_functions):
     bank-items index)."""
     from tests.integration.test_review_api import REVIEWER
 
+    runtime = step_functions.runtime
+    aberrant = _misfitting_learner(runtime.cloud)
     execution = step_functions.run("CalibrationRefitStateMachine", {"poll_seconds": 0}, name="iam-refit")
     assert execution.status == "SUCCEEDED", (execution.error, execution.cause)
     assert execution.output["complete"], execution.output
     assert execution.output["items_calibrated"] > 0, execution.output
+    # The learner person fit flags is marked for review (the list, and their ability record) ...
+    abilities = boto3.resource("dynamodb").Table(runtime.cloud.table_name("AbilitiesTable"))
+    assert "review" in abilities.get_item(Key={"user_id": aberrant, "entry": "ability#general"})["Item"]
     assert http("GET", "/review/items?flagged=false", None, REVIEWER)[0] == 200
-    _stream_fold(step_functions.runtime)
+    # ... and unmarked once a run no longer flags them.
+    attempts = boto3.resource("dynamodb").Table(runtime.cloud.table_name("AttemptsTable"))
+    for number in range(12):
+        attempts.delete_item(Key={"session_id": "iam-aberrant", "attempt_key": f"iam-item-{number}#aberrant"})
+    again = step_functions.run("CalibrationRefitStateMachine", {"poll_seconds": 0}, name="iam-refit-again")
+    assert again.status == "SUCCEEDED", (again.error, again.cause)
+    assert "review" not in abilities.get_item(Key={"user_id": aberrant, "entry": "ability#general"})["Item"]
+    _stream_fold(runtime)
 
 
 def _stream_fold(runtime):
@@ -258,6 +270,55 @@ def _stream_fold(runtime):
     folded = next(item for item in attempts.scan()["Items"] if "learner_theta" in item and not item.get("skipped"))
     attempts.delete_item(Key={"session_id": folded["session_id"], "attempt_key": folded["attempt_key"]})
     assert poller.drain().reported_failures == 0
+
+
+def _misfitting_learner(cloud):
+    """Twelve items of known difficulty answered by 40 learners as the model says, and by one
+    (with an ability record) right on the six hardest and wrong on the six easiest."""
+    import random
+
+    from slea.measurement.irt import p_correct
+    from slea.measurement.scale import label_to_b
+
+    rng = random.Random(3)
+    questions = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
+    attempts = boto3.resource("dynamodb").Table(cloud.table_name("AttemptsTable"))
+    labels = [1, 2, 2, 3, 3, 4, 7, 8, 8, 9, 9, 10]
+    for number, label in enumerate(labels):
+        questions.put_item(
+            Item={
+                "question_id": f"iam-item-{number}",
+                "item_id": f"iam-item-{number}",
+                "item_type": "short_answer",
+                "stem": f"Explain iam concept {number}",
+                "difficulty": label,
+                "category": "general",
+            }
+        )
+    aberrant = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d"
+    learners = [(f"iam-learner-{n}", rng.gauss(0.0, 1.0)) for n in range(40)]
+    with attempts.batch_writer() as batch:
+        for user, theta in [*learners, (aberrant, None)]:
+            for number, label in enumerate(labels):
+                correct = label >= 7 if theta is None else rng.random() < p_correct(theta, label_to_b(label))
+                session = "iam-aberrant" if theta is None else f"iam-{user}"
+                suffix = "aberrant" if theta is None else user
+                batch.put_item(
+                    Item={
+                        "session_id": session,
+                        "attempt_key": f"iam-item-{number}#{suffix}",
+                        "question_id": f"iam-item-{number}",
+                        "user_id": user,
+                        "score": 100 if correct else 0,
+                        "is_correct": correct,
+                        "question_type": "short_answer",
+                        "graded_at": f"2026-01-01T00:00:{number:02d}Z",
+                    }
+                )
+    boto3.resource("dynamodb").Table(cloud.table_name("AbilitiesTable")).put_item(
+        Item={"user_id": aberrant, "entry": "ability#general", "category": "general", "answers": 12}
+    )
+    return aberrant
 
 
 def _refill_round_starts(cloud):

@@ -119,6 +119,7 @@ def test_the_calibration_refit_runs_on_a_slow_schedule_from_a_parameter_and_no_f
     assert FUNCTIONS["CalibrateItemsFunction"]["Properties"]["Environment"]["Variables"] == {
         "EXPORT_BUCKET": {"Ref": "CalibrationExportBucket"},
         "QUESTIONS_TABLE": {"Ref": "QuestionsTable"},
+        "ABILITIES_TABLE": {"Ref": "AbilitiesTable"},  # flagged learners marked for review
     }
     granted = {
         action for name in FUNCTIONS for statement in _statements(FUNCTIONS[name]) for action in _actions(statement)

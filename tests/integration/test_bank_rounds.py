@@ -234,13 +234,15 @@ def test_an_over_exposed_item_is_not_drawn(bank, generation_calls):
         Key={"user_id": "#bank", "entry": "rounds#technical#en"}
     )
     assert counter["Item"]["rounds"] == 2
-    # The rate's denominator is learners, each counted once: two learners, whatever their rounds.
-    assert counter["Item"]["learners"] == 2
+    # The rate's denominator is learners, each counted once, whatever their rounds; and two
+    # accounts with one profile first drawn for on one day are one group: one learner.
+    assert counter["Item"]["learners"] == 1
     run(bank, SECOND, "sess_c", count=4)
+    run(bank, OTHER_INTERESTS, "sess_d", count=4)  # another profile: another learner
     counter = table(bank.runtime.cloud, "AbilitiesTable").get_item(
         Key={"user_id": "#bank", "entry": "rounds#technical#en"}
     )
-    assert (counter["Item"]["rounds"], counter["Item"]["learners"]) == (3, 2)
+    assert (counter["Item"]["rounds"], counter["Item"]["learners"]) == (4, 2)
 
 
 def _drawn(bank, user, session):
@@ -276,6 +278,80 @@ def test_a_widely_shown_item_rests_and_no_item_is_drawn_past_its_daily_cap(bank,
     # A draw counts the day's draws and drops the day before's.
     item = questions.get_item(Key={"question_id": next(iter(drawn))})["Item"]
     assert item[day_attribute(_today())] == 1
+
+
+def _look_alike(cloud, user):
+    """A fresh account given FIRST's profile (as SECOND is)."""
+    profiles = table(cloud, "ProfilesTable")
+    first = max(
+        (item for item in profiles.scan()["Items"] if item["user_id"] == FIRST), key=lambda item: item["submitted_at"]
+    )
+    profiles.put_item(Item={**first, "user_id": user})
+
+
+def test_look_alike_accounts_count_once_for_an_items_exposure_and_daily_cap(bank, generation_calls):
+    from slea.dal.bank import _today, day_attribute, groups_attribute
+
+    cloud = bank.runtime.cloud
+    first = run(bank, FIRST, "sess_a", count=4)
+    originals = {q["question_id"] for q in first.output["questions"]}
+    accounts = [SECOND, *(str(uuid.uuid4()) for _ in range(4))]
+    for number, account in enumerate(accounts):
+        _look_alike(cloud, account)
+        assert _drawn(bank, account, f"sess_look_{number}") == originals
+    questions = stored(cloud)
+    for item_id in originals:
+        item = questions[item_id]
+        # Every account holds the key (resting counts them) ...
+        assert item["draws"] == len(accounts)
+        # ... but the group counts once today: in the exposure rate and in the daily cap.
+        assert item["repeat_draws"] == len(accounts) - 1
+        assert item[day_attribute(_today())] == 1
+        assert len(item[groups_attribute(_today())]) == 1
+    counter = table(cloud, "AbilitiesTable").get_item(Key={"user_id": "#bank", "entry": "rounds#technical#en"})
+    assert counter["Item"]["learners"] == 1  # five fresh look-alike accounts add one learner
+    # The counter remembers the group for the rest of the day (the set is replaced each UTC day).
+    assert len(counter["Item"][groups_attribute(_today())]) == 1
+    # The rate's numerator is every account shown the key: with five shown (of at least 20 counted),
+    # a sixth look-alike account takes each item to 30%, past the 25% cap, and a seventh meets none.
+    sixth, seventh = str(uuid.uuid4()), str(uuid.uuid4())
+    _look_alike(cloud, sixth)
+    assert _drawn(bank, sixth, "sess_look_6") == originals
+    _look_alike(cloud, seventh)
+    assert not _drawn(bank, seventh, "sess_look_7") & originals
+
+
+def test_an_item_whose_key_reached_the_limit_rests_and_its_slot_is_generated(bank, generation_calls):
+    from slea.dal.bank import REST_AFTER_DRAWS
+
+    cloud = bank.runtime.cloud
+    first = run(bank, FIRST, "sess_a", count=4)
+    resting = first.output["questions"][0]["question_id"]
+    table(cloud, "AbilitiesTable").put_item(
+        Item={"user_id": "#bank", "entry": "rounds#technical#en", "rounds": 50_000, "learners": 50_000}
+    )
+    questions = table(cloud, "QuestionsTable")
+    questions.update_item(
+        Key={"question_id": resting},
+        UpdateExpression="SET draws = :d",
+        ExpressionAttributeValues={":d": REST_AFTER_DRAWS - 1},
+    )
+    assert resting in _drawn(bank, SECOND, "sess_b")  # the last account it is shown to
+    item = questions.get_item(Key={"question_id": resting})["Item"]
+    assert item["draws"] == REST_AFTER_DRAWS
+    assert "bank_key" not in item  # out of the bank's index: it never fills a window again
+    assert item["rested_at"]
+    third = str(uuid.uuid4())
+    _look_alike(cloud, third)
+    calls = len(generation_calls)
+    execution = run(bank, third, "sess_c", count=4)
+    from_bank = {stored(cloud)[q["question_id"]]["item_id"] for q in execution.output["questions"] if q["from_bank"]}
+    assert resting not in from_bank
+    # The rested item's slot is generated: the round is whole, and the new item joins the bank.
+    assert len(execution.output["questions"]) == 4
+    assert generation_calls[calls:] == [1]
+    generated = [q["question_id"] for q in execution.output["questions"] if not q["from_bank"]]
+    assert stored(cloud)[generated[0]]["bank_key"] == "technical#en"
 
 
 # ---------------------------------------------------------------- retries and faults

@@ -483,3 +483,80 @@ def test_the_local_stack_runs_the_refit_state_machine_on_its_schedule(simulated,
     assert runs
     assert all(run["name"].startswith("local-refit-") for run in runs)
     assert {run["status"] for run in runs} == {"SUCCEEDED"}
+
+
+# ---------------------------------------------------------------- learners person fit flags
+ABERRANT = "3f2504e0-4f89-41d3-9a0c-0305e82c3301"  # right on the hard items, wrong on the easy ones
+ABERRANT_ABILITY = {
+    "user_id": ABERRANT,
+    "entry": f"ability#{CATEGORY}",
+    "category": CATEGORY,
+    "theta": Decimal("0.8"),
+    "se": Decimal("0.4"),
+    "updated_at": "2026-01-02T00:00:10Z",
+}
+
+
+def aberrant_answers(cloud) -> None:
+    with table(cloud, "AttemptsTable").batch_writer() as batch:
+        for number, item_id in enumerate([*ITEMS, MISFIT]):
+            label = ITEMS[item_id][0] if item_id in ITEMS else 5
+            correct = label >= 6
+            batch.put_item(
+                Item={
+                    "session_id": "s-aberrant",
+                    "attempt_key": f"{item_id}#aberrant",
+                    "question_id": item_id,
+                    "user_id": ABERRANT,
+                    "score": 100 if correct else 0,
+                    "is_correct": correct,
+                    "question_type": "short_answer",
+                    "graded_at": f"2026-01-02T00:00:{number:02d}Z",
+                }
+            )
+    table(cloud, "AbilitiesTable").put_item(Item={**ABERRANT_ABILITY, "answers": 11})
+
+
+def test_a_flagged_learner_is_marked_for_review_their_level_unchanged_and_unmarked_when_no_longer_flagged(
+    simulated, cloud, http
+):
+    from tests.integration.test_review_api import REVIEWER, token
+
+    aberrant_answers(cloud)
+    abilities = table(cloud, "AbilitiesTable")
+    run = run_job(simulated)
+    assert run["learners_excluded"] >= 1
+    record = abilities.get_item(Key={"user_id": ABERRANT, "entry": f"ability#{CATEGORY}"})["Item"]
+    # The level is what the answers made it; only the mark is new.
+    assert (record["theta"], record["se"], record["answers"]) == (Decimal("0.8"), Decimal("0.4"), 11)
+    assert record["review"]["source"] == "person_fit"
+    assert "Right on hard items and wrong on easy ones" in record["review"]["reason"]
+    listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"})["Item"]["learners"]
+    assert listed[ABERRANT]["categories"] == [CATEGORY]
+    assert listed[ABERRANT]["lz"] < -2.33
+    # Reviewers read them with the item analysis (first page), the reason in plain words.
+    status, _, body = http("GET", "/review/items?limit=5", None, REVIEWER)
+    assert status == 200
+    flagged = {learner["user_id"]: learner for learner in body["flagged_learners"]}
+    assert flagged[ABERRANT]["reason"] == record["review"]["reason"]
+    assert flagged[ABERRANT]["answers"] == 11
+    # The learner is not told: their ability reads as before, with no mark (it would tell a cheater
+    # that the detector fired).
+    status, _, mine = http("GET", "/learners/me/ability", None, token(ABERRANT))
+    assert status == 200
+    (ability,) = mine["abilities"]
+    assert ability["theta"] == 0.8
+    assert "review" not in json.dumps(mine)
+    # A rerun on the same data rewrites nothing; once the answers no longer misfit, the mark goes.
+    before = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"})["Item"]
+    run_job(simulated)
+    assert abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"})["Item"] == before
+    with table(cloud, "AttemptsTable").batch_writer() as batch:
+        for item_id in [*ITEMS, MISFIT]:
+            batch.delete_item(Key={"session_id": "s-aberrant", "attempt_key": f"{item_id}#aberrant"})
+    run_job(simulated)
+    record = abilities.get_item(Key={"user_id": ABERRANT, "entry": f"ability#{CATEGORY}"})["Item"]
+    assert "review" not in record
+    assert record["theta"] == Decimal("0.8")
+    listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"})["Item"]["learners"]
+    assert ABERRANT not in listed

@@ -938,6 +938,16 @@
     $("#items-calibrated").textContent = page.last_calibrated_at
       ? `Calibration last changed an item at ${when(page.last_calibrated_at)}.`
       : "The calibration job has not calibrated any item yet.";
+    if (replace) showFlaggedLearners(page.flagged_learners || []);
+  }
+
+  /* Learners person fit flagged (first page only): who, since when, and why in plain words. */
+  function showFlaggedLearners(learners) {
+    $("#flagged-learners").hidden = !learners.length;
+    $("#flagged-learners-list").replaceChildren(...learners.map((learner) => el("li", {},
+      el("strong", { text: learner.user_id }),
+      el("span", { class: "meta", text: ` ${learner.answers} answers, ${learner.categories.join(", ")}, flagged ${when(learner.flagged_at)}` }),
+      el("p", { text: learner.reason }))));
   }
 
   async function loadItems(more = false) {

@@ -69,8 +69,27 @@ class ItemAnalysisRow(Contract):
     calibrated_at: str | None = None
 
 
+class FlaggedLearner(Contract):
+    """A learner whose answers the last calibration run found misfitting (person fit): left out of
+    the refit and waiting for a reviewer; their level was not changed."""
+
+    user_id: str
+    reason: str = Field(description="why, in plain words, with the statistic and its cut")
+    lz: float = Field(description="the standardised log-likelihood of their answers (below -2.33 is flagged)")
+    exposure_z: float | None = Field(
+        default=None, description="success depending on how widely the items' keys were shown (above 2.33 is flagged)"
+    )
+    answers: int
+    categories: list[str] = Field(default_factory=list, description="where their ability carries the review mark")
+    flagged_at: str
+
+
 class ItemAnalysis(Contract):
     items: list[ItemAnalysisRow]
+    flagged_learners: list[FlaggedLearner] = Field(
+        default_factory=list,
+        description="learners the last calibration run flagged by person fit, most aberrant first (first page only)",
+    )
     total: int = Field(description="items matching the filters (not only those listed)")
     last_calibrated_at: str | None = Field(
         default=None, description="when the calibration job last recalibrated any item of the bank (null: never)"

@@ -9,15 +9,28 @@ is filtered out until the reviewer is done, so accepting it brings it back witho
 
 A drawn item is shown as a COPY saved in the learner's session (a new question id, `item_id` =
 the original's), so a session's questions, answers and grading stay as they were for generated
-ones. Exposure is counted with `ADD`: `draws` on the bank item (and `draws#{day}`, its draws that
-UTC day, the previous day's removed in the same write), and `rounds` (rounds planned) and
-`learners` (learners ever drawn for) on one counter record per bank key in AbilitiesTable, under the reserved partition
-`user_id` = "#bank" (never a learner's id: those are UUIDs or OIDC subjects, never "#..."), entry
-"rounds#{bank_key}" - kept out of QuestionsTable, where every record is a question. All the
-writes of one draw are one transaction: a retried plan finds all of them or none.
+ones. Exposure is counted with `ADD`: `draws` on the bank item (every account its key was shown
+to), and `rounds` (rounds planned) and `learners` (learners ever drawn for) on one counter record
+per bank key in AbilitiesTable, under the reserved partition `user_id` = "#bank" (never a
+learner's id: those are UUIDs or OIDC subjects, never "#..."), entry "rounds#{bank_key}" - kept
+out of QuestionsTable, where every record is a question. All the writes of one draw are one
+transaction: a retried plan finds all of them or none.
+
+Look-alike accounts count once over a window (one UTC day): a draw carries its learner's GROUP (a
+digest of the profile, logic/rounds/bank_draw.py). The counter keeps the groups first drawn for
+that day (`groups#{day}`, at most GROUP_SET_MAX) and adds a learner only for a group not in it, so
+fresh look-alike accounts cannot dilute the exposure rate's denominator. An item keeps the groups
+it was drawn for that day (`groups#{day}`, at most DAILY_DRAW_CAP of them) and its daily count
+`draws#{day}` counts groups, not accounts (a look-alike account drawn it again the same day adds to
+`repeat_draws` instead), so a group cannot lock an item out of everyone's rounds for the day. The
+rate's numerator stays `draws`, every account the key was shown to: an item seen by many
+look-alike accounts is a harvested key, and leaving drawing sooner is what it should do
+(bench/collusion.py measured counting the group once there too: later accounts of the party then
+met their harvested keys more often). Yesterday's sets are removed in the same writes.
 """
 
 import datetime
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -34,14 +47,20 @@ INDEX = "bank-items"
 COUNTER_PARTITION = "#bank"
 # One page of the window is plenty: a round draws at most 20 items from the best few per slot.
 QUERY_LIMIT = 200
-__all__ = ["bank_key", "count_round", "learners_drawn_for", "record_draw", "stored_copy", "window"]
+__all__ = ["Counter", "bank_key", "count_round", "drawn_for", "record_draw", "stored_copy", "window"]
 _DRAWABLE = "attribute_not_exists(stats_flag) AND (attribute_not_exists(review_state) OR review_state <> :open)"
-# An item shown to this many learners is rested (left out of drawing; the round's shortfall is
-# generated in its place, which refreshes the bank): past it, its key has gone round too widely to
-# measure anyone who may have met it. And no item is drawn more than this many times a UTC day,
-# however many accounts ask: harvesting an item's key takes at least a day per DAILY_DRAW_CAP.
+# An item whose key was shown to this many accounts is rested (left out of drawing; the round's
+# shortfall is generated in its place, which refreshes the bank): past it, its key has gone round
+# too widely to measure anyone who may have met it. Accounts, not groups: look-alike accounts are
+# one group for the exposure budget, but each of them holds the key. The draw that reaches it also
+# takes the item out of the bank's index (`rested_at`), so rested items never fill a window's page.
+# And no item is drawn for more than DAILY_DRAW_CAP groups a UTC day, however many accounts ask:
+# harvesting an item's key takes at least a day per DAILY_DRAW_CAP.
 REST_AFTER_DRAWS = 300
 DAILY_DRAW_CAP = 40
+# Groups remembered per bank key and day on the counter record (16 characters each: about 80 KB of
+# its 400 KB). Past it a first draw counts its learner whatever its group (the old rule).
+GROUP_SET_MAX = 5_000
 _NOT_OVEREXPOSED = "(attribute_not_exists(draws) OR draws < :rest) AND (attribute_not_exists(#today) OR #today < :cap)"
 
 
@@ -56,6 +75,16 @@ def _today() -> str:
 
 def _yesterday() -> str:
     return (datetime.datetime.now(datetime.UTC).date() - datetime.timedelta(days=1)).isoformat()
+
+
+def groups_attribute(day: str) -> str:
+    """The attribute holding the groups an item (or a bank key's counter) was drawn for on `day`."""
+    return f"groups#{day}"
+
+
+def groups_today(item: dict[str, Any]) -> set[str]:
+    """The groups a stored item (or counter) was drawn for today."""
+    return {str(group) for group in item.get(groups_attribute(_today())) or ()}
 
 
 def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
@@ -80,21 +109,37 @@ def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
     return [from_item(item) for item in response.get("Items", [])]
 
 
-def learners_drawn_for(key: str) -> int:
+@dataclass(frozen=True)
+class Counter:
+    """A bank key's counter: learners ever drawn for (each look-alike group once a day), and the
+    groups first drawn for today."""
+
+    learners: int
+    groups: frozenset[str]
+
+    def new_learner(self, group: str, first_draw: bool) -> bool:
+        """Whether a learner's first draw adds one to `learners`: not when a look-alike account
+        was first drawn for today (the group is then in `groups`)."""
+        return first_draw and (not group or group not in self.groups)
+
+
+def drawn_for(key: str) -> Counter:
     """Learners ever drawn for from `key` (the denominator of an item's exposure rate: the share
-    of them shown the item). Not rounds: a round costs an account nothing to start, and each
-    learner is shown an item at most once."""
+    of them shown the item), and today's groups. Not rounds: a round costs an account nothing to
+    start, and each learner is shown an item at most once."""
     with storage_errors("bank counter get"):
         item = (
             dynamodb(TOOL)
             .get_item(
                 TableName=resource_name(ABILITIES_VARIABLE),
                 Key=_counter_key(key),
-                ProjectionExpression="learners",
+                ProjectionExpression="learners, #groups",
+                ExpressionAttributeNames={"#groups": groups_attribute(_today())},
             )
             .get("Item")
         )
-    return int(from_item(item).get("learners", 0)) if item else 0
+    stored = from_item(item) if item else {}
+    return Counter(int(stored.get("learners", 0)), frozenset(groups_today(stored)))
 
 
 def stored_copy(question_id: str) -> dict[str, Any] | None:
@@ -114,25 +159,82 @@ def _counter_key(key: str) -> dict[str, Any]:
     return {"user_id": {"S": COUNTER_PARTITION}, "entry": {"S": f"rounds#{key}"}}
 
 
-def _counter_update(key: str, new_learner: bool = False) -> dict[str, Any]:
+def _counter_update(
+    key: str, new_learner: bool = False, group: str = "", counter: Counter | None = None
+) -> dict[str, Any]:
+    names = {"#yesterday": groups_attribute(_yesterday())}
+    values: dict[str, Any] = {":one": {"N": "1"}, ":learner": {"N": "1" if new_learner else "0"}}
+    adding = "ADD rounds :one, learners :learner"
+    if new_learner and group and (counter is None or len(counter.groups) < GROUP_SET_MAX):
+        adding += ", #groups :group"
+        names["#groups"] = groups_attribute(_today())
+        values[":group"] = {"SS": [group]}
     return {
         "Update": {
             "TableName": resource_name(ABILITIES_VARIABLE),
             "Key": _counter_key(key),
-            "UpdateExpression": "ADD rounds :one, learners :learner",
-            "ExpressionAttributeValues": {":one": {"N": "1"}, ":learner": {"N": "1" if new_learner else "0"}},
+            "UpdateExpression": f"{adding} REMOVE #yesterday",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
         }
     }
 
 
-def record_draw(key: str, copies: list[dict[str, Any]], new_learner: bool = False) -> bool:
-    """Save the copies, add one to each original's `draws` (and to today's) and one round (and,
-    for a learner's first draw, one learner) to the counter, all or nothing. False if a condition
-    failed: a copy exists already (an earlier attempt won), an original left the bank meanwhile
-    (retired) or reached a draw limit since the window was read."""
-    table = resource_name(TABLE_VARIABLE)
+def _original_update(copy: dict[str, Any], original: dict[str, Any], group: str, at: str) -> dict[str, Any]:
+    """One drawn original's counts: a group new to it today counts in `draws#{day}` and joins
+    `groups#{day}`; a look-alike account of a group it was drawn for today adds a repeat. Every
+    draw adds to `draws` (one more account holds the key), and the draw that reaches
+    REST_AFTER_DRAWS rests the item: out of the bank's index, with the time it rested."""
     today, yesterday = day_attribute(_today()), day_attribute(_yesterday())
-    items: list[dict[str, Any]] = [_counter_update(key, new_learner)]
+    names = {"#today": today, "#yesterday": yesterday, "#ygroups": groups_attribute(_yesterday())}
+    values: dict[str, Any] = {
+        ":one": {"N": "1"},
+        ":rest": {"N": str(REST_AFTER_DRAWS)},
+        ":cap": {"N": str(DAILY_DRAW_CAP)},
+    }
+    if group and group in groups_today(original):
+        adding = "ADD draws :one, repeat_draws :one"
+    else:
+        adding = "ADD draws :one, #today :one"
+        if group:
+            adding += ", #groups :group"
+            names["#groups"] = groups_attribute(_today())
+            values[":group"] = {"SS": [group]}
+    removing = "REMOVE #yesterday, #ygroups"
+    setting = ""
+    if int(original.get("draws") or 0) + 1 >= REST_AFTER_DRAWS:
+        removing += ", bank_key"
+        setting = " SET rested_at = :at"
+        values[":at"] = {"S": at}
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": {"question_id": {"S": copy["item_id"]}},
+            "UpdateExpression": f"{adding}{setting} {removing}",
+            "ConditionExpression": f"attribute_exists(bank_key) AND {_NOT_OVEREXPOSED}",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+    }
+
+
+def record_draw(
+    key: str,
+    copies: list[dict[str, Any]],
+    new_learner: bool = False,
+    *,
+    originals: dict[str, dict[str, Any]] | None = None,
+    group: str = "",
+    counter: Counter | None = None,
+) -> bool:
+    """Save the copies, count each original's draw (see _original_update; `originals` are the
+    items as the window read them, by id) and one round (and, for a learner's first draw, one
+    learner) on the counter, all or nothing. False if a condition failed: a copy exists already
+    (an earlier attempt won), an original left the bank meanwhile (retired or rested) or reached a
+    draw limit since the window was read."""
+    table = resource_name(TABLE_VARIABLE)
+    at = datetime.datetime.now(datetime.UTC).isoformat()
+    items: list[dict[str, Any]] = [_counter_update(key, new_learner, group, counter)]
     for copy in copies:
         items.append(
             {
@@ -143,22 +245,7 @@ def record_draw(key: str, copies: list[dict[str, Any]], new_learner: bool = Fals
                 }
             }
         )
-        items.append(
-            {
-                "Update": {
-                    "TableName": table,
-                    "Key": {"question_id": {"S": copy["item_id"]}},
-                    "UpdateExpression": "ADD draws :one, #today :one REMOVE #yesterday",
-                    "ConditionExpression": f"attribute_exists(bank_key) AND {_NOT_OVEREXPOSED}",
-                    "ExpressionAttributeNames": {"#today": today, "#yesterday": yesterday},
-                    "ExpressionAttributeValues": {
-                        ":one": {"N": "1"},
-                        ":rest": {"N": str(REST_AFTER_DRAWS)},
-                        ":cap": {"N": str(DAILY_DRAW_CAP)},
-                    },
-                }
-            }
-        )
+        items.append(_original_update(copy, (originals or {}).get(str(copy["item_id"]), {}), group, at))
     with storage_errors("bank draw"):
         try:
             dynamodb(TOOL).transact_write_items(TransactItems=items)  # type: ignore[arg-type]
@@ -171,8 +258,8 @@ def record_draw(key: str, copies: list[dict[str, Any]], new_learner: bool = Fals
     return True
 
 
-def count_round(key: str, new_learner: bool = False) -> None:
+def count_round(key: str, new_learner: bool = False, group: str = "", counter: Counter | None = None) -> None:
     """A round planned with nothing drawn still counts (and its learner, the first time)."""
-    update = _counter_update(key, new_learner)["Update"]
+    update = _counter_update(key, new_learner, group, counter)["Update"]
     with storage_errors("bank counter add"):
         dynamodb(TOOL).update_item(**update)

@@ -14,6 +14,9 @@ gives the same values; an item whose stored calibration is already those values 
 (its `calibrated_at` stays the run that first computed them). A reason is raised on an item once
 per body of evidence: again only when the item has REFLAG_GROWTH times the answers it had when the
 reason was last raised, so a reviewer who accepted a misfit is not asked again about the same data.
+
+Learners whose answers person fit flags are marked for review after the fit (logic/jobs/person_review.py),
+their level never changed.
 """
 
 import time
@@ -27,6 +30,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from slea.contracts.item_analysis import CalibrationFlag, CalibrationRun
 from slea.dal import attempt_export
 from slea.dal import calibration as store
+from slea.logic.jobs import person_review
 from slea.measurement.calibration import ItemStatistics, Response, calibrate_guarded
 from slea.measurement.irt import guess_floor
 from slea.measurement.items import ItemDifficulty
@@ -106,6 +110,14 @@ def _exposure(item: dict[str, Any], learner_counts: dict[str, int]) -> float:
     return min(1.0, float(item.get("draws") or 0) / max(learner_counts.get(_category(item), 1), 1))
 
 
+def _learner_categories(prepared: _Prepared) -> dict[str, set[str]]:
+    """The categories each learner answered in: where their ability records are."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for response in prepared.responses:
+        found[response.learner].add(_category(prepared.items[response.item_id]))
+    return found
+
+
 def _category(item: dict[str, Any]) -> str:
     return str(item.get("category") or DEFAULT_CATEGORY)
 
@@ -179,6 +191,7 @@ def calibrate_items(remaining_ms: RemainingMs, refit_run: str) -> CalibrationRun
             "answers left out of the refit: their patterns misfit", extra={"learners": len(guarded.excluded)}
         )
     now = utc_now()
+    person_review.mark_for_review(guarded.person_fit, _learner_categories(prepared), now)
     pending = sorted(fitted)
     for number, item_id in enumerate(pending):
         if remaining_ms() < WRITE_RESERVE_MS:

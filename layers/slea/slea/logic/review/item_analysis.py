@@ -5,7 +5,9 @@ flagged items first, a page at a time.
 The rows are the calibrated items of the bank (the `bank-items` index: one Query per category and
 language), sorted here: any column can be the sort key, and a bank of thousands of items is a few
 index pages. The cursor is the offset of the next row plus a
-digest of the filters and sort it was made for, so a cursor is never applied to another listing."""
+digest of the filters and sort it was made for, so a cursor is never applied to another listing.
+The first page also lists the learners the last calibration run flagged by person fit, with why.
+"""
 
 import base64
 import binascii
@@ -14,8 +16,9 @@ import json
 from typing import Any, Literal, get_args
 
 from slea.constants import SUPPORTED_CATEGORIES, Language
-from slea.contracts.item_analysis import ItemAnalysis, ItemAnalysisRow, ItemsCursor, SortColumn
+from slea.contracts.item_analysis import FlaggedLearner, ItemAnalysis, ItemAnalysisRow, ItemsCursor, SortColumn
 from slea.dal import calibration as store
+from slea.dal import person_review
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
 
@@ -115,7 +118,15 @@ def item_analysis(
     following = start + len(page)
     return ItemAnalysis(
         items=page,
+        flagged_learners=_flagged_learners() if start == 0 else [],
         total=len(ordered),
         next_cursor=_encoded(following, digest) if following < len(ordered) else None,
         last_calibrated_at=last,
     )
+
+
+def _flagged_learners() -> list[FlaggedLearner]:
+    """The learners the last calibration run flagged (one GetItem), most aberrant first."""
+    listed = person_review.flagged_learners("review")
+    learners = [FlaggedLearner.model_validate({"user_id": user_id, **mark}) for user_id, mark in listed.items()]
+    return sorted(learners, key=lambda learner: (-max(-learner.lz, learner.exposure_z or 0.0), learner.user_id))

@@ -7,7 +7,15 @@ and not waiting for a reviewer (dal/bank.py). Chosen by selection.choose_items: 
 random among the best few for the learner's theta, skipping items shown to more than a quarter of
 the learners the bank key has been drawn for (learners, not rounds: a round costs an account
 nothing, and a learner is shown an item once). dal/bank.py also rests an item shown to
-REST_AFTER_DRAWS learners and caps its draws per UTC day.
+REST_AFTER_DRAWS accounts and caps its draws per UTC day.
+
+Look-alike accounts count as one learner for exposure over a UTC day (`account_group`): ten fresh
+accounts with one profile cannot add ten learners to the rate's denominator (diluting every
+item's cap), nor ten draws to an item's daily cap (locking it out of everyone else's rounds). Each
+of them still counts in an item's `draws` (its key was shown to each: dal/bank.py says why). The
+profile is what the planner already has (no extra read) and what a script creating accounts in
+bulk tends to repeat; accounts whose profiles differ are not grouped (docs/security.md says what
+that leaves open).
 
 A drawn item is saved for the session as a copy under an id keyed on the execution's name and its
 slot, so a retried PlanRound (Step Functions retries it) first looks for slot 0's copy and, if the
@@ -16,6 +24,8 @@ instead of drawing twice. Drawing is an optimisation: if the bank cannot be read
 generated as before.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +33,7 @@ from slea.constants import QuestionType
 from slea.contracts.answers import shuffle_choices
 from slea.contracts.exposure import SessionExposure, ShownItem
 from slea.contracts.pipeline import GeneratedQuestionOutput
+from slea.contracts.profile import UserProfile
 from slea.contracts.questions import normalised_topic
 from slea.dal import abilities, bank
 from slea.measurement import irt, selection
@@ -63,6 +74,27 @@ class DrawRequest:
     first_draw: bool = False  # the learner has never been shown an item of the category: count them once
     # What the session has shown and the learner's recent items: judged by stem and concept, not id.
     exposure: SessionExposure = field(default_factory=SessionExposure)
+    group: str = ""  # account_group of the learner's profile; empty: the learner is a group alone
+
+
+def account_group(profile: UserProfile) -> str:
+    """The digest of a profile: accounts with equal profiles (free text compared case- and
+    space-insensitively, interests as a set) are one group. Free-text role and duty make equal
+    profiles rare among honest learners, and an unchanged profile is what bulk accounts share."""
+
+    def plain(text: str) -> str:
+        return " ".join(text.casefold().split())
+
+    signature = [
+        profile.self_level,
+        profile.years_experience,
+        plain(profile.job_role),
+        plain(profile.duty),
+        sorted({normalised_topic(topic) for topic in profile.interests}),
+        profile.previous_score,
+        profile.language or "en",
+    ]
+    return hashlib.sha256(json.dumps(signature).encode()).hexdigest()[:16]
 
 
 def _eligible(
@@ -173,17 +205,26 @@ def _earlier_draw(request: DrawRequest) -> list[dict[str, Any]] | None:
     return copies
 
 
+def _count_round(request: DrawRequest, key: str, counter: bank.Counter | None) -> None:
+    if request.first_draw and counter is None:  # is the learner's group new today? (a first draw only)
+        counter = bank.drawn_for(key)
+    new_learner = counter is not None and counter.new_learner(request.group, request.first_draw)
+    bank.count_round(key, new_learner=new_learner, group=request.group, counter=counter)
+
+
 def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, Any]]:
     found = _candidates(request, key, target)
     if not found:
-        bank.count_round(key, new_learner=request.first_draw)
+        _count_round(request, key, None)
         return []
-    learners = max(bank.learners_drawn_for(key), EXPOSURE_MIN_LEARNERS)
+    counter = bank.drawn_for(key)
+    learners = max(counter.learners, EXPOSURE_MIN_LEARNERS)
     candidates = [
         selection.Candidate(
             item_id=item_id,
             b=float(item["difficulty_b"]),
             floor=_floor(item),
+            # Accounts shown the key over learners (look-alike accounts counted once): see dal/bank.py.
             exposure_rate=float(item.get("draws") or 0) / learners,
         )
         for item_id, item in found.items()
@@ -194,11 +235,12 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, A
     )
     chosen = _apart(chosen, found, request.exposure)
     if not chosen:
-        bank.count_round(key, new_learner=request.first_draw)
+        _count_round(request, key, counter)
         return []
     at = utc_now()
     copies = [_copy(found[candidate.item_id], request, slot, at) for slot, candidate in enumerate(chosen)]
-    if bank.record_draw(key, copies, new_learner=request.first_draw):
+    new_learner = counter.new_learner(request.group, request.first_draw)
+    if bank.record_draw(key, copies, new_learner, originals=found, group=request.group, counter=counter):
         return copies
     # A condition failed: another attempt of this plan saved its draw first, or an item was
     # retired meanwhile (then nothing was written and the round is generated).

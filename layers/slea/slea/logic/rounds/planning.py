@@ -160,6 +160,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             exclude_items=frozenset(seen | in_session),
             first_draw=not seen,
             exposure=seen_before,
+            group=bank.account_group(profile),
         ),
         target.b,
     )

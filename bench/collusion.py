@@ -1,0 +1,230 @@
+"""Colluding accounts harvest keys through the HTTP API and later accounts use them: how much of a
+later account's round is answerable from harvested keys, with the bank's defences off and on, and
+does person fit (the calibration job's) flag the accounts answering from keys?
+
+Everything runs through the local HTTP API (template.yaml's routes over moto, the offline provider,
+the demo seed), as a browser would use it:
+- harvest: `--colluders` fresh accounts with ONE profile (a script's accounts: same level, role,
+  duty, interests), created together, each plays `--rounds` rounds of `--count` multiple-choice and
+  true/false items, answering at random; every key they are shown after answering is kept, by stem
+  (the feedback states it; the bench reads it from the question store: an upper bound of the harvest);
+- later: `--later` accounts of the same party with another profile (same interests, so they draw
+  from the same bank; not look-alike) play two rounds each, answering a harvested item from its key
+  and the rest at random; `--honest` learners (distinct profiles, the same interests) play two
+  rounds answering as the model says at a true ability ~ N(0, 1) and the items' labels;
+- reported: the share of each later account's items whose key was harvested, per round; then the
+  calibration job runs once and its person-fit list (the reviewers' "learners whose answers need a
+  look") gives hits among the later accounts and false alarms among the honest learners and the
+  harvesters.
+
+Modes (`--mode`): `off` - no rest (REST_AFTER_DRAWS unreachable) and no look-alike groups (every
+account its own group): the bank before these defences; `on` - as shipped (groups; rest after
+REST_AFTER_DRAWS accounts, or `--rest-after N`: the production threshold is for a population of
+thousands; a bench of tens of accounts reaches it only scaled down, which the figures say).
+
+Per-user rate limits are lifted (machine-speed play, as in the tests); everything else is the product's.
+
+    python bench/collusion.py [--mode off|on|both] [--rest-after 3] [--colluders 10] [--rounds 3]
+                              [--count 20] [--later 5] [--honest 5] [--seed 5]
+"""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, cast
+from unittest import mock
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
+
+from slea_local.cloud import prepare_process_environment  # noqa: E402
+
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
+prepare_process_environment()
+
+from bench.api_ability import Client, _answer_text, _wait_for_round  # noqa: E402
+from slea.measurement import irt, scale  # noqa: E402
+
+CATEGORY = "technical"
+QUESTION_TYPES = ["multiple_choice", "true_false"]
+INTERESTS = ["LLM", "RAG", "Agent Architecture"]
+
+
+def account(seed: int, role: str, number: int) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"slea-bench-collusion:{seed}:{role}:{number}"))
+
+
+def survey(profiles: Any, user_id: str, job_role: str, duty: str, level: str = "intermediate") -> None:
+    profiles.put_item(
+        Item={
+            "user_id": user_id,
+            "submitted_at": "2026-11-01T00:00:00Z",
+            "self_level": level,
+            "years_experience": 3,
+            "job_role": job_role,
+            "duty": duty,
+            "interests": INTERESTS,
+            "previous_score": 0,
+            "language": "en",
+        }
+    )
+
+
+def play(client: Client, questions: Any, rounds: int, count: int, answer: Any) -> list[list[dict[str, Any]]]:
+    """`rounds` rounds in one session (a new session every two rounds); each question shown as
+    {stem, key, item_id, right}; `answer(stored, question)` says whether to answer right."""
+    played: list[list[dict[str, Any]]] = []
+    session, round_number = "", 0
+    for _ in range(rounds):
+        if round_number in (0, 2):
+            status, created = client("POST", "/sessions")
+            assert status == 201, created
+            session, round_number = created["session_id"], 0
+        round_number += 1
+        body = {"round": round_number, "category": CATEGORY, "count": count, "question_types": QUESTION_TYPES}
+        status, started = client("POST", f"/sessions/{session}/rounds", body)
+        assert status == 202, started
+        if not _wait_for_round(client, session, round_number):
+            played.append([])
+            continue
+        status, listed = client("GET", f"/sessions/{session}/questions")
+        assert status == 200, listed
+        shown = []
+        for question in [q for q in listed["questions"] if q["round"] == round_number and not q["answered"]]:
+            stored = questions.get_item(Key={"question_id": question["question_id"]})["Item"]
+            right = answer(stored, question)
+            key = str(stored["answer_schema"]["correct_key"])
+            text = _answer_text(key, question["choices"], right, random.Random(question["question_id"]))
+            status, graded = client(
+                "POST", f"/sessions/{session}/answers", {"question_id": question["question_id"], "user_answer": text}
+            )
+            assert status == 200, graded
+            shown.append({"stem": question["stem"], "item_id": str(stored.get("item_id") or question["question_id"])})
+        played.append(shown)
+    return played
+
+
+def play_honestly(base: str, tables: tuple[Any, Any], users: list[str], count: int, rng: random.Random) -> None:
+    """Learners of distinct profiles answering two rounds as the model says (ability ~ N(0, 1),
+    the items' labels as their difficulty)."""
+    questions, profiles = tables
+    for number, user in enumerate(users):
+        survey(profiles, user, f"Engineer {number}", f"Team {number}")
+        theta = rng.gauss(0.0, 1.0)
+
+        def as_the_model_says(stored: dict[str, Any], question: dict[str, Any], theta: float = theta) -> bool:
+            b = scale.label_to_b(int(question["difficulty"]))
+            floor = irt.guess_floor(question["type"], len(question["choices"]) or None)
+            return rng.random() < irt.p_correct(theta, b, floor)
+
+        play(Client(base, user), questions, 2, count, as_the_model_says)
+
+
+def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
+    import boto3
+
+    from slea.dal import bank as bank_store
+    from slea.logic.rounds import bank_draw
+    from slea.security import rate_limits
+    from slea_local.demo_aws import seeded_local_aws
+    from slea_local.executions import LocalStepFunctions
+    from slea_local.http import serve_in_background
+
+    seed = arguments.seed
+    rng = random.Random(seed)
+    rest_after = arguments.rest_after if defences else 10**9
+    started = time.perf_counter()
+    with ExitStack() as stack:
+        unlimited = rate_limits.Limit(burst=10_000, interval_seconds=0.001)
+        stack.enter_context(mock.patch.object(rate_limits, "limit", return_value=unlimited))
+        if rest_after is not None:
+            stack.enter_context(mock.patch.object(bank_store, "REST_AFTER_DRAWS", rest_after))
+        if not defences:
+            stack.enter_context(mock.patch.object(bank_draw, "account_group", return_value=""))
+        aws = stack.enter_context(seeded_local_aws())
+        step_functions = stack.enter_context(LocalStepFunctions(aws.runtime))
+        dynamodb = boto3.resource("dynamodb")
+        questions = dynamodb.Table(aws.cloud.table_name("QuestionsTable"))
+        profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
+        abilities = dynamodb.Table(aws.cloud.table_name("AbilitiesTable"))
+        base = stack.enter_context(serve_in_background(step_functions.runtime))
+
+        def guessing(stored: dict[str, Any], question: dict[str, Any]) -> bool:
+            return rng.random() < irt.guess_floor(question["type"], len(question["choices"]) or None)
+
+        harvested: dict[str, str] = {}  # stem -> bank item
+        harvesters = [account(seed, "harvester", n) for n in range(arguments.colluders)]
+        for number, user in enumerate(harvesters):
+            survey(profiles, user, "Engineer", "Practice")  # one profile: a script's accounts
+            for shown in play(Client(base, user), questions, arguments.rounds, arguments.count, guessing):
+                harvested |= {item["stem"]: item["item_id"] for item in shown}
+            print(f"collusion: harvester {number + 1}: {len(harvested)} keys", file=sys.stderr, flush=True)
+
+        later = [account(seed, "later", n) for n in range(arguments.later)]
+        shares: list[list[float]] = []
+        for number, user in enumerate(later):
+            survey(profiles, user, f"Analyst {number}", "Reports")  # the party, not look-alike
+
+            def from_keys(stored: dict[str, Any], question: dict[str, Any]) -> bool:
+                return question["stem"] in harvested or guessing(stored, question)
+
+            rounds = play(Client(base, user), questions, 2, arguments.count, from_keys)
+            shares.append([sum(i["stem"] in harvested for i in r) / len(r) if r else 0.0 for r in rounds])
+            print(f"collusion: later account {number + 1}: answerable {shares[-1]}", file=sys.stderr, flush=True)
+
+        honest = [account(seed, "honest", n) for n in range(arguments.honest)]
+        play_honestly(base, (questions, profiles), honest, arguments.count, rng)
+        step_functions.wait_for_running()
+        run = step_functions.runtime.invoke("calibrate_items", {})
+        listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"}).get("Item") or {}
+        flagged = set(cast("dict[str, Any]", listed.get("learners") or {}))
+        rested = sum(1 for item in questions.scan()["Items"] if item.get("rested_at"))
+
+    def rate(group: list[str]) -> float:
+        return round(sum(user in flagged for user in group) / len(group), 3) if group else 0.0
+
+    return {
+        "defences": "on" if defences else "off",
+        "rest_after": rest_after if defences else None,
+        "keys_harvested": len(harvested),
+        "later_share_answerable_by_round": [round(statistics.fmean(r[i] for r in shares), 3) for i in range(2)]
+        if shares
+        else [],
+        "later_share_answerable": round(statistics.fmean(s for r in shares for s in r), 3) if shares else 0.0,
+        "items_rested": rested,
+        "person_fit": {
+            "later_flagged": rate(later),
+            "honest_flagged": rate(honest),
+            "harvesters_flagged": rate(harvesters),
+            "learners_excluded": run.get("learners_excluded"),
+        },
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("off", "on", "both"), default="both")
+    parser.add_argument("--rest-after", type=int, default=None, help="REST_AFTER_DRAWS for the `on` run")
+    parser.add_argument("--colluders", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--later", type=int, default=5)
+    parser.add_argument("--honest", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=5)
+    arguments = parser.parse_args()
+    modes = {"off": [False], "on": [True], "both": [False, True]}[arguments.mode]
+    for defences in modes:
+        print(json.dumps(scenario(arguments, defences)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""After a calibration run: the learners person fit flagged are marked for review, never re-scored.
+
+The refit already leaves a flagged learner's answers out (slea.measurement.calibration); here the
+learner's ability records get a `review` mark saying why in plain words, and the reviewers' list
+(dal/person_review.py) is replaced by this run's flags. The ability itself (theta, its error, the
+history) is not touched: a statistic at a 1% false-alarm rate is a reason for a person to look,
+not a verdict, and a silent change would punish the honest learners it flags by chance.
+
+The learner is not told. "Under review" beside a level would tell an account answering from
+harvested keys that the detector has fired, after how many answers and on which pattern: an
+oracle to tune the cheating against (answer a few harvested items wrong, stay under the cut). An
+honest learner loses nothing by not knowing: their level and their next rounds are what they
+were. What a reviewer decides is what the learner will see.
+"""
+
+from collections.abc import Iterable
+from typing import Any
+
+from slea.dal import person_review as store
+from slea.measurement.person_fit import EXPOSURE_Z_FLAG, LZ_FLAG, PersonFit
+from slea.platform.errors import DataAccessError
+from slea.platform.observability import logger, metrics
+
+DECIMALS = 2
+
+
+def reason(fit: PersonFit) -> str:
+    """Why the learner was flagged, in words a reviewer reads without the statistics."""
+    parts = []
+    if fit.lz < LZ_FLAG:
+        parts.append(
+            "Right on hard items and wrong on easy ones far more often than their level explains "
+            f"(lz {fit.lz:.2f} over {fit.answers} answers; below {LZ_FLAG} is flagged)."
+        )
+    if fit.exposure_z is not None and fit.exposure_z > EXPOSURE_Z_FLAG:
+        parts.append(
+            "Right mostly on items whose answers had already been shown to many other accounts, beyond "
+            f"what their level explains (z {fit.exposure_z:.2f} over {fit.answers} answers; above "
+            f"{EXPOSURE_Z_FLAG} is flagged)."
+        )
+    return " ".join(parts)
+
+
+def _aberrance(fit: PersonFit) -> float:
+    """Larger is more aberrant, on either statistic's scale (both are standard normal deviates)."""
+    return max(-fit.lz, fit.exposure_z or 0.0)
+
+
+def marks(fits: dict[str, PersonFit], categories: dict[str, set[str]], at: str) -> dict[str, dict[str, Any]]:
+    """The review mark of each flagged learner, the most aberrant LISTED_MAX of them."""
+    flagged = sorted((learner for learner, fit in fits.items() if fit.flagged), key=lambda n: -_aberrance(fits[n]))
+    return {
+        learner: {
+            "reason": reason(fits[learner]),
+            "lz": round(fits[learner].lz, DECIMALS),
+            "exposure_z": _rounded(fits[learner].exposure_z),
+            "answers": fits[learner].answers,
+            "categories": sorted(categories.get(learner, ())),
+            "flagged_at": at,
+        }
+        for learner in flagged[: store.LISTED_MAX]
+    }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, DECIMALS)
+
+
+def _same(before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
+    """The same flag for the same evidence (when it was raised aside)."""
+    if not before:
+        return False
+    return all(before.get(name) == value for name, value in after.items() if name != "flagged_at")
+
+
+def mark_for_review(fits: dict[str, PersonFit], categories: dict[str, set[str]], at: str) -> int:
+    """Mark this run's flagged learners, clear those a run no longer flags, replace the list.
+    Returns how many learners carry a mark. A storage failure is logged, not raised: the item
+    calibration goes on, and the next run marks them."""
+    try:
+        previous = store.flagged_learners()
+        current = marks(fits, categories, at)
+        for learner, mark in current.items():
+            if _same(previous.get(learner), mark):
+                current[learner] = previous[learner]  # flagged earlier: keeps when
+                continue
+            for category in mark["categories"]:
+                store.mark_ability(learner, category, _ability_mark(mark))
+        for learner in set(previous) - set(current):
+            for category in _categories(previous[learner].get("categories")):
+                store.clear_ability(learner, category)
+        if current != previous:
+            store.write_flagged_learners(current, at)
+    except DataAccessError as error:
+        logger.warning("flagged learners not marked for review", extra={"reason": str(error)})
+        metrics.add_metric(name="PersonFitMarksFailed", unit="Count", value=1)
+        return 0
+    metrics.add_metric(name="LearnersMarkedForReview", unit="Count", value=len(current))
+    return len(current)
+
+
+def _ability_mark(mark: dict[str, Any]) -> dict[str, Any]:
+    return {"reason": mark["reason"], "flagged_at": mark["flagged_at"], "source": "person_fit"}
+
+
+def _categories(value: Iterable[Any] | None) -> list[str]:
+    return [str(category) for category in value or ()]
