@@ -11,6 +11,9 @@ The world:
 - items: a label 1..10 from the generator, true b = label_to_b(label) + N(0, 0.7) (the error of an
   LLM's label); half multiple choice with 4 options (floor 1/4), a fifth true/false (floor 1/2),
   the rest short answers (floor 0) graded with partial credit;
+- `--choice-only`: the API bench's world instead (bench/api_ability.py): multiple choice and
+  true/false only, three to two as its rounds of five alternate them; run it with `--learners 40`
+  (cohort 1, on a new bank, is what the API bench measures);
 - answers drawn from the model: P = floor + (1 - floor) sigmoid(theta - b); a short answer is
   graded all-or-nothing half the time (score 1 with probability P) and in tenths otherwise
   (Binomial(10, P) / 10), so its expected score is P either way;
@@ -31,8 +34,13 @@ that bank, with the same learners and the same random stream per learner:
   ability it implies is label_to_b of the label it would set next: the ability at which that
   label's items are answered right half the time (its "no change" band is 40-60% correct). It
   reports no error bar, so it has no coverage;
-- labels only: the engine with every b from its label and never updated;
+- labels only: the engine with every b from its label (SD 0.7) and never updated;
 - calibrated: the engine with the calibrated b (and online steps from there on).
+
+The posterior is told each item's b with its uncertainty, as the answer path tells it (the label's
+SD, or the bank's online or calibrated SE); `--known-difficulty` takes every b as known instead
+(the rule before), to measure what that changes. Generated items are written at the difficulty a
+round aims at (irt.aimed_difficulty: the success rate, never past the type's most informative b).
 
 Figures (each printed beside its target from the issue, PASS/MISS): theta RMSE, bias and the
 coverage of theta +- 1.96 SE after 5, 10 and 20 answers; item-difficulty RMSE of the labels, of
@@ -47,6 +55,7 @@ and, for what they do not, guess, answer wrong, or leave it: a skip counted as w
 not counted (before); the figure is how far a skipper ends above the same learner answering wrong.
 
     python bench/cat_simulation.py [--learners N] [--seed S | --seeds S1 S2 ...] [--quick] [--skipping]
+                                   [--choice-only] [--known-difficulty]
 """
 
 import argparse
@@ -80,6 +89,9 @@ PLACEMENT_SUCCESS_RATE = 0.5  # the placement setting: the most informative targ
 Z95 = 1.96
 TOPICS = ("python", "cloud", "data", "security")
 TYPE_MIX = (("multiple_choice", 0.5), ("true_false", 0.2), ("short_answer", 0.3))
+# The API bench's world (bench/api_ability.py): only choice items, rounds of five alternating
+# multiple choice and true/false (three and two), and cohorts of 40 on a new bank.
+CHOICE_MIX = (("multiple_choice", 0.6), ("true_false", 0.4))
 CHOICES = 4
 ALL_OR_NOTHING_SHARE = 0.5  # short answers graded full or nothing; the rest in tenths
 SELF_ASSESSMENT_SD = 1.0
@@ -157,8 +169,18 @@ def learners(count: int, rng: random.Random, prefix: str) -> list[Learner]:
     return made
 
 
-def draw_type(rng: random.Random) -> str:
-    return rng.choices([name for name, _ in TYPE_MIX], weights=[share for _, share in TYPE_MIX])[0]
+@dataclass(frozen=True)
+class World:
+    """What a run varies: the item types' mix, and whether the posterior is told each item's
+    difficulty uncertainty (the product's rule) or takes b as known (`known_difficulty`, the rule
+    before, kept to measure what the uncertainty changes)."""
+
+    mix: tuple[tuple[str, float], ...] = TYPE_MIX
+    known_difficulty: bool = False
+
+
+def draw_type(rng: random.Random, mix: tuple[tuple[str, float], ...] = TYPE_MIX) -> str:
+    return rng.choices([name for name, _ in mix], weights=[share for _, share in mix])[0]
 
 
 def answer(rng: random.Random, theta: float, item: Item) -> float:
@@ -191,6 +213,7 @@ class Bank:
     shown: dict[str, int] = field(default_factory=dict)  # learners shown each item
     tests: int = 0  # learners started
     generated: int = 0
+    world: World = field(default_factory=World)
 
     def exposure_rate(self, item_id: str) -> float:
         return self.shown.get(item_id, 0) / max(self.tests, MIN_EXPOSURE_BASE)
@@ -210,8 +233,8 @@ class Bank:
 
     def generate(self, rng: random.Random, learner: Learner, theta: float, success_rate: float) -> Item:
         """One item written by the LLM at the learner's target difficulty; it joins the bank."""
-        item_type = draw_type(rng)
-        label = scale.b_to_label(irt.target_difficulty(theta, success_rate, irt.guess_floor(item_type, CHOICES)))
+        item_type = draw_type(rng, self.world.mix)
+        label = scale.b_to_label(irt.aimed_difficulty(theta, success_rate, irt.guess_floor(item_type, CHOICES)))
         self.generated += 1
         item = new_item(f"g{self.generated}", rng, rng.choice(learner.interests), item_type, label)
         self.items[item.item_id] = item
@@ -233,6 +256,10 @@ def run_engine(
     every answer with the b the bank holds (or the label's, `labels_only`)."""
     rng = random.Random(learner.seed)
     b_of: Callable[[Item], float] = (lambda item: item.label_b) if labels_only else (lambda item: item.belief.b)
+    # The uncertainty of that b, as the answer path passes it (the label's prior SD, or the bank's).
+    se_of: Callable[[Item], float] = (lambda item: scale.LABEL_B_SD) if labels_only else (lambda item: item.belief.se)
+    if bank.world.known_difficulty:
+        se_of = lambda item: 0.0  # noqa: E731
     posterior = Posterior.prior(*learner.prior)
     seen: set[str] = set()
     estimates: dict[int, Estimate] = {}
@@ -255,7 +282,7 @@ def run_engine(
             bank.shown[item.item_id] = bank.shown.get(item.item_id, 0) + 1
             score = answer(rng, learner.theta, item)
             before = posterior.estimate()
-            posterior = posterior.updated(b_of(item), item.floor, score)
+            posterior = posterior.updated(b_of(item), item.floor, score, se_of(item))
             if online:
                 delta_b, delta_precision = online_step(item.belief, before.theta, item.floor, score, before.se)
                 belief = item.belief
@@ -341,13 +368,13 @@ def difficulty_figures(bank: Bank, fitted: dict[str, calibration.ItemStatistics]
     }
 
 
-def se_bound(success_rate: float) -> float:
+def se_bound(success_rate: float, mix: tuple[tuple[str, float], ...] = TYPE_MIX) -> float:
     """The smallest SE after ANSWERS answers that this item mix allows: prior precision plus
     ANSWERS times the mix's mean information at the target (every item exactly on target, the
     ability known): no estimator on these items can be surer."""
     per_answer = sum(
-        share * irt.information(0.0, irt.target_difficulty(0.0, success_rate, floor), floor)
-        for floor, share in ((irt.guess_floor(name, CHOICES), share) for name, share in TYPE_MIX)
+        share * irt.information(0.0, irt.aimed_difficulty(0.0, success_rate, floor), floor)
+        for floor, share in ((irt.guess_floor(name, CHOICES), share) for name, share in mix)
     )
     return round(1.0 / math.sqrt(1.0 / PRIOR_SD**2 + ANSWERS * per_answer), 3)
 
@@ -422,12 +449,15 @@ def fresh_counts(bank: Bank) -> Bank:
     return copied
 
 
-def measure(learners_per_cohort: int = LEARNERS, seed: int = SEED, quick: bool = False) -> dict[str, Any]:
+def measure(
+    learners_per_cohort: int = LEARNERS, seed: int = SEED, quick: bool = False, world: World | None = None
+) -> dict[str, Any]:
+    world = world or World()
     rng = random.Random(seed)
     first, second = learners(learners_per_cohort, rng, "a"), learners(learners_per_cohort, rng, "b")
     started = time.perf_counter()
 
-    bank = Bank()
+    bank = Bank(world=world)
     cohort_one = [run_engine(bank, learner, labels_only=False, online=True) for learner in first]
     responses = [response for outcome in cohort_one for response in outcome.responses]
     calibration_started = time.perf_counter()
@@ -464,14 +494,16 @@ def measure(learners_per_cohort: int = LEARNERS, seed: int = SEED, quick: bool =
     result: dict[str, Any] = {
         "learners_per_cohort": learners_per_cohort,
         "seed": seed,
+        "mix": dict(world.mix),
+        "known_difficulty": world.known_difficulty,
         "theta": theta,
         "item_difficulty_rmse": difficulty,
         "exposure_cohort2_calibrated": exposure,
         "generation_calls_per_round": calls,
         "timing": timing,
         f"se_bound_after_{ANSWERS}": {
-            f"target_{SUCCESS_RATE}": se_bound(SUCCESS_RATE),
-            f"target_{PLACEMENT_SUCCESS_RATE}": se_bound(PLACEMENT_SUCCESS_RATE),
+            f"target_{SUCCESS_RATE}": se_bound(SUCCESS_RATE, world.mix),
+            f"target_{PLACEMENT_SUCCESS_RATE}": se_bound(PLACEMENT_SUCCESS_RATE, world.mix),
         },
         "calibration_seconds": round(calibration_seconds, 1),
         "responses_calibrated": len(responses),
@@ -651,17 +683,28 @@ def main() -> None:
         "--skipping", action="store_true", help="only the skipping figures: a skip counted as wrong, or not at all"
     )
     parser.add_argument("--seeds", type=int, nargs="+", help="several runs: each target's mean and spread")
+    parser.add_argument(
+        "--choice-only",
+        action="store_true",
+        help="the API bench's world: multiple choice and true/false only (3:2); use with --learners 40",
+    )
+    parser.add_argument(
+        "--known-difficulty",
+        action="store_true",
+        help="the posterior takes each item's b as known (the rule before), to compare",
+    )
     arguments = parser.parse_args()
+    world = World(CHOICE_MIX if arguments.choice_only else TYPE_MIX, arguments.known_difficulty)
     if arguments.skipping:
         print(json.dumps(skipping_figures(arguments.learners or SKIP_LEARNERS, arguments.seed), indent=2))
         return
     count = arguments.learners or (QUICK_LEARNERS if arguments.quick else LEARNERS)
     if arguments.seeds:
-        summary = over_seeds([measure(count, seed, arguments.quick) for seed in arguments.seeds])
+        summary = over_seeds([measure(count, seed, arguments.quick, world) for seed in arguments.seeds])
         print(json.dumps(summary, indent=2))
         print(seeds_table(summary), file=sys.stderr)
         return
-    result = measure(count, arguments.seed, arguments.quick)
+    result = measure(count, arguments.seed, arguments.quick, world)
     print(json.dumps(result, indent=2))
     print(table(result), file=sys.stderr)
 

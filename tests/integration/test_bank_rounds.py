@@ -417,7 +417,11 @@ def test_the_target_follows_the_learners_ability(bank):
     placement["request"]["purpose"] = "placement"
     placed = runtime.invoke("plan_round", placement)
     assert "target 50%" in placed["difficulty_reason"]
-    assert placed["difficulty"] > weak["difficulty"]
+    # Placement aims harder than practice, but no type past its most informative b (for this weak
+    # learner both round to one label; floor-blind, placement aimed 1.3 logits higher: label 5).
+    assert placed["difficulty"] == scale.b_to_label(target_b(-1.4, 0.5, None))
+    assert target_b(-1.4, 0.5, None) > target_b(-1.4, 0.7, None)
+    assert placed["difficulty"] >= weak["difficulty"]
 
 
 def test_round_two_uses_the_estimate_over_the_heuristic(bank):

@@ -21,16 +21,21 @@ BASE = {"session_id": "sess_ability", "user_id": LEARNER}
 GRID = [-5.0 + index * 10.0 / 80 for index in range(81)]
 # The documented label mapping: b = (label - 5.5) / 2.
 LABEL_B = {3: -1.25, 5: -0.25, 7: 0.75}
+LABEL_B_SD = 0.7  # a label's difficulty is known to about this (measurement/scale.py)
 PRIOR_SD = math.sqrt(0.5)  # a profile prior's SD: the population's 1 less the spread between self-levels
 
 
 def hand_eap(mean, sd, responses):
-    """EAP and posterior SD on the grid: normal prior times P^r (1-P)^(1-r) per response (b, floor, r)."""
+    """EAP and posterior SD on the grid: normal prior times P^r (1-P)^(1-r) per response (b, floor,
+    r[, b_se]), P averaged over the item's b ~ N(b, b_se^2) by the probit approximation (b_se: the
+    label's 0.7 for an item never answered, else 1/sqrt(its precision))."""
     logs = []
     for point in GRID:
         value = -0.5 * ((point - mean) / sd) ** 2
-        for b, floor, score in responses:
-            p = floor + (1 - floor) / (1 + math.exp(-(point - b)))
+        for b, floor, score, *rest in responses:
+            b_se = rest[0] if rest else LABEL_B_SD
+            slope = 1 / math.sqrt(1 + math.pi * b_se**2 / 8)
+            p = floor + (1 - floor) / (1 + math.exp(-(point - b) * slope))
             value += score * math.log(p) + (1 - score) * math.log(1 - p)
         logs.append(value)
     top = max(logs)
@@ -134,6 +139,7 @@ def test_the_posterior_after_known_answers_equals_a_hand_computation(cloud, runt
     by_question = {attempt["question_id"]: attempt for attempt in attempts(cloud)}
     assert float(by_question["q_mc"]["guess_floor"]) == 0.25
     assert float(by_question["q_tf"]["item_b"]) == LABEL_B[7]
+    assert float(by_question["q_tf"]["item_b_se"]) == pytest.approx(LABEL_B_SD)
     assert {a["ability_category"] for a in by_question.values()} == {"technical"}
     # Each question is its own bank item: its difficulty moved once, in its own record.
     for question_id, label in (("q_tf", 7), ("q_mc", 3), ("q_sa", 5)):
@@ -151,7 +157,7 @@ def test_a_question_drawn_from_the_bank_updates_with_the_bank_items_learnt_diffi
     true_false(runtime, "q_copy")
 
     prior = (-1.0, PRIOR_SD)  # no survey: the fallback profile (a beginner, no experience, no score)
-    theta, se = hand_eap(*prior, [(1.3, 0.5, 1.0)])
+    theta, se = hand_eap(*prior, [(1.3, 0.5, 1.0, 0.5)])  # precision 4: b known to 0.5
     assert float(ability(cloud)["theta"]) == pytest.approx(theta, abs=1e-3)
     assert float(ability(cloud)["se"]) == pytest.approx(se, abs=1e-3)
     prior_theta, prior_se = hand_eap(*prior, [])

@@ -210,8 +210,9 @@ def test_a_provisional_short_answer_counts_zero_until_a_reviewer_accepts_it(
     from slea.measurement import irt, items
 
     prior = ability_update.fallback_prior()
-    b = items.ItemDifficulty.from_label(int(first["difficulty"])).b
-    expected = ability_update.posterior_of(None, prior).updated(b, irt.guess_floor("short_answer", None), 0.0)
+    label = items.ItemDifficulty.from_label(int(first["difficulty"]))
+    b, b_se = label.b, label.se  # a new item: its label's b, known to the label's SD
+    expected = ability_update.posterior_of(None, prior).updated(b, irt.guess_floor("short_answer", None), 0.0, b_se)
     assert counted_as_wrong == pytest.approx(expected.estimate().theta, abs=1e-3)
 
     attempt = next(
@@ -222,8 +223,8 @@ def test_a_provisional_short_answer_counts_zero_until_a_reviewer_accepts_it(
     status, _, reviewed = http("POST", f"/review/attempts/{attempt['attempt_id']}", {"action": "accept"}, REVIEWER)
     assert status == 200, reviewed
     accepted = float(_ability_item(cloud, SKIPPER)["theta"])
-    rescored = expected.removed(b, irt.guess_floor("short_answer", None), 0.0).updated(
-        b, irt.guess_floor("short_answer", None), 0.6
+    rescored = expected.removed(b, irt.guess_floor("short_answer", None), 0.0, b_se).updated(
+        b, irt.guess_floor("short_answer", None), 0.6, b_se
     )
     assert accepted == pytest.approx(rescored.estimate().theta, abs=1e-3)
     assert accepted > counted_as_wrong

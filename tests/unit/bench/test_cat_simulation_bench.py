@@ -92,3 +92,15 @@ def test_the_95_percent_interval_is_calibrated_over_several_seeds():
         assert summary["figures"][f"theta RMSE after 20, {name}"]["mean"] <= 0.55  # 0.5 on 500 learners
     assert "95% coverage after 5, calibrated" not in summary["figures"]  # the prior still speaks at 5
     assert "over seeds [1, 2, 3]" in cat_simulation.seeds_table(summary)
+
+
+def test_the_choice_only_world_is_the_api_benchs_and_carries_less_information():
+    world = cat_simulation.World(cat_simulation.CHOICE_MIX)
+    result = cat_simulation.measure(40, seed=5, quick=True, world=world)
+    assert result["mix"] == {"multiple_choice": 0.6, "true_false": 0.4}
+    assert not result["known_difficulty"]
+    # guessing floors: choice items alone bound the SE after 20 answers higher than the default mix
+    assert cat_simulation.se_bound(0.7, cat_simulation.CHOICE_MIX) > cat_simulation.se_bound(0.7)
+    assert result["theta"]["engine_new_bank_cohort1"]["20"]["mean_se"] >= cat_simulation.se_bound(
+        0.7, cat_simulation.CHOICE_MIX
+    )

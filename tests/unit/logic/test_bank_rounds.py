@@ -145,7 +145,11 @@ def test_the_success_rate_is_a_setting_and_placement_aims_at_half(monkeypatch):
 def test_the_target_follows_theta_and_the_types_guessing_floors():
     low, high = round_target.target_b(-1.0, 0.7, None), round_target.target_b(1.0, 0.7, None)
     assert high - low == pytest.approx(2.0)
-    assert round_target.target_b(0.0, 0.7, ["true_false"]) == pytest.approx(irt.target_difficulty(0.0, 0.7, 0.5))
+    # True/false at 70% would lie past its most informative b: the round aims at that b instead.
+    assert irt.target_difficulty(0.0, 0.7, 0.5) > irt.most_informative_difficulty(0.0, 0.5)
+    assert round_target.target_b(0.0, 0.7, ["true_false"]) == pytest.approx(irt.most_informative_difficulty(0.0, 0.5))
+    # Four options at 70% are easier than their informative b: the success rate decides there.
+    assert round_target.target_b(0.0, 0.7, ["multiple_choice"]) == pytest.approx(irt.target_difficulty(0.0, 0.7, 0.25))
     assert round_target.target_b(0.0, 0.7, ["true_false"]) > round_target.target_b(0.0, 0.7, ["short_answer"])
     assert round_target.target_b(0.0, 0.5, None) > round_target.target_b(0.0, 0.7, None)
 

@@ -71,3 +71,52 @@ def test_open_items_are_the_shown_unanswered_ones_of_rounds_that_are_over():
         {"question_id": "d", "round": 2, "category": "technical"},
     ]
     assert [q["question_id"] for q in skips.open_items(stored, lambda number: number < 2)] == ["a"]
+
+
+def test_an_answer_counts_with_its_items_difficulty_uncertainty_and_keeps_it(monkeypatch):
+    """The posterior averages over the item's b as the bank knows it (SE 1/sqrt(precision)), and the
+    attempt keeps that SE so a review can take out exactly what was counted."""
+    monkeypatch.setenv("ABILITIES_TABLE", "abilities")
+    from slea.measurement.learner import Posterior
+
+    evidence = ability_update.Evidence("u", "technical", "item", "multiple_choice", 4, 1.0)
+    bank_item = {"question_id": "item", "difficulty": 6, "difficulty_b": 0.25, "difficulty_precision": 4.0}
+    writes = ability_update.writes_for_answer(
+        evidence, 6, "2026-11-26T00:00:00.000Z", "item#k", ability=None, bank_item=bank_item, prior=(0.0, 0.71)
+    )
+    assert writes.attempt_fields["item_b_se"] == 0.5
+    theta = float(writes.learner_items[0]["Update"]["ExpressionAttributeValues"][":theta"]["N"])
+    prior = Posterior.prior(0.0, 0.71)
+    assert abs(theta - prior.updated(0.25, 0.25, 1.0, 0.5).estimate().theta) < 1e-3
+    assert abs(theta - prior.updated(0.25, 0.25, 1.0).estimate().theta) > 1e-3  # not as if b were known
+
+
+def test_a_review_rescores_with_the_uncertainty_the_answer_was_counted_with(monkeypatch):
+    from slea.dal import abilities
+
+    monkeypatch.setenv("ABILITIES_TABLE", "abilities")
+    from slea.measurement.learner import Posterior
+
+    stored = Posterior.prior(0.0, 0.71).updated(0.0, 0.25, 0.0, 0.7)
+    monkeypatch.setattr(
+        abilities,
+        "get_ability",
+        lambda user, category: {"posterior": stored.to_stored(), "answers": 1, "version": 3},
+    )
+    attempt = {
+        "attempt_id": "a",
+        "attempt_key": "q#k",
+        "user_id": "u",
+        "score": 100,
+        "ability_score": 0,
+        "ability_category": "technical",
+        "item_b": 0.0,
+        "item_b_se": 0.7,
+        "guess_floor": 0.25,
+    }
+    items = ability_update.rescore_items(attempt, 100, "2026-11-26T00:00:00.000Z")
+    theta = float(items[0]["Update"]["ExpressionAttributeValues"][":theta"]["N"])
+    expected = stored.removed(0.0, 0.25, 0.0, 0.7).updated(0.0, 0.25, 1.0, 0.7).estimate().theta
+    assert abs(theta - expected) < 1e-3
+    # the prior plus one right answer on an uncertain item: the wrong one was taken out entirely
+    assert abs(theta - Posterior.prior(0.0, 0.71).updated(0.0, 0.25, 1.0, 0.7).estimate().theta) < 1e-3

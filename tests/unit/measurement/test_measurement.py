@@ -170,3 +170,89 @@ def test_an_item_answered_at_random_is_flagged_misfit() -> None:
 
 def test_calibrating_nothing_returns_nothing() -> None:
     assert calibration.calibrate([], {}) == {}
+
+
+# ---------------------------------------------------------------- uncertain difficulty, aimed targets
+def _averaged_over_b(theta: float, b: float, floor: float, b_se: float) -> float:
+    """E over b' ~ N(b, b_se^2) of P(correct), by a fine midpoint rule over +-8 SD."""
+    steps = 4000
+    width = 16.0 * b_se / steps
+    total = weight = 0.0
+    for k in range(steps):
+        z = -8.0 + (k + 0.5) * 16.0 / steps
+        density = math.exp(-0.5 * z * z)
+        total += density * irt.p_correct(theta, b + z * b_se, floor)
+        weight += density
+    assert width > 0
+    return total / weight
+
+
+@pytest.mark.parametrize("b_se", [0.3, 0.7, 1.2])
+@pytest.mark.parametrize("floor", [0.0, 0.25, 0.5])
+def test_an_uncertain_difficulty_averages_the_success_curve_over_b(b_se: float, floor: float) -> None:
+    for distance in (-3.0, -1.0, -0.3, 0.0, 0.5, 1.5, 4.0):
+        exact = _averaged_over_b(distance, 0.0, floor, b_se)
+        assert irt.p_correct(distance, 0.0, floor, b_se) == pytest.approx(exact, abs=0.02)
+    # and it is flatter than the curve of a known b: less certain on either side
+    assert irt.p_correct(2.0, 0.0, floor, b_se) < irt.p_correct(2.0, 0.0, floor)
+    assert irt.p_correct(-2.0, 0.0, floor, b_se) > irt.p_correct(-2.0, 0.0, floor)
+    assert irt.p_correct(1.0, 0.0, floor, 0.0) == irt.p_correct(1.0, 0.0, floor)
+
+
+def test_an_item_of_uncertain_difficulty_moves_the_ability_less_and_leaves_the_range_wider() -> None:
+    prior = learner.Posterior.prior(0.0, 0.71)
+    answers = [(0.3, 0.25, 1.0), (-0.2, 0.5, 1.0), (0.6, 0.25, 0.0), (0.1, 0.25, 1.0), (-0.5, 0.5, 1.0)] * 4
+    known, uncertain = prior, prior
+    for b, floor, score in answers:
+        known = known.updated(b, floor, score)
+        uncertain = uncertain.updated(b, floor, score, 0.7)
+    start, sure, unsure = prior.estimate(), known.estimate(), uncertain.estimate()
+    assert unsure.se > sure.se + 0.01
+    assert 0 < unsure.theta - start.theta < sure.theta - start.theta
+    # b_se 0 is the known-b update exactly
+    assert prior.updated(0.3, 0.25, 1.0, 0.0).log_weights == prior.updated(0.3, 0.25, 1.0).log_weights
+
+
+def test_removed_with_the_same_uncertainty_undoes_updated_and_a_negative_one_is_refused() -> None:
+    prior = learner.Posterior.prior(0.2, 0.71)
+    back = prior.updated(0.4, 0.25, 1.0, 0.7).removed(0.4, 0.25, 1.0, 0.7).estimate()
+    assert back.theta == pytest.approx(prior.estimate().theta, abs=1e-6)
+    assert back.se == pytest.approx(prior.estimate().se, abs=1e-6)
+    with pytest.raises(ValueError, match="b_se"):
+        prior.updated(0.0, 0.0, 1.0, -0.1)
+
+
+@pytest.mark.parametrize("floor", [0.0, 0.2, 0.25, 1 / 3, 0.5])
+def test_the_most_informative_difficulty_maximises_the_items_information(floor: float) -> None:
+    theta = 0.4
+    grid = [theta - 3.0 + k * 0.001 for k in range(6001)]
+    best = max(grid, key=lambda b: irt.information(theta, b, floor))
+    assert irt.most_informative_difficulty(theta, floor) == pytest.approx(best, abs=0.002)
+    assert irt.most_informative_difficulty(theta, floor) <= theta  # a guess pushes it below theta
+
+
+def test_a_round_aims_at_its_success_rate_but_never_past_the_most_informative_difficulty() -> None:
+    theta = -0.3
+    # four options at 70%: the rate's b is easier than the informative one, the rate decides
+    assert irt.aimed_difficulty(theta, 0.7, 0.25) == pytest.approx(irt.target_difficulty(theta, 0.7, 0.25))
+    # true/false at 70% would be harder than informative: both information and success are lost there
+    tf_rate = irt.target_difficulty(theta, 0.7, 0.5)
+    tf_aim = irt.aimed_difficulty(theta, 0.7, 0.5)
+    assert tf_aim == pytest.approx(irt.most_informative_difficulty(theta, 0.5))
+    assert irt.information(theta, tf_aim, 0.5) > 1.2 * irt.information(theta, tf_rate, 0.5)
+    assert irt.p_correct(theta, tf_aim, 0.5) > irt.p_correct(theta, tf_rate, 0.5)
+    # placement (50%) aims every type at its most informative b; short answers at theta
+    for floor in (0.0, 0.25, 0.5):
+        assert irt.aimed_difficulty(theta, 0.5, floor) == pytest.approx(irt.most_informative_difficulty(theta, floor))
+    assert irt.aimed_difficulty(theta, 0.5, 0.0) == pytest.approx(theta)
+
+
+def test_choose_items_prefers_true_false_items_at_their_informative_difficulty() -> None:
+    theta = 0.2
+    old_target = irt.target_difficulty(theta, 0.7, 0.5)  # where true/false items were aimed before
+    candidates = [
+        selection.Candidate("at_old_target", b=old_target, floor=0.5),
+        selection.Candidate("informative", b=irt.most_informative_difficulty(theta, 0.5), floor=0.5),
+    ]
+    chosen = selection.choose_items(candidates, theta, 0.7, 1, rng=random.Random(1), top=1)
+    assert [c.item_id for c in chosen] == ["informative"]

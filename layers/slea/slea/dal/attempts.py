@@ -7,7 +7,7 @@ A grading is recorded all-or-nothing in one transaction: the attempt, the questi
 "answered" marker (refused for a retired question), and the learner's ability with its
 history point and the bank item's difficulty step. A retry after any failure either finds
 nothing recorded (and records) or finds the whole record (and returns it); it never counts twice.
-The attempt keeps what the ability update used (`item_id`, `item_b`, `guess_floor`,
+The attempt keeps what the ability update used (`item_id`, `item_b`, `item_b_se`, `guess_floor`,
 `ability_category`), so a reviewer's override can undo exactly that response.
 
 The `user-attempts` index (`user_id` + `graded_at`, every attribute) lists a learner's answers

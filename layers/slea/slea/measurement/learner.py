@@ -77,13 +77,16 @@ class Posterior:
     def to_stored(self) -> list[float]:
         return [round(max(value, LOG_WEIGHT_FLOOR), STORED_DECIMALS) for value in self._normalised().log_weights]
 
-    def updated(self, b: float, floor: float, score: float) -> "Posterior":
-        """After one answer: multiply by its likelihood P^r (1-P)^(1-r)."""
-        return self._shifted(b, floor, score, 1.0)
+    def updated(self, b: float, floor: float, score: float, b_se: float = 0.0) -> "Posterior":
+        """After one answer: multiply by its likelihood P^r (1-P)^(1-r), P averaged over the
+        item's difficulty b ~ N(b, b_se^2) (irt.p_correct): a new item, whose b is only its
+        label's guess, counts for less than a calibrated one, and the range stays honest."""
+        return self._shifted(b, floor, score, 1.0, b_se)
 
-    def removed(self, b: float, floor: float, score: float) -> "Posterior":
-        """Take one earlier answer out again (divide by its likelihood), e.g. before a reviewer's new score."""
-        return self._shifted(b, floor, score, -1.0)
+    def removed(self, b: float, floor: float, score: float, b_se: float = 0.0) -> "Posterior":
+        """Take one earlier answer out again (divide by its likelihood, with the b and b_se it was
+        counted with), e.g. before a reviewer's new score."""
+        return self._shifted(b, floor, score, -1.0, b_se)
 
     def estimate(self) -> Estimate:
         weights = self._weights()
@@ -91,12 +94,14 @@ class Posterior:
         variance = sum(w * (q - theta) ** 2 for w, q in zip(weights, GRID, strict=True))
         return Estimate(theta=theta, se=math.sqrt(variance))
 
-    def _shifted(self, b: float, floor: float, score: float, sign: float) -> "Posterior":
+    def _shifted(self, b: float, floor: float, score: float, sign: float, b_se: float) -> "Posterior":
         if not 0.0 <= score <= 1.0:
             raise ValueError(f"score must be between 0 and 1, got {score}")
+        if not 0.0 <= b_se < math.inf:
+            raise ValueError(f"b_se must be finite and not negative, got {b_se}")
         return Posterior(
             tuple(
-                value + sign * log_likelihood(point, b, floor, score)
+                value + sign * log_likelihood(point, b, floor, score, b_se)
                 for value, point in zip(self.log_weights, GRID, strict=True)
             )
         )._normalised()

@@ -156,7 +156,9 @@ def writes_for_answer(
     difficulty = item_difficulty(bank_item, label)
     floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
     before = posterior_of(ability, prior)
-    after = before.updated(difficulty.b, floor, evidence.score)
+    # The item's difficulty is known only to its own error (a new item's is its label's guess):
+    # the posterior averages over it, so new items move the ability less and widen the range.
+    after = before.updated(difficulty.b, floor, evidence.score, difficulty.se)
     estimate = after.estimate()
     known = before.estimate()  # the item learns from the learner as known before this answer
     step = None
@@ -182,6 +184,7 @@ def writes_for_answer(
         attempt_fields={
             "item_id": evidence.item_id,
             "item_b": difficulty.b,
+            "item_b_se": difficulty.se,
             "guess_floor": floor,
             "ability_category": evidence.category,
             "ability_score": round(evidence.score * 100),
@@ -208,7 +211,8 @@ def version_of(ability: dict[str, Any] | None) -> int | None:
 def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict[str, Any]]:
     """A reviewer's accept or override, as it changes the learner's ability: the response as it
     was counted (`ability_score`: 0 for a provisional grade; older attempts counted their score)
-    is taken out of the posterior and the reviewed one put in (the same item b and guess floor),
+    is taken out of the posterior and the reviewed one put in (the same item b, its uncertainty
+    `item_b_se`, 0 for attempts recorded before it was kept, and guess floor),
     conditioned on the version read. [] when the attempt updated no ability or the counted score
     stands. Raises DataAccessError when the ability cannot be read (the review can be retried)."""
     category, item_b, floor = attempt.get("ability_category"), attempt.get("item_b"), attempt.get("guess_floor")
@@ -221,8 +225,9 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict
         logger.warning("an override of an attempt whose ability is gone", extra={"attempt_id": attempt["attempt_id"]})
         return []
     before = stored_posterior(user_id, ability)
-    after = before.removed(float(item_b), float(floor), old_score / 100).updated(
-        float(item_b), float(floor), new_score / 100
+    b_se = float(attempt.get("item_b_se") or 0.0)
+    after = before.removed(float(item_b), float(floor), old_score / 100, b_se).updated(
+        float(item_b), float(floor), new_score / 100, b_se
     )
     estimate = after.estimate()
     return abilities.answer_items(

@@ -26,7 +26,7 @@ from typing import Any
 from slea.contracts.profile import normalised_user_id
 from slea.dal import abilities, attempts, questions
 from slea.logic.answering import ability_update
-from slea.measurement import irt
+from slea.measurement import irt, items
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
@@ -68,7 +68,9 @@ def rounds_over_at_summary(stored: list[dict[str, Any]], started: dict[int, Any]
     return over
 
 
-def _skip_attempt(question: dict[str, Any], user_id: str, at: str, b: float, floor: float) -> dict[str, Any]:
+def _skip_attempt(
+    question: dict[str, Any], user_id: str, at: str, difficulty: items.ItemDifficulty, floor: float
+) -> dict[str, Any]:
     key = attempts.skip_key(str(question["question_id"]))
     return {
         "session_id": question["session_id"],
@@ -89,7 +91,8 @@ def _skip_attempt(question: dict[str, Any], user_id: str, at: str, b: float, flo
         "question_stem": question.get("stem"),
         "question_choices": question.get("choices") or None,
         "item_id": str(question.get("item_id") or question["question_id"]),
-        "item_b": b,
+        "item_b": difficulty.b,
+        "item_b_se": difficulty.se,
         "guess_floor": floor,
         "ability_category": question["category"],
         "ability_score": 0,
@@ -112,8 +115,8 @@ def _settle_batch(
             question if question.get("difficulty_b") is not None else None, question.get("difficulty")
         )
         floor = irt.guess_floor(str(question.get("item_type")), len(question.get("choices") or []) or None)
-        posterior = posterior.updated(difficulty.b, floor, 0.0)
-        skips.append(_skip_attempt(question, user_id, at, difficulty.b, floor))
+        posterior = posterior.updated(difficulty.b, floor, 0.0, difficulty.se)  # as a wrong answer counts
+        skips.append(_skip_attempt(question, user_id, at, difficulty, floor))
     estimate = posterior.estimate()
     change = abilities.AbilityChange(
         user_id=user_id,

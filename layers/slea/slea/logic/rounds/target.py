@@ -4,7 +4,10 @@ the old heuristic (plan_round.decide_difficulty), and the success rate the round
 The target is the b at which the learner answers with the round's success rate (practice 70% by
 default, the deployment's `TargetSuccessRate`; placement 50%, the most informative). A guessing
 floor moves it: a learner who can guess half of the true/false items needs harder ones to succeed
-70% of the time than with short answers. A round mixes types, so its one generation label comes
+70% of the time than with short answers; but never harder than the type's most informative
+difficulty (irt.aimed_difficulty: for true/false the 70% target lies past it, so the informative b
+is both easier and more telling; placement's 50% is past it for every choice type, so placement
+aims at the most informative b of each type). A round mixes types, so its one generation label comes
 from the mean of the types' targets; items drawn from the bank are each chosen for their own floor
 (selection.choose_items).
 """
@@ -18,7 +21,7 @@ from slea.measurement import irt, scale
 
 SUCCESS_RATE_VARIABLE = "TARGET_SUCCESS_RATE"
 PRACTICE_SUCCESS_RATE = 0.7  # when the variable is unset (tests, the local server)
-PLACEMENT_SUCCESS_RATE = 0.5
+PLACEMENT_SUCCESS_RATE = 0.5  # capped per type at its most informative b (irt.aimed_difficulty)
 # The default mix of generation (contracts.generation.DEFAULT_QUESTION_TYPES), not imported: the
 # API function plans a summary's next difficulty without loading the generation contracts.
 DEFAULT_MIX: tuple[QuestionType, ...] = ("multiple_choice", "true_false", "short_answer", "multiple_choice")
@@ -54,7 +57,7 @@ def _floors(question_types: list[QuestionType] | None) -> list[float]:
 def target_b(theta: float, rate: float, question_types: list[QuestionType] | None) -> float:
     """The round's b for `theta`: the mean of its types' targets."""
     floors = _floors(question_types)
-    return sum(irt.target_difficulty(theta, rate, floor) for floor in floors) / len(floors)
+    return sum(irt.aimed_difficulty(theta, rate, floor) for floor in floors) / len(floors)
 
 
 def _theta_for(b: float, rate: float, question_types: list[QuestionType] | None) -> float:
