@@ -337,7 +337,8 @@ def record_skips(
             }
         )
         items.append(_skip_question_update(skip["question_id"], skip["attempt_key"], skip["graded_at"]))
-    checked = sorted(set(bank_items or []))
+    # A transaction touches an item once: a bank item skipped in the same batch is updated there.
+    checked = sorted(set(bank_items or []) - {str(skip["question_id"]) for skip in skips})
     items += [_bank_item_not_retired(item_id) for item_id in checked]
     with storage_errors("skips transaction"):
         try:
