@@ -280,6 +280,9 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("POST", "/review/groups/{group_id}"),
         ("POST", "/review/questions/{question_id}/unretire"),
         ("POST", "/review/bulk/{bulk_id}/revert"),
+        ("POST", "/review/attempts/{attempt_id}/undo"),
+        ("POST", "/review/groups/{group_id}/revert"),
+        ("POST", "/review/questions/{question_id}/revert-edit"),
     }
 
 

@@ -17,6 +17,7 @@ from slea.contracts.review import (
     BulkAccepted,
     BulkAcceptRequest,
     BulkReverted,
+    GroupReverted,
     GroupReviewed,
     GroupReviewRequest,
     QuestionReviewed,
@@ -107,6 +108,19 @@ def review_group(group_id: ItemId, request: Annotated[GroupReviewRequest, Body()
     return groups.review_group(group_id, who, request, _reviewer_name(who))
 
 
+@router.post(
+    "/review/groups/<group_id>/revert",
+    summary="Reviewers: undo the group's latest one-action grade (each member it reviewed back as it was, "
+    "unless reviewed since); a reason is required",
+    responses=review_responses(200, GroupReverted, "What was reverted and what was kept"),
+)
+def revert_group(group_id: ItemId, request: Annotated[UndoRequest, Body()]) -> GroupReverted:
+    from slea.logic.review import groups  # noqa: PLC0415 - loaded by a reviewer's first request
+
+    who = reviewer(router)
+    return groups.revert_group(group_id, who, request, _reviewer_name(who))
+
+
 # Before /review/attempts/<attempt_id>: "accept" would otherwise be taken for an attempt id.
 @router.post(
     "/review/attempts/accept",
@@ -134,6 +148,19 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
 
 
 @router.post(
+    "/review/attempts/<attempt_id>/undo",
+    summary="Reviewers: undo the attempt's latest override or confirmed change (its grade and state as "
+    "before, refused if it was reviewed since); a reason is required",
+    responses=review_responses(200, AttemptReviewed, "The attempt as restored"),
+)
+def undo_attempt_review(attempt_id: ItemId, request: Annotated[UndoRequest, Body()]) -> AttemptReviewed:
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    who = reviewer(router)
+    return review.undo_attempt_review(attempt_id, who, request, _reviewer_name(who))
+
+
+@router.post(
     "/review/questions/<question_id>",
     summary="Reviewers: accept, retire or edit a question (a reason is required to retire or edit); retiring "
     "or editing a copy drawn from the bank acts on its bank item too",
@@ -157,6 +184,19 @@ def unretire_question(question_id: ItemId, request: Annotated[UndoRequest, Body(
 
     who = reviewer(router)
     return review.unretire_question(question_id, who, request, _reviewer_name(who))
+
+
+@router.post(
+    "/review/questions/<question_id>/revert-edit",
+    summary="Reviewers: undo the question's latest edit (its text and key, and its bank item's, as "
+    "before; refused if edited again since); a reason is required",
+    responses=review_responses(200, QuestionReviewed, "The question as restored"),
+)
+def revert_edit(question_id: ItemId, request: Annotated[UndoRequest, Body()]) -> QuestionReviewed:
+    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+
+    who = reviewer(router)
+    return review.revert_edit(question_id, who, request, _reviewer_name(who))
 
 
 @router.post(

@@ -144,7 +144,9 @@
     const after = record.after || {};
     if ("proposed_score" in after) return `proposed score ${before.score ?? "–"} → ${after.proposed_score}, not applied`;
     if (record.action === "bulk_accept") return `${(after.accepted || []).length} grades accepted`;
-    if (record.action === "revert_bulk") return `${(after.reverted || []).length} reverted, ${(after.kept || []).length} kept`;
+    if (record.action === "revert_bulk" || record.action === "revert_group") return `${(after.reverted || []).length} reverted, ${(after.kept || []).length} kept`;
+    if (record.action === "group_grade") return `${(after.reviewed || []).length} answers graded ${after.score}`;
+    if (record.action === "revert_edit") return "text and key as before the edit";
     if (record.changed === false) return record.action === "revert_accept" ? "back to unreviewed" : "kept as it was";
     if ("score" in before || "score" in after) return `score ${before.score ?? "–"} → ${after.score ?? "–"}`;
     if ("status" in after) return `status ${before.status ?? "–"} → ${after.status}`;
@@ -163,6 +165,10 @@
     bulk_accept: "accepted in bulk",
     revert_bulk: "reverted a bulk accept",
     revert_accept: "reverted an accept",
+    undo_review: "undid a review",
+    group_grade: "graded a group",
+    revert_group: "reverted a group grade",
+    revert_edit: "undid an edit",
   };
   const actionWords = (record) => ACTIONS[record.action] || record.action.replace(/_/g, " ");
 
@@ -222,6 +228,26 @@
     await reload();
     return `${done.reverted.length} grade${done.reverted.length === 1 ? "" : "s"} back in the queue` +
       (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
+  };
+
+  const undoReview = (attemptId) => async (note) => {
+    const done = await api("POST", `/review/attempts/${encodeURIComponent(attemptId)}/undo`, { note });
+    await reload();
+    return `Grade change undone: the score is ${done.score} again.`;
+  };
+
+  const revertGroup = (groupId) => async (note) => {
+    const done = await api("POST", `/review/groups/${encodeURIComponent(groupId)}/revert`, { note });
+    await reload();
+    return `${done.reverted.length} answer${done.reverted.length === 1 ? "" : "s"} of the group reverted` +
+      (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
+  };
+
+  const revertEdit = (questionId) => async (note) => {
+    await api("POST", `/review/questions/${encodeURIComponent(questionId)}/revert-edit`, { note });
+    stats.questions_edited = Math.max(0, (stats.questions_edited || 0) - 1);
+    renderStats();
+    return "Edit undone: the question's text and key are as they were.";
   };
 
   function decisionColumn(entry, id, name) {
@@ -810,6 +836,7 @@
   function targetCell(record) {
     const link = (id, text) => el("a", { href: `#history=${encodeURIComponent(id)}`, text });
     if (record.target_kind === "bulk") return `${(record.after.accepted || record.before.accepted || []).length} answers (bulk)`;
+    if (record.target_kind === "group") return `${(record.after.reviewed || record.after.reverted || []).length} answers (group)`;
     const item = record.question_id || (record.target_kind === "question" ? record.target_id : null);
     return [
       record.stem ? userText(record.stem, "bdi", { class: "stem-short" }) : el("span", { class: "meta", text: `${record.target_kind} ${shortId(record.target_id)}` }),
@@ -828,6 +855,12 @@
     } });
     if (record.action === "retire") return offer(`Undo retiring “${record.stem || shortId(record.target_id)}”?`, unretire(record.target_id));
     if (record.action === "bulk_accept") return offer(`Revert this bulk accept of ${(record.after.accepted || []).length} grades?`, revertBulk(record.target_id));
+    const item = record.stem ? `“${record.stem}”` : shortId(record.target_id);
+    if (record.action === "override" || record.action === "confirm") {
+      return offer(`Undo this grade change on ${item} (score ${record.after.score} back to ${record.before.score})?`, undoReview(record.target_id));
+    }
+    if (record.action === "group_grade") return offer(`Revert this group grade of ${(record.after.reviewed || []).length} answers?`, revertGroup(record.target_id));
+    if (record.action === "edit") return offer(`Undo the edit of ${item}?`, revertEdit(record.target_id));
     return "–";
   }
 

@@ -295,10 +295,11 @@ class AttemptReviewRequest(ReviewerContract):
 
 class AttemptReviewed(ReviewerContract):
     attempt_id: str
-    action: AttemptAction
-    status: Literal["applied", "proposed", "rejected"] = Field(
+    action: AttemptAction | Literal["undo"]
+    status: Literal["applied", "proposed", "rejected", "undone"] = Field(
         default="applied",
-        description="proposed: the grade was final, a second reviewer must confirm the change (score unchanged)",
+        description="proposed: the grade was final, a second reviewer must confirm the change (score unchanged); "
+        "undone: the attempt's latest review was undone (score: the one restored)",
     )
     score: int
     is_correct: bool
@@ -364,6 +365,14 @@ class BulkReverted(ReviewerContract):
     bulk_id: str
     reverted: list[str]
     kept: list[str] = Field(default_factory=list, description="reviewed again since the bulk accept: left as they are")
+
+
+class GroupReverted(Contract):
+    """A group grade undone: each member it changed as it was before (those reviewed since stay)."""
+
+    group_id: str
+    reverted: list[str]
+    kept: list[str] = Field(default_factory=list, description="reviewed again since the group grade: left as they are")
 
 
 GROUP_EXCLUDE_MAX = 100
@@ -437,7 +446,7 @@ class QuestionReviewRequest(ReviewerContract):
 
 class QuestionReviewed(ReviewerContract):
     question_id: str
-    action: Literal["accept", "retire", "edit", "unretire"]
+    action: Literal["accept", "retire", "edit", "unretire", "revert_edit"]
     status: Literal["active", "retired"]
     reviewed_by: str
     reviewed_by_name: str | None = Field(default=None, description="the reviewer's display name")
@@ -459,7 +468,7 @@ class ReviewStats(ReviewerContract):
 class AuditRecord(ReviewerContract):
     audit_id: str
     target_id: str
-    target_kind: Literal["attempt", "question", "bulk"]
+    target_kind: Literal["attempt", "question", "bulk", "group"]
     action: str
     who: str
     who_name: str | None = Field(default=None, description="the reviewer's display name when they acted")

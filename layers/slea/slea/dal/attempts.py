@@ -17,7 +17,7 @@ across all their sessions, newest first, a page at a time (the history).
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from botocore.exceptions import ClientError
 
@@ -297,12 +297,34 @@ def _skip_question_update(question_id: str, key: str, at: str) -> dict[str, Any]
     }
 
 
-def record_skips(skips: list[dict[str, Any]], learner: list[dict[str, Any]]) -> bool:
+class SkipsRefused(NamedTuple):
+    """record_skips wrote nothing: `retired` holds the bank items found retired (their copies are
+    withdrawn, never skips); empty when something else changed (an answer, the ability)."""
+
+    retired: frozenset[str]
+
+
+def _bank_item_not_retired(item_id: str) -> dict[str, Any]:
+    return {
+        "ConditionCheck": {
+            "TableName": resource_name(QUESTIONS_TABLE_VARIABLE),
+            "Key": {"question_id": {"S": item_id}},
+            "ConditionExpression": "attribute_not_exists(#status) OR #status <> :retired",
+            "ExpressionAttributeNames": {"#status": "status"},
+            "ExpressionAttributeValues": {":retired": {"S": "retired"}},
+        }
+    }
+
+
+def record_skips(
+    skips: list[dict[str, Any]], learner: list[dict[str, Any]], bank_items: list[str] | None = None
+) -> SkipsRefused | None:
     """Record questions left unanswered as skipped, in one transaction: per question a skip
     attempt (a score of 0, new under `skip_key`) and its answered marker, with the learner's
-    ability (`learner`: slea.dal.abilities.answer_items, conditioned on the version read). False
-    when a condition failed (a question was answered or counted meanwhile, or the ability moved):
-    nothing was written; read again and retry."""
+    ability (`learner`: slea.dal.abilities.answer_items, conditioned on the version read), and a
+    check that none of `bank_items` (the bank items the skipped copies were drawn from) is retired:
+    a copy its retirement failed to withdraw is never counted, at no call of its own. None when
+    recorded; SkipsRefused when a condition failed (nothing was written; read again and retry)."""
     items: list[dict[str, Any]] = []
     for skip in skips:
         items.append(
@@ -315,6 +337,9 @@ def record_skips(skips: list[dict[str, Any]], learner: list[dict[str, Any]]) -> 
             }
         )
         items.append(_skip_question_update(skip["question_id"], skip["attempt_key"], skip["graded_at"]))
+    # A transaction touches an item once: a bank item skipped in the same batch is updated there.
+    checked = sorted(set(bank_items or []) - {str(skip["question_id"]) for skip in skips})
+    items += [_bank_item_not_retired(item_id) for item_id in checked]
     with storage_errors("skips transaction"):
         try:
             dynamodb(TOOL).transact_write_items(TransactItems=items + learner)  # type: ignore[arg-type]
@@ -322,7 +347,13 @@ def record_skips(skips: list[dict[str, Any]], learner: list[dict[str, Any]]) -> 
             if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
                 raise
             reasons = error.response.get("CancellationReasons", [])
-            if any(reason.get("Code") == "ConditionalCheckFailed" for reason in reasons):
-                return False
-            raise
-    return True
+            if not any(reason.get("Code") == "ConditionalCheckFailed" for reason in reasons):
+                raise
+            first_check = 2 * len(skips)  # the checks follow the skips' two items each
+            failed = {
+                checked[n - first_check]
+                for n, reason in enumerate(reasons)
+                if reason.get("Code") == "ConditionalCheckFailed" and first_check <= n < first_check + len(checked)
+            }
+            return SkipsRefused(frozenset(failed))
+    return None

@@ -107,3 +107,12 @@ def exemplar_removal(item_id: str, exemplar_id: str) -> dict[str, Any]:
             "ExpressionAttributeValues": to_item({":id": exemplar_id}),
         }
     }
+
+
+def exemplar_replace(item_id: str, exemplar: dict[str, Any]) -> dict[str, Any]:
+    """The transaction item that rewrites `exemplar`'s slot if it still holds that exemplar (an
+    undone review's attempt keeps the verdict an earlier review gave it)."""
+    write = _slot_write(item_id, slot_of(str(exemplar["id"])), exemplar, ":exemplar")
+    write["Update"]["ConditionExpression"] = "#slot.id = :id"
+    write["Update"]["ExpressionAttributeValues"] |= to_item({":id": str(exemplar["id"])})
+    return write

@@ -30,7 +30,7 @@ from slea.contracts.review import (
 from slea.dal import review, sessions
 from slea.dal.questions import bank_key
 from slea.logic.answering import ability_update as ability_recording
-from slea.logic.review.exemplars import exemplar_removals, exemplar_writes
+from slea.logic.review.exemplars import exemplar_removals, exemplar_restores, exemplar_writes
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, DomainError, Forbidden, Invalid, NotFound
@@ -212,7 +212,12 @@ def _apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind 
                 "who": reviewer,
                 "who_name": reviewer_name or reviewer,
                 "at": now,
-                "before": {"score": previous, "is_correct": was_correct, "needs_review": attempt.get("needs_review")},
+                "before": {
+                    "score": previous,
+                    "is_correct": was_correct,
+                    "needs_review": attempt.get("needs_review"),
+                    **_review_state(attempt),  # what an undo puts back
+                },
                 "after": after,
                 "note": note,
                 "changed": score != previous or is_correct != was_correct,
@@ -242,6 +247,19 @@ def _apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind 
         reviewed_by_name=reviewer_name or reviewer,
         reviewed_at=now,
     )
+
+
+_REVIEW_FIELDS = ("reviewed", "reviewed_by", "reviewed_by_name", "reviewed_at", "review_action", "review_note")
+
+
+def _review_state(attempt: dict[str, Any]) -> dict[str, Any]:
+    """The attempt's review fields as a review found them, kept in its audit record so that
+    undoing the review restores them (None: the attempt had no such field)."""
+    return {
+        "review": {field: attempt.get(field) for field in _REVIEW_FIELDS},
+        "counted": ability_recording.counted_of(attempt),
+        "had_original_score": "original_score" in attempt,
+    }
 
 
 def propose_override(
@@ -507,6 +525,168 @@ def revert_bulk(bulk_id: str, reviewer: str, request: UndoRequest, name: str | N
     return BulkReverted(bulk_id=bulk_id, reverted=reverted, kept=kept)
 
 
+_UNDOABLE = ("override", "confirm")  # one review of one attempt; a group's reviews are undone by the group
+
+
+def latest_review(attempt_id: str, actions: tuple[str, ...]) -> dict[str, Any] | None:
+    """The attempt's latest review of one of `actions`, unless an undo came after it."""
+    for record in reversed(review.audit_records(attempt_id)):
+        if record.get("action") == "undo_review":
+            return None
+        if record.get("action") in actions:
+            return dict(record)
+    return None
+
+
+@tracer.capture_method
+def undo_attempt_review(
+    attempt_id: str, reviewer: str, request: UndoRequest, reviewer_name: str | None = None
+) -> AttemptReviewed:
+    """Undo the attempt's latest override (or confirmed proposal): its score, state and review
+    fields as they were, its ability re-scored back, the exemplar that review stored taken away.
+    Refused if the attempt changed since. A confirmed change to a final grade is undone only by
+    one of the two reviewers who made it: either could have refused it in the first place, so
+    the undo gives no one reviewer a power over a final grade they did not have."""
+    attempt = review.attempt_by_id(attempt_id)
+    if attempt is None:
+        raise NotFound("ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
+    if same_user(attempt.get("user_id"), reviewer):
+        raise Forbidden("OWN_ATTEMPT", f"attempt {attempt_id} is your own: another reviewer must review it")
+    record = latest_review(attempt_id, _UNDOABLE)
+    if record is None:
+        raise Conflict("NOTHING_TO_UNDO", f"attempt {attempt_id} has no override to undo")
+    if record.get("action") == "confirm" and not (
+        same_user(record.get("who"), reviewer) or same_user((record.get("after") or {}).get("proposed_by"), reviewer)
+    ):
+        raise Forbidden("NOT_YOUR_CHANGE", f"the change to attempt {attempt_id} is undone by the reviewers who made it")
+    return undo_review(attempt, record, reviewer, reviewer_name, request.note)
+
+
+def undo_review(
+    attempt: dict[str, Any],
+    record: Mapping[str, Any],
+    reviewer: str,
+    reviewer_name: str | None,
+    note: str | None,
+    *,
+    group_id: str | None = None,
+) -> AttemptReviewed:
+    """Put the attempt back as the review `record` found it, in one transaction with its audit
+    record, the counters, the question's correct count, the ability and the exemplar; Conflict
+    (ATTEMPT_CHANGED) if the attempt is no longer as that review left it."""
+    attempt_id = str(attempt["attempt_id"])
+    before, after = record.get("before") or {}, record.get("after") or {}
+    current = (int(attempt["score"]), bool(attempt["is_correct"]))
+    if (
+        attempt.get("reviewed_at") != record.get("at")
+        or attempt.get("review_action") != record.get("action")
+        or current != (int(after.get("score", -1)), bool(after.get("is_correct")))
+        or attempt.get("proposal")
+    ):
+        raise Conflict("ATTEMPT_CHANGED", f"attempt {attempt_id} was reviewed again since: undo that first")
+    now, score, is_correct = utc_now(), int(before["score"]), bool(before["is_correct"])
+    needs_review = bool(before.get("needs_review"))
+    previous = before.get("review") or {}
+    reviewed = bool(previous.get("reviewed"))
+    # Records written before they kept the counted score: a provisional grade counted 0.
+    counted = int(before["counted"]) if "counted" in before else (0 if needs_review and not reviewed else score)
+    values: dict[str, Any] = {
+        ":score": score,
+        ":correct": is_correct,
+        ":needs": needs_review,
+        ":counted": counted,
+        ":reviewed": reviewed,
+        ":at": record["at"],
+        ":action": record["action"],
+        ":now_score": current[0],
+        ":now_counted": ability_recording.counted_of(attempt),
+    }
+    setting = [
+        "score = :score",
+        "is_correct = :correct",
+        "needs_review = :needs",
+        "ability_score = :counted",
+        "reviewed = :reviewed",
+    ]
+    removing: list[str] = []
+    for field in _REVIEW_FIELDS[1:]:
+        if previous.get(field) is not None:
+            setting.append(f"{field} = :{field}")
+            values[f":{field}"] = previous[field]
+        else:
+            removing.append(field)
+    if not before.get("had_original_score", True):
+        removing.append("original_score")
+    if needs_review and not reviewed:  # a provisional grade again: back in the queue
+        setting += ["review_state = :open", "queued_at = :queued"]
+        values |= {":open": review.OPEN, ":queued": attempt.get("graded_at") or now}
+    items = [
+        review.update(
+            review.ATTEMPTS_TABLE,
+            {"session_id": attempt["session_id"], "attempt_key": attempt["attempt_key"]},
+            f"SET {', '.join(setting)}" + (f" REMOVE {', '.join(removing)}" if removing else ""),
+            # Still as that review left it: no later review, proposal or re-scoring in between.
+            "reviewed_at = :at AND review_action = :action AND score = :now_score "
+            "AND attribute_not_exists(proposal) "
+            "AND (attribute_not_exists(ability_score) OR ability_score = :now_counted)",
+            values,
+        )
+    ]
+    if is_correct != current[1] and review.get_question(attempt["question_id"]) is not None:
+        items.append(
+            review.update(
+                review.QUESTIONS_TABLE,
+                {"question_id": attempt["question_id"]},
+                "ADD correct_count :change",
+                "attribute_exists(question_id)",
+                {":change": 1 if is_correct else -1},
+            )
+        )
+    items.append(
+        review.audit_record(
+            {
+                "target_id": attempt_id,
+                "target_kind": "attempt",
+                "action": "undo_review",
+                "who": reviewer,
+                "who_name": reviewer_name or reviewer,
+                "at": now,
+                "before": {"score": current[0], "is_correct": current[1], "reviewed": True},
+                "after": {
+                    "score": score,
+                    "is_correct": is_correct,
+                    "needs_review": needs_review,
+                    "reviewed": reviewed,
+                    "undid": record["action"],
+                    "undid_at": record["at"],
+                },
+                "note": note,
+                "changed": True,
+                **({"group_id": group_id} if group_id else {}),
+                **_attempt_context(attempt),
+            }
+        )
+    )
+    undone = "accepted" if record["action"] == "accept" else "overridden"
+    items.append(review.count("reviewed", undone, by=-1))
+    items.extend(exemplar_restores(attempt, previous_verdict=(score, is_correct) if reviewed else None))
+    _commit_rescored(items, attempt, counted)
+    if is_correct != current[1]:
+        _refresh_stats_flag(attempt["question_id"])
+    logger.info("review undone", extra={"attempt_id": attempt_id, "undid": record["action"]})
+    return AttemptReviewed(
+        attempt_id=attempt_id,
+        action="undo",
+        status="undone",
+        score=score,
+        is_correct=is_correct,
+        previous_score=current[0],
+        reviewed_by=reviewer,
+        reviewed_by_name=reviewer_name or reviewer,
+        reviewed_at=now,
+    )
+
+
 def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score: int) -> None:
     """Commit the review with the learner's ability re-scored in the same transaction.
     The ability's write is conditioned on the version read: if the learner answered meanwhile,
@@ -658,7 +838,7 @@ def review_question(
         # The bank item this copy was drawn from gets the same question (the copy's choice order
         # and key together), so later draws serve the corrected item.
         extra.append(_edit_bank_item(_bank_item_id(stored), edited, now))
-        after["edited_with"] = [_bank_item_id(stored)]
+        after |= _edited_with(_bank_item_id(stored))
     items = [
         review.update(
             review.QUESTIONS_TABLE,
@@ -762,6 +942,13 @@ def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now
     return withdrawn
 
 
+def _edited_with(item_id: str) -> dict[str, Any]:
+    """What an edit's audit record keeps of the bank item it edits too: its id, and its text as
+    it was (read once; edits are rare), so that undoing the edit restores it."""
+    bank_item = review.get_question(item_id)
+    return {"edited_with": [item_id]} | ({"edited_with_before": {item_id: _snapshot(bank_item)}} if bank_item else {})
+
+
 def _edit_bank_item(item_id: str, edited: Mapping[str, Any], now: str) -> dict[str, Any]:
     setting = "SET stem = :stem, answer_schema = :answer, edited_at = :at"
     values: dict[str, Any] = {":stem": edited["stem"], ":answer": edited["answer_schema"], ":at": now}
@@ -770,6 +957,95 @@ def _edit_bank_item(item_id: str, edited: Mapping[str, Any], now: str) -> dict[s
         values[":choices"] = edited["choices"]
     return review.update(
         review.QUESTIONS_TABLE, {"question_id": item_id}, setting, "attribute_exists(question_id)", values
+    )
+
+
+def _restore_text(question: Mapping[str, Any], snapshot: Mapping[str, Any], edited_at: str, now: str) -> dict[str, Any]:
+    """The transaction item that puts a question's stem, choices and key back as `snapshot`
+    (an audit record's), if the edit made at `edited_at` is still its latest."""
+    kept = {
+        key: value
+        for key, value in (question.get("answer_schema") or {}).items()
+        if key not in {"correct_key", "correct_keywords"}
+    }
+    answer = kept | {
+        key: value
+        for key, value in (
+            ("correct_key", snapshot.get("correct_answer")),
+            ("correct_keywords", snapshot.get("correct_keywords")),
+        )
+        if value is not None
+    }
+    setting = "SET stem = :stem, answer_schema = :answer, edit_undone_at = :now"
+    values: dict[str, Any] = {":stem": snapshot.get("stem"), ":answer": answer, ":now": now, ":edited": edited_at}
+    if snapshot.get("choices") is not None:
+        setting += ", choices = :choices"
+        values[":choices"] = snapshot["choices"]
+    return review.update(
+        review.QUESTIONS_TABLE,
+        {"question_id": question["question_id"]},
+        f"{setting} REMOVE edited_at",
+        "attribute_exists(question_id) AND edited_at = :edited",
+        values,
+    )
+
+
+@tracer.capture_method
+def revert_edit(
+    question_id: str, reviewer: str, request: UndoRequest, reviewer_name: str | None = None
+) -> QuestionReviewed:
+    """Undo the question's latest edit: its stem, choices and key as the edit found them (kept in
+    the edit's audit record), and so for the bank item the edit reached, if that record kept its
+    earlier text. Refused if the question was edited again or retired since."""
+    stored = review.get_question(question_id)
+    if stored is None:
+        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
+    if same_user(stored.get("authored_by"), reviewer) or (
+        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
+    ):
+        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
+    if stored.get("status") == "retired":
+        raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
+    records = review.audit_records(question_id)
+    edit = next((r for r in reversed(records) if r.get("action") in ("edit", "revert_edit")), None)
+    if edit is None or edit.get("action") != "edit":
+        raise Conflict("NOTHING_TO_UNDO", f"question {question_id} has no edit to undo")
+    if stored.get("edited_at") != edit.get("at"):
+        raise Conflict("QUESTION_CHANGED", f"question {question_id} was edited again since: undo that first")
+    now, done = utc_now(), edit.get("after") or {}
+    items = [_restore_text(stored, edit.get("before") or {}, str(edit["at"]), now)]
+    restored_with: list[str] = []
+    for item_id, snapshot in (done.get("edited_with_before") or {}).items():
+        bank_item = review.get_question(str(item_id))
+        if bank_item is not None and bank_item.get("edited_at") == edit.get("at"):  # not edited since
+            items.append(_restore_text(bank_item, snapshot, str(edit["at"]), now))
+            restored_with.append(str(item_id))
+    items += [
+        review.audit_record(
+            {
+                "target_id": question_id,
+                "target_kind": "question",
+                "action": "revert_edit",
+                "who": reviewer,
+                "who_name": reviewer_name or reviewer,
+                "at": now,
+                "before": _snapshot(stored),
+                "after": {**(edit.get("before") or {}), "restored_with": restored_with, "undid_at": edit.get("at")},
+                "note": request.note,
+                "stem": _short(stored.get("stem")),
+                "question_id": question_id,
+            }
+        ),
+        review.count("questions_edited", by=-1),
+    ]
+    _commit(items, f"question {question_id}")
+    return QuestionReviewed(
+        question_id=question_id,
+        action="revert_edit",
+        status="active",
+        reviewed_by=reviewer,
+        reviewed_by_name=reviewer_name or reviewer,
+        reviewed_at=now,
     )
 
 

@@ -7,7 +7,7 @@ another answer."""
 from typing import Any
 
 from slea.dal import review
-from slea.dal.exemplars import exemplar_removal, exemplar_write, holds, key_of
+from slea.dal.exemplars import exemplar_removal, exemplar_replace, exemplar_write, holds, key_of, slot_of
 
 
 def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> list[dict[str, Any]]:
@@ -39,3 +39,21 @@ def exemplar_removals(attempt: dict[str, Any]) -> list[dict[str, Any]]:
     if not holds(review.get_question(key_of(str(item_id))), attempt_id):
         return []
     return [exemplar_removal(str(item_id), attempt_id)]
+
+
+def exemplar_restores(attempt: dict[str, Any], previous_verdict: tuple[int, bool] | None) -> list[dict[str, Any]]:
+    """What undoing the attempt's latest review does to its exemplar, if its slot still holds it:
+    removed when the attempt was not reviewed before (`previous_verdict` None), else back to the
+    earlier review's verdict (score, correct). Conditioned on what was read, as exemplar_removals."""
+    if previous_verdict is None:
+        return exemplar_removals(attempt)
+    item_id = attempt.get("exemplar_item")
+    if attempt.get("question_type") != "short_answer" or not item_id or not attempt.get("user_answer"):
+        return []
+    attempt_id = str(attempt["attempt_id"])
+    record = review.get_question(key_of(str(item_id)))
+    if not holds(record, attempt_id):
+        return []
+    score, correct = previous_verdict
+    stored = dict((record or {})[slot_of(attempt_id)])
+    return [exemplar_replace(str(item_id), {**stored, "correct": correct, "score": score})]

@@ -7,23 +7,30 @@ GET /review/groups reads a page of the queue as GET /review/queue does (same fil
 cursor) and gathers its attempts by group, largest first. POST /review/groups/{group_id} grades
 every open member with one score: each member is updated and audited as a review of its own
 (ability re-scored, exemplar stored, the audit record naming the group), so one member's
-conflict never undoes another's; members in `exclude` are split off and stay in the queue."""
+conflict never undoes another's; members in `exclude` are split off and stay in the queue. The
+group action is recorded once more under the group's id, listing the members it reviewed, so
+POST /review/groups/{group_id}/revert can undo it member by member."""
+
+from typing import Any
 
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.review import (
     AttemptReviewRequest,
     GroupMemberResult,
+    GroupReverted,
     GroupReviewed,
     GroupReviewRequest,
     QueueView,
     ReviewEntry,
     ReviewGroup,
     ReviewGroups,
+    UndoRequest,
 )
 from slea.dal import review
-from slea.logic.review.actions import review_attempt
+from slea.logic.review.actions import latest_review, review_attempt, undo_review
 from slea.logic.review.queue import review_queue, same_user
-from slea.platform.errors import DomainError, NotFound
+from slea.platform.clock import utc_now
+from slea.platform.errors import Conflict, DomainError, NotFound
 from slea.platform.observability import logger, tracer
 
 
@@ -69,6 +76,15 @@ def review_group(group_id: str, reviewer: str, request: GroupReviewRequest, name
             continue
         results.append(GroupMemberResult(attempt_id=attempt_id, status="reviewed", score=done.score))
     reviewed = sum(result.status == "reviewed" for result in results)
+    if reviewed:
+        _record_group(
+            group_id,
+            "group_grade",
+            reviewer,
+            name,
+            request.note,
+            {"score": request.score, "reviewed": [r.attempt_id for r in results if r.status == "reviewed"]},
+        )
     logger.info("review group graded", extra={"group_id": group_id, "members": len(members), "reviewed": reviewed})
     return GroupReviewed(
         group_id=group_id,
@@ -77,3 +93,63 @@ def review_group(group_id: str, reviewer: str, request: GroupReviewRequest, name
         reviewed=reviewed,
         results=results,
     )
+
+
+def _record_group(  # noqa: PLR0917 - the record's parts
+    group_id: str, action: str, reviewer: str, name: str | None, note: str | None, after: dict[str, Any]
+) -> None:
+    review.commit(
+        [
+            review.audit_record(
+                {
+                    "target_id": group_id,
+                    "target_kind": "group",
+                    "action": action,
+                    "who": reviewer,
+                    "who_name": name or reviewer,
+                    "at": utc_now(),
+                    "before": {},
+                    "after": after,
+                    "note": note,
+                    "group_id": group_id,
+                }
+            )
+        ]
+    )
+
+
+@tracer.capture_method
+def revert_group(group_id: str, reviewer: str, request: UndoRequest, name: str | None = None) -> GroupReverted:
+    """Undo the group's latest group grade: each member it reviewed back as it was (a provisional
+    grade back in the queue, its ability re-scored, its exemplar taken away), each in its own
+    transaction as a bulk revert does; a member reviewed since is kept and reported."""
+    records = review.audit_records(group_id)
+    latest = next((r for r in reversed(records) if r.get("action") in ("group_grade", "revert_group")), None)
+    if latest is None:
+        raise NotFound("GROUP_GRADE_NOT_FOUND", f"review group {group_id} was never graded in one action")
+    if latest.get("action") == "revert_group":
+        raise Conflict("GROUP_REVERTED", f"the latest grade of review group {group_id} was already reverted")
+    reverted: list[str] = []
+    kept: list[str] = []
+    for attempt_id in map(str, (latest.get("after") or {}).get("reviewed") or []):
+        attempt = review.attempt_by_id(attempt_id)
+        record = latest_review(attempt_id, ("accept", "override"))
+        if attempt is None or record is None or record.get("group_id") != group_id:
+            kept.append(attempt_id)
+            continue
+        try:
+            undo_review(attempt, record, reviewer, name, request.note, group_id=group_id)
+        except DomainError:  # reviewed again since, or changed while this ran
+            kept.append(attempt_id)
+            continue
+        reverted.append(attempt_id)
+    _record_group(
+        group_id,
+        "revert_group",
+        reviewer,
+        name,
+        request.note,
+        {"reverted": reverted, "kept": kept, "undid_at": latest.get("at")},
+    )
+    logger.info("group grade reverted", extra={"group_id": group_id, "reverted": len(reverted), "kept": len(kept)})
+    return GroupReverted(group_id=group_id, reverted=reverted, kept=kept)

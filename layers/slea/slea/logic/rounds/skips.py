@@ -32,19 +32,30 @@ from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
 
 ROUND_TIME_LIMIT = datetime.timedelta(hours=2)
-# Per transaction: two writes per skipped item plus the ability's two, under DynamoDB's 100.
-SKIPS_PER_TRANSACTION = 48
+# Per transaction: two writes per skipped item, a check of the bank item it was drawn from, and the
+# ability's two, under DynamoDB's 100.
+SKIPS_PER_TRANSACTION = 32
 _ATTEMPT_IDS = uuid.UUID("6f1c9a52-4d0e-4b8a-9c53-0d6b1f2e7a41")  # uuid5 namespace of skip attempts
 
 
-def open_items(stored: list[dict[str, Any]], over: Callable[[int], bool]) -> list[dict[str, Any]]:
+def _bank_item_of(question: dict[str, Any]) -> str | None:
+    """The bank item a drawn copy was drawn from (None: the question is not a copy)."""
+    item_id = question.get("item_id")
+    return str(item_id) if item_id and item_id != question["question_id"] else None
+
+
+def open_items(
+    stored: list[dict[str, Any]], over: Callable[[int], bool], retired: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
     """The questions of rounds that are over that the learner was shown and never answered (a
-    retired one was hidden from them: not theirs to answer)."""
+    retired one was hidden from them: not theirs to answer; so is a copy of a bank item in
+    `retired`, found retired when its skip was recorded)."""
     return [
         question
         for question in stored
         if not question.get("answered_at")
         and question.get("status") != "retired"
+        and _bank_item_of(question) not in retired
         and question.get("category")
         and over(int(question.get("round", 1)))
     ]
@@ -101,9 +112,9 @@ def _skip_attempt(
 
 def _settle_batch(
     user_id: str, category: str, batch: list[dict[str, Any]], ability: dict[str, Any] | None
-) -> tuple[bool, dict[str, Any] | None]:
-    """One transaction: the batch counted as wrong on `ability` as read. (recorded, the ability
-    as it now stands)."""
+) -> tuple[attempts.SkipsRefused | None, dict[str, Any] | None]:
+    """One transaction: the batch counted as wrong on `ability` as read. (None if recorded, else
+    why not; the ability as it now stands)."""
     prior = None if (ability or {}).get("posterior") else ability_update.profile_prior(user_id)
     posterior = ability_update.posterior_of(ability, prior)
     at = utc_now("milliseconds")
@@ -130,8 +141,12 @@ def _settle_batch(
         point_suffix=f"{batch[0]['session_id']}#skipped#{batch[0]['question_id']}",
         skipped=len(batch),
     )
-    if not attempts.record_skips(skips, abilities.answer_items(change)):
-        return False, ability
+    # A copy whose bank item was retired is withdrawn even if its retirement missed it: checked in
+    # the same transaction, so it costs no read.
+    bank_items = [item for item in map(_bank_item_of, batch) if item]
+    refused = attempts.record_skips(skips, abilities.answer_items(change), bank_items)
+    if refused is not None:
+        return refused, ability
     settled = {
         **(ability or {}),
         "posterior": change.posterior,
@@ -143,7 +158,7 @@ def _settle_batch(
         "version": (change.read_version or 0) + 1,
         "category": category,
     }
-    return True, settled
+    return None, settled
 
 
 def count_skips(
@@ -161,22 +176,26 @@ def count_skips(
     user = normalised_user_id(user_id)
     stored = questions.session_questions(session_id) if stored is None else stored
     pending = open_items(stored, over)
-    counted, current, conflicts = 0, ability, 0
+    counted, current, conflicts, retired = 0, ability, 0, frozenset[str]()
     while pending and conflicts < ability_update.CONFLICT_ATTEMPTS:
         category = str(pending[0]["category"])
         batch = [q for q in pending if q["category"] == category][:SKIPS_PER_TRANSACTION]
         if current is None or current.get("category", category) != category:
             current = abilities.get_ability(user, category)
-        recorded, settled = _settle_batch(user, category, batch, current)
-        if recorded:
+        refused, settled = _settle_batch(user, category, batch, current)
+        if refused is None:
             counted += len(batch)
             metrics.add_metric(name="ItemsSkipped", unit="Count", value=len(batch))
             done = {q["question_id"] for q in batch}
             pending, current = [q for q in pending if q["question_id"] not in done], settled
             continue
         # An answer (or another request's count) came first, or the ability moved: read again.
+        if refused.retired:  # withdrawn copies: left out, and the rest counted without a read
+            retired |= refused.retired
+            pending = open_items(pending, over, retired)
+            continue
         metrics.add_metric(name="SkipCountConflicts", unit="Count", value=1)
-        pending = open_items(questions.session_questions(session_id), over)
+        pending = open_items(questions.session_questions(session_id), over, retired)
         current, conflicts = None, conflicts + 1
     if pending:
         logger.warning("skipped items left to the next count", extra={"session_id": session_id})
