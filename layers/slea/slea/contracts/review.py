@@ -367,7 +367,7 @@ class BulkReverted(ReviewerContract):
     kept: list[str] = Field(default_factory=list, description="reviewed again since the bulk accept: left as they are")
 
 
-class GroupReverted(Contract):
+class GroupReverted(ReviewerContract):
     """A group grade undone: each member it changed as it was before (those reviewed since stay)."""
 
     group_id: str
