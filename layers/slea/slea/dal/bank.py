@@ -15,9 +15,18 @@ UTC day, the previous day's removed in the same write), and `rounds` (rounds pla
 `user_id` = "#bank" (never a learner's id: those are UUIDs or OIDC subjects, never "#..."), entry
 "rounds#{bank_key}" - kept out of QuestionsTable, where every record is a question. All the
 writes of one draw are one transaction: a retried plan finds all of them or none.
+
+The bank keeps one item per stem and key: a new bank item claims its fingerprint (the digest of
+its normalised stem, type and key: security/exposure.py `bank_fingerprint`) in the transaction
+that writes it, as the record "item#{fingerprint}" of the same "#bank" partition, holding the
+item's id. Both writes are conditional on being new, so two saves of one stem and key, however
+concurrent, leave one bank item: the loser learns the winner's id from its failed condition and
+is saved as a copy of it (`join`). The record outlives a retirement: a retired item's stem and key
+never join the bank again under a new id.
 """
 
 import datetime
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -34,7 +43,12 @@ INDEX = "bank-items"
 COUNTER_PARTITION = "#bank"
 # One page of the window is plenty: a round draws at most 20 items from the best few per slot.
 QUERY_LIMIT = 200
-__all__ = ["bank_key", "count_round", "learners_drawn_for", "record_draw", "stored_copy", "window"]
+__all__ = ["Joined", "bank_key", "count_round", "join", "learners_drawn_for", "record_draw", "stored_copy", "window"]
+SAVE_TOOL = "save_generated_question"  # joining the bank is a save: the saving functions' budget
+FINGERPRINT_ENTRY = "item#"
+# A transaction that meets another on the same fingerprint record is cancelled (TransactionConflict)
+# rather than queued behind it; tried again, it finds the record the other one wrote.
+JOIN_ATTEMPTS = 3
 _DRAWABLE = "attribute_not_exists(stats_flag) AND (attribute_not_exists(review_state) OR review_state <> :open)"
 # An item shown to this many learners is rested (left out of drawing; the round's shortfall is
 # generated in its place, which refreshes the bank): past it, its key has gone round too widely to
@@ -176,3 +190,66 @@ def count_round(key: str, new_learner: bool = False) -> None:
     update = _counter_update(key, new_learner)["Update"]
     with storage_errors("bank counter add"):
         dynamodb(TOOL).update_item(**update)
+
+
+@dataclass(frozen=True)
+class Joined:
+    """What `join` found: nothing (the item was written with its fingerprint), the question already
+    stored under its id (`existing`: an earlier attempt of the same save, or another question), or
+    the bank item that holds its fingerprint (`owner`: nothing was written)."""
+
+    existing: dict[str, Any] | None = None
+    owner: str | None = None
+
+
+def fingerprint_key(fingerprint: str) -> dict[str, Any]:
+    return {"user_id": {"S": COUNTER_PARTITION}, "entry": {"S": FINGERPRINT_ENTRY + fingerprint}}
+
+
+def join(question: dict[str, Any], fingerprint: str) -> Joined:
+    """Write `question` (its own bank item) and claim `fingerprint` for it, all or nothing."""
+    question_id = str(question["question_id"])
+    claim = {
+        "user_id": COUNTER_PARTITION,
+        "entry": FINGERPRINT_ENTRY + fingerprint,
+        "item_id": question_id,
+        "joined_at": str(question.get("created_at") or ""),
+    }
+    items = [
+        {
+            "Put": {
+                "TableName": resource_name(TABLE_VARIABLE),
+                "Item": to_item(question),
+                "ConditionExpression": "attribute_not_exists(question_id)",
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        },
+        {
+            "Put": {
+                "TableName": resource_name(ABILITIES_VARIABLE),
+                "Item": to_item(claim),
+                "ConditionExpression": "attribute_not_exists(entry)",
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        },
+    ]
+    attempt = 1
+    while True:
+        with storage_errors("questions put"):
+            try:
+                dynamodb(SAVE_TOOL).transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                    raise
+                reasons: list[dict[str, Any]] = error.response.get("CancellationReasons") or []  # type: ignore[assignment]
+                codes = [reason.get("Code") for reason in reasons]
+                if codes[:1] == ["ConditionalCheckFailed"]:  # the id is taken: the caller compares
+                    return Joined(existing=from_item(reasons[0].get("Item") or {}))
+                if codes[1:2] == ["ConditionalCheckFailed"]:  # another bank item has this stem and key
+                    owner = from_item(reasons[1].get("Item") or {}).get("item_id")
+                    return Joined(owner=str(owner or question_id))
+                if "TransactionConflict" not in codes or attempt >= JOIN_ATTEMPTS:
+                    raise
+                attempt += 1
+                continue
+        return Joined()
