@@ -7,6 +7,7 @@ import re
 import boto3
 import pytest
 
+from slea.feedback.details import PHRASES
 from slea.llm.provider_choice import get_provider
 from slea.security.key_leaks import NOTE as KEY_NOTE
 from tests.integration.llm.gemini_stub import model_reply, start_stub
@@ -59,10 +60,23 @@ def revealed(shown_texts, item):
     )
 
 
+def without_own_answer(explanation, details):
+    """The prose without its quote of the learner's own pick ("Your answer: <option>"): like
+    `details.your_answer`, it repeats an option the listing showed before the answer, which tells
+    nothing of any key (key_leaks.KeyedItem.shown_texts leaves choices out for that reason); the
+    guard passes it, since holding it back only when it is another item's key would say so."""
+    quoted = {
+        " ".join(f"{PHRASES[language]['your_answer']} {details.get('your_answer') or ''}".split())
+        for language in PHRASES
+    }
+    kept = [p for p in re.split(r"\n\s*\n", explanation) if " ".join(p.split()) not in quoted]
+    return "\n\n".join(kept)
+
+
 def shown(result):
     details = result.get("details") or {}
     return [
-        result["explanation"],
+        without_own_answer(result["explanation"], details),
         result.get("feedback") or "",
         result.get("grader_reasoning") or "",
         *(link["title"] for link in result["reference_links"]),
