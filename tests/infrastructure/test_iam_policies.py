@@ -89,7 +89,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
             "save_generated_question",
             question(item_type="short_answer", choices=None, correct_key=None, correct_keywords=["RAG", "retrieval"]),
         )
-        with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+        with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
             queued = runtime.invoke("save_generated_question", question(stem="What is a vector index?"))
         assert queued["success"] is False
 
@@ -160,7 +160,7 @@ def _mcp_tools(step_functions, cloud, faults):
     assert not validated["isError"], validated
     authored = question(round_id="bank_1_2026-11-23T10:00:00Z", stem="What does an MCP server expose?")
     assert author("save_generated_question", authored)["structuredContent"]["success"] is True
-    with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+    with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
         failed = author("save_generated_question", {**authored, "stem": "What is a tool schema?"})
     assert failed["isError"]
     assert "SERVICE_UNAVAILABLE" in failed["content"][0]["text"]

@@ -168,7 +168,7 @@ def test_regeneration_is_bounded_and_asks_only_for_the_missing(step_functions, m
 
 
 def test_save_failing_queues_the_questions_and_succeeds(step_functions, faults):
-    with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+    with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
         execution = run(step_functions, count=3)
     assert execution.status == "SUCCEEDED"
     questions = execution.output["questions"]

@@ -240,7 +240,7 @@ def test_an_authors_item_is_kept_outside_every_session_and_queued_for_review(aut
 
 
 def test_a_failed_authored_write_is_an_error_to_retry_not_a_retry_queue_message(author_call, faults, cloud):
-    with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+    with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
         is_error, error = author_call("save_generated_question", question())
     assert is_error
     assert error["error_code"] == "SERVICE_UNAVAILABLE"

@@ -169,7 +169,7 @@ def test_invalid_input_raises_naming_the_field_and_writes_nothing(cloud, runtime
 
 # ---------------------------------------------------------------- failure path
 def test_failed_write_queues_the_question_then_the_worker_saves_it_once(cloud, runtime, faults):
-    with faults.dynamodb(TOOL, "PutItem", error="ProvisionedThroughputExceededException"):
+    with faults.dynamodb(TOOL, "TransactWriteItems", error="ProvisionedThroughputExceededException"):
         result = runtime.invoke(TOOL, question())
     assert result == {
         "question_id": None,
@@ -191,14 +191,14 @@ def test_failed_write_queues_the_question_then_the_worker_saves_it_once(cloud, r
 
 
 def test_timeouts_are_retried_before_queueing(cloud, runtime, faults):
-    with faults.dynamodb(TOOL, "PutItem", times=2):
+    with faults.dynamodb(TOOL, "TransactWriteItems", times=2):
         assert runtime.invoke(TOOL, question())["success"] is True
-    assert faults.attempts["PutItem"] == 3
+    assert faults.attempts["TransactWriteItems"] == 3
     assert queued(cloud) == 0
 
 
 def test_a_message_delivered_twice_yields_one_question(cloud, runtime, faults):
-    with faults.dynamodb(TOOL, "PutItem", error="InternalServerError"):
+    with faults.dynamodb(TOOL, "TransactWriteItems", error="InternalServerError"):
         runtime.invoke(TOOL, question())
     QueuePoller(runtime, "RetryQueue").drain(redeliver=lambda message: True)
     assert len(stored(cloud)) == 1
@@ -217,7 +217,7 @@ def test_a_write_that_landed_but_timed_out_is_not_duplicated_by_the_retry(cloud,
 
 
 def test_poison_message_goes_to_the_dead_letter_queue_without_blocking_others(cloud, runtime, faults):
-    with faults.dynamodb(TOOL, "PutItem", error="InternalServerError"):
+    with faults.dynamodb(TOOL, "TransactWriteItems", error="InternalServerError"):
         runtime.invoke(TOOL, question(stem="First healthy question?"))
         runtime.invoke(TOOL, question(stem="Second healthy question?"))
     boto3.client("sqs").send_message(QueueUrl=cloud.queue_url("RetryQueue"), MessageBody='{"not": "a question"}')
@@ -229,7 +229,7 @@ def test_poison_message_goes_to_the_dead_letter_queue_without_blocking_others(cl
 
 
 def test_worker_keeps_messages_while_the_table_is_down(cloud, runtime, faults):
-    with faults.dynamodb(TOOL, "PutItem", error="InternalServerError"):
+    with faults.dynamodb(TOOL, "TransactWriteItems", error="InternalServerError"):
         runtime.invoke(TOOL, question())
         QueuePoller(runtime, "RetryQueue").drain()
     assert stored(cloud) == {}
@@ -237,7 +237,7 @@ def test_worker_keeps_messages_while_the_table_is_down(cloud, runtime, faults):
 
 
 def test_unreachable_queue_raises_instead_of_dropping_the_question(cloud, runtime, faults):
-    table_down = faults.dynamodb(TOOL, "PutItem", error="InternalServerError")
+    table_down = faults.dynamodb(TOOL, "TransactWriteItems", error="InternalServerError")
     with table_down, faults.sqs(TOOL, "SendMessage"), pytest.raises(QueueUnavailableError, match="unreachable"):
         runtime.invoke(TOOL, question())
 
@@ -245,7 +245,9 @@ def test_unreachable_queue_raises_instead_of_dropping_the_question(cloud, runtim
 def test_batch_saves_the_rest_and_queues_the_failed_ones(cloud, runtime, faults):
     batch = {"questions": [question(stem=f"Question number {n}?") for n in range(6)]}
     attempts = iter(range(100))
-    with faults.dynamodb(TOOL, "PutItem", error="InternalServerError", when=lambda: next(attempts) in (1, 4)):
+    second_and_fifth = lambda: next(attempts) in (1, 4)  # noqa: E731
+    failing = faults.dynamodb(TOOL, "TransactWriteItems", error="InternalServerError", when=second_and_fifth)
+    with failing:
         result = runtime.invoke(TOOL, batch)
     assert (result["saved"], result["queued_for_retry"]) == (4, 2)
     assert [r["success"] for r in result["results"]] == [True, False, True, True, False, True]
@@ -264,7 +266,7 @@ def test_batch_with_an_invalid_question_names_it_and_saves_nothing(cloud, runtim
 
 # ---------------------------------------------------------------- operator commands
 def test_operator_count_peek_and_redrive(cloud, runtime, faults, admin_urls):
-    with faults.dynamodb(TOOL, "PutItem", error="InternalServerError"):
+    with faults.dynamodb(TOOL, "TransactWriteItems", error="InternalServerError"):
         runtime.invoke(TOOL, question())
         QueuePoller(runtime, "RetryQueue").drain()  # table still down: ends in the dead-letter queue
     assert count(admin_urls)["dead-letter"]["visible"] == 1

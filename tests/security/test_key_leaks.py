@@ -7,6 +7,7 @@ import re
 import boto3
 import pytest
 
+from slea.feedback.details import PHRASES
 from slea.llm.provider_choice import get_provider
 from slea.security.key_leaks import NOTE as KEY_NOTE
 from tests.integration.llm.gemini_stub import model_reply, start_stub
@@ -59,10 +60,23 @@ def revealed(shown_texts, item):
     )
 
 
+def without_own_answer(explanation, details):
+    """The prose without its quote of the learner's own pick ("Your answer: <option>"): like
+    `details.your_answer`, it repeats an option the listing showed before the answer, which tells
+    nothing of any key (key_leaks.KeyedItem.shown_texts leaves choices out for that reason); the
+    guard passes it, since holding it back only when it is another item's key would say so."""
+    quoted = {
+        " ".join(f"{PHRASES[language]['your_answer']} {details.get('your_answer') or ''}".split())
+        for language in PHRASES
+    }
+    kept = [p for p in re.split(r"\n\s*\n", explanation) if " ".join(p.split()) not in quoted]
+    return "\n\n".join(kept)
+
+
 def shown(result):
     details = result.get("details") or {}
     return [
-        result["explanation"],
+        without_own_answer(result["explanation"], details),
         result.get("feedback") or "",
         result.get("grader_reasoning") or "",
         *(link["title"] for link in result["reference_links"]),
@@ -400,19 +414,25 @@ def test_a_name_is_withheld_only_with_what_the_stem_says_about_it():
     )
     checked = guard.text(associated)
     assert "codebook IDs" not in checked
-    assert checked.startswith("Episodic Memory stores past experiences. Product Quantization is different.")
-    assert checked.endswith(f" {KEY_NOTE['en']}")
+    assert checked == "Episodic Memory stores past experiences. Product Quantization is different."
+    # The note is not put beside the paragraph (it would point at it): once, by the caller, at the end.
+    assert KEY_NOTE["en"] not in checked
+    assert guard.note() == KEY_NOTE["en"]
 
 
 def test_a_statement_is_withheld_when_restated_or_contradicted():
     from slea.security.key_leaks import KeyGuard
 
-    guard = KeyGuard(OWN, [FALSE_STATEMENT])
     restated = f"Recall that {PQ}"
     contradicted = "Tensor Parallelism: a model-parallel method that splits weight matrices across several GPUs."
-    assert NOTE["en"] in guard.text(restated)
-    assert NOTE["en"] in guard.text(contradicted)
+    for text in (restated, contradicted):
+        guard = KeyGuard(OWN, [FALSE_STATEMENT])
+        assert guard.text(text) == ""
+        assert guard.withheld.sentences == 1
+        assert NOTE["en"] in (guard.note() or "")
+    guard = KeyGuard(OWN, [FALSE_STATEMENT])
     assert guard.text("Tensor Parallelism is a topic for later.") == "Tensor Parallelism is a topic for later."
+    assert guard.note() is None
 
 
 def test_titles_that_state_a_key_are_dropped_and_the_rest_kept():
@@ -476,8 +496,8 @@ def test_korean_is_checked_on_bigrams_and_noted_in_korean():
         correct_keywords=("가중치",),
         reference_answer="미세 조정은 가중치를 바꾼다.",
     )
-    checked = KeyGuard(own, [unanswered]).text(
-        f"미세 조정은 가중치를 바꿉니다. 반면 검색 증강 생성은 {definition}입니다."
-    )
-    assert checked == f"미세 조정은 가중치를 바꿉니다. {KEY_NOTE['ko']}"
+    guard = KeyGuard(own, [unanswered])
+    checked = guard.text(f"미세 조정은 가중치를 바꿉니다. 반면 검색 증강 생성은 {definition}입니다.")
+    assert checked == "미세 조정은 가중치를 바꿉니다."
+    assert guard.note() == KEY_NOTE["ko"]
     assert "나머지 문항에 답한 뒤에, 또는 라운드가 끝나면 답안 기록에서 모두 보여 드립니다" in KEY_NOTE["ko"]

@@ -154,7 +154,7 @@ def test_a_retried_save_step_writes_each_question_once_under_its_generated_id(st
     cloud = step_functions.runtime.cloud
     puts = iter(range(1000))
     second_put_fails = faults.dynamodb(
-        "save_generated_question", "PutItem", error="InternalServerError", when=lambda: next(puts) == 1
+        "save_generated_question", "TransactWriteItems", error="InternalServerError", when=lambda: next(puts) == 1
     )
     with second_put_fails, faults.sqs("save_generated_question", "SendMessage"):
         execution = run_round(step_functions, "sess_save_retry")
@@ -168,7 +168,7 @@ def test_a_retried_save_step_writes_each_question_once_under_its_generated_id(st
 
 def test_a_redelivered_retry_message_saves_under_the_generated_id(step_functions, faults):
     cloud = step_functions.runtime.cloud
-    with faults.dynamodb("save_generated_question", "PutItem", error="InternalServerError"):
+    with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
         execution = run_round(step_functions, "sess_redelivered")
     assert execution.status == "SUCCEEDED", execution.cause
     assert all(q["queued_for_retry"] for q in execution.output["questions"])

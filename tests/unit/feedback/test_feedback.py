@@ -139,12 +139,14 @@ def test_the_cache_variant_names_the_wrong_option_picked_and_is_bounded_by_the_o
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
-def test_what_a_wrong_pick_is_told_comes_from_this_item_and_never_names_a_key_still_to_come(language):
+def test_what_a_wrong_pick_is_told_is_the_same_whatever_the_unanswered_items_are_keyed_on(language):
     """No oracle: the feedback once switched to "a different concept than the one this question asks
-    about" when the pick keyed another item not answered yet, which told the learner it did. Now
-    the pick is named and defined from this item's own choice notes; only if that name is the key
-    of an item still to come is the naming held back, with the key guard's usual note (delivered in
-    the history later): beside the option's text on the page, the name would answer that item."""
+    about" when the pick keyed another item not answered yet, and later held the naming back (with
+    a note) only then: either told the learner the option keys an item still to come. Now the pick
+    is named and defined from this item's own choice notes, and while any other item is unanswered
+    that naming is held back for every wrong pick, with one note at the end; the whole text is kept
+    for the history. Everything shown (text, parts, note) is identical whether the pick is the
+    name, or the text, another unanswered item is keyed on, or neither."""
     from slea.logic.answering.explaining import explain
     from slea.logic.answering.grading import Grade
     from slea.security.key_leaks import NOTE, KeyedItem
@@ -153,25 +155,40 @@ def test_what_a_wrong_pick_is_told_comes_from_this_item_and_never_names_a_key_st
     picked_name = item.choices[2][3:]
     details = details_of(item, Explanation(), [], False)
     assert details.your_answer == picked_name
-    assert picked_name in (details.why_yours_is_wrong or "")
     assert f"{picked_name} definition text." in (details.why_yours_is_wrong or "")
-    # The same answer, with and without an unanswered item keyed on the option picked.
-    keyed_on_pick = KeyedItem(
-        question_type="multiple_choice",
-        stem="Which concept is the unrelated process described here?",
-        choices=(f"A) {picked_name}", "B) Something else"),
-        correct_answer="A",
-        item_id="later",
-    )
+
+    def unanswered(key: str, item_id: str) -> KeyedItem:
+        return KeyedItem(
+            question_type="multiple_choice",
+            stem="Which concept is the unrelated process described here?",
+            choices=(f"A) {key}", "B) Something else entirely"),
+            correct_answer="A",
+            item_id=item_id,
+        )
+
     grade = Grade(score=0.0, is_correct=False)
     alone = explain(item, grade, [], None, cacheable=False)
-    beside = explain(item, grade, [keyed_on_pick], None, cacheable=False)
     assert alone.shown.details.why_yours_is_wrong == details.why_yours_is_wrong
-    assert picked_name not in (beside.shown.details.why_yours_is_wrong or "")
-    assert picked_name not in beside.shown.explanation
-    assert NOTE[language] in (beside.shown.details.why_yours_is_wrong or "")
-    assert beside.withheld is not None  # kept whole with the attempt, for the history
-    assert beside.withheld["withheld_for"] == ["later"]
+    assert alone.withheld is None
+    assert NOTE[language] not in alone.shown.explanation
+    shown = {}
+    for case, key in {
+        "keyed on the pick's name": picked_name,
+        "keyed on the pick's definition": f"{picked_name} definition text.",
+        "keyed elsewhere": "Gradient Boosting",
+    }.items():
+        beside = explain(item, grade, [unanswered(key, "later")], None, cacheable=False)
+        shown[case] = repr((beside.shown.explanation, beside.shown.details, beside.shown.feedback, beside.shown.links))
+        assert f"{picked_name} definition text" not in beside.shown.explanation
+        assert f"{picked_name} definition text" not in (beside.shown.details.why_yours_is_wrong or "")
+        assert beside.shown.explanation.endswith(NOTE[language])  # once, at the end
+        assert beside.shown.explanation.count(NOTE[language]) == 1
+        assert beside.shown.details.next_steps[-1] == NOTE[language]
+        assert NOTE[language] not in (beside.shown.details.why_yours_is_wrong or "")
+        assert beside.withheld is not None  # kept whole with the attempt, for the history
+        assert beside.withheld["withheld_for"] == ["later"]
+        assert f"{picked_name} definition text." in beside.withheld["unguarded"]["details"]["why_yours_is_wrong"]
+    assert len(set(shown.values())) == 1, "the feedback depends on what the unanswered item is keyed on"
     assert "other_concept" not in PHRASES[language]
 
 

@@ -27,6 +27,14 @@ rate's numerator stays `draws`, every account the key was shown to: an item seen
 look-alike accounts is a harvested key, and leaving drawing sooner is what it should do
 (bench/collusion.py measured counting the group once there too: later accounts of the party then
 met their harvested keys more often). Yesterday's sets are removed in the same writes.
+
+The bank keeps one item per stem and key: a new bank item claims its fingerprint (the digest of
+its normalised stem, type and key: security/exposure.py `bank_fingerprint`) in the transaction
+that writes it, as the record "item#{fingerprint}" of the same "#bank" partition, holding the
+item's id. Both writes are conditional on being new, so two saves of one stem and key, however
+concurrent, leave one bank item: the loser learns the winner's id from its failed condition and
+is saved as a copy of it (`join`). The record outlives a retirement: a retired item's stem and key
+never join the bank again under a new id.
 """
 
 import datetime
@@ -47,7 +55,12 @@ INDEX = "bank-items"
 COUNTER_PARTITION = "#bank"
 # One page of the window is plenty: a round draws at most 20 items from the best few per slot.
 QUERY_LIMIT = 200
-__all__ = ["Counter", "bank_key", "count_round", "drawn_for", "record_draw", "stored_copy", "window"]
+__all__ = ["Counter", "Joined", "bank_key", "count_round", "drawn_for", "join", "record_draw", "stored_copy", "window"]
+SAVE_TOOL = "save_generated_question"  # joining the bank is a save: the saving functions' budget
+FINGERPRINT_ENTRY = "item#"
+# A transaction that meets another on the same fingerprint record is cancelled (TransactionConflict)
+# rather than queued behind it; tried again, it finds the record the other one wrote.
+JOIN_ATTEMPTS = 3
 _DRAWABLE = "attribute_not_exists(stats_flag) AND (attribute_not_exists(review_state) OR review_state <> :open)"
 # An item whose key was shown to this many accounts is rested (left out of drawing; the round's
 # shortfall is generated in its place, which refreshes the bank): past it, its key has gone round
@@ -263,3 +276,66 @@ def count_round(key: str, new_learner: bool = False, group: str = "", counter: C
     update = _counter_update(key, new_learner, group, counter)["Update"]
     with storage_errors("bank counter add"):
         dynamodb(TOOL).update_item(**update)
+
+
+@dataclass(frozen=True)
+class Joined:
+    """What `join` found: nothing (the item was written with its fingerprint), the question already
+    stored under its id (`existing`: an earlier attempt of the same save, or another question), or
+    the bank item that holds its fingerprint (`owner`: nothing was written)."""
+
+    existing: dict[str, Any] | None = None
+    owner: str | None = None
+
+
+def fingerprint_key(fingerprint: str) -> dict[str, Any]:
+    return {"user_id": {"S": COUNTER_PARTITION}, "entry": {"S": FINGERPRINT_ENTRY + fingerprint}}
+
+
+def join(question: dict[str, Any], fingerprint: str) -> Joined:
+    """Write `question` (its own bank item) and claim `fingerprint` for it, all or nothing."""
+    question_id = str(question["question_id"])
+    claim = {
+        "user_id": COUNTER_PARTITION,
+        "entry": FINGERPRINT_ENTRY + fingerprint,
+        "item_id": question_id,
+        "joined_at": str(question.get("created_at") or ""),
+    }
+    items = [
+        {
+            "Put": {
+                "TableName": resource_name(TABLE_VARIABLE),
+                "Item": to_item(question),
+                "ConditionExpression": "attribute_not_exists(question_id)",
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        },
+        {
+            "Put": {
+                "TableName": resource_name(ABILITIES_VARIABLE),
+                "Item": to_item(claim),
+                "ConditionExpression": "attribute_not_exists(entry)",
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        },
+    ]
+    attempt = 1
+    while True:
+        with storage_errors("questions put"):
+            try:
+                dynamodb(SAVE_TOOL).transact_write_items(TransactItems=items)  # type: ignore[arg-type]
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+                    raise
+                reasons: list[dict[str, Any]] = error.response.get("CancellationReasons") or []  # type: ignore[assignment]
+                codes = [reason.get("Code") for reason in reasons]
+                if codes[:1] == ["ConditionalCheckFailed"]:  # the id is taken: the caller compares
+                    return Joined(existing=from_item(reasons[0].get("Item") or {}))
+                if codes[1:2] == ["ConditionalCheckFailed"]:  # another bank item has this stem and key
+                    owner = from_item(reasons[1].get("Item") or {}).get("item_id")
+                    return Joined(owner=str(owner or question_id))
+                if "TransactionConflict" not in codes or attempt >= JOIN_ATTEMPTS:
+                    raise
+                attempt += 1
+                continue
+        return Joined()

@@ -195,6 +195,16 @@ def picked_concept(item: GradingItem) -> str | None:
     return note.concept if note is not None and note.concept != concept_of(item) else None
 
 
+def quoted_from_page(item: GradingItem) -> frozenset[str]:
+    """The prose's paragraphs that only quote what the page showed before the answer (a choice
+    item's "Your answer: <the option picked>"), spacing aside: the key-leak guard passes them as
+    they are, since holding the learner's own pick back would tell them it states another key."""
+    if item.question_type == "short_answer":
+        return frozenset()
+    quoted = without_repeats([(PHRASES[language_of(item)]["your_answer"], _your_answer(item))])
+    return frozenset(" ".join(paragraph.split()) for paragraph in quoted)
+
+
 def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
     """(why the key is right, why the learner's answer is wrong) from the item's own records: the
     explanation stored with it, the concept each option was taken from, the terms an answer missed."""

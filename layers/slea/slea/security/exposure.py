@@ -70,6 +70,13 @@ def fingerprints(item: ShownItem) -> list[str]:
     return found
 
 
+def bank_fingerprint(item: ShownItem) -> str:
+    """The item's identity in the bank: its stem and its key (with its type), compared as a learner
+    reads them. The bank keeps one item per fingerprint (dal/bank.py `join`): a second item with
+    the same stem and key, whatever its id, is a copy of the first."""
+    return _digest("bank", f"{item.type}|{normalised(item.stem)}|{key_of(item)}")
+
+
 def recent(earlier: Iterable[str], items: Iterable[ShownItem]) -> list[str]:
     """The learner's recent fingerprints with those of `items` added, newest last, bounded."""
     kept = [fingerprint for fingerprint in earlier if fingerprint]

@@ -21,10 +21,13 @@ REVEAL_COVERAGE of the claim's weight. Frame words every stem has ("which", "des
 false") are left out of claims, and a claim too light to be distinctive is dropped.
 
 The check withholds, paragraph by paragraph, the sentence that carries most of a revealed claim
-until no claim is revealed, and puts a note in the learner's language where text was taken out.
+until no claim is revealed. Where text was taken out, the caller adds one note in the learner's
+language at one fixed place (`KeyGuard.note`: the end of the feedback), never beside the paragraph
+it came from: a note there would point at the paragraph that holds an unanswered item's claim.
 The learner's own item is always explained: a claim its own key states anyway (two items keyed on
 the same fact) is not held back, and if a sentence that stated the own key had to go (it stated
-another item's key too), the own key is stated again on its own."""
+another item's key too), the own key is stated again on its own. What the page shows already (the
+learner's own answer, quoted) is never held back: holding it back would tell that it states a key."""
 
 import re
 from collections.abc import Mapping, Sequence
@@ -275,6 +278,8 @@ class KeyGuard:
     own: KeyedItem
     unanswered: Sequence[KeyedItem]
     withheld: Withheld = field(default_factory=Withheld)
+    # Paragraphs passed as they are: what the page shows already (the learner's own answer).
+    on_page: frozenset[str] = frozenset()
     claims: list[Claim] = field(init=False)
     language: Language = field(init=False)
     # The ids of the items something was withheld for: once they are answered (or can no longer
@@ -318,6 +323,8 @@ class KeyGuard:
             withheld.add(max(candidates, key=lambda i: (claim.covered(units[i]), bool(claim.required & set(units[i])))))
 
     def _paragraph(self, paragraph: str) -> str:
+        if " ".join(paragraph.split()) in self.on_page:
+            return paragraph
         sentences = _sentences(paragraph)
         units = [_units(sentence) for sentence in sentences]
         withheld = self._withheld_sentences(units)
@@ -325,17 +332,25 @@ class KeyGuard:
             return paragraph
         self.withheld.sentences += len(withheld)
         self.withheld.characters += sum(len(sentences[i]) for i in withheld)
-        kept = [sentence for i, sentence in enumerate(sentences) if i not in withheld]
-        return " ".join([*kept, NOTE[self.language]])
+        return " ".join(sentence for i, sentence in enumerate(sentences) if i not in withheld)
 
     def text(self, text: str) -> str:
-        """`text` with the sentences that give away an unanswered item's key taken out, and the
-        note in their place (once per paragraph)."""
+        """`text` with the sentences that give away an unanswered item's key taken out (and the
+        paragraphs left empty dropped). No note here: `note` says it once, at the end."""
         if not self.claims or not text:
             return text
         parts = PARAGRAPH.split(text)
         checked = [self._paragraph(part) for part in parts]
-        return text if checked == parts else "\n\n".join(checked)
+        return text if checked == parts else "\n\n".join(part for part in checked if part.strip())
+
+    @property
+    def held_back(self) -> bool:
+        return bool(self.withheld.sentences or self.withheld.links)
+
+    def note(self) -> str | None:
+        """The one note, in the learner's language, that something was held back (None: nothing
+        was). The caller puts it at the end of what is shown, whichever part the text came from."""
+        return NOTE[self.language] if self.held_back else None
 
     def explanation(self, text: str) -> str:
         """The checked explanation, which still states the learner's own key: if the sentences
@@ -349,31 +364,30 @@ class KeyGuard:
         return self.text(text) if text else text
 
     def naming(self, text: str | None, name: str | None) -> str | None:
-        """`text` with every sentence that names `name` held back, when `name` is the key of an
-        unanswered choice item and names what a shown option is (the learner's wrong pick, its
-        text on the page beside the feedback): the option's text and the name together answer
-        that item, though no paragraph holds its claim. Then the usual check."""
-        if not text or not name:
+        """`text` with every sentence that names `name` held back while any other item of the
+        session is unanswered, whatever those items are keyed on. `name` is what the learner's
+        wrong pick is (its concept); beside the option's text on the page, the name answers an item
+        keyed on it, or on that text. Holding it back only then would be an oracle (the note would
+        tell that the option keys an item still to come), so the rule looks at no key: every wrong
+        pick's naming waits for the round, and the whole text is delivered with the history once
+        those items are answered or can no longer be. Then the usual check."""
+        owners = [item.item_id for item in self.unanswered]
+        if not text or not name or not owners:
             return self.optional_text(text)
         wanted = " ".join(name.casefold().split())
-        owners = [
-            item.item_id
-            for item in self.unanswered
-            if item.question_type == "multiple_choice" and " ".join(item.key_text.casefold().split()) == wanted
-        ]
-        if not owners:
-            return self.text(text)
         paragraphs = []
         for paragraph in PARAGRAPH.split(text):
             sentences = _sentences(paragraph)
             kept = [sentence for sentence in sentences if wanted not in " ".join(sentence.casefold().split())]
-            if len(kept) < len(sentences):
-                self.withheld.sentences += len(sentences) - len(kept)
-                self.withheld.characters += sum(len(sentence) for sentence in sentences if sentence not in kept)
-                self.withheld_for.update(owner for owner in owners if owner)
-                kept.append(NOTE[self.language])
-            paragraphs.append(" ".join(kept))
-        return self.text("\n\n".join(paragraphs))
+            if len(kept) == len(sentences) or " ".join(paragraph.split()) in self.on_page:
+                paragraphs.append(paragraph)
+                continue
+            self.withheld.sentences += len(sentences) - len(kept)
+            self.withheld.characters += sum(len(sentence) for sentence in sentences if sentence not in kept)
+            self.withheld_for.update(owner for owner in owners if owner)
+            if kept:
+                paragraphs.append(" ".join(kept))
+        return self.text("\n\n".join(paragraphs)) or None
 
     def links(self, links: "Sequence[ReferenceLink]") -> "list[ReferenceLink]":
         """The links whose title gives nothing away."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink
-from slea.feedback.details import compose, details_of, padded, picked_concept, picked_option
+from slea.feedback.details import compose, details_of, padded, picked_concept, picked_option, quoted_from_page
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
 from slea.feedback.short_answer import study_terms
@@ -115,7 +115,7 @@ def _checked(
     against the unanswered items' keys."""
     needs_review = grade.needs_review
     points = grade.short_answer.points if grade.short_answer else None
-    named = picked_concept(item)  # a wrong pick's concept: with the option's text, it may answer another item
+    named = picked_concept(item)  # a wrong pick's concept: held back while the round is open (KeyGuard.naming)
     links = guard.links(cited(item.sources, explanation.reference_links))
     details = details_of(item, explanation, links, needs_review, score=grade.score, points=points)
     details = details.model_copy(
@@ -131,6 +131,11 @@ def _checked(
     # Padded again after the check: what it holds back must not leave the text under the minimum.
     prose = guard.naming(compose(details, item, checked, terms, needs_review=needs_review), named)
     text = padded(guard.explanation(prose or ""), details.language, terms)
+    # One note at one place, the end, whichever part lost text: beside the paragraph it would
+    # point at the one that holds an unanswered item's claim.
+    if (note := guard.note()) is not None:
+        text = f"{text}\n\n{note}"
+        details = details.model_copy(update={"next_steps": [*details.next_steps, note]})
     return text, links, details
 
 
@@ -148,14 +153,14 @@ def explain(
     else:
         explanation = _generated(item)
         entry = (cache_variant(item), explanation.model_dump(mode="json")) if cacheable else None
-    guard = KeyGuard(keyed(item), unanswered)
-    text, links, details = _checked(explanation, item, guard, grade)
+    guard = KeyGuard(keyed(item), unanswered, on_page=quoted_from_page(item))
     said = feedback_line(grade.score, language(item))
     if grade.note:
         said = f"{grade.note} {said or ''}".strip()
     feedback = guard.optional_text(said)
     said_reasoning = grade.short_answer.reasoning if grade.short_answer else None
     reasoning = guard.optional_text(said_reasoning)
+    text, links, details = _checked(explanation, item, guard, grade)  # last: it adds the note
     withheld = guard.withheld.sentences + guard.withheld.links
     kept: dict[str, Any] | None = None
     if withheld:

@@ -15,12 +15,12 @@ from slea.contracts.questions import (
     SaveQuestionsBatchResult,
     parse_round_id,
 )
-from slea.dal import questions, retry_queue
+from slea.dal import bank, questions, retry_queue
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name
-from slea.security import ids
+from slea.security import exposure, ids
 
 REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
 
@@ -69,13 +69,35 @@ def question_item(
     }
 
 
+# What makes a saved question a bank item of its own; a copy of another bank item has none of it.
+OWN_ITEM_FIELDS = ("bank_key", "difficulty_b", "difficulty_precision", "item_answers", "topics")
+
+
+def as_copy_of(item: dict[str, Any], owner: str) -> dict[str, Any]:
+    """`item` as a copy of the bank item `owner` (as a drawn copy is: `item_id` = the original's):
+    the learner's round keeps its question, and its answers calibrate the one item."""
+    copy = {name: value for name, value in item.items() if name not in OWN_ITEM_FIELDS}
+    return {**copy, "item_id": owner}
+
+
 def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, Any] | None = None) -> str:
     """Write the question once (idempotent: a repeat of the same save is a success). Returns the
     time it was saved; raises DataAccessError if DynamoDB failed after its retries, ValueError if
-    the id already belongs to a different question."""
+    the id already belongs to a different question.
+
+    The question joins the bank with its fingerprint (its stem and key) in one transaction
+    (dal/bank.py `join`). If another bank item has that stem and key already (saved by another
+    round, concurrently or long ago, retired or not), the bank keeps that one: this question is
+    saved as a copy of it, so the round keeps its question and the item is calibrated in one
+    place; a retired item's stem and key do not come back into the bank under a new id."""
     saved_at = utc_now()
     item = question_item(request, question_id, saved_at, placement)
-    existing = questions.put_new_question(item)
+    joined = bank.join(item, exposure.bank_fingerprint(exposure.stored_item(item)))
+    existing = joined.existing
+    if joined.owner is not None:
+        logger.info("stem and key already in the bank: saved as a copy", extra={"item_id": joined.owner})
+        metrics.add_metric(name="QuestionsSavedAsCopies", unit="Count", value=1)
+        existing = questions.put_new_question(as_copy_of(item, joined.owner))
     if existing is not None:
         if any(
             existing.get(field) != item[field]
