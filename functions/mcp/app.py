@@ -78,7 +78,7 @@ RESPONSE_SECONDS = 1.0
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1]
 # JSON-RPC 2.0's error codes.
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
 CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 
 
@@ -275,7 +275,7 @@ def call_tool(  # noqa: PLR0911 - one answer per way a call ends
         logger.error("storage unavailable", extra={"reason": str(error), "tool": tool.name})
         return _error("SERVICE_UNAVAILABLE", "storage is temporarily unavailable, please retry")
     structured = data if isinstance(data, dict) else {"result": data}
-    return _text(json.dumps(data, ensure_ascii=False), structuredContent=structured)
+    return _text(json.dumps(data, ensure_ascii=False), structuredContent=structured, isError=False)
 
 
 def build_server(caller: Caller | None) -> Any:
@@ -441,6 +441,9 @@ def _dispatch(event: dict[str, Any], caller: Caller, seconds: float) -> dict[str
         result = _result(message, caller, deadline)
     except _RpcError as error:
         return _rpc_error(200, message.id, error.code, error.message, error.data)
+    except Exception:  # a fault of ours: logged, and the caller hears no more than the SDK says
+        logger.exception("MCP request failed", extra={"method": message.method})
+        return _rpc_error(200, message.id, INTERNAL_ERROR, "Internal error")
     return _reply(200, json.dumps({"jsonrpc": "2.0", "id": message.id, "result": result}, ensure_ascii=False))
 
 

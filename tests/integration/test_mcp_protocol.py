@@ -128,3 +128,21 @@ def test_the_handler_imports_neither_the_sdk_nor_an_asgi_stack():
     }
     output = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True)
     assert json.loads(output.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_fault_in_a_tool_is_an_internal_error_that_says_nothing_of_it(step_functions, monkeypatch):
+    """The SDK's server answered an unexpected exception's own message (code 0); this handler logs
+    it and answers JSON-RPC's internal error, without the detail."""
+    import dataclasses
+
+    mcp_module = step_functions.runtime.module("McpFunction")
+
+    def broken(caller: Any, request: Any) -> Any:
+        raise RuntimeError("table arn:aws:dynamodb:secret")
+
+    tool = dataclasses.replace(mcp_module.TOOLS_BY_NAME["get_user_profile"], run=broken)
+    monkeypatch.setitem(mcp_module.TOOLS_BY_NAME, "get_user_profile", tool)
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "get_user_profile"}}
+    call["params"]["arguments"] = {"user_id": ALICE}
+    status, body = _invoke(step_functions, _event(call))
+    assert (status, body) == (200, {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "Internal error"}})
