@@ -3,27 +3,25 @@ route /mcp of the HTTP API behind its JWT authorizer: the caller is the token's 
 roles its groups and scopes give it (slea.security.roles). A learner's agent is offered, and may call,
 only the learner tools; the authoring tools need the author role (slea.logic.agent).
 
-Streamable HTTP, stateless, JSON responses (no SSE): every POST is one JSON-RPC exchange, so one
-Lambda invocation answers it and nothing is kept between requests but the app itself. The tools
-call slea.logic.agent, i.e. the same logic as the Lambda functions and the HTTP API.
+Streamable HTTP, stateless, JSON responses (no SSE): every POST is one JSON-RPC message, so one
+Lambda invocation answers it and nothing is kept between requests. The tools call
+slea.logic.agent, i.e. the same logic as the Lambda functions and the HTTP API.
+
+The Lambda handler answers the protocol's messages itself (`_dispatch`: initialize with the
+SDK's version negotiation, notifications, ping, tools/list, tools/call; JSON-RPC errors otherwise),
+validated by the small pydantic models below. Why not the official SDK's server: importing it
+(with Starlette, Mangum and asyncio) was most of this function's cold start, 3.2x the baseline
+of bench/cold_import.py against about 1.5x without it. The SDK still serves the stdio server
+(`build_server`, imported only there), and the tests drive this handler with the SDK's own client
+over Streamable HTTP, so the two stay in step.
 
 Bounded: GET (the optional SSE stream) and DELETE (ending a session) answer 405 at once, as the
-protocol allows a server without a stream; the SDK would hold a GET open until the function
-timed out. Every request has a deadline (`_Bounded`): TOOL_SECONDS, and never past the
-function's own remaining time; a tool call that outlives it is a TIMEOUT tool error.
+protocol allows a server without a stream. Every request has a deadline: TOOL_SECONDS, and never
+past the function's own remaining time; a tool call that outlives it is a TIMEOUT tool error. A
+body larger than the HTTP API's limit is refused (413) before it is parsed.
 
-Lambda pitfalls, and how they are met:
-- The SDK's session manager runs a task group for the app's whole life and refuses a second
-  `run()`. Mangum with its default lifespan runs startup and shutdown on
-  every invocation, so the second warm call would fail. Here Mangum runs with `lifespan="off"`
-  and the app's lifespan is entered once per execution environment on one event loop that this
-  module owns and keeps (`_Environment`), across warm invocations. Mangum over the AWS Lambda Web
-  Adapter: the adapter needs an extension layer and a web server process in the image (more cold
-  start, and nothing of it runs in `slea_local` or the tests), while this is a plain handler.
-- Host check: the SDK's default for an app built for 127.0.0.1 allows only localhost Host headers
-  and answers 421 to API Gateway's execute-api host. API Gateway only routes requests addressed to
-  its own domains, so DNS rebinding (what the check guards a local server against) cannot reach
-  this function: the check is off here, explicitly.
+- Host: API Gateway only routes requests addressed to its own domains, so DNS rebinding (what the
+  SDK's Host check guards a local server against) cannot reach this function; there is no check.
 - 401: API Gateway's authorizer refuses a request without a valid token before this function
   runs, with `WWW-Authenticate: Bearer ...` (slea_local.http does the same). A request that still
   arrives without a subject gets 401 from here too; API Gateway renames a function's
@@ -36,27 +34,19 @@ import gc
 # start: bench/cold_import.py) and resumed at the end of this module.
 gc.disable()
 
-import asyncio
+import base64
+import binascii
 import contextvars
 import json
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-import anyio
-import mcp_types as types
 from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from mangum import Mangum
-from mcp.server import Server
-from mcp.server.context import ServerRequestContext
-from mcp.server.transport_security import TransportSecuritySettings
-from pydantic import BaseModel, ValidationError
-from starlette.applications import Starlette
-from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slea.constants import MAX_BODY_BYTES
 from slea.contracts.ability import AgentAbilityInput
@@ -82,7 +72,14 @@ MCP_PATH = "/mcp"
 TOOL_SECONDS = 25.0
 # Kept back from a request's time to send its answer: a tool call ends this much before it.
 RESPONSE_SECONDS = 1.0
-DEADLINE = "slea.deadline"  # the request's deadline (time.monotonic()), in its ASGI scope
+# The protocol revisions this server negotiates (the SDK's handshake revisions; the SDK's
+# `mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS`, which a test compares): a client offering one
+# gets it, any other gets the newest, as the SDK's server answers.
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1]
+# JSON-RPC 2.0's error codes.
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+CAPABILITIES: dict[str, Any] = {"tools": {"listChanged": False}}
 
 
 @dataclass(frozen=True)
@@ -163,29 +160,34 @@ TOOLS = (
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}
 
 
-def _tool_list(caller: Caller) -> types.ListToolsResult:
-    return types.ListToolsResult(
-        tools=[
-            types.Tool(name=tool.name, description=tool.description, input_schema=tool.contract.model_json_schema())
+def _tool_list(caller: Caller) -> dict[str, Any]:
+    """tools/list's result as the protocol writes it."""
+    return {
+        "tools": [
+            {"name": tool.name, "description": tool.description, "inputSchema": tool.contract.model_json_schema()}
             for tool in TOOLS
             if agent.may_call(caller, tool.name)
         ]
-    )
+    }
 
 
 # Built once per execution environment: tools/list only hands one of these out.
 LEARNER_TOOLS = _tool_list(Caller("learner"))
 AUTHOR_TOOLS = _tool_list(Caller("author", author=True))
-NO_TOOLS = types.ListToolsResult(tools=[])
 
 
-def _error(code: str, message: str, detail: str | None = None) -> types.CallToolResult:
+def _text(text: str, **fields: Any) -> dict[str, Any]:
+    """A tools/call result with one text content."""
+    return {"content": [{"type": "text", "text": text}], **fields}
+
+
+def _error(code: str, message: str, detail: str | None = None) -> dict[str, Any]:
     """A tool error in the HTTP API's ErrorResponse shape, as the result's text."""
     body = ErrorResponse(error=message, error_code=code, detail=detail).model_dump_json(exclude_none=True)
-    return types.CallToolResult(content=[types.TextContent(text=body)], is_error=True)
+    return _text(body, isError=True)
 
 
-def _validation_error(error: ValidationError, contract: type[BaseModel]) -> types.CallToolResult:
+def _validation_error(error: ValidationError, contract: type[BaseModel]) -> dict[str, Any]:
     first = error.errors()[0]
     # A rule across fields (a model validator) has no location; its error type names the field.
     named = first["type"] if first["type"] in contract.model_fields else "arguments"
@@ -198,11 +200,6 @@ def _claims(event: dict[str, Any]) -> dict[str, Any]:
     """The JWT's claims, as API Gateway's authorizer hands them on (slea.http.api reads the same)."""
     claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims")
     return claims if isinstance(claims, dict) else {}
-
-
-def _caller_from_request(request: Any) -> Caller | None:
-    """The caller of the API Gateway event that Mangum put in the request's ASGI scope."""
-    return Caller.from_claims(_claims(getattr(request, "scope", {}).get("aws.event") or {}))
 
 
 class _Remaining:
@@ -223,19 +220,50 @@ def _run(tool: AgentTool, caller: Caller, request: BaseModel, deadline: float) -
     return agent.as_json(tool.run(caller, request))
 
 
-async def _call(tool: AgentTool, caller: Caller, arguments: dict[str, Any], deadline: float) -> types.CallToolResult:
-    """Validate against the tool's contract, run it off the event loop until `deadline`, answer
-    its result or a tool error in the ErrorResponse shape."""
+def _before(deadline: float, function: Callable[..., Any], *arguments: Any) -> Any:
+    """`function(*arguments)` on a thread of its own (with this context), its result if it ends
+    before `deadline`, else TimeoutError. A thread cannot be stopped: past the deadline it is
+    left to finish (a daemon: it holds nothing up) and the caller hears at once (a repeated call
+    is safe: an answer or a save repeats as the first, a round starts once)."""
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome["value"] = function(*arguments)
+        except BaseException as error:  # handed to the waiting caller as it was
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    threading.Thread(target=contextvars.copy_context().run, args=(work,), daemon=True).start()
+    if not done.wait(max(0.0, deadline - time.monotonic())):
+        raise TimeoutError
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def call_tool(  # noqa: PLR0911 - one answer per way a call ends
+    name: str, caller: Caller | None, arguments: dict[str, Any], deadline: float
+) -> dict[str, Any]:
+    """tools/call's result: the tool's result, or a tool error in the ErrorResponse shape. The
+    arguments are validated against the tool's contract; the tool runs until `deadline`."""
+    tool = TOOLS_BY_NAME.get(name)
+    if tool is None:
+        return _error("UNKNOWN_TOOL", f"name: no tool {name!r}")
+    if caller is None:
+        return _error("UNAUTHORIZED", "a bearer token with a subject is required")
+    try:  # before the arguments are read: a refusal says why, whatever was sent
+        agent.require_may_call(caller, tool.name)
+    except DomainError as error:
+        return _error(error.code, error.message)
     try:
         request = tool.contract.model_validate(arguments)
     except ValidationError as error:
         return _validation_error(error, tool.contract)
     try:
-        # A thread cannot be stopped: past the deadline it is left to finish and the caller hears
-        # at once (a repeated call is safe: an answer or a save repeats as the first, a round
-        # starts once).
-        with anyio.fail_after(max(0.0, deadline - time.monotonic())):
-            data = await anyio.to_thread.run_sync(_run, tool, caller, request, deadline, abandon_on_cancel=True)
+        data = _before(deadline, _run, tool, caller, request, deadline)
     except TimeoutError:
         logger.error("tool call past its deadline", extra={"tool": tool.name})
         return _error("TIMEOUT", f"{tool.name} did not finish in time; please retry")
@@ -247,192 +275,176 @@ async def _call(tool: AgentTool, caller: Caller, arguments: dict[str, Any], dead
         logger.error("storage unavailable", extra={"reason": str(error), "tool": tool.name})
         return _error("SERVICE_UNAVAILABLE", "storage is temporarily unavailable, please retry")
     structured = data if isinstance(data, dict) else {"result": data}
-    return types.CallToolResult(
-        content=[types.TextContent(text=json.dumps(data, ensure_ascii=False))], structured_content=structured
-    )
+    return _text(json.dumps(data, ensure_ascii=False), structuredContent=structured, isError=False)
 
 
-def build_server(fixed_caller: Caller | None = None) -> Server[Any]:
-    """The MCP server. Over HTTP the caller is each request's token (subject and roles);
-    `fixed_caller` is the user of a server without HTTP (stdio, the tests' in-memory client)."""
-
-    def caller_of(ctx: ServerRequestContext[Any]) -> Caller | None:
-        return _caller_from_request(ctx.request) if ctx.request is not None else fixed_caller
+def build_server(caller: Caller | None) -> Any:
+    """The same tools in the official SDK's server, for a server without HTTP (stdio, the tests'
+    in-memory client) whose user is `caller`. The SDK is imported here, never by the Lambda."""
+    import anyio  # noqa: PLC0415 - the SDK, for stdio only
+    import mcp_types as types  # noqa: PLC0415 - the SDK, for stdio only
+    from mcp.server import Server  # noqa: PLC0415 - the SDK, for stdio only
+    from mcp.server.context import ServerRequestContext  # noqa: PLC0415 - the SDK, for stdio only
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> Any:
-        caller = caller_of(ctx)
-        if caller is None:
-            return NO_TOOLS
-        return AUTHOR_TOOLS if caller.author else LEARNER_TOOLS
+        offered = {"tools": []} if caller is None else AUTHOR_TOOLS if caller.author else LEARNER_TOOLS
+        return types.ListToolsResult.model_validate(offered)
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-        tool = TOOLS_BY_NAME.get(params.name)
-        if tool is None:
-            return _error("UNKNOWN_TOOL", f"name: no tool {params.name!r}")
-        caller = caller_of(ctx)
-        if caller is None:
-            return _error("UNAUTHORIZED", "a bearer token with a subject is required")
-        try:  # before the arguments are read: a refusal says why, whatever was sent
-            agent.require_may_call(caller, tool.name)
-        except DomainError as error:
-            return _error(error.code, error.message)
-        scope = getattr(ctx.request, "scope", None) or {}
-        deadline = scope.get(DEADLINE, time.monotonic() + TOOL_SECONDS) - RESPONSE_SECONDS
-        return await _call(tool, caller, params.arguments or {}, deadline)
+    async def on_call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        deadline = time.monotonic() + TOOL_SECONDS - RESPONSE_SECONDS
+        arguments = params.arguments or {}
+        result = await anyio.to_thread.run_sync(call_tool, params.name, caller, arguments, deadline)
+        return types.CallToolResult.model_validate(result)
 
-    return Server(SERVER_NAME, version="1.0.0", on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(SERVER_NAME, version="1.0.0", on_list_tools=list_tools, on_call_tool=on_call_tool)
 
 
-def _error_reply(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> Response:
+# ---------------------------------------------------------------- JSON-RPC over Streamable HTTP
+class _Message(BaseModel):
+    """One JSON-RPC 2.0 message: a request (method and id), a notification (method, no id) or a
+    response (result or error, which this server never asked for and only acknowledges)."""
+
+    model_config = ConfigDict(extra="allow")
+    jsonrpc: Literal["2.0"]
+    id: int | str | None = None
+    method: str | None = None
+    params: dict[str, Any] | None = None
+
+
+class _Implementation(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    version: str
+
+
+class _InitializeParams(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    protocol_version: str = Field(alias="protocolVersion")
+    capabilities: dict[str, Any]
+    client_info: _Implementation = Field(alias="clientInfo")
+
+
+class _CallParams(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str
+    arguments: dict[str, Any] | None = None
+
+
+class _RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+def _reply(status: int, body: str = "", headers: dict[str, str] | None = None) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"content-type": "application/json", **(headers or {})},
+        "body": body,
+        "isBase64Encoded": False,
+    }
+
+
+def _error_reply(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
     body = ErrorResponse(error=message, error_code=code).model_dump_json(exclude_none=True)
-    return Response(body, status_code=status, headers=headers, media_type="application/json")
+    return _reply(status, body, headers)
 
 
-def _declared_length(scope: Scope) -> int:
-    for name, value in scope.get("headers") or []:
-        if name.lower() == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return 0
-    return 0
+def _rpc_error(status: int, message_id: int | str | None, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return _reply(status, json.dumps({"jsonrpc": "2.0", "id": message_id, "error": error}))
 
 
-async def _bounded_body(scope: Scope, receive: Receive) -> bytes | None:
-    """The whole request body, or None as soon as it is known to be too large (by its declared
-    length, else by what has arrived): a client cannot make us hold more than the limit."""
-    if _declared_length(scope) > MAX_BODY_BYTES:
-        return None
-    body, more = bytearray(), True
-    while more:
-        message = await receive()
-        if message["type"] != "http.request":  # the client went away
-            break
-        body += message.get("body", b"")
-        if len(body) > MAX_BODY_BYTES:
-            return None
-        more = bool(message.get("more_body"))
-    return bytes(body)
+def _media_types(value: str) -> set[str]:
+    return {part.split(";")[0].strip().lower() for part in value.split(",")}
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """The body read already, handed to the app as one message; then the real channel."""
-    sent = False
-
-    async def replayed() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replayed
+def _headers(event: dict[str, Any]) -> dict[str, str]:
+    return {name.lower(): value for name, value in (event.get("headers") or {}).items()}
 
 
-class _Bounded:
-    """The app's HTTP requests, bounded. POST only: this server has no SSE stream, so GET and
-    DELETE answer 405 at once. Each request gets a deadline in its scope (DEADLINE): TOOL_SECONDS
-    from now, and RESPONSE_SECONDS before the function's own end; whatever is still running then
-    (reading the body, a tool, anything) is cancelled, answered 504 if nothing was sent yet. A
-    body larger than the HTTP API's limit (MAX_BODY_BYTES) is refused with 413 before any of it
-    is parsed, whether its length was declared or not."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # the lifespan
-            await self.app(scope, receive, send)
-            return
-        if scope["method"] != "POST":
-            message = f"{scope['method']} {scope['path']}: this server has no SSE stream; send JSON-RPC with POST"
-            await _error_reply(405, "METHOD_NOT_ALLOWED", message, {"Allow": "POST"})(scope, receive, send)
-            return
-        seconds = TOOL_SECONDS
-        context = scope.get("aws.context")
-        if context is not None:
-            seconds = min(seconds, context.get_remaining_time_in_millis() / 1000 - RESPONSE_SECONDS)
-        scope[DEADLINE] = time.monotonic() + max(0.0, seconds)
-        answered = False
-
-        async def tracked(message: Message) -> None:
-            nonlocal answered
-            answered = answered or message["type"] == "http.response.start"
-            await send(message)
-
-        with anyio.move_on_after(max(0.0, seconds)) as bound:
-            body = await _bounded_body(scope, receive)
-            if body is None:
-                message = f"body: larger than {MAX_BODY_BYTES} bytes"
-                await _error_reply(413, "BODY_TOO_LARGE", message)(scope, receive, tracked)
-                return
-            await self.app(scope, _replay(body, receive), tracked)
-        if bound.cancelled_caught:
-            logger.error("request past its deadline", extra={"answered": answered})
-            if not answered:
-                await _error_reply(504, "TIMEOUT", "the request did not finish in time; please retry")(
-                    scope, receive, send
-                )
-
-
-def http_app(server: Server[Any]) -> Starlette:
-    app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        stateless_http=True,
-        json_response=True,
-        # See the module's docstring: API Gateway already confines the Host.
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
-    app.add_middleware(_Bounded)
-    return app
-
-
-class _Environment:
-    """What one execution environment keeps across warm invocations: one event loop, and the
-    app's lifespan (the session manager's task group) entered once on it and never left."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.app = http_app(build_server())
-        self.adapter: Mangum | None = None
-        self._lifespan: asyncio.Task[None] | None = None
-
-    def _enter_lifespan(self) -> None:
-        started: asyncio.Future[None] = self.loop.create_future()
-
-        async def hold() -> None:
-            async with self.app.router.lifespan_context(self.app):
-                started.set_result(None)
-                await asyncio.Event().wait()  # until the environment ends
-
-        self._lifespan = self.loop.create_task(hold())
-        self.loop.run_until_complete(started)
-
-    def handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+def _body(event: dict[str, Any]) -> bytes:
+    body = event.get("body") or ""
+    if event.get("isBase64Encoded"):
         try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # Lambda's case: no loop runs on this thread
-            return self._handle(event, context)
-        # A caller already runs an event loop on this thread (async code; in the tests, Playwright's
-        # sync API): ours runs on a thread of its own for this call, with the caller's context.
-        with ThreadPoolExecutor(1) as pool:
-            return pool.submit(contextvars.copy_context().run, self._handle, event, context).result()
+            return base64.b64decode(body, validate=True)
+        except (binascii.Error, ValueError):
+            return b"\xff"  # not JSON: a parse error
+    return body.encode() if isinstance(body, str) else bytes(body)
 
-    def _handle(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
-        # Mangum runs each request on the current thread's event loop: ours, every time (the local
-        # runtime may call from another thread than the one before).
-        asyncio.set_event_loop(self.loop)
+
+def _result(message: _Message, caller: Caller, deadline: float) -> Any:
+    """A request's result, or _RpcError."""
+    if message.method == "initialize":
         try:
-            if self._lifespan is None or self._lifespan.done():
-                self._enter_lifespan()
-            if self.adapter is None:
-                self.adapter = Mangum(self.app, lifespan="off")
-            return self.adapter(event, context)
-        finally:
-            asyncio.set_event_loop(None)
+            params = _InitializeParams.model_validate(message.params or {})
+        except ValidationError as error:
+            raise _RpcError(INVALID_PARAMS, "Invalid request parameters", str(error)) from error
+        requested = params.protocol_version
+        return {
+            "capabilities": CAPABILITIES,
+            "protocolVersion": requested if requested in PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION,
+            "serverInfo": {"name": SERVER_NAME, "version": "1.0.0"},
+        }
+    if message.method == "ping":
+        return {}
+    if message.method == "tools/list":
+        return AUTHOR_TOOLS if caller.author else LEARNER_TOOLS
+    if message.method == "tools/call":
+        try:
+            call = _CallParams.model_validate(message.params or {})
+        except ValidationError as error:
+            raise _RpcError(INVALID_PARAMS, "Invalid request parameters", str(error)) from error
+        return call_tool(call.name, caller, call.arguments or {}, deadline)
+    raise _RpcError(METHOD_NOT_FOUND, "Method not found", message.method)
 
 
-_environment: _Environment | None = None
+def _dispatch(event: dict[str, Any], caller: Caller, seconds: float) -> dict[str, Any]:  # noqa: PLR0911
+    """One Streamable HTTP exchange, as the SDK's stateless JSON-response transport answers it."""
+    method = ((event.get("requestContext") or {}).get("http") or {}).get("method", "POST")
+    if method != "POST":
+        refusal = f"{method} {MCP_PATH}: this server has no SSE stream; send JSON-RPC with POST"
+        return _error_reply(405, "METHOD_NOT_ALLOWED", refusal, {"allow": "POST"})
+    body = _body(event)
+    if len(body) > MAX_BODY_BYTES:  # refused before any of it is parsed
+        return _error_reply(413, "BODY_TOO_LARGE", f"body: larger than {MAX_BODY_BYTES} bytes")
+    if seconds <= 0:
+        logger.error("request past its deadline", extra={"answered": False})
+        return _error_reply(504, "TIMEOUT", "the request did not finish in time; please retry")
+    deadline = time.monotonic() + seconds - RESPONSE_SECONDS
+    headers = _headers(event)
+    accepted = _media_types(headers.get("accept", ""))
+    if not accepted & {"application/json", "application/*", "*/*"}:
+        return _rpc_error(406, None, INVALID_REQUEST, "Not Acceptable: Client must accept application/json")
+    if "application/json" not in _media_types(headers.get("content-type", "")):
+        return _rpc_error(415, None, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
+    try:
+        raw = json.loads(body)
+    except ValueError as error:
+        return _rpc_error(400, None, PARSE_ERROR, f"Parse error: {error}")
+    try:
+        message = _Message.model_validate(raw)
+    except ValidationError as error:
+        return _rpc_error(400, None, INVALID_REQUEST, f"Invalid Request: {error}")
+    if message.method is None or message.id is None:
+        if message.method is None and "result" not in (extra := message.model_extra or {}) and "error" not in extra:
+            return _rpc_error(400, message.id, INVALID_REQUEST, "Invalid Request: no method, result or error")
+        return _reply(202)  # a notification or a response: accepted, nothing to answer
+    version = headers.get("mcp-protocol-version")
+    if message.method != "initialize" and version is not None and version not in PROTOCOL_VERSIONS:
+        supported = ", ".join(PROTOCOL_VERSIONS)
+        text = f"Bad Request: unsupported protocol version {version!r} (supported: {supported})"
+        return _rpc_error(400, message.id, INVALID_PARAMS, text)
+    try:
+        result = _result(message, caller, deadline)
+    except _RpcError as error:
+        return _rpc_error(200, message.id, error.code, error.message, error.data)
+    except Exception:  # a fault of ours: logged, and the caller hears no more than the SDK says
+        logger.exception("MCP request failed", extra={"method": message.method})
+        return _rpc_error(200, message.id, INTERNAL_ERROR, "Internal error")
+    return _reply(200, json.dumps({"jsonrpc": "2.0", "id": message.id, "result": result}, ensure_ascii=False))
 
 
 def _unauthorized() -> dict[str, Any]:
@@ -471,16 +483,16 @@ def _over_budget(user_id: str) -> dict[str, Any] | None:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    global _environment  # noqa: PLW0603 - kept per execution environment
     parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
     caller = Caller.from_claims(_claims(event))
     if caller is None:
         return _unauthorized()
     if (refused := _over_budget(caller.user_id)) is not None:
         return refused
-    if _environment is None:
-        _environment = _Environment()
-    return _environment.handle(event, context)
+    seconds = TOOL_SECONDS
+    if context is not None:
+        seconds = min(seconds, context.get_remaining_time_in_millis() / 1000 - RESPONSE_SECONDS)
+    return _dispatch(event, caller, seconds)
 
 
 gc.enable()
