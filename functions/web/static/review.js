@@ -967,7 +967,7 @@
       ? `${listing.shown} of ${page.total} items shown.`
       : page.last_calibrated_at
         ? "No calibrated items match these filters."
-        : "No item has been calibrated yet: the calibration job has not run since items were answered. It runs on a schedule (locally every minute while make serve runs).";
+        : "No item has been calibrated yet: statistics appear a few seconds after items are answered, the difficulty and flags when the refit next runs (locally every minute while make serve runs).";
     $("#items-calibrated").textContent = page.last_calibrated_at
       ? `Calibration last changed an item at ${when(page.last_calibrated_at)}.`
       : "The calibration job has not calibrated any item yet.";
