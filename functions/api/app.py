@@ -34,11 +34,11 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
-from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from routers import learners, review, sessions  # type: ignore[import-not-found]  # to mypy: functions.api.routers
 
 from slea.contracts.common import parse_input
+from slea.contracts.http_event import HttpApiEvent
 from slea.http.api import (
     domain_error_response,
     error_response,
@@ -84,7 +84,7 @@ def not_found(_: Exception) -> Response[Any]:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
+    parse_input(HttpApiEvent, event)  # a malformed envelope names its field
     refused = over_budget(event) or review_refusal(event) or unsupported_media_type(event) or unparseable_body(event)
     if refused is not None:
         return refused

@@ -44,7 +44,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -53,6 +52,7 @@ from slea.contracts.ability import AgentAbilityInput
 from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentStartRoundInput
 from slea.contracts.common import parse_input
 from slea.contracts.error_response import ErrorResponse
+from slea.contracts.http_event import HttpApiEvent
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput
@@ -483,7 +483,7 @@ def _over_budget(user_id: str) -> dict[str, Any] | None:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    parse_input(APIGatewayProxyEventV2Model, event)  # a malformed envelope names its field
+    parse_input(HttpApiEvent, event)  # a malformed envelope names its field
     caller = Caller.from_claims(_claims(event))
     if caller is None:
         return _unauthorized()

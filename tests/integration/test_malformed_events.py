@@ -2,12 +2,12 @@
 message names the offending field. Every function of template.yaml must join this test."""
 
 import pytest
-from aws_lambda_powertools.utilities.parser.models import APIGatewayProxyEventV2Model
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slea.contracts.attempt_stream import AttemptStreamEvent
 from slea.contracts.generation import GenerateQuestionsInput
+from slea.contracts.http_event import HttpApiEvent
 from slea.contracts.item_analysis import CalibrateItemsInput, CalibrationExportInput, ReduceExportFileInput
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
@@ -34,9 +34,9 @@ INPUT_CONTRACTS = {
     "calibration_export": CalibrationExportInput,
     "calibration_reduce": ReduceExportFileInput,
     "fold_attempts": AttemptStreamEvent,  # the attempts table's stream
-    "api": APIGatewayProxyEventV2Model,
-    "web": APIGatewayProxyEventV2Model,
-    "mcp": APIGatewayProxyEventV2Model,  # the envelope's field names (the web function checks it by hand)
+    "api": HttpApiEvent,
+    "web": HttpApiEvent,
+    "mcp": HttpApiEvent,  # the envelope's field names (the web function checks it by hand)
 }
 
 
