@@ -59,7 +59,10 @@ NOT_AT_IMPORT = {
         "slea.logic.review.queue",
         "slea.dal.review",
         "rapidfuzz",
+        "aws_lambda_powertools.utilities.parser.models",  # every event model Powertools ships
     ],
+    "mcp": ["aws_lambda_powertools.utilities.parser.models"],
+    "fold_attempts": ["aws_lambda_powertools.utilities.parser.models"],
 }
 
 
