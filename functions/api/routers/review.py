@@ -167,7 +167,7 @@ def undo_attempt_review(attempt_id: ItemId, request: Annotated[UndoRequest, Body
     responses=review_responses(200, QuestionReviewed, "The question as reviewed"),
 )
 def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import question_actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(router)
     return review.review_question(question_id, who, request, _reviewer_name(who))
@@ -180,7 +180,7 @@ def review_question(question_id: ItemId, request: Annotated[QuestionReviewReques
     responses=review_responses(200, QuestionReviewed, "The question, active again"),
 )
 def unretire_question(question_id: ItemId, request: Annotated[UndoRequest, Body()]) -> QuestionReviewed:
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import question_actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(router)
     return review.unretire_question(question_id, who, request, _reviewer_name(who))
@@ -193,7 +193,7 @@ def unretire_question(question_id: ItemId, request: Annotated[UndoRequest, Body(
     responses=review_responses(200, QuestionReviewed, "The question as restored"),
 )
 def revert_edit(question_id: ItemId, request: Annotated[UndoRequest, Body()]) -> QuestionReviewed:
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import question_actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(router)
     return review.revert_edit(question_id, who, request, _reviewer_name(who))
@@ -219,7 +219,7 @@ def revert_bulk(bulk_id: ItemId, request: Annotated[UndoRequest, Body()]) -> Bul
 )
 def review_stats() -> ReviewStats:
     reviewer(router)
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import trail as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.review_stats()
 
@@ -233,7 +233,7 @@ def review_audit(
     target_id: Annotated[str, Query(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)],
 ) -> AuditRecords:
     reviewer(router)
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import trail as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.audit(target_id)
 
@@ -245,7 +245,7 @@ def review_audit(
 )
 def review_recent_audit(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> AuditRecords:
     reviewer(router)
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import trail as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.recent_audit(limit)
 

@@ -56,6 +56,8 @@ NOT_AT_IMPORT = {
         "slea.logic.learners.profile",
         "slea.contracts.questions",
         "slea.logic.review.actions",
+        "slea.logic.review.question_actions",
+        "slea.logic.review.trail",
         "slea.logic.review.queue",
         "slea.dal.review",
         "rapidfuzz",

@@ -1,5 +1,6 @@
-"""The human review loop: one queue of provisional grades and doubtful questions, the
-reviewer's actions on them, and how often reviewers agree with the automatic grader.
+"""The human review loop's actions on attempts: accept or override a grade, a second reviewer's
+confirmation of a change to a final grade, bulk accepts, and their undo. Questions' actions are in
+slea.logic.review.question_actions, the trail as reviewers read it in slea.logic.review.trail.
 
 Every action is recorded with who, when, before, after and the reviewer's note, in the same
 transaction that applies it (slea.dal.review). The grading path is not imported here."""
@@ -9,31 +10,23 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.review import (
     AttemptAction,
     AttemptReviewed,
     AttemptReviewRequest,
-    AuditRecord,
-    AuditRecords,
     BulkAccepted,
     BulkAcceptRequest,
     BulkAcceptResult,
     BulkReverted,
-    QuestionReviewed,
-    QuestionReviewRequest,
-    ReviewStats,
     UndoRequest,
 )
 from slea.dal import review, sessions
-from slea.dal.questions import bank_key
 from slea.logic.answering import ability_update as ability_recording
 from slea.logic.review.exemplars import exemplar_removals, exemplar_restores, exemplar_writes
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
-from slea.platform.errors import Conflict, DataAccessError, DomainError, Forbidden, Invalid, NotFound
+from slea.platform.errors import Conflict, DomainError, Forbidden, NotFound
 from slea.platform.observability import logger, metrics, tracer
 from slea.security import names
 
@@ -44,7 +37,7 @@ _SPACES = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------- attempts
-def _commit(items: list[dict[str, Any]], target: str) -> None:
+def commit_reviewed(items: list[dict[str, Any]], target: str) -> None:
     try:
         review.commit(items)
     except review.ReviewConflictError as error:
@@ -60,7 +53,7 @@ def provisional(attempt: Mapping[str, Any]) -> bool:
 STEM_SHOWN = 160  # characters of an item's stem kept with an audit record
 
 
-def _short(stem: Any) -> str | None:
+def short_stem(stem: Any) -> str | None:
     text = _SPACES.sub(" ", stem).strip() if isinstance(stem, str) else ""
     return (text[: STEM_SHOWN - 1] + "…" if len(text) > STEM_SHOWN else text) or None
 
@@ -72,7 +65,7 @@ def _attempt_context(attempt: Mapping[str, Any]) -> dict[str, Any]:
     if not stem and attempt.get("question_id"):
         stem = (review.get_question(str(attempt["question_id"])) or {}).get("stem")
     return {
-        "stem": _short(stem),
+        "stem": short_stem(stem),
         "question_id": attempt.get("question_id"),
         "session_id": attempt.get("session_id"),
         "learner_id": attempt.get("user_id"),
@@ -306,7 +299,7 @@ def propose_override(
         ),
         review.count("proposals"),
     ]
-    _commit(items, f"attempt {attempt_id}")
+    commit_reviewed(items, f"attempt {attempt_id}")
     logger.info("override proposed", extra={"attempt_id": attempt_id})
     return AttemptReviewed(
         attempt_id=attempt_id,
@@ -368,7 +361,7 @@ def decide_proposal(
         ),
         review.count("proposals", by=-1),
     ]
-    _commit(items, f"attempt {attempt_id}")
+    commit_reviewed(items, f"attempt {attempt_id}")
     return AttemptReviewed(
         attempt_id=attempt_id,
         action="reject",
@@ -419,7 +412,7 @@ def bulk_accept(request: BulkAcceptRequest, reviewer: str, name: str | None = No
             provisional_ids.append(attempt_id)
     accepted = [result.attempt_id for result in results if result.status == "accepted"]
     if accepted:
-        _commit(
+        commit_reviewed(
             [
                 review.audit_record(
                     {
@@ -498,12 +491,12 @@ def revert_bulk(bulk_id: str, reviewer: str, request: UndoRequest, name: str | N
             *exemplar_removals(attempt),  # the undone accept no longer grades other answers
         ]
         try:
-            _commit(items, f"attempt {attempt_id}")
+            commit_reviewed(items, f"attempt {attempt_id}")
         except Conflict:
             kept.append(str(attempt_id))
             continue
         reverted.append(str(attempt_id))
-    _commit(
+    commit_reviewed(
         [
             review.audit_record(
                 {
@@ -717,439 +710,3 @@ def _refresh_stats_flag(question_id: str) -> None:
     from slea.logic.answering.recording import update_stats_flag  # noqa: PLC0415
 
     update_stats_flag(question_id)
-
-
-# ---------------------------------------------------------------- questions
-def _field_of(error: ValidationError) -> str:
-    problem = error.errors()[0]
-    location = ".".join(str(part) for part in problem.get("loc", ()))
-    field = location or problem["type"]
-    return {"correct_key": "correct_answer"}.get(field, field)
-
-
-def _edited(stored: dict[str, Any], request: QuestionReviewRequest) -> dict[str, Any]:
-    """The question's new stem, choices and key, validated as Tool 5 validates a question."""
-    from slea.contracts.questions import SaveQuestionInput  # noqa: PLC0415 - edits are rare
-
-    if request.changes_nothing():
-        raise Invalid("VALIDATION_ERROR", "stem: edit needs stem, choices, correct_answer or correct_keywords")
-    key = stored.get("answer_schema") or {}
-    candidate = {
-        "item_type": stored["item_type"],
-        "stem": request.stem if request.stem is not None else stored["stem"],
-        "choices": request.choices if request.choices is not None else stored.get("choices"),
-        "correct_key": request.correct_answer if request.correct_answer is not None else key.get("correct_key"),
-        "correct_keywords": request.correct_keywords
-        if request.correct_keywords is not None
-        else key.get("correct_keywords"),
-        "round_id": stored.get("round_id") or stored["question_id"],
-    }
-    try:
-        checked = SaveQuestionInput.model_validate(candidate)
-    except ValidationError as error:
-        field = _field_of(error)
-        raise Invalid("VALIDATION_ERROR", f"{field}: {error.errors()[0]['msg']}") from error
-    answer = {**key}
-    if checked.item_type == "short_answer":
-        answer["correct_keywords"] = checked.correct_keywords
-    else:
-        answer["correct_key"] = checked.correct_key
-    return {"stem": checked.stem, "choices": checked.choices, "answer_schema": answer}
-
-
-def _snapshot(stored: dict[str, Any]) -> dict[str, Any]:
-    key = stored.get("answer_schema") or {}
-    return {
-        "status": stored.get("status", "active"),
-        "stem": stored.get("stem"),
-        "choices": stored.get("choices"),
-        "correct_answer": key.get("correct_key"),
-        "correct_keywords": key.get("correct_keywords"),
-        "review_reasons": stored.get("review_reasons") or [],
-    }
-
-
-@tracer.capture_method
-def review_question(
-    question_id: str, reviewer: str, request: QuestionReviewRequest, reviewer_name: str | None = None
-) -> QuestionReviewed:
-    """Accept (it stays as it is), retire (hidden from learners who have not answered it, its
-    templates deactivated, its stem avoided by later rounds) or edit it; it leaves the queue."""
-    stored = review.get_question(question_id)
-    if stored is None:
-        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
-    # A reviewer who edits (or accepts) an item of their own session could key it to their answer;
-    # one who wrote an item does not approve it.
-    if same_user(stored.get("authored_by"), reviewer) or (
-        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
-    ):
-        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
-    retired = stored.get("status") == "retired"
-    if retired and request.action != "accept":
-        raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
-    now = utc_now()
-    values: dict[str, Any] = {
-        ":by": reviewer,
-        ":by_name": reviewer_name or reviewer,
-        ":at": now,
-        ":action": request.action,
-    }
-    names: dict[str, str] = {}
-    condition = "attribute_exists(question_id)"
-    if request.action != "accept":  # `status` is a DynamoDB reserved word
-        names, values[":retired"] = {"#status": "status"}, "retired"
-        condition += " AND (attribute_not_exists(#status) OR #status <> :retired)"
-    setting = "reviewed_by = :by, reviewed_by_name = :by_name, reviewed_at = :at, review_action = :action"
-    after = _snapshot(stored) | {"review_reasons": []}
-    extra: list[dict[str, Any]] = []
-    removing = "review_reasons"
-    if request.action == "retire":
-        setting += ", #status = :retired, retired_at = :at, retired_category = :category"
-        removing += ", bank_key"  # out of the question bank's index: no round draws it again
-        values[":category"] = stored.get("category") or "general"
-        after["status"] = "retired"
-        templates = review.templates_with_stem(str(stored.get("stem", "")))
-        extra = [review.deactivate_template(tid, question_id) for tid in templates]
-        after["templates_deactivated"] = len(extra)
-        after["template_ids"] = templates
-        # A transaction holds 100 items: the review's own three, the templates, then the twins.
-        with_it = _bank_items_of(stored)[: 97 - len(extra)]
-        extra += [_retire_with(other, now, question_id) for other in with_it]
-        after["retired_with"] = [str(other["question_id"]) for other in with_it]
-    if request.action != "retire" and not retired and stored.get("item_id") == question_id:
-        # A bank item a reviewer has approved (a revise-band or an author's item, or one queued
-        # for its statistics) may be drawn by later rounds; copies keep to the session they serve.
-        setting += ", bank_key = :bank_key"
-        values[":bank_key"] = bank_key(str(stored.get("category") or "general"), str(stored.get("language") or "en"))
-    if request.action == "edit":
-        edited = _edited(stored, request)
-        setting += ", stem = :stem, choices = :choices, answer_schema = :answer, edited_at = :at"
-        values |= {":stem": edited["stem"], ":choices": edited["choices"], ":answer": edited["answer_schema"]}
-        if edited["choices"] is None:  # a true/false or short-answer question has no choices
-            setting = setting.replace(", choices = :choices", "")
-            values.pop(":choices")
-        after |= {
-            "stem": edited["stem"],
-            "choices": edited["choices"],
-            "correct_answer": edited["answer_schema"].get("correct_key"),
-            "correct_keywords": edited["answer_schema"].get("correct_keywords"),
-        }
-    if request.action == "edit" and _bank_item_id(stored) != question_id:
-        # The bank item this copy was drawn from gets the same question (the copy's choice order
-        # and key together), so later draws serve the corrected item.
-        extra.append(_edit_bank_item(_bank_item_id(stored), edited, now))
-        after |= _edited_with(_bank_item_id(stored))
-    items = [
-        review.update(
-            review.QUESTIONS_TABLE,
-            {"question_id": question_id},
-            f"SET {setting} {QUEUE_FIELDS}, {removing}",
-            condition,
-            values,
-            names=names,
-        ),
-        *extra,
-        review.audit_record(
-            {
-                "target_id": question_id,
-                "target_kind": "question",
-                "action": request.action,
-                "who": reviewer,
-                "who_name": reviewer_name or reviewer,
-                "at": now,
-                "before": _snapshot(stored),
-                "after": after,
-                "note": request.note,
-                "changed": request.action != "accept",
-                "stem": _short(stored.get("stem")),
-                "question_id": question_id,
-                "session_id": stored.get("session_id") if "#" not in str(stored.get("session_id", "#")) else None,
-            }
-        ),
-        review.count(
-            {"accept": "questions_accepted", "retire": "questions_retired", "edit": "questions_edited"}[request.action]
-        ),
-    ]
-    _commit(items, f"question {question_id}")
-    _withdraw_copies(after.get("retired_with"), stored, now)  # a retirement: its copies in open rounds
-    logger.info("question reviewed", extra={"question_id": question_id, "action": request.action})
-    return QuestionReviewed(
-        question_id=question_id,
-        action=request.action,
-        status="retired" if retired or request.action == "retire" else "active",
-        reviewed_by=reviewer,
-        reviewed_by_name=reviewer_name or reviewer,
-        reviewed_at=now,
-    )
-
-
-def _bank_item_id(stored: Mapping[str, Any]) -> str:
-    return str(stored.get("item_id") or stored["question_id"])
-
-
-def _bank_items_of(stored: dict[str, Any]) -> list[dict[str, Any]]:
-    """What retiring `stored` retires with it: the bank item it was drawn from (if it is a copy)
-    and the drawable bank items of its bank key with the same stem (its twins)."""
-    question_id = str(stored["question_id"])
-    found: dict[str, dict[str, Any]] = {}
-    item_id = _bank_item_id(stored)
-    if item_id != question_id:
-        item = review.get_question(item_id)
-        if item is not None and item.get("status") != "retired":
-            found[item_id] = item
-    twins = review.bank_twins(
-        str(stored.get("category") or "general"), str(stored.get("language") or "en"), str(stored.get("stem", ""))
-    )
-    for twin in twins:
-        if str(twin["question_id"]) != question_id:
-            found.setdefault(str(twin["question_id"]), twin)
-    return list(found.values())[: review.MAX_TEMPLATES_DEACTIVATED - 1]
-
-
-def _retire_with(other: Mapping[str, Any], now: str, by_question: str) -> dict[str, Any]:
-    return review.update(
-        review.QUESTIONS_TABLE,
-        {"question_id": other["question_id"]},
-        "SET #status = :retired, retired_at = :at, retired_category = :category, retired_with = :by "
-        f"{QUEUE_FIELDS}, review_reasons, bank_key",
-        "attribute_exists(question_id)",
-        {":retired": "retired", ":at": now, ":category": other.get("category") or "general", ":by": by_question},
-        names={"#status": "status"},
-    )
-
-
-def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now: str) -> int:
-    """After `stored` was retired with the bank items `retired_with` (None: it was not retired),
-    withdraw the copies of those items that learners were given and have not answered: each
-    marked retired, so it is hidden from their round, refused if answered and not counted as
-    skipped (logic/rounds). A copy answered meanwhile keeps its answer. After the retirement's
-    own transaction (copies may be many, past a transaction's 100 items); a copy this misses is
-    still refused when answered, the answer reading its bank item's status."""
-    if retired_with is None:
-        return 0
-    question_id, withdrawn = str(stored["question_id"]), 0
-    try:
-        for item_id in sorted({_bank_item_id(stored), *retired_with}):
-            for copy in review.open_copies(item_id):
-                copy_id = str(copy["question_id"])
-                if copy_id != question_id and review.withdraw_copy(copy_id, question_id, now):
-                    withdrawn += 1
-    except DataAccessError as error:
-        # The retirement stands (committed): the copies left are refused when answered.
-        logger.error("drawn copies not all withdrawn", extra={"question_id": question_id, "reason": str(error)})
-    if withdrawn:
-        logger.info("drawn copies withdrawn", extra={"question_id": question_id, "copies": withdrawn})
-    return withdrawn
-
-
-def _edited_with(item_id: str) -> dict[str, Any]:
-    """What an edit's audit record keeps of the bank item it edits too: its id, and its text as
-    it was (read once; edits are rare), so that undoing the edit restores it."""
-    bank_item = review.get_question(item_id)
-    return {"edited_with": [item_id]} | ({"edited_with_before": {item_id: _snapshot(bank_item)}} if bank_item else {})
-
-
-def _edit_bank_item(item_id: str, edited: Mapping[str, Any], now: str) -> dict[str, Any]:
-    setting = "SET stem = :stem, answer_schema = :answer, edited_at = :at"
-    values: dict[str, Any] = {":stem": edited["stem"], ":answer": edited["answer_schema"], ":at": now}
-    if edited["choices"] is not None:
-        setting += ", choices = :choices"
-        values[":choices"] = edited["choices"]
-    return review.update(
-        review.QUESTIONS_TABLE, {"question_id": item_id}, setting, "attribute_exists(question_id)", values
-    )
-
-
-def _restore_text(question: Mapping[str, Any], snapshot: Mapping[str, Any], edited_at: str, now: str) -> dict[str, Any]:
-    """The transaction item that puts a question's stem, choices and key back as `snapshot`
-    (an audit record's), if the edit made at `edited_at` is still its latest."""
-    kept = {
-        key: value
-        for key, value in (question.get("answer_schema") or {}).items()
-        if key not in {"correct_key", "correct_keywords"}
-    }
-    answer = kept | {
-        key: value
-        for key, value in (
-            ("correct_key", snapshot.get("correct_answer")),
-            ("correct_keywords", snapshot.get("correct_keywords")),
-        )
-        if value is not None
-    }
-    setting = "SET stem = :stem, answer_schema = :answer, edit_undone_at = :now"
-    values: dict[str, Any] = {":stem": snapshot.get("stem"), ":answer": answer, ":now": now, ":edited": edited_at}
-    if snapshot.get("choices") is not None:
-        setting += ", choices = :choices"
-        values[":choices"] = snapshot["choices"]
-    return review.update(
-        review.QUESTIONS_TABLE,
-        {"question_id": question["question_id"]},
-        f"{setting} REMOVE edited_at",
-        "attribute_exists(question_id) AND edited_at = :edited",
-        values,
-    )
-
-
-@tracer.capture_method
-def revert_edit(
-    question_id: str, reviewer: str, request: UndoRequest, reviewer_name: str | None = None
-) -> QuestionReviewed:
-    """Undo the question's latest edit: its stem, choices and key as the edit found them (kept in
-    the edit's audit record), and so for the bank item the edit reached, if that record kept its
-    earlier text. Refused if the question was edited again or retired since."""
-    stored = review.get_question(question_id)
-    if stored is None:
-        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
-    if same_user(stored.get("authored_by"), reviewer) or (
-        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
-    ):
-        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
-    if stored.get("status") == "retired":
-        raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
-    records = review.audit_records(question_id)
-    edit = next((r for r in reversed(records) if r.get("action") in ("edit", "revert_edit")), None)
-    if edit is None or edit.get("action") != "edit":
-        raise Conflict("NOTHING_TO_UNDO", f"question {question_id} has no edit to undo")
-    if stored.get("edited_at") != edit.get("at"):
-        raise Conflict("QUESTION_CHANGED", f"question {question_id} was edited again since: undo that first")
-    now, done = utc_now(), edit.get("after") or {}
-    items = [_restore_text(stored, edit.get("before") or {}, str(edit["at"]), now)]
-    restored_with: list[str] = []
-    for item_id, snapshot in (done.get("edited_with_before") or {}).items():
-        bank_item = review.get_question(str(item_id))
-        if bank_item is not None and bank_item.get("edited_at") == edit.get("at"):  # not edited since
-            items.append(_restore_text(bank_item, snapshot, str(edit["at"]), now))
-            restored_with.append(str(item_id))
-    items += [
-        review.audit_record(
-            {
-                "target_id": question_id,
-                "target_kind": "question",
-                "action": "revert_edit",
-                "who": reviewer,
-                "who_name": reviewer_name or reviewer,
-                "at": now,
-                "before": _snapshot(stored),
-                "after": {**(edit.get("before") or {}), "restored_with": restored_with, "undid_at": edit.get("at")},
-                "note": request.note,
-                "stem": _short(stored.get("stem")),
-                "question_id": question_id,
-            }
-        ),
-        review.count("questions_edited", by=-1),
-    ]
-    _commit(items, f"question {question_id}")
-    return QuestionReviewed(
-        question_id=question_id,
-        action="revert_edit",
-        status="active",
-        reviewed_by=reviewer,
-        reviewed_by_name=reviewer_name or reviewer,
-        reviewed_at=now,
-    )
-
-
-@tracer.capture_method
-def unretire_question(
-    question_id: str, reviewer: str, request: UndoRequest, reviewer_name: str | None = None
-) -> QuestionReviewed:
-    """Undo a retirement: the question, and what its retirement retired with it (its bank item,
-    its twins, the templates it deactivated), active again; audited like the retirement."""
-    stored = review.get_question(question_id)
-    if stored is None:
-        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
-    if stored.get("status") != "retired":
-        raise Conflict("QUESTION_NOT_RETIRED", f"question {question_id} is not retired")
-    if same_user(stored.get("authored_by"), reviewer) or (
-        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
-    ):
-        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
-    retirement = next((r for r in reversed(review.audit_records(question_id)) if r.get("action") == "retire"), None)
-    done = (retirement or {}).get("after") or {}
-    now = utc_now()
-    restored = [stored] + [q for q in map(review.get_question, done.get("retired_with") or []) if q is not None]
-    items: list[dict[str, Any]] = []
-    for question in restored:
-        setting, values = "SET #status = :active, unretired_at = :at", {":active": "active", ":at": now}
-        if _bank_item_id(question) == question["question_id"]:  # back in the bank
-            setting += ", bank_key = :bank_key"
-            values[":bank_key"] = bank_key(
-                str(question.get("category") or "general"), str(question.get("language") or "en")
-            )
-        items.append(
-            review.update(
-                review.QUESTIONS_TABLE,
-                {"question_id": question["question_id"]},
-                f"{setting} REMOVE retired_at, retired_category, retired_with",
-                "attribute_exists(question_id)",
-                values,
-                names={"#status": "status"},
-            )
-        )
-    templates = [t for t in map(review.template, done.get("template_ids") or []) if t is not None]
-    items += [review.reactivate_template(t, question_id) for t in templates if t.get("deactivated_by") == question_id]
-    items += [
-        review.audit_record(
-            {
-                "target_id": question_id,
-                "target_kind": "question",
-                "action": "unretire",
-                "who": reviewer,
-                "who_name": reviewer_name or reviewer,
-                "at": now,
-                "before": {"status": "retired"},
-                "after": {
-                    "status": "active",
-                    "restored_with": [str(q["question_id"]) for q in restored[1:]],
-                    "templates_reactivated": len(items) - len(restored),
-                },
-                "note": request.note,
-                "stem": _short(stored.get("stem")),
-                "question_id": question_id,
-            }
-        ),
-        review.count("questions_retired", by=-1),
-    ]
-    _commit(items, f"question {question_id}")
-    return QuestionReviewed(
-        question_id=question_id,
-        action="unretire",
-        status="active",
-        reviewed_by=reviewer,
-        reviewed_by_name=reviewer_name or reviewer,
-        reviewed_at=now,
-    )
-
-
-# ---------------------------------------------------------------- the record
-@tracer.capture_method
-def review_stats() -> ReviewStats:
-    counted = review.counters()
-    accepted, overridden = counted.get("accepted", 0), counted.get("overridden", 0)
-    reviewed = accepted + overridden
-    return ReviewStats(
-        reviewed=reviewed,
-        accepted=accepted,
-        overridden=overridden,
-        agreement=round(accepted / reviewed, 4) if reviewed else None,
-        questions_retired=counted.get("questions_retired", 0),
-        questions_edited=counted.get("questions_edited", 0),
-        questions_accepted=counted.get("questions_accepted", 0),
-        open=review.count_open(),
-        proposals=max(counted.get("proposals", 0), 0),
-    )
-
-
-def _record(stored: dict[str, Any]) -> AuditRecord:
-    return AuditRecord.model_validate({**stored, "audit_id": stored["audit_key"]})
-
-
-@tracer.capture_method
-def recent_audit(limit: int) -> AuditRecords:
-    """Every reviewer's latest actions, newest first."""
-    return AuditRecords(records=[_record(stored) for stored in review.recent_audit_records(limit)])
-
-
-@tracer.capture_method
-def audit(target_id: str) -> AuditRecords:
-    return AuditRecords(records=[_record(stored) for stored in review.audit_records(target_id)])
