@@ -65,6 +65,7 @@ NOT_AT_IMPORT = {
     ],
     "mcp": ["aws_lambda_powertools.utilities.parser.models"],
     "fold_attempts": ["aws_lambda_powertools.utilities.parser.models"],
+    "save_retry_worker": ["aws_lambda_powertools.utilities.parser.models"],
 }
 
 

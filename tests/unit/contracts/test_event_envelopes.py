@@ -1,5 +1,6 @@
-"""The HTTP API envelope contract (slea.contracts.http_event) refuses what Powertools'
-APIGatewayProxyEventV2Model refuses: the same fields, the same required ones, level by level."""
+"""The event envelopes declared in the layer (slea.contracts.http_event, retry_event) refuse what
+Powertools' own models (APIGatewayProxyEventV2Model, SqsModel) refuse: the same fields, the same
+required ones, level by level."""
 
 import copy
 
@@ -92,3 +93,23 @@ def test_a_malformed_envelope_is_refused_by_both_naming_the_field(path, value, f
         parse_input(HttpApiEvent, event)
     with pytest.raises(ValueError, match=field):  # pydantic's ValidationError is a ValueError
         APIGatewayProxyEventV2Model.model_validate(event)
+
+
+def test_the_retry_queue_event_requires_what_powertools_sqs_model_requires():
+    from aws_lambda_powertools.utilities.parser.models import (
+        SqsAttributesModel,
+        SqsModel,
+        SqsMsgAttributeModel,
+        SqsRecordModel,
+    )
+
+    from slea.contracts.retry_event import RetryQueueEvent, SqsAttributes, SqsMessageAttribute, SqsRecord
+
+    pairs = [
+        (RetryQueueEvent, SqsModel),
+        (SqsRecord, SqsRecordModel),
+        (SqsAttributes, SqsAttributesModel),
+        (SqsMessageAttribute, SqsMsgAttributeModel),
+    ]
+    for ours, theirs in pairs:
+        assert _fields(ours) == _fields(theirs), ours.__name__
