@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from slea.logic.jobs.calibration import _floor, _reasons_to_raise, _score
+from slea.logic.jobs.calibration import _reasons_to_raise, answer_floor, answer_score
 from slea.measurement.calibration import ItemStatistics
 from slea_local import REPO_ROOT
 
@@ -27,15 +27,15 @@ def statistics(answers, flags):
     ],
 )
 def test_a_score_is_partial_credit_in_zero_to_one(attempt, expected):
-    assert _score(attempt) == expected
+    assert answer_score(attempt) == expected
 
 
 def test_an_older_attempt_takes_its_floor_from_the_bank_item():
     multiple_choice = {"item_type": "multiple_choice", "choices": ["A) a", "B) b", "C) c", "D) d"]}
-    assert _floor({}, multiple_choice) == pytest.approx(0.25)
-    assert _floor({"question_type": "true_false"}, {}) == pytest.approx(0.5)
-    assert _floor({"question_type": "short_answer"}, {}) == 0.0
-    assert _floor({"guess_floor": 0.2}, multiple_choice) == 0.2
+    assert answer_floor({}, multiple_choice) == pytest.approx(0.25)
+    assert answer_floor({"question_type": "true_false"}, {}) == pytest.approx(0.5)
+    assert answer_floor({"question_type": "short_answer"}, {}) == 0.0
+    assert answer_floor({"guess_floor": 0.2}, multiple_choice) == 0.2
 
 
 def test_a_reason_is_raised_once_per_body_of_evidence_and_never_on_a_retired_item():

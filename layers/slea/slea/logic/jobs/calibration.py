@@ -54,7 +54,7 @@ class _Prepared:
     learners_by_category: dict[str, int]
 
 
-def _score(attempt: dict[str, Any]) -> float:
+def answer_score(attempt: dict[str, Any]) -> float:
     """The answer's score in [0, 1]: a short answer's partial credit, else right or wrong."""
     score = attempt.get("score")
     if isinstance(score, (int, float)) and not isinstance(score, bool):
@@ -62,7 +62,7 @@ def _score(attempt: dict[str, Any]) -> float:
     return 1.0 if attempt.get("is_correct") else 0.0
 
 
-def _floor(attempt: dict[str, Any], item: dict[str, Any]) -> float:
+def answer_floor(attempt: dict[str, Any], item: dict[str, Any]) -> float:
     """The guessing floor the attempt was graded with, else the item's (older attempts did not record one)."""
     floor = attempt.get("guess_floor")
     if isinstance(floor, (int, float)) and not isinstance(floor, bool):
@@ -71,7 +71,7 @@ def _floor(attempt: dict[str, Any], item: dict[str, Any]) -> float:
     return guess_floor(str(item.get("item_type") or attempt.get("question_type") or ""), len(choices) or None)
 
 
-def _item_id(attempt: dict[str, Any]) -> str | None:
+def answered_item(attempt: dict[str, Any]) -> str | None:
     """The bank item the attempt answered: a drawn copy names it, an older attempt is its own."""
     value = attempt.get("item_id") or attempt.get("question_id")
     return str(value) if value else None
@@ -81,17 +81,20 @@ def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
     # An item left unanswered is no evidence of how hard it is (a learner skips what they do not
     # know): it counts against the learner's ability, not in the item's difficulty.
     attempts = [attempt for attempt in attempts if not attempt.get("skipped")]
-    items = store.bank_items(item_id for attempt in attempts if (item_id := _item_id(attempt)))
+    items = store.bank_items(item_id for attempt in attempts if (item_id := answered_item(attempt)))
     responses: list[tuple[str, Response]] = []
     learners: dict[str, set[str]] = defaultdict(set)
     for attempt in attempts:
-        item_id, learner = _item_id(attempt), attempt.get("user_id")
+        item_id, learner = answered_item(attempt), attempt.get("user_id")
         item = items.get(item_id or "")
         if item is None or not learner:  # graded without a stored question, or without a learner
             continue
         learner = str(learner)
         responses.append(
-            (str(attempt.get("graded_at", "")), Response(str(item_id), learner, _score(attempt), _floor(attempt, item)))
+            (
+                str(attempt.get("graded_at", "")),
+                Response(str(item_id), learner, answer_score(attempt), answer_floor(attempt, item)),
+            )
         )
         learners[_category(item)].add(learner)
     counts = {category: len(found) for category, found in learners.items()}

@@ -24,7 +24,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from slea.dal import calibration_sums as store
 from slea.dal.wire_format import from_item
-from slea.logic.jobs.calibration import DECIMALS, _floor, _item_id, _score
+from slea.logic.jobs.calibration import DECIMALS, answer_floor, answer_score, answered_item
 from slea.measurement.items import ItemDifficulty
 from slea.measurement.sufficient import ItemSums, LearnerSums, item_part, learner_part
 from slea.platform.clock import utc_now
@@ -60,7 +60,7 @@ def answer_of(attempt: dict[str, Any] | None) -> Answer | None:
     """The answer an attempt record counts as, or None when it counts for nothing here."""
     if not attempt or attempt.get("skipped"):  # the refit's rule: a skip says nothing of the item
         return None
-    item_id, user_id = _item_id(attempt), attempt.get("user_id")
+    item_id, user_id = answered_item(attempt), attempt.get("user_id")
     theta, b = _number(attempt.get("learner_theta")), _number(attempt.get("item_b"))
     category = attempt.get("ability_category")
     if not item_id or not user_id or theta is None or b is None or not category:
@@ -70,10 +70,10 @@ def answer_of(attempt: dict[str, Any] | None) -> Answer | None:
         user_id=str(user_id),
         category=str(category),
         attempt=f"{attempt.get('session_id')}#{attempt.get('attempt_key')}",
-        score=_score(attempt),
+        score=answer_score(attempt),
         theta=theta,
         b=b,
-        floor=_floor(attempt, {}),
+        floor=answer_floor(attempt, {}),
     )
 
 
