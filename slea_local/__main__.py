@@ -186,10 +186,15 @@ def _ability_line(ability: dict[str, Any]) -> str:
     """One learner's ability in words: level, estimate with its 95% interval, and what would make it precise."""
     low, high = ability["theta"] - 1.96 * ability["se"], ability["theta"] + 1.96 * ability["se"]
     more = ability.get("answers_to_precision") or 0
-    precision = f"about {more} more answers would make it precise (±0.3)" if more else "precise (±0.3 or better)"
+    # The standard error is named, never a bare "±": the 95% range is what the panel states too.
+    precision = (
+        f"about {more} more answers would make it precise (standard error 0.3)"
+        if more
+        else "precise (standard error 0.3 or less)"
+    )
     return (
-        f"{ability['category']}: {ability['level']} — ability {ability['theta']:+.2f} logits ± {ability['se']:.2f} "
-        f"(95%: {low:+.1f} to {high:+.1f}) from {ability['answers']} answers; {precision}"
+        f"{ability['category']}: {ability['level']} — ability {ability['theta']:+.2f} logits, 95% range "
+        f"{low:+.1f} to {high:+.1f} (standard error {ability['se']:.2f}) from {ability['answers']} answers; {precision}"
     )
 
 

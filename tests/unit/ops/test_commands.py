@@ -298,6 +298,9 @@ def test_the_demo_states_the_measured_ability_in_words():
 
     ability = {"category": "technical", "level": "beginner", "theta": -0.8, "se": 0.5, "answers": 5}
     line = _ability_line(ability | {"answers_to_precision": 31})
-    assert line.startswith("technical: beginner — ability -0.80 logits ± 0.50 (95%: -1.8 to +0.2) from 5 answers")
-    assert line.endswith("about 31 more answers would make it precise (±0.3)")
-    assert _ability_line(ability | {"answers_to_precision": 0}).endswith("precise (±0.3 or better)")
+    assert line.startswith(
+        "technical: beginner — ability -0.80 logits, 95% range -1.8 to +0.2 (standard error 0.50) from 5 answers"
+    )
+    assert line.endswith("about 31 more answers would make it precise (standard error 0.3)")
+    assert _ability_line(ability | {"answers_to_precision": 0}).endswith("precise (standard error 0.3 or less)")
+    assert "±" not in line  # a bare ± is one standard error, unnamed: the panel never prints one
