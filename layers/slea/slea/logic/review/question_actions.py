@@ -23,6 +23,20 @@ from slea.platform.observability import logger, tracer
 
 
 # ---------------------------------------------------------------- questions
+def _reviewed(
+    question_id: str, action: Any, status: str, *, reviewer: str, reviewer_name: str | None, now: str
+) -> QuestionReviewed:
+    """What every action on a question answers: the action, where the question now stands, by whom."""
+    return QuestionReviewed(
+        question_id=question_id,
+        action=action,
+        status=status,
+        reviewed_by=reviewer,
+        reviewed_by_name=reviewer_name or reviewer,
+        reviewed_at=now,
+    )
+
+
 def _field_of(error: ValidationError) -> str:
     problem = error.errors()[0]
     location = ".".join(str(part) for part in problem.get("loc", ()))
@@ -176,13 +190,13 @@ def review_question(
     commit_reviewed(items, f"question {question_id}")
     _withdraw_copies(after.get("retired_with"), stored, now)  # a retirement: its copies in open rounds
     logger.info("question reviewed", extra={"question_id": question_id, "action": request.action})
-    return QuestionReviewed(
-        question_id=question_id,
-        action=request.action,
-        status="retired" if retired or request.action == "retire" else "active",
-        reviewed_by=reviewer,
-        reviewed_by_name=reviewer_name or reviewer,
-        reviewed_at=now,
+    return _reviewed(
+        question_id,
+        request.action,
+        "retired" if retired or request.action == "retire" else "active",
+        reviewer=reviewer,
+        reviewer_name=reviewer_name,
+        now=now,
     )
 
 
@@ -342,14 +356,7 @@ def revert_edit(
         review.count("questions_edited", by=-1),
     ]
     commit_reviewed(items, f"question {question_id}")
-    return QuestionReviewed(
-        question_id=question_id,
-        action="revert_edit",
-        status="active",
-        reviewed_by=reviewer,
-        reviewed_by_name=reviewer_name or reviewer,
-        reviewed_at=now,
-    )
+    return _reviewed(question_id, "revert_edit", "active", reviewer=reviewer, reviewer_name=reviewer_name, now=now)
 
 
 @tracer.capture_method
@@ -414,11 +421,4 @@ def unretire_question(
         review.count("questions_retired", by=-1),
     ]
     commit_reviewed(items, f"question {question_id}")
-    return QuestionReviewed(
-        question_id=question_id,
-        action="unretire",
-        status="active",
-        reviewed_by=reviewer,
-        reviewed_by_name=reviewer_name or reviewer,
-        reviewed_at=now,
-    )
+    return _reviewed(question_id, "unretire", "active", reviewer=reviewer, reviewer_name=reviewer_name, now=now)
