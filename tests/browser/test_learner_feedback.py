@@ -50,7 +50,9 @@ def _with_details(page: Any, captured: list[dict[str, Any]]) -> None:
             "question": "DETAILS-QUESTION: " + page.inner_text("#stem"),
             "your_answer": "DETAILS-YOURS: " + sent["user_answer"],
             "correct_answer": "DETAILS-KEY",
-            "why_correct": "DETAILS-WHY-RIGHT " + graded["explanation"][:80],
+            # One line with no space at its end: the page lays white space out (pre-line drops a
+            # line's trailing spaces) and the count below is exact.
+            "why_correct": "DETAILS-WHY-RIGHT " + " ".join(graded["explanation"].split())[:80].rstrip(),
             "why_yours_is_wrong": "DETAILS-WHY-WRONG",
             "next_steps": ["DETAILS-STEP-ONE", "DETAILS-STEP-TWO"],
         }
