@@ -6,7 +6,10 @@ Key design: one table, partition key `sums_key` only, four kinds of record:
   first to arrive: the guarded refit also keeps a learner's first answer only), with the attempt
   it came from and the score folded. Put with `attribute_not_exists` in the same transaction as
   the sums, so a redelivered record, a retried batch or a learner's second answer fold nothing.
-- `item#{item_id}`: the item's sums (slea.measurement.sufficient.ItemSums), its category and
+- `item#{item_id}`: the item's sums (slea.measurement.sufficient.ItemSums), its category,
+  its compromise CUSUM (`cusum`, and `cusum_b`, `cusum_se`: slea.measurement.compromise.Cusum,
+  order-dependent, so a first answer's transaction SETs the state computed from the one it read,
+  conditioned on `folds` being what was read) and
   `folds`, a counter of the changes folded into it: the statistics written carry it
   (`calibration_folds` on the bank item) and a write never replaces statistics from more folds,
   so two batches touching one item at once cannot leave the older sums' statistics in place.
@@ -17,17 +20,19 @@ Key design: one table, partition key `sums_key` only, four kinds of record:
 
 A reviewer's correction moves the sums by the difference of the two answers, conditioned on the
 recorded attempt and score, so it applies once. Every write is one TransactWriteItems of 3 or 4
-items; reads are by key only (BatchGetItem of the items a batch touched, GetItem of a learner):
-nothing here reads more because the history is longer.
+items; reads are by key only (BatchGetItem of the items a batch touched, and of an item's CUSUM
+the first time a batch folds a first answer to it; GetItem of a learner): nothing here reads more
+because the history is longer.
 """
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from botocore.exceptions import ClientError
 
 from slea.dal.wire_format import batch_get, from_item, to_item
+from slea.measurement.compromise import REST_REASON, Cusum
 from slea.measurement.sufficient import ItemSums, LearnerSums
 from slea.platform.aws import dynamodb
 from slea.platform.errors import DataAccessError, storage_errors
@@ -38,9 +43,9 @@ QUESTIONS_TABLE = "QUESTIONS_TABLE"
 TOOL = "fold_attempts"
 BATCH_GET_MAX = 100
 # What the recomputation reads of a bank item.
-ITEM_FIELDS = ("question_id", "calibration", "difficulty_b", "difficulty_precision", "difficulty")
+ITEM_FIELDS = ("question_id", "calibration", "difficulty_b", "difficulty_precision", "difficulty", "bank_key")
 
-FoldOutcome = Literal["folded", "already_folded", "not_recorded"]
+FoldOutcome = Literal["folded", "already_folded", "not_recorded", "stale"]
 
 
 def response_key(item_id: str, user_id: str) -> str:
@@ -73,6 +78,11 @@ class Fold:
     expected_score: float | None
     item: ItemSums
     learner: LearnerSums
+    # A first answer's CUSUM: the state after it, written only if the item's `folds` is still
+    # `cusum_folds` (the count read with the state before it). None: the CUSUM is left alone
+    # (a correction, or an answer taken out: the CUSUM is a sequence of first answers).
+    cusum: Cusum | None = None
+    cusum_folds: int = 0
 
 
 def _sums_update(key: str, sums: ItemSums | LearnerSums, prefix: str, **extra: Any) -> dict[str, Any]:
@@ -133,19 +143,37 @@ def _response_write(fold: Fold, at: str) -> dict[str, Any]:
     }
 
 
+def _item_update(fold: Fold) -> dict[str, Any]:
+    setting = "item_id = :item_id, #category = :category"
+    values: dict[str, Any] = {":item_id": fold.item_id, ":category": fold.category, ":one": 1}
+    extra: dict[str, Any] = {}
+    if fold.cusum is not None:
+        setting += ", cusum = :cusum, cusum_b = :cusum_b, cusum_se = :cusum_se"
+        values |= {
+            ":cusum": round(fold.cusum.cusum, 6),
+            ":cusum_b": round(fold.cusum.b or 0.0, 6),  # read only while the CUSUM is above zero
+            ":cusum_se": round(fold.cusum.b_se, 6),
+            ":read_folds": fold.cusum_folds,
+        }
+        extra["ConditionExpression"] = (
+            "attribute_not_exists(#folds)" if fold.cusum_folds == 0 else "#folds = :read_folds"
+        )
+        if fold.cusum_folds == 0:
+            values.pop(":read_folds")
+    return _sums_update(
+        item_key(fold.item_id),
+        fold.item,
+        "i",
+        setting=setting,
+        adding=["#folds :one"],
+        values=values,
+        names={"#category": "category", "#folds": "folds"},
+        **extra,
+    )
+
+
 def _transaction(fold: Fold, at: str, new_in_category: bool) -> list[dict[str, Any]]:
-    items = [
-        _response_write(fold, at),
-        _sums_update(
-            item_key(fold.item_id),
-            fold.item,
-            "i",
-            setting="item_id = :item_id, #category = :category",
-            adding=["#folds :one"],
-            values={":item_id": fold.item_id, ":category": fold.category, ":one": 1},
-            names={"#category": "category", "#folds": "folds"},
-        ),
-    ]
+    items = [_response_write(fold, at), _item_update(fold)]
     category = {":categories": {fold.category}, ":category": fold.category}
     if fold.expected_score is not None:  # a correction: the learner has been counted already
         items.append(_sums_update(learner_key(fold.user_id), fold.learner, "l"))
@@ -188,7 +216,9 @@ def _transaction(fold: Fold, at: str, new_in_category: bool) -> list[dict[str, A
 def apply(fold: Fold, at: str) -> FoldOutcome:
     """Fold one answer: "already_folded" when the response record says it is (a redelivery, a
     retried batch, the learner's later answer to the item, a correction already applied);
-    "not_recorded" when a correction finds no record at all (its answer was never folded).
+    "not_recorded" when a correction finds no record at all (its answer was never folded);
+    "stale" when the item's sums changed since its CUSUM was read (nothing was written: read the
+    state again and retry).
     Whether the learner is new in the category is learnt from the write itself: the common case
     (known) is tried first, and a refusal of that condition alone tries the other shape."""
     new_in_category = False
@@ -205,6 +235,8 @@ def apply(fold: Fold, at: str) -> FoldOutcome:
                 if codes and codes[0] == "ConditionalCheckFailed":
                     missing = fold.expected_score is not None and not reasons[0].get("Item")
                     return "not_recorded" if missing else "already_folded"
+                if len(codes) > 1 and codes[1] == "ConditionalCheckFailed":
+                    return "stale"
                 if len(codes) > 2 and codes[2] == "ConditionalCheckFailed":
                     new_in_category = not new_in_category
                     continue
@@ -223,6 +255,7 @@ class TouchedItem:
     category_learners: int
     question: dict[str, Any] | None
     folds: int = 0  # changes folded into the sums read
+    cusum: Cusum = field(default_factory=Cusum)
 
 
 def _chunks(keys: list[tuple[str, dict[str, Any]]], size: int) -> Iterator[list[tuple[str, dict[str, Any]]]]:
@@ -268,8 +301,32 @@ def touched_items(categories: dict[str, str]) -> dict[str, TouchedItem]:
             category_learners=int(learners.get("learners") or 0),
             question=found.get(f"{questions_table}|{item_id}"),
             folds=int(sums.get("folds") or 0),
+            cusum=cusum_of(sums),
         )
     return touched
+
+
+def item_cusum(item_id: str) -> tuple[Cusum, int]:
+    """The item's compromise CUSUM and its `folds` count (strongly consistent; BatchGetItem, the
+    read the fold is granted)."""
+    request = {
+        resource_name(SUMS_TABLE): {
+            "Keys": [{"sums_key": {"S": item_key(item_id)}}],
+            "ConsistentRead": True,
+            **_projection(("cusum", "cusum_b", "cusum_se", "folds")),
+        }
+    }
+    items, _ = batch_get(dynamodb(TOOL), request, "calibration sums get")
+    stored = next((from_item(item) for found in items.values() for item in found), {})
+    return cusum_of(stored), int(stored.get("folds") or 0)
+
+
+def cusum_of(stored: dict[str, Any]) -> Cusum:
+    """The CUSUM kept on an item's sums record."""
+    b = stored.get("cusum_b")
+    return Cusum(
+        float(stored.get("cusum") or 0.0), None if b is None else float(b), float(stored.get("cusum_se") or 0.0)
+    )
 
 
 def learner_sums(user_id: str) -> LearnerSums | None:
@@ -284,21 +341,29 @@ def learner_sums(user_id: str) -> LearnerSums | None:
     return LearnerSums(**{field.name: float(stored.get(field.name) or 0.0) for field in fields(LearnerSums)})
 
 
-def write_statistics(item_id: str, calibration: dict[str, Any], folds: int) -> bool:
+def write_statistics(item_id: str, calibration: dict[str, Any], folds: int, rest_at: str | None = None) -> bool:
     """Set the bank item's `calibration` map (the reviewers' item analysis reads it) computed
     from sums of `folds` changes; never creates an item, never replaces statistics from more
-    folds. False if the item is gone or already holds statistics as recent."""
+    folds. `rest_at`: also rest the item as compromised, as an over-exposed item is rested (out
+    of the bank's index, `rested_at`), with `rest_reason`. False if the item is gone or already
+    holds statistics as recent."""
+    setting = "SET calibration = :calibration, calibration_folds = :folds"
+    values: dict[str, Any] = {":calibration": calibration, ":folds": folds}
+    if rest_at is not None:
+        setting += ", rested_at = if_not_exists(rested_at, :at), rest_reason = if_not_exists(rest_reason, :reason)"
+        setting += " REMOVE bank_key"
+        values |= {":at": rest_at, ":reason": REST_REASON}
     with storage_errors("calibration statistics write"):
         try:
             dynamodb(TOOL).update_item(
                 TableName=resource_name(QUESTIONS_TABLE),
                 Key={"question_id": {"S": item_id}},
-                UpdateExpression="SET calibration = :calibration, calibration_folds = :folds",
+                UpdateExpression=setting,
                 ConditionExpression=(
                     "attribute_exists(question_id) AND "
                     "(attribute_not_exists(calibration_folds) OR calibration_folds < :folds)"
                 ),
-                ExpressionAttributeValues=to_item({":calibration": calibration, ":folds": folds}),
+                ExpressionAttributeValues=to_item(values),
             )
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":

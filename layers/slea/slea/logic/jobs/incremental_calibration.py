@@ -12,12 +12,24 @@ not be read, or the question has no category) has none, and is left to the full 
 Idempotent: dal/calibration_sums.py records the one folded answer per learner and item in the
 transaction that adds it, so a redelivered record or a retried batch folds nothing more; a
 reviewer's correction (a MODIFY with another score) folds the difference, conditioned on the score
-recorded. Flags that take an item out of drawing (`misfit`, `label_far`) stay with the full refit,
+recorded.
+
+Compromised items (slea.measurement.compromise): each first answer also advances its item's
+CUSUM, written in the same transaction as the sums (conditioned on the item's fold count read
+with the state, so two shards folding one item cannot lose a step: the loser reads again). The
+state is read once per item a batch first-folds (one BatchGetItem) and kept for the batch's later
+answers. When the recomputed item's CUSUM is past its threshold and the item is still in the
+bank's index, the statistics write rests it (out of the index, `rested_at`, `rest_reason`
+"compromised"), as the draw rests an over-exposed item: the next round that would have drawn it
+generates in its slot. A redelivered answer folds nothing, so it neither moves the CUSUM nor
+rests twice.
+
+Flags that take an item out of drawing (`misfit`, `label_far`) stay with the full refit,
 which has the robust, established-accounts checks these sums cannot make; the statistics written
 here keep the refit's b, se, discrimination and flags as they stand.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
@@ -25,11 +37,15 @@ from aws_lambda_powertools.metrics import MetricUnit
 from slea.dal import calibration_sums as store
 from slea.dal.wire_format import from_item
 from slea.logic.jobs.calibration import DECIMALS, answer_floor, answer_score, answered_item
+from slea.measurement.compromise import Cusum
 from slea.measurement.items import ItemDifficulty
 from slea.measurement.sufficient import ItemSums, LearnerSums, item_part, learner_part
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
+
+# Another shard folding the same item between the read of its CUSUM and the write: read again.
+STALE_RETRIES = 5
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,7 @@ class Answer:
     theta: float
     b: float
     floor: float
+    b_se: float = 0.0
 
     def parts(self) -> tuple[ItemSums, LearnerSums]:
         return (
@@ -74,6 +91,7 @@ def answer_of(attempt: dict[str, Any] | None) -> Answer | None:
         theta=theta,
         b=b,
         floor=answer_floor(attempt, {}),
+        b_se=_number(attempt.get("item_b_se")) or 0.0,
     )
 
 
@@ -124,7 +142,9 @@ class Folding:
     processor, so a failure is that record's alone), then recompute what was touched."""
 
     touched: dict[str, str] = field(default_factory=dict)  # item id -> category
+    cusums: dict[str, tuple[Cusum, int]] = field(default_factory=dict)  # item id -> (CUSUM, folds) as written
     folded: int = 0
+    rested: int = 0
     already_folded: int = 0
     ignored: int = 0
 
@@ -135,17 +155,36 @@ class Folding:
         if change is None:
             self.ignored += 1
             return
-        outcome = store.apply(change, utc_now())
+        outcome = self._apply(change, new)
         if outcome == "not_recorded" and new is not None:
             # A correction of an answer that was never folded (its first record was given up on
             # after the retries): the answer as it now stands is folded as a first one.
             change = first_fold(new)
-            outcome = store.apply(change, utc_now())
+            outcome = self._apply(change, new)
         if outcome != "folded":
             self.already_folded += 1
             return
         self.folded += 1
         self.touched[change.item_id] = change.category
+
+    def _apply(self, change: store.Fold, new: Answer | None) -> store.FoldOutcome:
+        """Apply a change; a first answer carries its item's CUSUM after it, computed from the
+        state last written (read again when another writer moved the item meanwhile)."""
+        for _ in range(STALE_RETRIES):
+            if change.expected_score is not None or new is None:  # not a first answer
+                return store.apply(change, utc_now())
+            if change.item_id not in self.cusums:
+                self.cusums[change.item_id] = store.item_cusum(change.item_id)
+            state, folds = self.cusums[change.item_id]
+            after = state.after(new.theta, new.b, new.b_se, new.floor, new.score)
+            outcome = store.apply(replace(change, cusum=after, cusum_folds=folds), utc_now())
+            if outcome == "stale":
+                del self.cusums[change.item_id]
+                continue
+            if outcome == "folded":
+                self.cusums[change.item_id] = (after, folds + 1)
+            return outcome
+        raise DataAccessError("calibration sums transaction failed: the item's sums kept changing")
 
     def recompute(self) -> int:
         """Write the touched items' statistics from their sums: a failure is logged and counted,
@@ -156,13 +195,19 @@ class Folding:
             for item_id, touched in store.touched_items(self.touched).items():
                 if touched.question is None or touched.sums.answers <= 0:
                     continue
-                written += store.write_statistics(item_id, statistics(touched, now), touched.folds)
+                rest = touched.cusum.compromised and bool(touched.question.get("bank_key"))
+                if store.write_statistics(item_id, statistics(touched, now), touched.folds, now if rest else None):
+                    written += 1
+                    self.rested += rest
+                    if rest:
+                        logger.warning("item rested as compromised", extra={"item_id": item_id})
         except DataAccessError as error:
             logger.error("item statistics not written", extra={"items": len(self.touched), "reason": str(error)})
             metrics.add_metric(name="IncrementalStatisticsNotWritten", unit=MetricUnit.Count, value=len(self.touched))
         metrics.add_metric(name="AnswersFolded", unit=MetricUnit.Count, value=self.folded)
         metrics.add_metric(name="AnswersAlreadyFolded", unit=MetricUnit.Count, value=self.already_folded)
         metrics.add_metric(name="ItemsRecomputed", unit=MetricUnit.Count, value=written)
+        metrics.add_metric(name="ItemsRestedAsCompromised", unit=MetricUnit.Count, value=self.rested)
         logger.info(
             "answers folded",
             extra={
@@ -170,6 +215,7 @@ class Folding:
                 "already_folded": self.already_folded,
                 "ignored": self.ignored,
                 "items_written": written,
+                "items_rested": self.rested,
             },
         )
         return written
