@@ -9,23 +9,28 @@ the demo seed), as a browser would use it:
   true/false items, answering at random; every key they are shown after answering is kept, by stem
   (the feedback states it; the bench reads it from the question store: an upper bound of the harvest);
 - later: `--later` accounts of the same party with another profile (same interests, so they draw
-  from the same bank; not look-alike) play two rounds each, answering a harvested item from its key
-  and the rest at random; `--honest` learners (distinct profiles, the same interests) play two
+  from the same bank; not look-alike) play `--later-rounds` rounds each, answering a harvested item
+  from its key and the rest at random; `--honest` learners (distinct profiles, the same interests) play two
   rounds answering as the model says at a true ability ~ N(0, 1) and the items' labels;
-- reported: the share of each later account's items whose key was harvested, per round; then the
+- the attempts table's stream is folded after every round (slea_local.runtime.StreamPoller, as the
+  local stack's timer and the event source mapping do), so the compromised-item CUSUM
+  (slea.measurement.compromise) sees every answer before the next round is drawn;
+- reported: the share of each later account's items whose key was harvested, per round (the
+  harvested share per later round: falling if harvested items rest as they are used); then the
   calibration job runs once and its person-fit list (the reviewers' "learners whose answers need a
   look") gives hits among the later accounts and false alarms among the honest learners and the
   harvesters.
 
-Modes (`--mode`): `off` - no rest (REST_AFTER_DRAWS unreachable) and no look-alike groups (every
-account its own group): the bank before these defences; `on` - as shipped (groups; rest after
-REST_AFTER_DRAWS accounts, or `--rest-after N`: the production threshold is for a population of
-thousands; a bench of tens of accounts reaches it only scaled down, which the figures say).
+Modes (`--mode`): `off` - no rest (REST_AFTER_DRAWS unreachable, the compromise CUSUM's threshold
+unreachable) and no look-alike groups (every account its own group): the bank before these
+defences; `on` - as shipped (groups; rest after REST_AFTER_DRAWS accounts, or `--rest-after N`: the
+production threshold is for a population of thousands; a bench of tens of accounts reaches it only
+scaled down, which the figures say; the compromise CUSUM at its production K, H and CAP).
 
 Per-user rate limits are lifted (machine-speed play, as in the tests); everything else is the product's.
 
     python bench/collusion.py [--mode off|on|both] [--rest-after 3] [--colluders 10] [--rounds 3]
-                              [--count 20] [--later 5] [--honest 5] [--seed 5]
+                              [--count 20] [--later 5] [--later-rounds 2] [--honest 5] [--seed 5]
 """
 
 import argparse
@@ -78,13 +83,15 @@ def survey(profiles: Any, user_id: str, job_role: str, duty: str, level: str = "
     )
 
 
-def play(client: Client, questions: Any, rounds: int, count: int, answer: Any) -> list[list[dict[str, Any]]]:
-    """`rounds` rounds in one session (a new session every two rounds); each question shown as
-    {stem, key, item_id, right}; `answer(stored, question)` says whether to answer right."""
+def play(
+    client: Client, questions: Any, rounds: int, count: int, answer: Any, *, after_round: Any = None
+) -> list[list[dict[str, Any]]]:
+    """`rounds` rounds (a new session every two rounds); each question shown as {stem, item_id};
+    `answer(stored, question)` says whether to answer right; `after_round()` runs after each."""
     played: list[list[dict[str, Any]]] = []
     session, round_number = "", 0
     for _ in range(rounds):
-        if round_number in (0, 2):
+        if round_number in {0, 2}:
             status, created = client("POST", "/sessions")
             assert status == 201, created
             session, round_number = created["session_id"], 0
@@ -109,10 +116,14 @@ def play(client: Client, questions: Any, rounds: int, count: int, answer: Any) -
             assert status == 200, graded
             shown.append({"stem": question["stem"], "item_id": str(stored.get("item_id") or question["question_id"])})
         played.append(shown)
+        if after_round is not None:
+            after_round()
     return played
 
 
-def play_honestly(base: str, tables: tuple[Any, Any], users: list[str], count: int, rng: random.Random) -> None:
+def play_honestly(
+    base: str, tables: tuple[Any, Any], users: list[str], count: int, rng: random.Random, *, after_round: Any = None
+) -> None:
     """Learners of distinct profiles answering two rounds as the model says (ability ~ N(0, 1),
     the items' labels as their difficulty)."""
     questions, profiles = tables
@@ -125,30 +136,47 @@ def play_honestly(base: str, tables: tuple[Any, Any], users: list[str], count: i
             floor = irt.guess_floor(question["type"], len(question["choices"]) or None)
             return rng.random() < irt.p_correct(theta, b, floor)
 
-        play(Client(base, user), questions, 2, count, as_the_model_says)
+        play(Client(base, user), questions, 2, count, as_the_model_says, after_round=after_round)
+
+
+def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None) -> None:
+    """Rate limits lifted; with the defences off, no look-alike groups and no rest of either rule."""
+    from slea.dal import bank as bank_store
+    from slea.logic.rounds import bank_draw
+    from slea.measurement import compromise
+    from slea.security import rate_limits
+
+    unlimited = rate_limits.Limit(burst=10_000, interval_seconds=0.001)
+    stack.enter_context(mock.patch.object(rate_limits, "limit", return_value=unlimited))
+    if rest_after is not None:
+        stack.enter_context(mock.patch.object(bank_store, "REST_AFTER_DRAWS", rest_after))
+    if not defences:
+        stack.enter_context(mock.patch.object(bank_draw, "account_group", return_value=""))
+        stack.enter_context(mock.patch.object(compromise, "H", float("inf")))
+
+
+def rested_items(stored: list[dict[str, Any]]) -> tuple[int, int]:
+    """Items rested (either rule), and of them those rested as compromised."""
+    from slea.measurement.compromise import REST_REASON
+
+    rested = [item for item in stored if item.get("rested_at")]
+    return len(rested), sum(1 for item in rested if item.get("rest_reason") == REST_REASON)
 
 
 def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
     import boto3
 
-    from slea.dal import bank as bank_store
-    from slea.logic.rounds import bank_draw
-    from slea.security import rate_limits
     from slea_local.demo_aws import seeded_local_aws
     from slea_local.executions import LocalStepFunctions
     from slea_local.http import serve_in_background
+    from slea_local.runtime import StreamPoller
 
     seed = arguments.seed
     rng = random.Random(seed)
     rest_after = arguments.rest_after if defences else 10**9
     started = time.perf_counter()
     with ExitStack() as stack:
-        unlimited = rate_limits.Limit(burst=10_000, interval_seconds=0.001)
-        stack.enter_context(mock.patch.object(rate_limits, "limit", return_value=unlimited))
-        if rest_after is not None:
-            stack.enter_context(mock.patch.object(bank_store, "REST_AFTER_DRAWS", rest_after))
-        if not defences:
-            stack.enter_context(mock.patch.object(bank_draw, "account_group", return_value=""))
+        patch_defences(stack, defences, rest_after)
         aws = stack.enter_context(seeded_local_aws())
         step_functions = stack.enter_context(LocalStepFunctions(aws.runtime))
         dynamodb = boto3.resource("dynamodb")
@@ -156,6 +184,11 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
         abilities = dynamodb.Table(aws.cloud.table_name("AbilitiesTable"))
         base = stack.enter_context(serve_in_background(step_functions.runtime))
+        poller = StreamPoller(step_functions.runtime, "AttemptsTable")
+
+        def fold() -> None:
+            step_functions.wait_for_running()
+            poller.drain()
 
         def guessing(stored: dict[str, Any], question: dict[str, Any]) -> bool:
             return rng.random() < irt.guess_floor(question["type"], len(question["choices"]) or None)
@@ -164,7 +197,8 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         harvesters = [account(seed, "harvester", n) for n in range(arguments.colluders)]
         for number, user in enumerate(harvesters):
             survey(profiles, user, "Engineer", "Practice")  # one profile: a script's accounts
-            for shown in play(Client(base, user), questions, arguments.rounds, arguments.count, guessing):
+            client = Client(base, user)
+            for shown in play(client, questions, arguments.rounds, arguments.count, guessing, after_round=fold):
                 harvested |= {item["stem"]: item["item_id"] for item in shown}
             print(f"collusion: harvester {number + 1}: {len(harvested)} keys", file=sys.stderr, flush=True)
 
@@ -176,17 +210,20 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
             def from_keys(stored: dict[str, Any], question: dict[str, Any]) -> bool:
                 return question["stem"] in harvested or guessing(stored, question)
 
-            rounds = play(Client(base, user), questions, 2, arguments.count, from_keys)
+            client = Client(base, user)
+            rounds = play(client, questions, arguments.later_rounds, arguments.count, from_keys, after_round=fold)
             shares.append([sum(i["stem"] in harvested for i in r) / len(r) if r else 0.0 for r in rounds])
             print(f"collusion: later account {number + 1}: answerable {shares[-1]}", file=sys.stderr, flush=True)
 
         honest = [account(seed, "honest", n) for n in range(arguments.honest)]
-        play_honestly(base, (questions, profiles), honest, arguments.count, rng)
+        play_honestly(base, (questions, profiles), honest, arguments.count, rng, after_round=fold)
         step_functions.wait_for_running()
-        run = step_functions.runtime.invoke("calibrate_items", {})
+        refit = step_functions.run("CalibrationRefitStateMachine", {"poll_seconds": 1}, name=f"collusion-{seed}")
+        assert refit.status == "SUCCEEDED", refit.cause
+        run = refit.output
         listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"}).get("Item") or {}
         flagged = set(cast("dict[str, Any]", listed.get("learners") or {}))
-        rested = sum(1 for item in questions.scan()["Items"] if item.get("rested_at"))
+        rested, compromised = rested_items(questions.scan()["Items"])
 
     def rate(group: list[str]) -> float:
         return round(sum(user in flagged for user in group) / len(group), 3) if group else 0.0
@@ -195,11 +232,14 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         "defences": "on" if defences else "off",
         "rest_after": rest_after if defences else None,
         "keys_harvested": len(harvested),
-        "later_share_answerable_by_round": [round(statistics.fmean(r[i] for r in shares), 3) for i in range(2)]
+        "later_share_answerable_by_round": [
+            round(statistics.fmean(r[i] for r in shares), 3) for i in range(arguments.later_rounds)
+        ]
         if shares
         else [],
         "later_share_answerable": round(statistics.fmean(s for r in shares for s in r), 3) if shares else 0.0,
         "items_rested": rested,
+        "items_rested_compromised": compromised,
         "person_fit": {
             "later_flagged": rate(later),
             "honest_flagged": rate(honest),
@@ -218,6 +258,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--later", type=int, default=5)
+    parser.add_argument("--later-rounds", type=int, default=2)
     parser.add_argument("--honest", type=int, default=5)
     parser.add_argument("--seed", type=int, default=5)
     arguments = parser.parse_args()
