@@ -4,7 +4,7 @@ simulated answers, folded as the stream would deliver them), then a fixed number
 arrives as stream records and is folded by the function's use case
 (slea.logic.jobs.incremental_calibration.Folding) in batches of the event source mapping's size.
 
-The storage layer is faked at its seam (slea.dal.calibration_sums: apply, touched_items,
+The storage layer is faked at its seam (slea.dal.calibration_sums: apply, touched_items, item_cusum,
 write_statistics) by an in-memory store with the same rules (one response record per learner and
 item, conditional corrections, the category's learner count, a learner's first answer in a
 category costing a refused transaction first), which counts every record read and written. The
@@ -47,6 +47,14 @@ class FakeSums:
     category_learners: Counter[str] = field(default_factory=Counter)
     questions: dict[str, dict[str, Any]] = field(default_factory=dict)
     counts: Counter[str] = field(default_factory=Counter)
+    cusums: dict[str, Any] = field(default_factory=dict)  # item id -> (compromise CUSUM, folds)
+
+    def item_cusum(self, item_id: str) -> Any:
+        from slea.measurement.compromise import Cusum
+
+        self.counts["records_read"] += 1
+        self.counts["batch_get_calls"] += 1
+        return self.cusums.get(item_id, (Cusum(), 0))
 
     def apply(self, fold: Any, at: str) -> str:
         from slea.dal.calibration_sums import response_key
@@ -73,6 +81,11 @@ class FakeSums:
         else:
             self.responses[key] = (fold.attempt, fold.score)
         self.items[fold.item_id] = self.items.get(fold.item_id, ItemSums()) + fold.item
+        folds = self.cusums.get(fold.item_id, (None, 0))[1] + 1
+        if fold.cusum is not None:
+            self.cusums[fold.item_id] = (fold.cusum, folds)
+        elif fold.item_id in self.cusums:
+            self.cusums[fold.item_id] = (self.cusums[fold.item_id][0], folds)
         self.learners[fold.user_id] = self.learners.get(fold.user_id, LearnerSums()) + fold.learner
         if first and not known:
             self.learner_categories.setdefault(fold.user_id, set()).add(fold.category)
@@ -95,7 +108,9 @@ class FakeSums:
             for item_id, category in categories.items()
         }
 
-    def write_statistics(self, item_id: str, calibration: dict[str, Any], folds: int) -> bool:
+    def write_statistics(
+        self, item_id: str, calibration: dict[str, Any], folds: int, rest_at: str | None = None
+    ) -> bool:
         self.counts["records_written"] += 1
         self.counts["statistics_written"] += 1
         self.questions[item_id] = {**self.questions[item_id], "calibration": calibration}
@@ -173,6 +188,7 @@ def measure(sizes: list[int], new: int, seed: int = 11) -> list[dict[str, Any]]:
         mock.patch.object(calibration_sums, "apply", store.apply),
         mock.patch.object(calibration_sums, "touched_items", store.touched_items),
         mock.patch.object(calibration_sums, "write_statistics", store.write_statistics),
+        mock.patch.object(calibration_sums, "item_cusum", store.item_cusum),
     ):
         for size in sizes:
             # Grow the history to `size` answers (folded, as the stream would have delivered them).
