@@ -4,7 +4,7 @@ simulated answers, folded as the stream would deliver them), then a fixed number
 arrives as stream records and is folded by the function's use case
 (slea.logic.jobs.incremental_calibration.Folding) in batches of the event source mapping's size.
 
-The storage layer is faked at its seam (slea.dal.calibration_sums: apply, touched_items, item_cusum,
+The storage layer is faked at its seam (slea.dal.calibration_sums: apply, touched_items, item_cusums,
 write_statistics) by an in-memory store with the same rules (one response record per learner and
 item, conditional corrections, the category's learner count, a learner's first answer in a
 category costing a refused transaction first), which counts every record read and written. The
@@ -49,12 +49,13 @@ class FakeSums:
     counts: Counter[str] = field(default_factory=Counter)
     cusums: dict[str, Any] = field(default_factory=dict)  # item id -> (compromise CUSUM, folds)
 
-    def item_cusum(self, item_id: str) -> Any:
+    def item_cusums(self, item_ids: Any) -> dict[str, Any]:
         from slea.measurement.compromise import Cusum
 
-        self.counts["records_read"] += 1
-        self.counts["batch_get_calls"] += 1
-        return self.cusums.get(item_id, (Cusum(), 0))
+        wanted = set(item_ids)
+        self.counts["records_read"] += len(wanted)
+        self.counts["batch_get_calls"] += -(-len(wanted) // BATCH_GET_MAX)
+        return {item_id: self.cusums.get(item_id, (Cusum(), 0)) for item_id in wanted}
 
     def apply(self, fold: Any, at: str) -> str:
         from slea.dal.calibration_sums import response_key
@@ -188,7 +189,7 @@ def measure(sizes: list[int], new: int, seed: int = 11) -> list[dict[str, Any]]:
         mock.patch.object(calibration_sums, "apply", store.apply),
         mock.patch.object(calibration_sums, "touched_items", store.touched_items),
         mock.patch.object(calibration_sums, "write_statistics", store.write_statistics),
-        mock.patch.object(calibration_sums, "item_cusum", store.item_cusum),
+        mock.patch.object(calibration_sums, "item_cusums", store.item_cusums),
     ):
         for size in sizes:
             # Grow the history to `size` answers (folded, as the stream would have delivered them).
@@ -206,8 +207,10 @@ def measure(sizes: list[int], new: int, seed: int = 11) -> list[dict[str, Any]]:
             started = time.perf_counter()
             for start in range(0, len(arriving), BATCH_SIZE):
                 folding = Folding()
-                for answer in arriving[start : start + BATCH_SIZE]:
-                    folding.fold_record("INSERT", None, _stream_image(answer))
+                images = [_stream_image(answer) for answer in arriving[start : start + BATCH_SIZE]]
+                folding.prepare([("INSERT", None, image) for image in images])
+                for image in images:
+                    folding.fold_record("INSERT", None, image)
                 folding.recompute()
             seconds = time.perf_counter() - started
             history += new

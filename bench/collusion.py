@@ -25,12 +25,14 @@ Modes (`--mode`): `off` - no rest (REST_AFTER_DRAWS unreachable, the compromise 
 unreachable) and no look-alike groups (every account its own group): the bank before these
 defences; `on` - as shipped (groups; rest after REST_AFTER_DRAWS accounts, or `--rest-after N`: the
 production threshold is for a population of thousands; a bench of tens of accounts reaches it only
-scaled down, which the figures say; the compromise CUSUM at its production K, H and CAP).
+scaled down, which the figures say; the compromise CUSUM at its production K, H and CAP, or
+`--cusum-k`/`--cusum-h` scaled down, reported beside the production run).
 
 Per-user rate limits are lifted (machine-speed play, as in the tests); everything else is the product's.
 
     python bench/collusion.py [--mode off|on|both] [--rest-after 3] [--colluders 10] [--rounds 3]
                               [--count 20] [--later 5] [--later-rounds 2] [--honest 5] [--seed 5]
+                              [--cusum-k 0.75 --cusum-h 4]
 """
 
 import argparse
@@ -139,8 +141,9 @@ def play_honestly(
         play(Client(base, user), questions, 2, count, as_the_model_says, after_round=after_round)
 
 
-def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None) -> None:
-    """Rate limits lifted; with the defences off, no look-alike groups and no rest of either rule."""
+def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None, cusum: tuple[float, float]) -> None:
+    """Rate limits lifted; with the defences off, no look-alike groups and no rest of either rule;
+    on, the compromise CUSUM's K and H as given (the production ones unless scaled down)."""
     from slea.dal import bank as bank_store
     from slea.logic.rounds import bank_draw
     from slea.measurement import compromise
@@ -153,6 +156,9 @@ def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None) -> 
     if not defences:
         stack.enter_context(mock.patch.object(bank_draw, "account_group", return_value=""))
         stack.enter_context(mock.patch.object(compromise, "H", float("inf")))
+    else:
+        stack.enter_context(mock.patch.object(compromise, "K", cusum[0]))
+        stack.enter_context(mock.patch.object(compromise, "H", cusum[1]))
 
 
 def rested_items(stored: list[dict[str, Any]]) -> tuple[int, int]:
@@ -161,6 +167,18 @@ def rested_items(stored: list[dict[str, Any]]) -> tuple[int, int]:
 
     rested = [item for item in stored if item.get("rested_at")]
     return len(rested), sum(1 for item in rested if item.get("rest_reason") == REST_REASON)
+
+
+def fold_summary(sums: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the stream fold recorded: answers folded, items with sums, and their CUSUMs."""
+    items = [record for record in sums if str(record["sums_key"]).startswith("item#")]
+    cusums = sorted((float(record.get("cusum") or 0.0) for record in items), reverse=True)
+    return {
+        "answers_folded": sum(1 for record in sums if str(record["sums_key"]).startswith("response#")),
+        "items": len(items),
+        "items_cusum_above_zero": sum(1 for value in cusums if value > 0.0),
+        "top_cusums": [round(value, 2) for value in cusums[:5]],
+    }
 
 
 def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
@@ -176,7 +194,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
     rest_after = arguments.rest_after if defences else 10**9
     started = time.perf_counter()
     with ExitStack() as stack:
-        patch_defences(stack, defences, rest_after)
+        patch_defences(stack, defences, rest_after, (arguments.cusum_k, arguments.cusum_h))
         aws = stack.enter_context(seeded_local_aws())
         step_functions = stack.enter_context(LocalStepFunctions(aws.runtime))
         dynamodb = boto3.resource("dynamodb")
@@ -224,6 +242,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"}).get("Item") or {}
         flagged = set(cast("dict[str, Any]", listed.get("learners") or {}))
         rested, compromised = rested_items(questions.scan()["Items"])
+        sums = dynamodb.Table(aws.cloud.table_name("CalibrationSumsTable")).scan()["Items"]
 
     def rate(group: list[str]) -> float:
         return round(sum(user in flagged for user in group) / len(group), 3) if group else 0.0
@@ -240,6 +259,8 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         "later_share_answerable": round(statistics.fmean(s for r in shares for s in r), 3) if shares else 0.0,
         "items_rested": rested,
         "items_rested_compromised": compromised,
+        "cusum": {"k": arguments.cusum_k, "h": arguments.cusum_h} if defences else None,
+        "fold": fold_summary(sums),
         "person_fit": {
             "later_flagged": rate(later),
             "honest_flagged": rate(honest),
@@ -259,9 +280,15 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=20)
     parser.add_argument("--later", type=int, default=5)
     parser.add_argument("--later-rounds", type=int, default=2)
+    parser.add_argument("--cusum-k", type=float, default=None, help="the compromise CUSUM's K for `on` (scaled down)")
+    parser.add_argument("--cusum-h", type=float, default=None, help="the compromise CUSUM's H for `on` (scaled down)")
     parser.add_argument("--honest", type=int, default=5)
     parser.add_argument("--seed", type=int, default=5)
     arguments = parser.parse_args()
+    from slea.measurement import compromise
+
+    arguments.cusum_k = compromise.K if arguments.cusum_k is None else arguments.cusum_k
+    arguments.cusum_h = compromise.H if arguments.cusum_h is None else arguments.cusum_h
     modes = {"off": [False], "on": [True], "both": [False, True]}[arguments.mode]
     for defences in modes:
         print(json.dumps(scenario(arguments, defences)), flush=True)

@@ -125,11 +125,7 @@ def run(setting: Setting, arguments: argparse.Namespace) -> dict:
             "false_rests": honest_rests(rng, arguments.items, arguments.theta_sd, None),
             "false_rests_label_off_1": honest_rests(rng, arguments.items, arguments.theta_sd, 1.0),
             "leaked": [
-                leaked
-                | {"holder_bias": bias}
-                | key_uses(
-                    rng, arguments.items // 2, arguments.theta_sd, arguments.leak_after, arguments.key_share, bias
-                )
+                leaked | {"holder_bias": bias} | key_uses(rng, arguments.items // 2, arguments, bias)
                 for bias in (0.0, 1.0)
             ],
         }

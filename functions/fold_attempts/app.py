@@ -25,16 +25,21 @@ from slea.platform.observability import logger, metrics, tracer
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
 
 
+def _images(record: dict[str, Any]) -> tuple[str, dict[str, Any] | None, dict[str, Any] | None]:
+    change = record["dynamodb"]  # DynamoDB's own format, converted once by the layer
+    return record["eventName"], change.get("OldImage"), change.get("NewImage")
+
+
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
     parse_input(AttemptStreamEvent, event)  # a malformed envelope is an input error, not a batch of failures
     folding = Folding()
+    folding.prepare([_images(record) for record in event["Records"]])
 
     def fold_record(record: DynamoDBRecord) -> None:
-        change = record.raw_event["dynamodb"]  # DynamoDB's own format, converted once by the layer
-        folding.fold_record(record.raw_event["eventName"], change.get("OldImage"), change.get("NewImage"))
+        folding.fold_record(*_images(record.raw_event))
 
     response = process_partial_response(event=event, record_handler=fold_record, processor=processor, context=context)
     folding.recompute()

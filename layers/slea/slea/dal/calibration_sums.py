@@ -20,9 +20,9 @@ Key design: one table, partition key `sums_key` only, four kinds of record:
 
 A reviewer's correction moves the sums by the difference of the two answers, conditioned on the
 recorded attempt and score, so it applies once. Every write is one TransactWriteItems of 3 or 4
-items; reads are by key only (BatchGetItem of the items a batch touched, and of an item's CUSUM
-the first time a batch folds a first answer to it; GetItem of a learner): nothing here reads more
-because the history is longer.
+items; reads are by key only (BatchGetItem of the items a batch touched, and of the CUSUMs of
+the items a batch has first answers to, before it folds them; GetItem of a learner): nothing here
+reads more because the history is longer.
 """
 
 from collections.abc import Iterable, Iterator
@@ -306,19 +306,25 @@ def touched_items(categories: dict[str, str]) -> dict[str, TouchedItem]:
     return touched
 
 
-def item_cusum(item_id: str) -> tuple[Cusum, int]:
-    """The item's compromise CUSUM and its `folds` count (strongly consistent; BatchGetItem, the
-    read the fold is granted)."""
-    request = {
-        resource_name(SUMS_TABLE): {
-            "Keys": [{"sums_key": {"S": item_key(item_id)}}],
-            "ConsistentRead": True,
-            **_projection(("cusum", "cusum_b", "cusum_se", "folds")),
+def item_cusums(item_ids: Iterable[str]) -> dict[str, tuple[Cusum, int]]:
+    """The items' compromise CUSUMs and `folds` counts (strongly consistent; BatchGetItem, 100
+    keys a call; an item with no sums yet is (Cusum(), 0))."""
+    table = resource_name(SUMS_TABLE)
+    wanted = sorted(set(item_ids))
+    found: dict[str, tuple[Cusum, int]] = dict.fromkeys(wanted, (Cusum(), 0))
+    keys = [(table, {"sums_key": {"S": item_key(item_id)}}) for item_id in wanted]
+    for chunk in _chunks(keys, BATCH_GET_MAX):
+        request = {
+            table: {
+                "Keys": [key for _, key in chunk],
+                "ConsistentRead": True,
+                **_projection(("item_id", "cusum", "cusum_b", "cusum_se", "folds")),
+            }
         }
-    }
-    items, _ = batch_get(dynamodb(TOOL), request, "calibration sums get")
-    stored = next((from_item(item) for found in items.values() for item in found), {})
-    return cusum_of(stored), int(stored.get("folds") or 0)
+        items, _ = batch_get(dynamodb(TOOL), request, "calibration sums get")
+        for record in (from_item(item) for stored in items.values() for item in stored):
+            found[str(record["item_id"])] = (cusum_of(record), int(record.get("folds") or 0))
+    return found
 
 
 def cusum_of(stored: dict[str, Any]) -> Cusum:

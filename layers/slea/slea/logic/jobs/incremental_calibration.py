@@ -17,12 +17,12 @@ recorded.
 Compromised items (slea.measurement.compromise): each first answer also advances its item's
 CUSUM, written in the same transaction as the sums (conditioned on the item's fold count read
 with the state, so two shards folding one item cannot lose a step: the loser reads again). The
-state is read once per item a batch first-folds (one BatchGetItem) and kept for the batch's later
-answers. When the recomputed item's CUSUM is past its threshold and the item is still in the
-bank's index, the statistics write rests it (out of the index, `rested_at`, `rest_reason`
-"compromised"), as the draw rests an over-exposed item: the next round that would have drawn it
-generates in its slot. A redelivered answer folds nothing, so it neither moves the CUSUM nor
-rests twice.
+states of the items a batch has first answers to are read before it is folded (`prepare`: one
+BatchGetItem per 100 items) and kept for the batch's answers. When the recomputed item's CUSUM
+is past its threshold and the item is still in the bank's index, the statistics write rests it
+(out of the index, `rested_at`, `rest_reason` "compromised"), as the draw rests an over-exposed
+item: the next round that would have drawn it generates in its slot. A redelivered answer folds
+nothing, so it neither moves the CUSUM nor rests twice.
 
 Flags that take an item out of drawing (`misfit`, `label_far`) stay with the full refit,
 which has the robust, established-accounts checks these sums cannot make; the statistics written
@@ -148,9 +148,29 @@ class Folding:
     already_folded: int = 0
     ignored: int = 0
 
-    def fold_record(self, event_name: str, old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> None:
+    def prepare(self, records: list[tuple[str, dict[str, Any] | None, dict[str, Any] | None]]) -> None:
+        """Read the CUSUMs of the items the batch's records have first answers to, in one go; a
+        failure leaves them to be read one item at a time as their answers are folded."""
+        first = {
+            new.item_id
+            for event_name, old_image, new_image in records
+            if (new := self._answers(event_name, old_image, new_image)[1]) is not None
+        }
+        try:
+            self.cusums |= store.item_cusums(first)
+        except DataAccessError as error:
+            logger.warning("item CUSUMs not read ahead", extra={"items": len(first), "reason": str(error)})
+
+    @staticmethod
+    def _answers(
+        event_name: str, old_image: dict[str, Any] | None, new_image: dict[str, Any] | None
+    ) -> tuple[Answer | None, Answer | None]:
         old = answer_of(from_item(old_image) if old_image else None)
         new = answer_of(from_item(new_image) if new_image and event_name != "REMOVE" else None)
+        return old, new
+
+    def fold_record(self, event_name: str, old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> None:
+        old, new = self._answers(event_name, old_image, new_image)
         change = fold_of(old, new)
         if change is None:
             self.ignored += 1
@@ -174,7 +194,7 @@ class Folding:
             if change.expected_score is not None or new is None:  # not a first answer
                 return store.apply(change, utc_now())
             if change.item_id not in self.cusums:
-                self.cusums[change.item_id] = store.item_cusum(change.item_id)
+                self.cusums |= store.item_cusums([change.item_id])
             state, folds = self.cusums[change.item_id]
             after = state.after(new.theta, new.b, new.b_se, new.floor, new.score)
             outcome = store.apply(replace(change, cusum=after, cusum_folds=folds), utc_now())
