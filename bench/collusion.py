@@ -169,15 +169,20 @@ def rested_items(stored: list[dict[str, Any]]) -> tuple[int, int]:
     return len(rested), sum(1 for item in rested if item.get("rest_reason") == REST_REASON)
 
 
-def fold_summary(sums: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the stream fold recorded: answers folded, items with sums, and their CUSUMs."""
+def fold_summary(sums: list[dict[str, Any]], stored: list[dict[str, Any]], h: float) -> dict[str, Any]:
+    """What the stream fold recorded: answers folded, items with sums, their CUSUMs, and how many
+    are past `h` while still drawable (none, if every crossing rested its item)."""
     items = [record for record in sums if str(record["sums_key"]).startswith("item#")]
+    drawable = {str(item["question_id"]) for item in stored if item.get("bank_key")}
     cusums = sorted((float(record.get("cusum") or 0.0) for record in items), reverse=True)
     return {
         "answers_folded": sum(1 for record in sums if str(record["sums_key"]).startswith("response#")),
         "items": len(items),
         "items_cusum_above_zero": sum(1 for value in cusums if value > 0.0),
         "top_cusums": [round(value, 2) for value in cusums[:5]],
+        "past_h_still_drawable": sum(
+            1 for record in items if float(record.get("cusum") or 0.0) > h and str(record.get("item_id")) in drawable
+        ),
     }
 
 
@@ -241,7 +246,8 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         run = refit.output
         listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"}).get("Item") or {}
         flagged = set(cast("dict[str, Any]", listed.get("learners") or {}))
-        rested, compromised = rested_items(questions.scan()["Items"])
+        stored = questions.scan()["Items"]
+        rested, compromised = rested_items(stored)
         sums = dynamodb.Table(aws.cloud.table_name("CalibrationSumsTable")).scan()["Items"]
 
     def rate(group: list[str]) -> float:
@@ -260,7 +266,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         "items_rested": rested,
         "items_rested_compromised": compromised,
         "cusum": {"k": arguments.cusum_k, "h": arguments.cusum_h} if defences else None,
-        "fold": fold_summary(sums),
+        "fold": fold_summary(sums, stored, arguments.cusum_h),
         "person_fit": {
             "later_flagged": rate(later),
             "honest_flagged": rate(honest),
