@@ -15,7 +15,7 @@ difficulty down with every right answer and would hide itself; against the refer
 before the excursion it cannot.
 
 K, H and CAP were chosen by simulation (bench/compromise.py; figures in docs/security.md): honest
-learners' answers rest about one item in a hundred over 200 answers each (as many when its label
+learners' answers rest about one item in a hundred over 200 answers each (two when its label
 is a logit off); a key-holder's right answer on an item at their level is weak evidence (P is 0.6
 to 0.75 there), so a leaked item takes tens of key-holders' answers, fewer when they are below it.
 Pure: no I/O.
