@@ -72,6 +72,19 @@ def test_a_compact_file_reads_back_what_was_written_and_is_the_same_bytes_every_
     assert attempt_export.compact([]) == (attempt_export.compact([])[0], 0)
 
 
+def test_the_answers_read_hold_one_copy_of_each_repeated_id_across_files():
+    """Millions of answers repeat a few thousand ids: read, they share one string each (memory)."""
+    answers = list(attempt_export.attempts_of(EXPORTED))
+    lines = gzip.decompress(attempt_export.compact(answers + answers)[0]).splitlines()
+    shared: dict[str, str] = {}
+    first_file = list(attempt_export.reduced_answers(lines, shared))
+    second_file = list(attempt_export.reduced_answers(lines, shared))
+    assert first_file == second_file == answers + answers
+    for name in ("item_id", "question_id", "user_id", "question_type"):
+        copies = {id(answer[name]) for answer in first_file + second_file if answer.get(name) == answers[0][name]}
+        assert len(copies) == 1, name
+
+
 def test_only_data_files_of_an_export_are_reduced_and_each_source_has_one_reduced_key():
     prefix = attempt_export.files_prefix("run-1")
     assert prefix == "exports/run-1/AWSDynamoDB/"

@@ -162,9 +162,23 @@ def write_reduced(run: str, source_key: str, attempts: Iterable[dict[str, Any]])
     return count
 
 
-def reduced_answers(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
-    """The answers of a reduced file's lines."""
-    return (json.loads(line) for line in lines)
+# Fields whose few values repeat across millions of answers (ids, types): each read answer refers
+# to one shared copy of each value instead of its own, which saves the fit about a third of
+# the memory the answers take as read (bench/calibration_scale.py).
+SHARED_FIELDS = ("item_id", "question_id", "user_id", "question_type")
+
+
+def reduced_answers(lines: Iterable[bytes], shared: dict[str, str] | None = None) -> Iterator[dict[str, Any]]:
+    """The answers of a reduced file's lines; the SHARED_FIELDS' equal values as one string
+    (kept in `shared` across the files of one read)."""
+    known: dict[str, str] = {} if shared is None else shared
+    for line in lines:
+        answer = json.loads(line)
+        for name in SHARED_FIELDS:
+            value = answer.get(name)
+            if isinstance(value, str):
+                answer[name] = known.setdefault(value, value)
+        yield answer
 
 
 @dataclass
@@ -181,12 +195,13 @@ def reduced_attempts(run: str, may_continue: Callable[[], bool]) -> ReducedAnswe
     `complete` is False when it stopped before the last file."""
     bucket, files = resource_name(EXPORT_BUCKET), 0
     read: list[dict[str, Any]] = []
+    shared: dict[str, str] = {}
     with storage_errors("refit files list"):
         pages = list(s3(TOOL).get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=_reduced_prefix(run)))
     keys = sorted(str(entry["Key"]) for page in pages for entry in page.get("Contents", []))
     for number, key in enumerate(keys):
         if number and not may_continue():
             return ReducedAnswers(read, files, complete=False)
-        read.extend(reduced_answers(_lines(bucket, key)))
+        read.extend(reduced_answers(_lines(bucket, key), shared))
         files += 1
     return ReducedAnswers(read, files, complete=True)

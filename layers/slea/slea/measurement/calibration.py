@@ -56,7 +56,7 @@ ESTABLISHED_ANSWERS = 10  # answers after which an account weighs fully in the r
 ROBUST_TO = 10  # accounts a flag must survive losing (the most adverse ones, per item)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a refit holds a few of these per answer
 class Response:
     item_id: str
     learner: str

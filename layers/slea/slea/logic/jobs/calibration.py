@@ -181,6 +181,7 @@ def calibrate_items(remaining_ms: RemainingMs, refit_run: str) -> CalibrationRun
         # A refit from part of the answers would overwrite difficulties fitted from all of them.
         return _report(CalibrationRun(complete=False, stopped="read", seconds=_since(started), **run))
     prepared = _prepare(answers.attempts)
+    del answers  # the answers as read take more memory than the fit: it needs only the prepared ones
     run["responses"] = len(prepared.responses)
     priors = {
         item_id: ItemDifficulty.from_label(float(item.get("difficulty") or 5.5))
