@@ -95,6 +95,7 @@ def calibrate_guarded(
     for response in responses:
         first.setdefault((response.item_id, response.learner), response)
     once = list(first.values())
+    del first  # a key and an entry per answer: memory the fits below can use
     if not once:
         return GuardedCalibration({}, {}, frozenset())
     b, abilities = _fit(_Indexed(once), priors, learner_priors or {}, ITERATIONS)
