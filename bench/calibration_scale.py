@@ -208,11 +208,9 @@ def measure_export_refit(attempts: int, seed: int = 11, refit_rate: float | None
         peak_reset = _reset_peak()
         started = time.perf_counter()
         shared: dict[str, str] = {}
-        read = [
-            answer
-            for body in reduced
-            for answer in attempt_export.reduced_answers(gzip.decompress(body).splitlines(), shared)
-        ]
+        read = attempt_export.CompactAnswers()
+        for body in reduced:
+            read.extend(attempt_export.reduced_answers(gzip.decompress(body).splitlines(), shared))
         read_seconds = time.perf_counter() - started
         answers_read = len(read)
         started = time.perf_counter()

@@ -22,7 +22,7 @@ import hashlib
 import io
 import json
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,11 +181,38 @@ def reduced_answers(lines: Iterable[bytes], shared: dict[str, str] | None = None
         yield answer
 
 
+_ABSENT = object()  # a field the answer does not have (None is a value it can have)
+
+
+class CompactAnswers(Collection[dict[str, Any]]):
+    """Answers as the fit holds them while it reads: one tuple each, the CALIBRATION_FIELDS'
+    values in order, instead of a dict - about a third of the memory, and the answers as read are
+    most of what bounds how many answers one fit holds (bench/calibration_scale.py). Iterated,
+    each answer is its dict again (fields outside CALIBRATION_FIELDS are not kept)."""
+
+    def __init__(self, answers: Iterable[Mapping[str, Any]] = ()) -> None:
+        self._rows: list[tuple[Any, ...]] = []
+        self.extend(answers)
+
+    def extend(self, answers: Iterable[Mapping[str, Any]]) -> None:
+        self._rows.extend(tuple(answer.get(name, _ABSENT) for name in CALIBRATION_FIELDS) for answer in answers)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for row in self._rows:
+            yield {name: value for name, value in zip(CALIBRATION_FIELDS, row, strict=True) if value is not _ABSENT}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, answer: object) -> bool:
+        return any(answer == held for held in self)
+
+
 @dataclass
 class ReducedAnswers:
     """What the fit read: the answers, the files and whether it read every file."""
 
-    attempts: list[dict[str, Any]]
+    attempts: Collection[dict[str, Any]]
     files: int
     complete: bool
 
@@ -194,7 +221,7 @@ def reduced_attempts(run: str, may_continue: Callable[[], bool]) -> ReducedAnswe
     """Every compact answer of the run, file by file while `may_continue()` allows another file.
     `complete` is False when it stopped before the last file."""
     bucket, files = resource_name(EXPORT_BUCKET), 0
-    read: list[dict[str, Any]] = []
+    read = CompactAnswers()
     shared: dict[str, str] = {}
     with storage_errors("refit files list"):
         pages = list(s3(TOOL).get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=_reduced_prefix(run)))
