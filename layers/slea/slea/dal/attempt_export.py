@@ -12,7 +12,8 @@ point-in-time export to S3, and the compact answers each file of it is reduced t
   attempt - answers, feedback, keys - is dropped) are written, gzip JSON lines, to
   `refits/{run}/responses/{digest of the source key}.json.gz`: the same source always writes the
   same key, so a retried child overwrites what an earlier try wrote.
-- The fit reads every reduced file of its run, listed page by page, each streamed.
+- The fit reads every reduced file of its run, listed page by page, each streamed, and holds
+  the answers one tuple each (CompactAnswers): their memory bounds how many answers one fit holds.
 - The bucket's lifecycle rule deletes both prefixes after some days (template.yaml); nothing
   here deletes.
 """
