@@ -6,8 +6,9 @@
   written locally as an export writes them (no moto: moto's export holds the table in one string),
   each reduced by the reduce step's own code (slea.dal.attempt_export), then the fit's own code
   (slea.logic.jobs.calibration: the answers prepared, calibrate_guarded) with the bank items read
-  from memory instead of DynamoDB (the storage seam). Seconds of each step, peak memory, and
-  whether the fit's read and refit fit in one 15-minute Lambda invocation;
+  from memory instead of DynamoDB (the storage seam). Seconds of each step, the fit's peak
+  memory from its read on, whether the fit's read and refit fit in one 15-minute Lambda
+  invocation and its memory, and how many answers one invocation holds by each bound;
 - the export's cost per million answers (EXPORT_PRICE_PER_GB, ATTEMPT_BYTES: assumptions, printed).
 
 The bank: ITEMS items, labels 1-10; learners theta ~ N(0, 1) each answer ANSWERS_PER_LEARNER items
@@ -40,6 +41,8 @@ ITEMS = 200
 ANSWERS_PER_LEARNER = 20
 INVOCATION_SECONDS = 900
 READ_SHARE = 0.5  # slea.logic.jobs.calibration: reading may use half of the invocation
+FIT_MEMORY_MB = 3008  # template.yaml: CalibrateItemsFunction's MemorySize
+FIT_BASE_MB = 100  # the fit function before it reads: its modules and clients (72 MB here) and the runtime
 ANSWERS_PER_DATA_FILE = 100_000  # how many items an export data file holds here (AWS decides on AWS)
 # The export is billed per GB of the table's size at the export time (AWS pricing, DynamoDB
 # "Export to Amazon S3", us-east-1; other regions differ by a few per cent).
@@ -155,6 +158,24 @@ def _peak_memory_mb() -> int:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
+def _reset_peak() -> bool:
+    """Start the process's peak resident memory afresh (Linux: /proc/self/clear_refs); False
+    where that is not possible (then the peaks below are the process's so far)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def _memory_mb(field: str) -> int:
+    """VmHWM (the peak since the last reset) or VmRSS (now) of this process, in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return round(int(line.split()[1]) / 1024)
+    return _peak_memory_mb()
+
+
 def measure_export_refit(attempts: int, seed: int = 11, refit_rate: float | None = None) -> dict[str, Any]:
     """The refit's steps on `attempts` answers from exported files (see the module's docstring).
     With `refit_rate` (answers per second measured on a smaller size) the refit itself is not run
@@ -180,15 +201,22 @@ def measure_export_refit(attempts: int, seed: int = 11, refit_rate: float | None
                 body, _ = attempt_export.compact(attempt_export.attempts_of(lines))
             reduced.append(body)
         reduce_seconds = time.perf_counter() - started
-        # The fit: every reduced file read, the answers prepared, the guarded refit.
+        # The fit: every reduced file read, the answers prepared (then the answers as read let go,
+        # as the job does), the guarded refit. Memory: the peak from the read on, over what the
+        # process held before it (the reduced files' bytes, the interpreter and its modules).
+        before_fit_mb = _memory_mb("VmRSS")
+        peak_reset = _reset_peak()
         started = time.perf_counter()
-        read = [
-            answer for body in reduced for answer in attempt_export.reduced_answers(gzip.decompress(body).splitlines())
-        ]
+        shared: dict[str, str] = {}
+        read = attempt_export.CompactAnswers()
+        for body in reduced:
+            read.extend(attempt_export.reduced_answers(gzip.decompress(body).splitlines(), shared))
         read_seconds = time.perf_counter() - started
+        answers_read = len(read)
         started = time.perf_counter()
         with mock.patch.object(store, "bank_items", lambda ids: {i: bank[i] for i in set(ids) if i in bank}):
             prepared = job._prepare(read)
+        del read, shared
         items_fitted = len(prepared.items)
         if refit_rate is None:
             priors = {item: ItemDifficulty.from_label(float(bank[item]["difficulty"])) for item in prepared.items}
@@ -196,9 +224,10 @@ def measure_export_refit(attempts: int, seed: int = 11, refit_rate: float | None
             fit_seconds = time.perf_counter() - started
         else:
             fit_seconds = time.perf_counter() - started + len(prepared.responses) / refit_rate
+        fit_peak_mb = _memory_mb("VmHWM") - before_fit_mb
     fit_invocation = read_seconds + fit_seconds
     return {
-        "answers": len(read),
+        "answers": answers_read,
         "data_files": len(files),
         "export_gz_mb": round(export_bytes / 1e6, 1),
         "reduced_gz_mb": round(sum(map(len, reduced)) / 1e6, 1),
@@ -207,11 +236,21 @@ def measure_export_refit(attempts: int, seed: int = 11, refit_rate: float | None
         "fit_read_seconds": round(read_seconds, 1),
         "fit_refit_seconds": round(fit_seconds, 1),
         "fit_refit_extrapolated": refit_rate is not None,
-        "refit_answers_per_second": round(len(read) / fit_seconds),
+        "refit_answers_per_second": round(answers_read / fit_seconds),
         "fit_invocation_seconds": round(fit_invocation, 1),
         "fits_in_15_minutes": read_seconds < INVOCATION_SECONDS * READ_SHARE
         and fit_invocation < INVOCATION_SECONDS - 60,
         "items_fitted": items_fitted,
+        "fit_peak_memory_mb": fit_peak_mb if peak_reset else None,
+        "fit_memory_bytes_per_answer": round(fit_peak_mb * 2**20 / answers_read) if peak_reset else None,
+        "fits_in_memory": fit_peak_mb + FIT_BASE_MB < FIT_MEMORY_MB if peak_reset else None,
+        # One fit invocation's bounds if time and memory keep growing linearly with the answers
+        # (a fixed number of passes over them; meaningful from about 100,000 answers, below which
+        # fixed costs dominate): time leaves a minute for the writes.
+        "answers_per_fit_by_time": round(answers_read * (INVOCATION_SECONDS - 60) / fit_invocation, -4),
+        "answers_per_fit_by_memory": round(answers_read * (FIT_MEMORY_MB - FIT_BASE_MB) / fit_peak_mb, -4)
+        if peak_reset and fit_peak_mb > 0
+        else None,
         "peak_memory_mb_so_far": _peak_memory_mb(),
     }
 

@@ -21,6 +21,14 @@ def test_every_exported_answer_is_reduced_read_and_fitted(quick):
     assert measured["reduced_gz_mb"] <= measured["export_gz_mb"]  # compact: the calibration fields only
 
 
+def test_the_fits_memory_is_measured_from_its_read_on(quick):
+    measured, _ = quick
+    assert measured["fit_peak_memory_mb"] is not None  # Linux: the peak can be reset before the read
+    assert 0 <= measured["fit_peak_memory_mb"] < measured["peak_memory_mb_so_far"]
+    assert measured["fits_in_memory"] is True
+    assert measured["answers_per_fit_by_time"] > measured["answers"]
+
+
 def test_above_fit_up_to_the_refit_is_extrapolated_from_the_measured_rate(quick):
     measured, extrapolated = quick
     assert extrapolated["answers"] == 2_000

@@ -2,8 +2,10 @@
 lines decoded to the answers' calibration fields only, the compact file written and read back,
 and which keys of an export are data files."""
 
+import copy
 import gzip
 import json
+import tracemalloc
 
 from slea.dal import attempt_export
 
@@ -70,6 +72,45 @@ def test_a_compact_file_reads_back_what_was_written_and_is_the_same_bytes_every_
     assert list(attempt_export.reduced_answers(gzip.decompress(body).splitlines())) == answers
     assert attempt_export.compact(answers)[0] == body  # a retried child writes the same file
     assert attempt_export.compact([]) == (attempt_export.compact([])[0], 0)
+
+
+def test_the_answers_read_hold_one_copy_of_each_repeated_id_across_files():
+    """Millions of answers repeat a few thousand ids: read, they share one string each (memory)."""
+    answers = list(attempt_export.attempts_of(EXPORTED))
+    lines = gzip.decompress(attempt_export.compact(answers + answers)[0]).splitlines()
+    shared: dict[str, str] = {}
+    first_file = list(attempt_export.reduced_answers(lines, shared))
+    second_file = list(attempt_export.reduced_answers(lines, shared))
+    assert first_file == second_file == answers + answers
+    for name in ("item_id", "question_id", "user_id", "question_type"):
+        copies = {id(answer[name]) for answer in first_file + second_file if answer.get(name) == answers[0][name]}
+        assert len(copies) == 1, name
+
+
+def test_compact_answers_give_back_every_answer_as_it_was_read_in_less_than_half_the_memory():
+    answers = [*attempt_export.attempts_of(EXPORTED), {"user_id": "u3", "item_id": None, "score": 100}]
+    held = attempt_export.CompactAnswers(answers)
+    assert len(held) == 3
+    assert list(held) == list(held) == answers  # iterated again and again, absent fields stay absent
+    assert answers[2] in held
+    assert {"user_id": "u4"} not in held
+    many = [
+        {**answer, "user_id": f"learner-{number}", "graded_at": f"2026-01-01T00:00:{number:06d}Z"}
+        for number, answer in enumerate(answers[:1] * 2_000)
+    ]
+    tracemalloc.start()
+    try:
+        as_read = copy.deepcopy(many)
+        dicts = tracemalloc.get_traced_memory()[0]
+        del as_read
+        tracemalloc.reset_peak()
+        start = tracemalloc.get_traced_memory()[0]
+        compact = attempt_export.CompactAnswers(copy.deepcopy(many))
+        rows = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert list(compact) == many
+    assert rows < 0.5 * dicts
 
 
 def test_only_data_files_of_an_export_are_reduced_and_each_source_has_one_reduced_key():

@@ -31,8 +31,10 @@ of accounts can move a difficulty, never take a good item out of drawing on thei
 """
 
 import math
+import operator
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from slea.measurement.irt import MIN_PROBABILITY, log_likelihood, p_correct, sigmoid
 from slea.measurement.items import ItemDifficulty
@@ -54,7 +56,7 @@ ESTABLISHED_ANSWERS = 10  # answers after which an account weighs fully in the r
 ROBUST_TO = 10  # accounts a flag must survive losing (the most adverse ones, per item)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a refit holds a few of these per answer
 class Response:
     item_id: str
     learner: str
@@ -93,9 +95,10 @@ def calibrate_guarded(
     for response in responses:
         first.setdefault((response.item_id, response.learner), response)
     once = list(first.values())
+    del first  # a key and an entry per answer: memory the fits below can use
     if not once:
         return GuardedCalibration({}, {}, frozenset())
-    b, abilities = _fit(once, priors, learner_priors or {}, ITERATIONS)
+    b, abilities = _fit(_Indexed(once), priors, learner_priors or {}, ITERATIONS)
     by_learner: dict[str, list[Response]] = defaultdict(list)
     for response in once:
         by_learner[response.learner].append(response)
@@ -114,11 +117,10 @@ def calibrate_guarded(
         for r in once
         if r.learner not in excluded
     ]
-    weighted = calibrate(kept, priors, learner_priors)
+    weighted, kept_abilities = _calibrate(kept, priors, learner_priors or {}, ITERATIONS)
     flagged = {item for item, statistics in weighted.items() if statistics.flags}
     if not flagged:
         return GuardedCalibration(weighted, fits, excluded)
-    _, kept_abilities = _fit(kept, priors, learner_priors or {}, ITERATIONS)
     adverse = _most_adverse(kept, flagged, weighted, kept_abilities)
     confirming = calibrate([r for r in kept if (r.item_id, r.learner) not in adverse], priors, learner_priors)
     items = {
@@ -165,41 +167,80 @@ def calibrate(
     """Calibrated statistics for every item with at least one response. `priors` should hold the
     label priors (ItemDifficulty.from_label): they regularise new items and anchor the scale; an
     item without one gets the prior of a middle label."""
+    return _calibrate(responses, priors, learner_priors or {}, iterations)[0]
+
+
+def _calibrate(
+    responses: list[Response],
+    priors: dict[str, ItemDifficulty],
+    learner_priors: dict[str, tuple[float, float]],
+    iterations: int,
+) -> tuple[dict[str, ItemStatistics], dict[str, tuple[float, float]]]:
+    """calibrate(), and the learners' ability posteriors it ended with."""
     if not responses:
-        return {}
-    learner_priors = learner_priors or {}
-    b, abilities = _fit(responses, priors, learner_priors, iterations)
-    by_item: dict[str, list[Response]] = defaultdict(list)
-    by_learner: dict[str, list[Response]] = defaultdict(list)
-    for response in responses:
-        by_item[response.item_id].append(response)
-        by_learner[response.learner].append(response)
-    prior_of = {item: priors.get(item) or ItemDifficulty.from_label(5.5) for item in by_item}
-    rest = _rest_abilities(by_learner, b, learner_priors)
-    return {item: _statistics(answers, abilities, rest, b[item], prior_of[item]) for item, answers in by_item.items()}
+        return {}, {}
+    answers = _Indexed(responses)
+    b, abilities = _fit(answers, priors, learner_priors, iterations)
+    prior_of = {item: priors.get(item) or ItemDifficulty.from_label(5.5) for item in answers.by_item}
+    rest = _rest_abilities(answers, b, learner_priors)
+    statistics = {
+        item: _item_statistics(
+            [responses[n] for n in found], abilities, [rest[n] for n in found], b[item], prior_of[item]
+        )
+        for item, found in answers.by_item.items()
+    }
+    return statistics, abilities
+
+
+class _Indexed:
+    """The responses as the EM passes over them, grouped once: by item, by learner, and by kind,
+    a distinct (item, floor, score). Every answer of one kind has the same log-likelihood at each
+    grid point, so a pass computes those once per kind (a few hundred) instead of once per answer,
+    and each learner's log-posterior is a sum of the rows of their answers' kinds."""
+
+    def __init__(self, responses: list[Response]) -> None:
+        self.responses = responses
+        self.by_item: dict[str, list[int]] = defaultdict(list)
+        self.by_learner: dict[str, list[int]] = defaultdict(list)
+        kind_numbers: dict[tuple[str, float, float], int] = {}
+        self.kind: list[int] = []
+        for number, response in enumerate(responses):
+            self.by_item[response.item_id].append(number)
+            self.by_learner[response.learner].append(number)
+            key = (response.item_id, response.floor, response.score)
+            self.kind.append(kind_numbers.setdefault(key, len(kind_numbers)))
+        self.kinds = list(kind_numbers)
+
+    def grid_log_likelihoods(self, b: dict[str, float]) -> list[tuple[float, ...]]:
+        """Each kind's log-likelihood at every grid point, at the difficulties b."""
+        return [
+            tuple(log_likelihood(q, b[item], floor, score) for q in CALIBRATION_GRID)
+            for item, floor, score in self.kinds
+        ]
 
 
 def _fit(
-    responses: list[Response],
+    answers: _Indexed,
     priors: dict[str, ItemDifficulty],
     learner_priors: dict[str, tuple[float, float]],
     iterations: int,
 ) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
     """EM: the items' difficulties and the learners' ability posteriors (mean, sd)."""
-    by_item: dict[str, list[Response]] = defaultdict(list)
-    by_learner: dict[str, list[Response]] = defaultdict(list)
-    for response in responses:
-        by_item[response.item_id].append(response)
-        by_learner[response.learner].append(response)
-    prior_of = {item: priors.get(item) or ItemDifficulty.from_label(5.5) for item in by_item}
-    b = {item: prior_of[item].b for item in by_item}
+    prior_of = {item: priors.get(item) or ItemDifficulty.from_label(5.5) for item in answers.by_item}
+    b = {item: prior_of[item].b for item in answers.by_item}
     abilities: dict[str, tuple[float, float]] = {}
+    kinds_of = {learner: [answers.kind[n] for n in found] for learner, found in answers.by_learner.items()}
     for _ in range(iterations):
+        table = answers.grid_log_likelihoods(b)
         abilities = {
-            learner: _ability(answers, b, learner_priors.get(learner, POPULATION_PRIOR))
-            for learner, answers in by_learner.items()
+            learner: _moments(_log_posterior(kinds, table, learner_priors.get(learner, POPULATION_PRIOR)))
+            for learner, kinds in kinds_of.items()
         }
-        moved = {item: _map_difficulty(found, abilities, b[item], prior_of[item]) for item, found in by_item.items()}
+        at_nodes = _abilities_at_nodes(abilities)
+        moved = {
+            item: _map_difficulty(_Nodes([answers.responses[n] for n in found], at_nodes), b[item], prior_of[item])
+            for item, found in answers.by_item.items()
+        }
         shift = sum(moved[item] - prior_of[item].b for item in moved) / len(moved)
         moved = {item: value - shift for item, value in moved.items()}
         largest_move = max(abs(moved[item] - b[item]) for item in b)
@@ -209,67 +250,90 @@ def _fit(
     return b, abilities
 
 
-def _log_posterior(answers: list[Response], b: dict[str, float], prior: tuple[float, float]) -> list[float]:
+@lru_cache(maxsize=1024)
+def _prior_terms(prior: tuple[float, float]) -> tuple[float, ...]:
     mean, sd = prior
-    return [
-        -0.5 * ((q - mean) / sd) ** 2 + sum(log_likelihood(q, b[a.item_id], a.floor, a.score) for a in answers)
-        for q in CALIBRATION_GRID
-    ]
+    return tuple(-0.5 * ((q - mean) / sd) ** 2 for q in CALIBRATION_GRID)
 
 
-def _ability(answers: list[Response], b: dict[str, float], prior: tuple[float, float]) -> tuple[float, float]:
-    return _moments(_log_posterior(answers, b, prior))
+def _log_posterior(kinds: list[int], table: list[tuple[float, ...]], prior: tuple[float, float]) -> list[float]:
+    """The log-posterior at each grid point of a learner whose answers are of these kinds: the
+    prior's term plus the answers' log-likelihoods, summed in the answers' order."""
+    likelihoods = map(sum, zip(*(table[kind] for kind in kinds), strict=True))
+    return [term + value for term, value in zip(_prior_terms(prior), likelihoods, strict=True)]
 
 
 def _rest_abilities(
-    by_learner: dict[str, list[Response]], b: dict[str, float], learner_priors: dict[str, tuple[float, float]]
-) -> dict[Response, float]:
+    answers: _Indexed, b: dict[str, float], learner_priors: dict[str, tuple[float, float]]
+) -> list[float]:
     """Each answer's learner ability without that answer: the posterior divided by its likelihood."""
-    rest: dict[Response, float] = {}
-    for learner, answers in by_learner.items():
-        logs = _log_posterior(answers, b, learner_priors.get(learner, POPULATION_PRIOR))
-        for answer in answers:
-            without = [
-                value - log_likelihood(q, b[answer.item_id], answer.floor, answer.score)
-                for value, q in zip(logs, CALIBRATION_GRID, strict=True)
-            ]
-            rest[answer] = _moments(without)[0]
+    table = answers.grid_log_likelihoods(b)
+    rest = [0.0] * len(answers.responses)
+    for learner, found in answers.by_learner.items():
+        logs = _log_posterior([answers.kind[n] for n in found], table, learner_priors.get(learner, POPULATION_PRIOR))
+        for n in found:
+            rest[n] = _mean(list(map(operator.sub, logs, table[answers.kind[n]])))[2]
     return rest
 
 
 def _moments(logs: list[float]) -> tuple[float, float]:
-    top = max(logs)
-    weights = [math.exp(value - top) for value in logs]
-    total = sum(weights)
-    theta = sum(w * q for w, q in zip(weights, CALIBRATION_GRID, strict=True)) / total
-    variance = sum(w * (q - theta) ** 2 for w, q in zip(weights, CALIBRATION_GRID, strict=True)) / total
+    weights, total, theta = _mean(logs)
+    variance = sum([w * (q - theta) ** 2 for w, q in zip(weights, CALIBRATION_GRID, strict=True)]) / total
     return theta, math.sqrt(variance)
 
 
-def _derivatives(theta: float, b: float, floor: float, score: float) -> tuple[float, float]:
-    """(d/db log-likelihood, Fisher information) of one answer."""
-    s = sigmoid(theta - b)
-    p = min(max(floor + (1.0 - floor) * s, MIN_PROBABILITY), 1.0 - MIN_PROBABILITY)
-    slope = (1.0 - floor) * s * (1.0 - s)
-    return -(score / p - (1.0 - score) / (1.0 - p)) * slope, slope * slope / (p * (1.0 - p))
+def _mean(logs: list[float]) -> tuple[list[float], float, float]:
+    """The grid's weights of a log-posterior (scaled to 1 at its top), their sum and its mean."""
+    top = max(logs)
+    weights = [math.exp(value - top) for value in logs]
+    total = sum(weights)
+    return weights, total, sum(map(operator.mul, weights, CALIBRATION_GRID)) / total
 
 
-def _expected(answers: list[Response], abilities: dict[str, tuple[float, float]], b: float) -> tuple[float, float]:
-    gradient = information = 0.0
-    for answer in answers:
-        theta, sd = abilities[answer.learner]
-        for node, weight in zip(HERMITE_NODES, HERMITE_WEIGHTS, strict=True):
-            g, i = _derivatives(theta + sd * node, b, answer.floor, answer.score)
-            gradient += answer.weight * weight * g
-            information += answer.weight * weight * i
-    return gradient, information
+class _Nodes:
+    """An item's answers spread over the Gauss-Hermite nodes of their learners' ability
+    posteriors: one row per answer and node (ability at the node, the node's weight times the
+    answer's, floor, score). The rows do not change while the item's Newton steps move b."""
+
+    def __init__(self, answers: list[Response], at_nodes: dict[str, tuple[float, ...]]) -> None:
+        self.thetas = [theta for answer in answers for theta in at_nodes[answer.learner]]
+        self.weights = [weight for answer in answers for weight in _node_weights(answer.weight)]
+        self.floors = [answer.floor for answer in answers for _ in HERMITE_NODES]
+        self.scores = [answer.score for answer in answers for _ in HERMITE_NODES]
+
+    def expected(self, b: float) -> tuple[float, float]:
+        """(d/db expected log-likelihood, expected Fisher information) at b. The sigmoid and the
+        clamp are irt's (sigmoid, MIN_PROBABILITY), written out: this loop is most of the fit's time."""
+        gradient = information = 0.0
+        exp, low, high = math.exp, MIN_PROBABILITY, 1.0 - MIN_PROBABILITY
+        for theta, weight, floor, score in zip(self.thetas, self.weights, self.floors, self.scores, strict=True):
+            x = theta - b
+            if x >= 0:
+                s = 1.0 / (1.0 + exp(-x))
+            else:
+                z = exp(x)
+                s = z / (1.0 + z)
+            p = floor + (1.0 - floor) * s
+            p = low if p < low else high if p > high else p
+            slope = (1.0 - floor) * s * (1.0 - s)
+            gradient += weight * (-(score / p - (1.0 - score) / (1.0 - p)) * slope)
+            information += weight * (slope * slope / (p * (1.0 - p)))
+        return gradient, information
 
 
-def _map_difficulty(
-    answers: list[Response], abilities: dict[str, tuple[float, float]], b: float, prior: ItemDifficulty
-) -> float:
+def _abilities_at_nodes(abilities: dict[str, tuple[float, float]]) -> dict[str, tuple[float, ...]]:
+    """Each learner's ability at the Gauss-Hermite nodes of their posterior."""
+    return {learner: tuple(theta + sd * node for node in HERMITE_NODES) for learner, (theta, sd) in abilities.items()}
+
+
+@lru_cache(maxsize=1024)
+def _node_weights(weight: float) -> tuple[float, ...]:
+    return tuple(weight * node_weight for node_weight in HERMITE_WEIGHTS)
+
+
+def _map_difficulty(nodes: _Nodes, b: float, prior: ItemDifficulty) -> float:
     for _ in range(NEWTON_STEPS):
-        gradient, information = _expected(answers, abilities, b)
+        gradient, information = nodes.expected(b)
         gradient -= prior.precision * (b - prior.b)
         b += max(-1.0, min(1.0, gradient / (information + prior.precision)))
     return b
@@ -282,7 +346,19 @@ def _statistics(
     b: float,
     prior: ItemDifficulty,
 ) -> ItemStatistics:
-    _, information = _expected(answers, abilities, b)
+    """An item's statistics at the learners' abilities and each answer's rest ability."""
+    return _item_statistics(answers, abilities, [rest[answer] for answer in answers], b, prior)
+
+
+def _item_statistics(
+    answers: list[Response],
+    abilities: dict[str, tuple[float, float]],
+    rest_thetas: list[float],
+    b: float,
+    prior: ItemDifficulty,
+) -> ItemStatistics:
+    at_nodes = _abilities_at_nodes({answer.learner: abilities[answer.learner] for answer in answers})
+    _, information = _Nodes(answers, at_nodes).expected(b)
     se = 1.0 / math.sqrt(information + prior.precision)
     scores = [answer.score for answer in answers]
     thetas = [abilities[answer.learner][0] for answer in answers]
@@ -294,7 +370,6 @@ def _statistics(
         w * v for w, v in zip(weights, variances, strict=True)
     )
     outfit = sum(w * r / v for w, r, v in zip(weights, squared, variances, strict=True)) / sum(weights)
-    rest_thetas = [rest[answer] for answer in answers]
     unproductive = infit > INFIT_MAX or outfit > OUTFIT_MAX or _slope_z(answers, rest_thetas, b) < SLOPE_Z_MIN
     flags = []
     if sum(weights) >= MIN_FIT_ANSWERS and unproductive:

@@ -21,7 +21,7 @@ their level never changed.
 
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -77,14 +77,19 @@ def answered_item(attempt: dict[str, Any]) -> str | None:
     return str(value) if value else None
 
 
-def _prepare(attempts: list[dict[str, Any]]) -> _Prepared:
+def _prepare(attempts: Collection[dict[str, Any]]) -> _Prepared:
+    """The responses the refit fits. Two passes over `attempts`, which may hold them compactly
+    (attempt_export.CompactAnswers: each is a dict only while it is looked at)."""
     # An item left unanswered is no evidence of how hard it is (a learner skips what they do not
     # know): it counts against the learner's ability, not in the item's difficulty.
-    attempts = [attempt for attempt in attempts if not attempt.get("skipped")]
-    items = store.bank_items(item_id for attempt in attempts if (item_id := answered_item(attempt)))
+    items = store.bank_items(
+        item_id for attempt in attempts if not attempt.get("skipped") and (item_id := answered_item(attempt))
+    )
     responses: list[tuple[str, Response]] = []
     learners: dict[str, set[str]] = defaultdict(set)
     for attempt in attempts:
+        if attempt.get("skipped"):
+            continue
         item_id, learner = answered_item(attempt), attempt.get("user_id")
         item = items.get(item_id or "")
         if item is None or not learner:  # graded without a stored question, or without a learner
@@ -181,6 +186,7 @@ def calibrate_items(remaining_ms: RemainingMs, refit_run: str) -> CalibrationRun
         # A refit from part of the answers would overwrite difficulties fitted from all of them.
         return _report(CalibrationRun(complete=False, stopped="read", seconds=_since(started), **run))
     prepared = _prepare(answers.attempts)
+    del answers  # the answers as read take more memory than the fit: it needs only the prepared ones
     run["responses"] = len(prepared.responses)
     priors = {
         item_id: ItemDifficulty.from_label(float(item.get("difficulty") or 5.5))
