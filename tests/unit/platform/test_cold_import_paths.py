@@ -5,6 +5,8 @@ are left until it does."""
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,10 +22,12 @@ spec.loader.exec_module(module)
 print(json.dumps({{"gc_enabled": gc.isenabled(), "modules": sorted(sys.modules)}}))
 """
 
-HANDLERS = sorted(
-    str(REPO_ROOT / spec["Properties"]["CodeUri"] / "app.py")
-    for spec in repository_template().of_type("AWS::Serverless::Function").values()
-)
+TEMPLATE = repository_template()
+FUNCTIONS = {  # code folder -> logical id
+    Path(spec["Properties"]["CodeUri"]).name: logical_id
+    for logical_id, spec in TEMPLATE.of_type("AWS::Serverless::Function").items()
+}
+HANDLERS = sorted(str(REPO_ROOT / "functions" / folder / "app.py") for folder in FUNCTIONS)
 # Loaded only when first needed: short-answer grading, the offline item writer and its semantic
 # review, and the Mode 1 pipeline contracts in the HTTP API.
 NOT_AT_IMPORT = {
@@ -65,23 +69,31 @@ NOT_AT_IMPORT = {
     ],
     "mcp": ["aws_lambda_powertools.utilities.parser.models"],
     "fold_attempts": ["aws_lambda_powertools.utilities.parser.models"],
-    "save_retry_worker": ["aws_lambda_powertools.utilities.parser.models"],
+    # Saving a question names the generation contracts' draft as a type only.
+    "save_generated_question": ["slea.contracts.generation"],
+    "save_retry_worker": ["aws_lambda_powertools.utilities.parser.models", "slea.contracts.generation"],
 }
 
 
-def _import_in_fresh_interpreter(path: str) -> dict[str, object]:
-    environment = {
+def _function_environment(path: str) -> dict[str, str]:
+    """What the template gives the function (the variables it spells out), in a bare environment."""
+    return {
         "PATH": "/usr/bin:/bin",
         "PYTHONPATH": str(REPO_ROOT / "layers" / "slea"),
         "AWS_DEFAULT_REGION": "us-east-1",
-        "POWERTOOLS_SERVICE_NAME": "test",
-        "POWERTOOLS_METRICS_NAMESPACE": "test",
+        **TEMPLATE.literal_environment(FUNCTIONS[Path(path).parent.name]),
     }
+
+
+def _import_in_fresh_interpreter(path: str, script: str = SCRIPT, environment: dict[str, str] | None = None) -> Any:
     output = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(path=path)], env=environment, capture_output=True, text=True, check=True
+        [sys.executable, "-c", script.format(path=path)],
+        env=_function_environment(path) if environment is None else environment,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    loaded: dict[str, object] = json.loads(output.stdout.strip().splitlines()[-1])
-    return loaded
+    return json.loads(output.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("path", HANDLERS, ids=lambda path: path.split("/")[-2])
@@ -95,6 +107,33 @@ def test_modules_a_function_may_never_need_are_not_loaded_at_import(function: st
     assert isinstance(loaded, list)
     assert [name for name in NOT_AT_IMPORT[function] if name in loaded] == []
     assert "slea.platform.observability" in loaded  # the handler did load
+
+
+PLUGIN_LOOKUP = """
+import importlib.util, json, os, sys
+sys.path.insert(0, os.path.dirname({path!r}))
+spec = importlib.util.spec_from_file_location("app", {path!r})
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+from pydantic import BaseModel
+class Built(BaseModel):  # the web function builds no model of its own
+    x: int
+from pydantic.plugin import _loader
+print(json.dumps(_loader._plugins is not None))  # set once pydantic has listed the entry points
+"""
+
+
+@pytest.mark.parametrize("path", HANDLERS, ids=lambda path: path.split("/")[-2])
+def test_pydantic_does_not_list_installed_distributions_for_plugins(path: str) -> None:
+    # The template disables pydantic's plugins (none is installed): the first model built would
+    # otherwise read every installed distribution's entry points.
+    assert _import_in_fresh_interpreter(path, PLUGIN_LOOKUP) is False
+
+
+def test_without_the_template_setting_pydantic_lists_them() -> None:
+    path = str(REPO_ROOT / "functions" / "get_user_profile" / "app.py")
+    environment = _function_environment(path)
+    del environment["PYDANTIC_DISABLE_PLUGINS"]
+    assert _import_in_fresh_interpreter(path, PLUGIN_LOOKUP, environment) is True
 
 
 REVIEWER_MODELS = """

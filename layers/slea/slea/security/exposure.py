@@ -24,12 +24,14 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slea.contracts.answers import choice_index, choice_text
 from slea.contracts.exposure import Fact, SessionExposure, ShownItem
-from slea.contracts.generation import DraftQuestion
 from slea.security.key_leaks import KeyedItem, gives_away, stated_by
+
+if TYPE_CHECKING:  # a type only: saving a question (Tool 5, the retry worker) never builds the generation contracts
+    from slea.contracts.generation import DraftQuestion
 
 # Fingerprints kept per learner and category (two per item): the items of about the last ten
 # sessions of ten items. A practice round avoids them; older ones may come back.
@@ -130,7 +132,7 @@ def stored_item(question: Mapping[str, Any], picked: str | None = None, answered
     )
 
 
-def drafted_item(draft: DraftQuestion) -> ShownItem:
+def drafted_item(draft: "DraftQuestion") -> ShownItem:
     """A generated draft as the session will show it: its concept record's name, and every
     option's concept (none is answered yet)."""
     source = draft.source
