@@ -68,7 +68,13 @@ NOT_AT_IMPORT = {
         "aws_lambda_powertools.utilities.parser.models",  # every event model Powertools ships
     ],
     "mcp": ["aws_lambda_powertools.utilities.parser.models"],
-    "fold_attempts": ["aws_lambda_powertools.utilities.parser.models"],
+    # The stream fold shares the refit's answer rules, not the refit (its contracts, person fit).
+    "fold_attempts": [
+        "aws_lambda_powertools.utilities.parser.models",
+        "slea.logic.jobs.calibration",
+        "slea.contracts.item_analysis",
+        "slea.measurement.calibration",
+    ],
     # Saving a question names the generation contracts' draft as a type only.
     "save_generated_question": ["slea.contracts.generation"],
     "save_retry_worker": ["aws_lambda_powertools.utilities.parser.models", "slea.contracts.generation"],
