@@ -182,6 +182,15 @@ def test_learners_contracts_are_built_at_import_and_the_reviewers_never_loaded(f
     assert [name for name, built in loaded["review"].items() if built and name != "ReviewerContract"] == []
 
 
+@pytest.mark.parametrize("function", ["plan_round", "collect_round"])
+def test_the_round_steps_that_judge_items_load_the_key_leak_matcher_at_import(function: str) -> None:
+    # Every round's bank draw or collection judges items against what the session has shown
+    # (security/exposure.py loads the matcher on the first judgement): at cold start, not in the
+    # first request.
+    loaded = _import_in_fresh_interpreter(str(REPO_ROOT / "functions" / function / "app.py"))["modules"]
+    assert "slea.security.key_leaks" in loaded
+
+
 REVIEW_ROUTES_ON_DEMAND = """
 import importlib.util, json, os, sys
 from moto import mock_aws
