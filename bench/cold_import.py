@@ -7,7 +7,8 @@ layer package with the bytecode its build compiles (layers/slea/Makefile: compil
 handlers' code folders without any (sam's Python builder ships none, so every cold start compiles
 them); the installed libraries keep the bytecode pip compiled for them, as the layer's build
 compiles its libraries. `--from-source` measures the layer from source too, as it was built
-before it shipped bytecode.
+before it shipped bytecode. Each handler and its baseline run with the environment variables the
+template gives the function (those it spells out: Globals' and its own), as on Lambda.
 
     python bench/cold_import.py [--runs 9] [--from-source]
 """
@@ -96,19 +97,22 @@ def _measure(runs: int, scratch: Path, only: list[str] | None, from_source: bool
         "AWS_LAMBDA_FUNCTION_NAME": "bench",
     }
     handlers = {
-        Path(spec["Properties"]["CodeUri"]).name: functions / Path(spec["Properties"]["CodeUri"]).name / "app.py"
-        for spec in template.of_type("AWS::Serverless::Function").values()
+        Path(spec["Properties"]["CodeUri"]).name: (
+            functions / Path(spec["Properties"]["CodeUri"]).name / "app.py",
+            {**environment, **template.literal_environment(logical_id)},
+        )
+        for logical_id, spec in template.of_type("AWS::Serverless::Function").items()
         if not only or Path(spec["Properties"]["CodeUri"]).name in only
     }
     baselines: list[float] = []
     times: dict[str, list[float]] = {name: [] for name in handlers}
     ratios: dict[str, list[float]] = {name: [] for name in handlers}
     for _ in range(runs):
-        for name, path in handlers.items():
+        for name, (path, function_environment) in handlers.items():
             # Each handler against a baseline taken just before it: this machine's speed drifts by
             # a third within minutes, and a ratio of adjacent runs cancels most of that.
-            baseline = _milliseconds(BASELINE, environment)
-            handler = _milliseconds(IMPORT_HANDLER.format(path=str(path)), environment)
+            baseline = _milliseconds(BASELINE, function_environment)
+            handler = _milliseconds(IMPORT_HANDLER.format(path=str(path)), function_environment)
             baselines.append(baseline)
             times[name].append(handler)
             ratios[name].append(handler / baseline)

@@ -339,7 +339,7 @@ def openapi(path: Path) -> int:
     from slea.http.api import openapi_document
     from slea_local.runtime import load_function_module
 
-    document = openapi_document(load_function_module("api").app)
+    document = openapi_document(load_function_module("api").with_every_route())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {path}")

@@ -49,6 +49,13 @@ class Template:
         globals_: dict[str, Any] = self.document.get("Globals", {}).get("Function", {})
         return globals_
 
+    def literal_environment(self, function_logical_id: str) -> dict[str, str]:
+        """The function's environment variables that the template spells out (Globals' merged with
+        its own, as SAM does); those made of intrinsic functions need a stack (slea_local.cloud)."""
+        own = self.resources[function_logical_id]["Properties"].get("Environment", {}).get("Variables", {})
+        variables = {**self.function_globals.get("Environment", {}).get("Variables", {}), **own}
+        return {name: str(value) for name, value in variables.items() if isinstance(value, (str, int, float))}
+
     def parameter_defaults(self) -> dict[str, str]:
         return {name: str(spec.get("Default", "")) for name, spec in self.document.get("Parameters", {}).items()}
 

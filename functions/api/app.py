@@ -21,10 +21,12 @@ POST /review/attempts/accept                                reviewers: accept up
 
 This module holds the resolver, the error responses (a domain refusal's status comes from
 slea.http.api) and the handler. `routers` is a package beside it: the function's code directory
-is on sys.path in Lambda, as in slea_local.
+is on sys.path in Lambda, as in slea_local. The reviewers' routes (and the review contracts) are
+included by the first request under /review: a learner's cold start never loads them.
 """
 
 import gc
+import threading
 
 # Cyclic garbage collection is paused while the modules below load (about a sixth of a cold
 # start: bench/cold_import.py) and resumed at the end of this module.
@@ -35,13 +37,14 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from routers import learners, review, sessions  # type: ignore[import-not-found]  # to mypy: functions.api.routers
+from routers import learners, sessions  # type: ignore[import-not-found]  # to mypy: functions.api.routers
 
 from slea.contracts.common import parse_input
 from slea.contracts.http_event import HttpApiEvent
 from slea.http.api import (
     domain_error_response,
     error_response,
+    is_review_path,
     over_budget,
     review_refusal,
     unparseable_body,
@@ -53,10 +56,28 @@ from slea.platform.errors import DataAccessError, DomainError
 from slea.platform.observability import logger, metrics, tracer
 
 app = APIGatewayHttpResolver(enable_validation=True)
-# In this order, the order of the OpenAPI document's paths.
+# In this order, the order of the OpenAPI document's paths (the review routes last).
 app.include_router(sessions.router)
 app.include_router(learners.router)
-app.include_router(review.router)
+_review_routes: list[object] = []
+_including = threading.Lock()  # the local server answers requests on several threads
+
+
+def include_review_routes() -> None:
+    """The reviewers' routes, once. Powertools matches a request against the routes registered
+    when it arrives, so routes added later are served like the others."""
+    with _including:
+        if not _review_routes:
+            from routers import review  # noqa: PLC0415 - a reviewer's first request
+
+            app.include_router(review.router)
+            _review_routes.append(review.router)
+
+
+def with_every_route() -> APIGatewayHttpResolver:
+    """The resolver with all its routes: what the OpenAPI document describes."""
+    include_review_routes()
+    return app
 
 
 @app.exception_handler(DomainError)  # type: ignore[untyped-decorator]
@@ -89,6 +110,8 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     if refused is not None:
         return refused
     budget.start(context)  # model calls must end before API Gateway gives up on us
+    if is_review_path(str(event.get("rawPath") or "")):
+        include_review_routes()
     return app.resolve(event, context)
 
 

@@ -14,6 +14,7 @@ from slea.contracts.common import parse_input
 from slea.contracts.round import PlanRoundInput
 from slea.logic.rounds.planning import plan_round
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
+from slea.security import key_leaks  # noqa: F401 - every judgement of an item uses it (security/exposure.py): loaded here, not by the first request
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

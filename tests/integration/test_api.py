@@ -200,7 +200,7 @@ def test_committed_openapi_document_is_current():
     from slea_local.http import OPENAPI_PATH
     from slea_local.runtime import load_function_module
 
-    generated = openapi_document(load_function_module("api").app)
+    generated = openapi_document(load_function_module("api").with_every_route())
     assert json.loads(OPENAPI_PATH.read_text(encoding="utf-8")) == generated, "run: python -m slea_local openapi"
     responses = generated["paths"]["/sessions/{session_id}/answers"]["post"]["responses"]
     assert {"200", "401", "403", "404", "422"} <= set(responses)

@@ -7,9 +7,18 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from slea.contracts.error_response import ErrorResponse
-from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
-from slea.contracts.sessions import RoundStarted, SessionCreated, SessionList, SessionQuestions, StartRoundRequest
+from slea.contracts.sessions import (
+    ReportAccepted,
+    ReportRequest,
+    RoundStarted,
+    RoundStatus,
+    SessionCreated,
+    SessionList,
+    SessionQuestions,
+    SessionSummary,
+    StartRoundRequest,
+)
 from slea.http.api import caller, responses
 from slea.logic.sessions import listing as session_list
 from slea.logic.sessions import use_cases as sessions

@@ -5,7 +5,8 @@ import sys
 
 import pytest
 
-from slea.logic.jobs.calibration import _reasons_to_raise, answer_floor, answer_score
+from slea.logic.jobs.answer_rules import answer_floor, answer_score
+from slea.logic.jobs.calibration import _reasons_to_raise
 from slea.measurement.calibration import ItemStatistics
 from slea_local import REPO_ROOT
 

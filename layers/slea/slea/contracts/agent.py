@@ -7,9 +7,8 @@ from typing import Literal
 from pydantic import Field
 
 from slea.contracts.common import Contract
-from slea.contracts.review import RoundStatus
 from slea.contracts.scoring import AnswerRequest
-from slea.contracts.sessions import QuestionView, StartRoundRequest
+from slea.contracts.sessions import QuestionView, RoundStatus, StartRoundRequest
 
 SessionIdText = Field(
     min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_\-]+$", examples=["3f2b6c1e-9a4d-4e8b-b1f7-0c5d2a9e7f31"]

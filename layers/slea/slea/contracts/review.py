@@ -1,6 +1,7 @@
-"""Contracts of rounds and reviews: a round's status, a session's summary, learners' reports, and
-the human review loop (queue, actions, statistics, audit). Apart from the pipeline's contracts so
-the API function does not load those (bench/cold_import.py)."""
+"""Contracts of the human review loop: the queue, reviewers' actions, statistics and audit. Only
+reviewers' requests use them: the HTTP API loads this module with its review routes, on a
+reviewer's first request (functions/api/app.py), and a learner's never does; what learners see of
+a round (its status, the session's summary, their reports) is in slea.contracts.sessions."""
 
 from typing import Annotated, Any, Literal
 
@@ -13,17 +14,14 @@ from slea.constants import (
     ID_MAX_LENGTH,
     MAX_CHOICES,
     QUESTION_STEM_MAX,
-    REPORT_REASON_MAX_LENGTH,
     REVIEW_NOTE_MAX_LENGTH,
     SCORE_MAX,
     Category,
     Language,
     QuestionType,
 )
-from slea.contracts.ability import SessionAbility
 from slea.contracts.common import ID_PATTERN, ChoiceText, Contract, KeywordText
 
-RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
 # misfit, label_far: the scheduled calibration job (slea.logic.jobs.calibration).
 ReviewReason = Literal[
     "needs_review",
@@ -39,68 +37,10 @@ ReviewReason = Literal[
 ]
 
 
-# ---------------------------------------------------------------- learner side
-class RoundStatus(Contract):
-    """GET /sessions/{session_id}/rounds/{round}: the execution's state and what it saved."""
-
-    session_id: str
-    round: int
-    status: RoundState
-    requested: int
-    generated: int | None = Field(default=None, description="drafts written (known once the round has finished)")
-    valid: int | None = Field(default=None, description="drafts that passed validation (known once finished)")
-    saved: int = Field(description="questions of this round stored so far")
-    question_ids: list[str] = Field(default_factory=list)
-    started_at: str
-    finished_at: str | None = None
-    error: str | None = None
-
-
-class RoundSummary(Contract):
-    round: int
-    questions: int
-    answered: int = Field(description="questions answered (skipped ones not included)")
-    correct: int
-    score: float | None = Field(
-        description="mean score (0-100) of the answered and skipped questions (a skipped one scores 0); null if none"
-    )
-    skipped: int = Field(default=0, description="questions left unanswered when the round was over: scored 0")
-    pending_review: int = Field(description="answers whose grade waits for a reviewer")
-
-
-class ToReview(Contract):
-    question_id: str
-    round: int
-    stem: str
-    score: int
-    category: str | None = None
-
-
-class SessionSummary(Contract):
-    session_id: str
-    rounds: list[RoundSummary]
-    to_review: list[ToReview] = Field(description="answers below the pass mark (80)")
-    next_round: Literal[1, 2] | None = Field(description="null when both rounds have been started")
-    next_difficulty: int | None = Field(description="the difficulty the next round would be generated at")
-    ability: SessionAbility | None = Field(
-        default=None, description="the learner's ability in the session's category now (null: none measured yet)"
-    )
-
-
-class ReportRequest(Contract):
-    reason: str = Field(strict=True, min_length=1, max_length=REPORT_REASON_MAX_LENGTH, pattern=r"\S")
-
-
-class ReportAccepted(Contract):
-    question_id: str
-    reported: Literal[True] = True
-
-
-# ---------------------------------------------------------------- reviewer side
 class ReviewerContract(Contract):
     """A reviewer's request or answer: its validator and serializer are built when first used
-    (pydantic's defer_build), not when this module loads. No learner's request uses one, and the
-    HTTP API, the MCP server and the round pipeline load this module for the learner side above."""
+    (pydantic's defer_build), not when this module loads, so a reviewer's first request builds
+    only the ones it uses."""
 
     model_config = ConfigDict(defer_build=True)
 

@@ -1,12 +1,16 @@
-"""The HTTP API's session contracts (Mode 2 and starting a Mode 1 round). Kept apart from the
-round's pipeline contracts so the API function does not load those (bench/cold_import.py)."""
+"""The HTTP API's session contracts (Mode 2 and starting a Mode 1 round; a round's status, the
+session's summary, learners' reports). Kept apart from the round's pipeline contracts and from the
+reviewers' (slea.contracts.review) so the API function does not load those (bench/cold_import.py)."""
 
 from typing import Literal
 
 from pydantic import Field
 
-from slea.constants import MAX_QUESTIONS_PER_ROUND, QuestionType
+from slea.constants import MAX_QUESTIONS_PER_ROUND, REPORT_REASON_MAX_LENGTH, QuestionType
+from slea.contracts.ability import SessionAbility
 from slea.contracts.common import CategoryName, Contract, Difficulty
+
+RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
 
 
 class StartRoundRequest(Contract):
@@ -84,3 +88,60 @@ class SessionList(Contract):
     language: Literal["en", "ko"] | None = Field(
         default=None, description="the caller's profile language (the page's UI language); null without a profile"
     )
+
+
+# ---------------------------------------------------------------- a round's status, the summary, reports
+class RoundStatus(Contract):
+    """GET /sessions/{session_id}/rounds/{round}: the execution's state and what it saved."""
+
+    session_id: str
+    round: int
+    status: RoundState
+    requested: int
+    generated: int | None = Field(default=None, description="drafts written (known once the round has finished)")
+    valid: int | None = Field(default=None, description="drafts that passed validation (known once finished)")
+    saved: int = Field(description="questions of this round stored so far")
+    question_ids: list[str] = Field(default_factory=list)
+    started_at: str
+    finished_at: str | None = None
+    error: str | None = None
+
+
+class RoundSummary(Contract):
+    round: int
+    questions: int
+    answered: int = Field(description="questions answered (skipped ones not included)")
+    correct: int
+    score: float | None = Field(
+        description="mean score (0-100) of the answered and skipped questions (a skipped one scores 0); null if none"
+    )
+    skipped: int = Field(default=0, description="questions left unanswered when the round was over: scored 0")
+    pending_review: int = Field(description="answers whose grade waits for a reviewer")
+
+
+class ToReview(Contract):
+    question_id: str
+    round: int
+    stem: str
+    score: int
+    category: str | None = None
+
+
+class SessionSummary(Contract):
+    session_id: str
+    rounds: list[RoundSummary]
+    to_review: list[ToReview] = Field(description="answers below the pass mark (80)")
+    next_round: Literal[1, 2] | None = Field(description="null when both rounds have been started")
+    next_difficulty: int | None = Field(description="the difficulty the next round would be generated at")
+    ability: SessionAbility | None = Field(
+        default=None, description="the learner's ability in the session's category now (null: none measured yet)"
+    )
+
+
+class ReportRequest(Contract):
+    reason: str = Field(strict=True, min_length=1, max_length=REPORT_REASON_MAX_LENGTH, pattern=r"\S")
+
+
+class ReportAccepted(Contract):
+    question_id: str
+    reported: Literal[True] = True

@@ -42,7 +42,7 @@ def caller(source: HasCurrentEvent) -> str:
 REVIEW_PREFIX = "/review"
 
 
-def _is_review_path(path: str) -> bool:
+def is_review_path(path: str) -> bool:
     return path == REVIEW_PREFIX or path.startswith(REVIEW_PREFIX + "/")
 
 
@@ -51,7 +51,7 @@ def review_refusal(event: dict[str, Any]) -> dict[str, Any] | None:
     routing, so no review route (nor its request validation) is reached without the role."""
     path = str(event.get("rawPath") or "")
     claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt", {}).get("claims")
-    if not _is_review_path(path) or is_reviewer(claims):
+    if not is_review_path(path) or is_reviewer(claims):
         return None
     return _gateway_error(403, "FORBIDDEN", "reviewing needs the reviewer role")
 

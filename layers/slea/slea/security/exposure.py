@@ -24,12 +24,14 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slea.contracts.answers import choice_index, choice_text
 from slea.contracts.exposure import Fact, SessionExposure, ShownItem
-from slea.contracts.generation import DraftQuestion
-from slea.security.key_leaks import KeyedItem, gives_away, stated_by
+
+if TYPE_CHECKING:  # saving a question (Tool 5, the retry worker) needs neither: see SessionContext
+    from slea.contracts.generation import DraftQuestion
+    from slea.security.key_leaks import KeyedItem
 
 # Fingerprints kept per learner and category (two per item): the items of about the last ten
 # sessions of ten items. A practice round avoids them; older ones may come back.
@@ -130,7 +132,7 @@ def stored_item(question: Mapping[str, Any], picked: str | None = None, answered
     )
 
 
-def drafted_item(draft: DraftQuestion) -> ShownItem:
+def drafted_item(draft: "DraftQuestion") -> ShownItem:
     """A generated draft as the session will show it: its concept record's name, and every
     option's concept (none is answered yet)."""
     source = draft.source
@@ -149,7 +151,9 @@ def drafted_item(draft: DraftQuestion) -> ShownItem:
     )
 
 
-def keyed(item: ShownItem) -> KeyedItem:
+def keyed(item: ShownItem) -> "KeyedItem":
+    from slea.security.key_leaks import KeyedItem  # noqa: PLC0415 - see SessionContext
+
     return KeyedItem(
         question_type=item.type,
         stem=item.stem,
@@ -161,8 +165,10 @@ def keyed(item: ShownItem) -> KeyedItem:
     )
 
 
-def _fact_item(fact: Fact) -> KeyedItem:
+def _fact_item(fact: Fact) -> "KeyedItem":
     """A fact as an item keyed on its definition: the claims that recognise the definition."""
+    from slea.security.key_leaks import KeyedItem  # noqa: PLC0415 - see SessionContext
+
     return KeyedItem(
         question_type="multiple_choice", stem=fact.name, choices=(f"A) {fact.definition}",), correct_answer="A"
     )
@@ -170,16 +176,18 @@ def _fact_item(fact: Fact) -> KeyedItem:
 
 @dataclass
 class SessionContext:
-    """The session's items and what they may have told, and the judgement of a new item."""
+    """The session's items and what they may have told, and the judgement of a new item. The
+    key-leak matcher (security/key_leaks.py) is loaded by the first judgement, not with this
+    module: saving a question uses only its fingerprints."""
 
     exposure: SessionExposure
     stems: set[str] = field(default_factory=set)
     tested: set[str] = field(default_factory=set)  # concepts tested, or named by an answer's feedback
     names: set[str] = field(default_factory=set)  # those and the concepts feedback may still name
     told_names: set[str] = field(default_factory=set)  # what answered items' keys and feedback told
-    told: list[KeyedItem] = field(default_factory=list)  # their definitions, and their long keys
-    definitions: list[KeyedItem] = field(default_factory=list)  # those and the ones feedback may still tell
-    shown: list[tuple[KeyedItem, bool]] = field(default_factory=list)  # with: was it answered
+    told: "list[KeyedItem]" = field(default_factory=list)  # their definitions, and their long keys
+    definitions: "list[KeyedItem]" = field(default_factory=list)  # those and the ones feedback may still tell
+    shown: "list[tuple[KeyedItem, bool]]" = field(default_factory=list)  # with: was it answered
     recent: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
@@ -217,6 +225,8 @@ class SessionContext:
         definition? An option is one when it and the definition state each other (two definitions
         of one domain share many words, and one alone is no cue); a `statement` (true/false:
         "Name is ...") when it states the definition."""
+        from slea.security.key_leaks import stated_by  # noqa: PLC0415 - see the class
+
         names, definitions = (self.names, self.definitions) if possible else (self.told_names, self.told)
         if normalised(text) in names:
             return True
@@ -240,6 +250,8 @@ class SessionContext:
         return None
 
     def _answerable(self, item: ShownItem) -> str | None:
+        from slea.security.key_leaks import gives_away  # noqa: PLC0415 - see the class
+
         candidate = keyed(item)
         # What an answered item showed. (Items not answered yet are the show-time guard's and the
         # writer's concern: security/key_leaks.py holds back what would answer another, and the

@@ -31,8 +31,8 @@ from slea.contracts.item_analysis import CalibrationFlag, CalibrationRun
 from slea.dal import attempt_export
 from slea.dal import calibration as store
 from slea.logic.jobs import person_review
+from slea.logic.jobs.answer_rules import DECIMALS, answer_floor, answer_score, answered_item
 from slea.measurement.calibration import ItemStatistics, Response, calibrate_guarded
-from slea.measurement.irt import guess_floor
 from slea.measurement.items import ItemDifficulty
 from slea.platform.clock import utc_now
 from slea.platform.observability import logger, metrics, tracer
@@ -42,7 +42,6 @@ WRITE_RESERVE_MS = 5_000  # stop writing with this much left, to log and return 
 REFLAG_GROWTH = 2.0
 QUEUED_FLAGS: frozenset[CalibrationFlag] = frozenset({"misfit", "label_far"})
 DEFAULT_CATEGORY = "general"
-DECIMALS = 4  # of every stored statistic: far below its standard error, and stable across runs
 
 RemainingMs = Callable[[], int]
 
@@ -52,29 +51,6 @@ class _Prepared:
     responses: list[Response]
     items: dict[str, dict[str, Any]]
     learners_by_category: dict[str, int]
-
-
-def answer_score(attempt: dict[str, Any]) -> float:
-    """The answer's score in [0, 1]: a short answer's partial credit, else right or wrong."""
-    score = attempt.get("score")
-    if isinstance(score, (int, float)) and not isinstance(score, bool):
-        return min(max(float(score) / 100.0, 0.0), 1.0)
-    return 1.0 if attempt.get("is_correct") else 0.0
-
-
-def answer_floor(attempt: dict[str, Any], item: dict[str, Any]) -> float:
-    """The guessing floor the attempt was graded with, else the item's (older attempts did not record one)."""
-    floor = attempt.get("guess_floor")
-    if isinstance(floor, (int, float)) and not isinstance(floor, bool):
-        return float(floor)
-    choices = item.get("choices") or []
-    return guess_floor(str(item.get("item_type") or attempt.get("question_type") or ""), len(choices) or None)
-
-
-def answered_item(attempt: dict[str, Any]) -> str | None:
-    """The bank item the attempt answered: a drawn copy names it, an older attempt is its own."""
-    value = attempt.get("item_id") or attempt.get("question_id")
-    return str(value) if value else None
 
 
 def _prepare(attempts: Collection[dict[str, Any]]) -> _Prepared:

@@ -3,8 +3,8 @@ the attempts table's stream is folded into per-item and per-learner sums
 (slea.measurement.sufficient), and the items a batch touched get their statistics recomputed from
 their sums alone. Reads and writes per run follow the new answers, whatever the history.
 
-Which answers count is the refit's rule (slea.logic.jobs.calibration: the score it reads, the item
-it names, skipped items left out); in addition an answer is folded only if it was recorded with
+Which answers count is the refit's rule (slea.logic.jobs.answer_rules: the score it reads, the
+item it names; skipped items left out); in addition an answer is folded only if it was recorded with
 the estimates it was expected from (`learner_theta`, `item_b`, `guess_floor`, written by the
 answer's own transaction): an answer recorded without its ability update (the learner model could
 not be read, or the question has no category) has none, and is left to the full refit.
@@ -36,7 +36,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from slea.dal import calibration_sums as store
 from slea.dal.wire_format import from_item
-from slea.logic.jobs.calibration import DECIMALS, answer_floor, answer_score, answered_item
+from slea.logic.jobs.answer_rules import DECIMALS, answer_floor, answer_score, answered_item
 from slea.measurement.compromise import Cusum
 from slea.measurement.items import ItemDifficulty
 from slea.measurement.sufficient import ItemSums, LearnerSums, item_part, learner_part

@@ -11,7 +11,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.ability import SessionAbility
-from slea.contracts.review import RoundStatus, RoundSummary, SessionSummary, ToReview
+from slea.contracts.sessions import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now

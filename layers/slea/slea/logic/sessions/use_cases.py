@@ -10,9 +10,18 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.contracts.profile import is_uuid, normalised_user_id
-from slea.contracts.review import ReportAccepted, ReportRequest, RoundStatus, SessionSummary
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
-from slea.contracts.sessions import QuestionView, RoundStarted, SessionCreated, SessionQuestions, StartRoundRequest
+from slea.contracts.sessions import (
+    QuestionView,
+    ReportAccepted,
+    ReportRequest,
+    RoundStarted,
+    RoundStatus,
+    SessionCreated,
+    SessionQuestions,
+    SessionSummary,
+    StartRoundRequest,
+)
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.rounds import lifecycle as round_logic
 from slea.platform.aws import stepfunctions
