@@ -23,7 +23,10 @@ against chance (the mean of 1/options; 1/2 for true/false). Target: at most 5 po
 Exposure spread: N new learners with one profile (the same interests, level and language) each
 start a session; the share of the most common first item (by stem) and the number of distinct
 first items. Target: no stem shared by more than a quarter of them. `--spread-only` measures only
-that (on the demo seed's bank, or after `--limit N` sessions have filled it).
+that (on the demo seed's bank, or after `--limit N` sessions have filled it); `--spread-profile I`
+is the demo profile they share (0, a product manager, whose interests no technical bank item is
+written for, so their rounds are all generated; 1, interests LLM, RAG and agents, which the
+technical bank serves).
 
 Each state of the round's state machine has its deployed timeout (PlanRound 15 s); on a machine
 shared with other work a step can take longer than in Lambda, and a round that times out ends the
@@ -202,6 +205,9 @@ class Figures:
     right_by_type: Counter[str] = field(default_factory=Counter)
     first_items: Counter[str] = field(default_factory=Counter)
     first_from_bank: int = 0
+    informed_right: int = 0  # later items answered right where the answerer recognised something
+    first_rounds_drawn: int = 0  # items drawn from the bank over the spread learners' first rounds
+    first_rounds: Counter[str] = field(default_factory=Counter)  # each first round's stems, as a set
     examples: list[dict[str, Any]] = field(default_factory=list)
 
     def report(self) -> dict[str, Any]:
@@ -220,12 +226,15 @@ class Figures:
             "points_over_chance": over,
             "target_points_over_chance": TARGET_POINTS,
             "items_with_something_recognised": self.informed,
+            "recognised_and_right": self.informed_right,
             "later_items_by_type": dict(self.by_type),
             "right_by_type": dict(self.right_by_type),
             "same_profile_learners": sum(spread.values()),
             "distinct_first_items": len(spread),
             "most_common_first_item_share": round(most, 4) if most is not None else None,
             "first_items_from_bank": self.first_from_bank,
+            "first_round_items_from_bank": self.first_rounds_drawn,
+            "distinct_first_rounds": len(self.first_rounds),
             "examples": self.examples[:5],
         }
 
@@ -331,6 +340,7 @@ def play_session(product: Product, user: str, session: str, category: str, figur
                 figures.informed += informed
                 figures.by_type[item["type"]] += 1
                 figures.right_by_type[item["type"]] += right
+                figures.informed_right += informed and right
                 if informed and right:
                     figures.examples.append({"stem": item["stem"], "choices": item["choices"], "picked": picked})
             answerer.learn_item(item, result, picked_text)
@@ -360,6 +370,7 @@ def measure(
     *,
     spread_only: bool = False,
     timeout_factor: float = 1.0,
+    spread_profile: int = 0,
 ) -> dict[str, Any]:
     figures = Figures()
     with ExitStack() as stack:
@@ -380,14 +391,17 @@ def measure(
                 name = f"elimination-{number}-{session}"
                 play_session(product, user, product.session(user, name), category, figures)
         # Exposure spread: new learners with one profile, each starting a session.
-        profile = profiles()[0]
+        profile = profiles()[spread_profile]
         category = "technical"
         for number in range(spread):
             user = product.learner({**profile, "duty": f"spread learner {number}"})
             session = product.session(user, f"spread-{number}")
-            first = product.round(user, session, category, 1)[0]
+            items = product.round(user, session, category, 1)
+            first = items[0]
             figures.first_items[first["stem"]] += 1
             figures.first_from_bank += bool(first["from_bank"])
+            figures.first_rounds_drawn += sum(bool(item["from_bank"]) for item in items)
+            figures.first_rounds[json.dumps(sorted(item["stem"] for item in items))] += 1
     return figures.report()
 
 
@@ -399,6 +413,9 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N (learner, category) plans")
     parser.add_argument("--spread-only", action="store_true", help="only the exposure spread (after --limit plans)")
     parser.add_argument("--timeout-factor", type=float, default=1.0, help="every state's timeout times this, locally")
+    parser.add_argument(
+        "--spread-profile", type=int, default=0, help="which demo profile the spread's learners share (index)"
+    )
     arguments = parser.parse_args()
     print(
         json.dumps(
@@ -409,6 +426,7 @@ def main() -> None:
                 arguments.limit,
                 spread_only=arguments.spread_only,
                 timeout_factor=arguments.timeout_factor,
+                spread_profile=arguments.spread_profile,
             ),
             indent=2,
             ensure_ascii=False,

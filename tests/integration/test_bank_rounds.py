@@ -476,6 +476,26 @@ def test_each_type_is_drawn_for_its_own_slots_and_generation_writes_the_rest(ban
     assert sorted(kinds) == ["multiple_choice"] * 4 + ["true_false"]
 
 
+def test_new_learners_with_one_profile_do_not_all_start_on_the_same_item(bank, generation_calls):
+    """Exposure spread: new learners with the same survey have the same prior, hence the same
+    target, and here ten bank items tie for it; each slot is drawn at random among the best five of
+    its type (randomesque), so twelve learners' first items spread over them (all in at most two of
+    the five: probability below 0.0002). Pure maximum information would give all twelve one item."""
+    import uuid
+
+    for session in ("sess_a", "sess_a2"):
+        run(bank, FIRST, session, count=5, question_types=["multiple_choice"])
+    firsts = []
+    for number in range(12):
+        learner = str(uuid.uuid5(uuid.NAMESPACE_URL, f"spread-learner-{number}"))
+        event = plan_event(learner, f"sess_spread_{number}", f"exec-spread-{number}", count=1)
+        event["request"]["question_types"] = ["multiple_choice"]
+        plan = bank.runtime.invoke("plan_round", event)
+        assert len(plan["drawn"]) == 1, plan["difficulty_reason"]
+        firsts.append(plan["drawn"][0]["stem"])
+    assert len(set(firsts)) >= 3
+
+
 def test_a_practice_round_never_brings_back_a_recent_item_under_a_new_id(bank, generation_calls):
     """A learner once met 18 of 100 items again, regenerated under new ids ("seen" was tracked by id
     only): a finished round's items join the learner's recent fingerprints, which a practice round
