@@ -12,8 +12,9 @@ The world:
   LLM's label); half multiple choice with 4 options (floor 1/4), a fifth true/false (floor 1/2),
   the rest short answers (floor 0) graded with partial credit;
 - `--choice-only`: the API bench's world instead (bench/api_ability.py): multiple choice and
-  true/false only, three to two as its rounds of five alternate them; run it with `--learners 40`
-  (cohort 1, on a new bank, is what the API bench measures);
+  true/false requested, laid out as the product lays them (four to one in rounds of five; three
+  to two as cycled before, `--types cycled`); run it with `--learners 40` (cohort 1, on a new
+  bank, is what the API bench measures);
 - answers drawn from the model: P = floor + (1 - floor) sigmoid(theta - b); a short answer is
   graded all-or-nothing half the time (score 1 with probability P) and in tenths otherwise
   (Binomial(10, P) / 10), so its expected score is P either way;
@@ -90,8 +91,8 @@ PLACEMENT_SUCCESS_RATE = 0.5  # the placement setting: the most informative targ
 Z95 = 1.96
 TOPICS = ("python", "cloud", "data", "security")
 TYPE_MIX = (("multiple_choice", 0.5), ("true_false", 0.2), ("short_answer", 0.3))
-# The API bench's world (bench/api_ability.py): only choice items, rounds of five alternating
-# multiple choice and true/false (three and two), and cohorts of 40 on a new bank.
+# The API bench's world (bench/api_ability.py): only choice items, cohorts of 40 on a new bank.
+# CHOICE_MIX is the 3:2 share cycled rounds of five gave them (`--types random` draws by it).
 CHOICE_MIX = (("multiple_choice", 0.6), ("true_false", 0.4))
 CHOICE_TYPES = ("multiple_choice", "true_false")  # what the API bench requests
 CHOICES = 4

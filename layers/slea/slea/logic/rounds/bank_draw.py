@@ -3,8 +3,9 @@
 Eligible: items of the round's category and language (the bank key) with b in a window around
 the target (widened once if too few), written for one of the learner's interests, of a requested
 type, never seen by the learner (their ability record's `seen_items`) nor already in the session,
-and not waiting for a reviewer (dal/bank.py). Chosen by selection.choose_items: for each slot, at
-random among the best few for the learner's theta, skipping items shown to more than a quarter of
+and not waiting for a reviewer (dal/bank.py). Chosen by selection.choose_items, each type for the
+round's slots of that type (target.slot_types): for each slot, at random among the best few of its
+type for the learner's theta, skipping items shown to more than a quarter of
 the learners the bank key has been drawn for (learners, not rounds: a round costs an account
 nothing, and a learner is shown an item once). dal/bank.py also rests an item shown to
 REST_AFTER_DRAWS accounts and caps its draws per UTC day.
