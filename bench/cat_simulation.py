@@ -12,8 +12,9 @@ The world:
   LLM's label); half multiple choice with 4 options (floor 1/4), a fifth true/false (floor 1/2),
   the rest short answers (floor 0) graded with partial credit;
 - `--choice-only`: the API bench's world instead (bench/api_ability.py): multiple choice and
-  true/false only, three to two as its rounds of five alternate them; run it with `--learners 40`
-  (cohort 1, on a new bank, is what the API bench measures);
+  true/false requested, laid out as the product lays them (four to one in rounds of five; three
+  to two as cycled before, `--types cycled`); run it with `--learners 40` (cohort 1, on a new
+  bank, is what the API bench measures);
 - answers drawn from the model: P = floor + (1 - floor) sigmoid(theta - b); a short answer is
   graded all-or-nothing half the time (score 1 with probability P) and in tenths otherwise
   (Binomial(10, P) / 10), so its expected score is P either way;
@@ -69,14 +70,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
-from slea.constants import HIGH_SCORE_THRESHOLD, SCORE_MAX  # noqa: E402
+from slea.constants import HIGH_SCORE_THRESHOLD, SCORE_MAX, QuestionType  # noqa: E402
 from slea.contracts.profile import UserProfile  # noqa: E402
 from slea.logic.rounds.planning import decide_difficulty  # noqa: E402
+from slea.logic.rounds.target import DEFAULT_MIX, slot_types  # noqa: E402
 from slea.measurement import calibration, irt, scale, selection  # noqa: E402
 from slea.measurement.items import ItemDifficulty, online_step  # noqa: E402
 from slea.measurement.learner import PRIOR_SD, Estimate, Posterior, prior_from_profile  # noqa: E402
@@ -89,9 +91,10 @@ PLACEMENT_SUCCESS_RATE = 0.5  # the placement setting: the most informative targ
 Z95 = 1.96
 TOPICS = ("python", "cloud", "data", "security")
 TYPE_MIX = (("multiple_choice", 0.5), ("true_false", 0.2), ("short_answer", 0.3))
-# The API bench's world (bench/api_ability.py): only choice items, rounds of five alternating
-# multiple choice and true/false (three and two), and cohorts of 40 on a new bank.
+# The API bench's world (bench/api_ability.py): only choice items, cohorts of 40 on a new bank.
+# CHOICE_MIX is the 3:2 share cycled rounds of five gave them (`--types random` draws by it).
 CHOICE_MIX = (("multiple_choice", 0.6), ("true_false", 0.4))
+CHOICE_TYPES = ("multiple_choice", "true_false")  # what the API bench requests
 CHOICES = 4
 ALL_OR_NOTHING_SHARE = 0.5  # short answers graded full or nothing; the rest in tenths
 SELF_ASSESSMENT_SD = 1.0
@@ -169,14 +172,59 @@ def learners(count: int, rng: random.Random, prefix: str) -> list[Learner]:
     return made
 
 
+TYPE_RULES = ("laid-out", "cycled", "random")
+
+
 @dataclass(frozen=True)
 class World:
-    """What a run varies: the item types' mix, and whether the posterior is told each item's
+    """What a run varies: the item types, and whether the posterior is told each item's
     difficulty uncertainty (the product's rule) or takes b as known (`known_difficulty`, the rule
-    before, kept to measure what the uncertainty changes)."""
+    before, kept to measure what the uncertainty changes).
+
+    How a round's slots get their types (`types`):
+    - "laid-out", the product's (target.slot_types): the requested types (`requested`; None: the
+      product's default mix) with the choice slots beyond one per type going to the type that
+      tells most; the bank fills each type's slots among its own items, generation the rest;
+    - "cycled", the product before: the bank draws any requested type for any slot, generation
+      writes the shortfall cycling through the requested mix from its start;
+    - "random", this simulation's earlier world: every generated item's type drawn from `mix`,
+      the bank drawing any type."""
 
     mix: tuple[tuple[str, float], ...] = TYPE_MIX
     known_difficulty: bool = False
+    types: str = "laid-out"
+    requested: tuple[str, ...] | None = None
+
+    def shares(self, success_rate: float = SUCCESS_RATE) -> tuple[tuple[str, float], ...]:
+        """Each type's share of a round's slots (for the information bound)."""
+        if self.types == "random":
+            return self.mix
+        slots = self.slots(success_rate, PRIOR_SD) if self.types == "laid-out" else self._cycle(ROUND_SIZE)
+        return tuple((name, slots.count(name) / len(slots)) for name in dict.fromkeys(slots))
+
+    def slots(self, success_rate: float, theta_se: float) -> list[str]:
+        requested = cast("list[QuestionType] | None", list(self.requested) if self.requested else None)
+        return list(slot_types(requested, ROUND_SIZE, success_rate, theta_se))
+
+    def _cycle(self, count: int) -> list[str]:
+        cycle = list(self.requested or DEFAULT_MIX)
+        return [cycle[index % len(cycle)] for index in range(count)]
+
+    def generated_types(self, rng: random.Random, slots: list[str], drawn: list["Item"]) -> list[str]:
+        """The types generation writes for the slots the bank left."""
+        missing = ROUND_SIZE - len(drawn)
+        if self.types == "random":
+            return [draw_type(rng, self.mix) for _ in range(missing)]
+        if self.types == "cycled":
+            return self._cycle(missing)
+        left = [item.item_type for item in drawn]
+        remaining = []
+        for item_type in slots:
+            if item_type in left:
+                left.remove(item_type)
+            else:
+                remaining.append(item_type)
+        return remaining
 
 
 def draw_type(rng: random.Random, mix: tuple[tuple[str, float], ...] = TYPE_MIX) -> str:
@@ -231,9 +279,8 @@ class Bank:
                 found.append(item)
         return found
 
-    def generate(self, rng: random.Random, learner: Learner, theta: float, success_rate: float) -> Item:
-        """One item written by the LLM at the learner's target difficulty; it joins the bank."""
-        item_type = draw_type(rng, self.world.mix)
+    def generate(self, rng: random.Random, learner: Learner, theta: float, success_rate: float, item_type: str) -> Item:
+        """One item of `item_type` written by the LLM at the learner's target difficulty; it joins the bank."""
         label = scale.b_to_label(irt.aimed_difficulty(theta, success_rate, irt.guess_floor(item_type, CHOICES)))
         self.generated += 1
         item = new_item(f"g{self.generated}", rng, rng.choice(learner.interests), item_type, label)
@@ -272,11 +319,26 @@ def run_engine(
             selection.Candidate(item.item_id, b_of(item), item.floor, bank.exposure_rate(item.item_id))
             for item in bank.fitting(learner, seen, now.theta, b_of, success_rate)
         ]
-        picked = selection.choose_items(candidates, now.theta, success_rate, ROUND_SIZE, rng=rng)
+        slots = bank.world.slots(success_rate, now.se) if bank.world.types == "laid-out" else []
+        if slots:  # each type's slots among its own items, in slot order (logic/rounds/bank_draw.py)
+            by_type = {
+                item_type: selection.choose_items(
+                    [c for c in candidates if bank.items[c.item_id].item_type == item_type],
+                    now.theta,
+                    success_rate,
+                    slots.count(item_type),
+                    rng=rng,
+                )
+                for item_type in dict.fromkeys(slots)
+            }
+            picked = [by_type[item_type].pop(0) for item_type in slots if by_type[item_type]]
+        else:
+            picked = selection.choose_items(candidates, now.theta, success_rate, ROUND_SIZE, rng=rng)
         chosen = [bank.items[candidate.item_id] for candidate in picked]
         if len(chosen) < ROUND_SIZE:
             calls += 1
-            chosen += [bank.generate(rng, learner, now.theta, success_rate) for _ in range(ROUND_SIZE - len(chosen))]
+            written = bank.world.generated_types(rng, slots, chosen)
+            chosen += [bank.generate(rng, learner, now.theta, success_rate, item_type) for item_type in written]
         for item in chosen:
             seen.add(item.item_id)
             bank.shown[item.item_id] = bank.shown.get(item.item_id, 0) + 1
@@ -494,7 +556,8 @@ def measure(
     result: dict[str, Any] = {
         "learners_per_cohort": learners_per_cohort,
         "seed": seed,
-        "mix": dict(world.mix),
+        "types": world.types,
+        "mix": dict(world.shares()),
         "known_difficulty": world.known_difficulty,
         "theta": theta,
         "item_difficulty_rmse": difficulty,
@@ -502,8 +565,8 @@ def measure(
         "generation_calls_per_round": calls,
         "timing": timing,
         f"se_bound_after_{ANSWERS}": {
-            f"target_{SUCCESS_RATE}": se_bound(SUCCESS_RATE, world.mix),
-            f"target_{PLACEMENT_SUCCESS_RATE}": se_bound(PLACEMENT_SUCCESS_RATE, world.mix),
+            f"target_{SUCCESS_RATE}": se_bound(SUCCESS_RATE, world.shares(SUCCESS_RATE)),
+            f"target_{PLACEMENT_SUCCESS_RATE}": se_bound(PLACEMENT_SUCCESS_RATE, world.shares(PLACEMENT_SUCCESS_RATE)),
         },
         "calibration_seconds": round(calibration_seconds, 1),
         "responses_calibrated": len(responses),
@@ -689,12 +752,23 @@ def main() -> None:
         help="the API bench's world: multiple choice and true/false only (3:2); use with --learners 40",
     )
     parser.add_argument(
+        "--types",
+        choices=TYPE_RULES,
+        default="laid-out",
+        help="how a round's slots get their types: the product's layout, the product before, or drawn at random",
+    )
+    parser.add_argument(
         "--known-difficulty",
         action="store_true",
         help="the posterior takes each item's b as known (the rule before), to compare",
     )
     arguments = parser.parse_args()
-    world = World(CHOICE_MIX if arguments.choice_only else TYPE_MIX, arguments.known_difficulty)
+    world = World(
+        CHOICE_MIX if arguments.choice_only else TYPE_MIX,
+        arguments.known_difficulty,
+        arguments.types,
+        CHOICE_TYPES if arguments.choice_only else None,
+    )
     if arguments.skipping:
         print(json.dumps(skipping_figures(arguments.learners or SKIP_LEARNERS, arguments.seed), indent=2))
         return

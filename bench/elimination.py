@@ -22,9 +22,19 @@ against chance (the mean of 1/options; 1/2 for true/false). Target: at most 5 po
 
 Exposure spread: N new learners with one profile (the same interests, level and language) each
 start a session; the share of the most common first item (by stem) and the number of distinct
-first items. Target: no stem shared by more than a quarter of them.
+first items. Target: no stem shared by more than a quarter of them. `--spread-only` measures only
+that (on the demo seed's bank, or after `--limit N` sessions have filled it); `--spread-profile I`
+is the demo profile they share (0, a product manager, whose interests no technical bank item is
+written for, so their rounds are all generated; 1, interests LLM, RAG and agents, which the
+technical bank serves).
+
+Each state of the round's state machine has its deployed timeout (PlanRound 15 s); on a machine
+shared with other work a step can take longer than in Lambda, and a round that times out ends the
+run. `--timeout-factor F` multiplies every state's timeout in this process only (moto's
+interpreter), never the template.
 
     python bench/elimination.py [--learners-per-profile 2] [--sessions 2] [--spread 20]
+                                [--spread-only] [--timeout-factor 1]
 """
 
 import argparse
@@ -194,6 +204,10 @@ class Figures:
     by_type: Counter[str] = field(default_factory=Counter)
     right_by_type: Counter[str] = field(default_factory=Counter)
     first_items: Counter[str] = field(default_factory=Counter)
+    first_from_bank: int = 0
+    informed_right: int = 0  # later items answered right where the answerer recognised something
+    first_rounds_drawn: int = 0  # items drawn from the bank over the spread learners' first rounds
+    first_rounds: Counter[str] = field(default_factory=Counter)  # each first round's stems, as a set
     examples: list[dict[str, Any]] = field(default_factory=list)
 
     def report(self) -> dict[str, Any]:
@@ -212,11 +226,15 @@ class Figures:
             "points_over_chance": over,
             "target_points_over_chance": TARGET_POINTS,
             "items_with_something_recognised": self.informed,
+            "recognised_and_right": self.informed_right,
             "later_items_by_type": dict(self.by_type),
             "right_by_type": dict(self.right_by_type),
             "same_profile_learners": sum(spread.values()),
             "distinct_first_items": len(spread),
             "most_common_first_item_share": round(most, 4) if most is not None else None,
+            "first_items_from_bank": self.first_from_bank,
+            "first_round_items_from_bank": self.first_rounds_drawn,
+            "distinct_first_rounds": len(self.first_rounds),
             "examples": self.examples[:5],
         }
 
@@ -322,17 +340,42 @@ def play_session(product: Product, user: str, session: str, category: str, figur
                 figures.informed += informed
                 figures.by_type[item["type"]] += 1
                 figures.right_by_type[item["type"]] += right
+                figures.informed_right += informed and right
                 if informed and right:
                     figures.examples.append({"stem": item["stem"], "choices": item["choices"], "picked": picked})
             answerer.learn_item(item, result, picked_text)
     figures.sessions += 1
 
 
+def longer_timeouts(factor: float) -> Any:
+    """Every state's TimeoutSeconds times `factor` in moto's interpreter (this process only)."""
+    from unittest import mock
+
+    from moto.stepfunctions.parser.asl.component.common.timeouts.timeout import TimeoutSeconds
+
+    deployed = TimeoutSeconds._eval_seconds
+
+    def scaled(self: TimeoutSeconds, env: Any) -> int:
+        seconds = int(deployed(self, env))
+        return seconds if self.is_default_value() else int(seconds * factor)
+
+    return mock.patch.object(TimeoutSeconds, "_eval_seconds", scaled)
+
+
 def measure(
-    learners_per_profile: int = 2, sessions: int = 2, spread: int = 20, limit: int | None = None
+    learners_per_profile: int = 2,
+    sessions: int = 2,
+    spread: int = 20,
+    limit: int | None = None,
+    *,
+    spread_only: bool = False,
+    timeout_factor: float = 1.0,
+    spread_profile: int = 0,
 ) -> dict[str, Any]:
     figures = Figures()
     with ExitStack() as stack:
+        if timeout_factor != 1.0:
+            stack.enter_context(longer_timeouts(timeout_factor))
         product = Product(stack)
         plans = [
             (profile, copy, category)
@@ -340,19 +383,25 @@ def measure(
             for copy in range(learners_per_profile)
             for category in CATEGORIES
         ]
+        if spread_only:
+            plans = plans[:limit] if limit else []
         for number, (profile, copy, category) in enumerate(plans[:limit] if limit else plans):
             user = product.learner({**profile, "duty": f"{profile.get('duty', '')} ({copy})"})
             for session in range(sessions):
                 name = f"elimination-{number}-{session}"
                 play_session(product, user, product.session(user, name), category, figures)
         # Exposure spread: new learners with one profile, each starting a session.
-        profile = profiles()[0]
+        profile = profiles()[spread_profile]
         category = "technical"
         for number in range(spread):
             user = product.learner({**profile, "duty": f"spread learner {number}"})
             session = product.session(user, f"spread-{number}")
-            first = product.round(user, session, category, 1)[0]
+            items = product.round(user, session, category, 1)
+            first = items[0]
             figures.first_items[first["stem"]] += 1
+            figures.first_from_bank += bool(first["from_bank"])
+            figures.first_rounds_drawn += sum(bool(item["from_bank"]) for item in items)
+            figures.first_rounds[json.dumps(sorted(item["stem"] for item in items))] += 1
     return figures.report()
 
 
@@ -362,10 +411,23 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=2, help="sessions per learner and category")
     parser.add_argument("--spread", type=int, default=20, help="same-profile new learners for the exposure spread")
     parser.add_argument("--limit", type=int, default=None, help="only the first N (learner, category) plans")
+    parser.add_argument("--spread-only", action="store_true", help="only the exposure spread (after --limit plans)")
+    parser.add_argument("--timeout-factor", type=float, default=1.0, help="every state's timeout times this, locally")
+    parser.add_argument(
+        "--spread-profile", type=int, default=0, help="which demo profile the spread's learners share (index)"
+    )
     arguments = parser.parse_args()
     print(
         json.dumps(
-            measure(arguments.learners_per_profile, arguments.sessions, arguments.spread, arguments.limit),
+            measure(
+                arguments.learners_per_profile,
+                arguments.sessions,
+                arguments.spread,
+                arguments.limit,
+                spread_only=arguments.spread_only,
+                timeout_factor=arguments.timeout_factor,
+                spread_profile=arguments.spread_profile,
+            ),
             indent=2,
             ensure_ascii=False,
         )

@@ -442,13 +442,60 @@ def test_round_two_uses_the_estimate_over_the_heuristic(bank):
     assert planned["difficulty_reason"].startswith("theta -1.00")
 
 
-def test_without_an_estimate_the_heuristic_decides(bank):
+def test_without_an_estimate_the_round_aims_at_the_surveys_prior(bank):
+    """Before any answer the survey's prior is the posterior the first answer updates, so the round
+    aims at its mean as later rounds aim at the estimate (the earlier label rule said 6 here: half a
+    logit per experience step where the prior moves a quarter)."""
+    from slea.logic.rounds.target import slot_types, target_b
+    from slea.measurement.learner import PRIOR_SD, prior_from_profile
+
     planned = bank.runtime.invoke("plan_round", plan_event(SECOND, "sess_new", "exec-new"))
-    assert planned["difficulty"] == 6
-    assert planned["difficulty_reason"] == "intermediate 5, experience +1, previous score +0"
+    mean, sd = prior_from_profile("intermediate", 5, 72)  # the survey plan_event gives
+    assert (mean, sd) == (0.25, PRIOR_SD)
+    assert planned["difficulty"] == scale.b_to_label(target_b(mean, 0.7, slot_types(None, 4, 0.7, sd))) == 5
+    assert planned["difficulty_reason"].startswith("no answer yet, the survey's prior: theta 0.25 ± 0.71, target 70%")
 
 
 # ---------------------------------------------------------------- recent items, by stem and concept
+def test_each_type_is_drawn_for_its_own_slots_and_generation_writes_the_rest(bank, generation_calls):
+    """A round asking for multiple choice and true/false has one true/false slot and four
+    four-option ones (target.slot_types: four options tell more at their aim): a bank holding only
+    true/false items fills that one slot, never the round, and generation writes the four others
+    as multiple choice."""
+    cloud = bank.runtime.cloud
+    run(bank, FIRST, "sess_a", count=5, question_types=["true_false"])
+    assert {item["item_type"] for item in stored(cloud).values()} == {"true_false"}
+    event = plan_event(SECOND, "sess_b", "exec-types", count=5)
+    event["request"]["question_types"] = ["multiple_choice", "true_false"]
+    plan = bank.runtime.invoke("plan_round", event)
+    assert [question["type"] for question in plan["drawn"]] == ["true_false"]
+    assert plan["progress"]["missing"] == 4
+    assert plan["question_types"] == ["multiple_choice"] * 4
+    second = run(bank, SECOND, "sess_c", count=5, question_types=["multiple_choice", "true_false"])
+    kinds = [question["type"] for question in second.output["questions"]]
+    assert sorted(kinds) == ["multiple_choice"] * 4 + ["true_false"]
+
+
+def test_new_learners_with_one_profile_do_not_all_start_on_the_same_item(bank, generation_calls):
+    """Exposure spread: new learners with the same survey have the same prior, hence the same
+    target, and here ten bank items tie for it; each slot is drawn at random among the best five of
+    its type (randomesque), so twelve learners' first items spread over them (all in at most two of
+    the five: probability below 0.0002). Pure maximum information would give all twelve one item."""
+    import uuid
+
+    for session in ("sess_a", "sess_a2"):
+        run(bank, FIRST, session, count=5, question_types=["multiple_choice"])
+    firsts = []
+    for number in range(12):
+        learner = str(uuid.uuid5(uuid.NAMESPACE_URL, f"spread-learner-{number}"))
+        event = plan_event(learner, f"sess_spread_{number}", f"exec-spread-{number}", count=1)
+        event["request"]["question_types"] = ["multiple_choice"]
+        plan = bank.runtime.invoke("plan_round", event)
+        assert len(plan["drawn"]) == 1, plan["difficulty_reason"]
+        firsts.append(plan["drawn"][0]["stem"])
+    assert len(set(firsts)) >= 3
+
+
 def test_a_practice_round_never_brings_back_a_recent_item_under_a_new_id(bank, generation_calls):
     """A learner once met 18 of 100 items again, regenerated under new ids ("seen" was tracked by id
     only): a finished round's items join the learner's recent fingerprints, which a practice round

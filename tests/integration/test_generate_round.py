@@ -14,6 +14,16 @@ USER = "550e8400-e29b-41d4-a716-446655440000"  # demo user: intermediate, 5 year
 _names = itertools.count()
 
 
+def prior_label(count):
+    """The label a round of `count` of the default mix aims at before any answer: the demo user's
+    survey prior (intermediate, 5 years, previous score 72)."""
+    from slea.logic.rounds.target import from_prior, slot_types
+    from slea.measurement.learner import prior_from_profile
+
+    mean, sd = prior_from_profile("intermediate", 5, 72)
+    return from_prior(mean, sd, 0.7, slot_types(None, count, 0.7, sd)).label
+
+
 def run(step_functions, **changes):
     execution_input = {"user_id": USER, "session_id": "sess_round", "round": 1, "category": "technical", **changes}
     return step_functions.run(MACHINE, execution_input, name=f"test-{next(_names)}")
@@ -58,7 +68,9 @@ def test_round_one_happy_path(step_functions):
         "FinishRound",
     ]
     questions = output["questions"]
-    assert {q["difficulty"] for q in questions} == {6}  # intermediate 5, +1 for 5 years
+    # Before any answer the round aims at the survey's prior (intermediate 0, +0.25 for 5 years),
+    # laid out MC, TF, SA, MC, MC: label 5 (the earlier label rule said 6: intermediate 5, +1 for 5 years).
+    assert {q["difficulty"] for q in questions} == {prior_label(5)} == {5}
     assert all(q["round_id"].startswith("sess_round_1_") and q["question_id"] for q in questions)
     stored = {item["question_id"]: item for item in saved_questions(step_functions.runtime.cloud)}
     assert set(stored) == {q["question_id"] for q in questions}
@@ -91,7 +103,7 @@ def test_round_two_adapts_to_round_one_attempts(step_functions):
 
 def test_round_two_without_attempts_plans_like_round_one(step_functions):
     execution = run(step_functions, session_id="sess_new", round=2, count=2)
-    assert {q["difficulty"] for q in execution.output["questions"]} == {6}
+    assert {q["difficulty"] for q in execution.output["questions"]} == {prior_label(2)} == {5}
     assert all(q["round_id"].startswith("sess_new_2_") for q in execution.output["questions"])
 
 

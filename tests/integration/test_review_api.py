@@ -166,8 +166,8 @@ def test_a_round_whose_execution_arn_was_not_recorded_is_still_followed(http, st
 # ---------------------------------------------------------------- summary
 def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(http, step_functions):
     from slea.contracts.profile import UserProfile
-    from slea.logic.rounds.planning import decide_difficulty
-    from slea.logic.rounds.target import from_ability, success_rate
+    from slea.logic.rounds.target import from_ability, from_prior, success_rate
+    from slea.measurement.learner import prior_from_profile
 
     cloud = step_functions.runtime.cloud
     start(http, question_types=["multiple_choice"])
@@ -192,10 +192,11 @@ def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(
     }
     assert [entry["question_id"] for entry in summary["to_review"]] == [q["question_id"] for q in questions[1:]]
     assert summary["to_review"][0]["stem"] == questions[1]["stem"]
-    # Before any answer the earlier rule plans round 2; once answers are measured, the ability does:
-    # the label nearest the difficulty Alice answers 70% of the time.
+    # Before any answer the survey's prior plans round 2 (as PlanRound aims a first round); once
+    # answers are measured, the ability does: the label nearest the difficulty Alice answers 70% of the time.
     profile = UserProfile.model_validate(step_functions.runtime.invoke("get_user_profile", {"user_id": ALICE}))
-    assert before["next_difficulty"] == decide_difficulty(profile, 2, [])[0]
+    prior = prior_from_profile(profile.self_level, profile.years_experience, profile.previous_score)
+    assert before["next_difficulty"] == from_prior(*prior, success_rate(), None).label
     assert summary["ability"]["answers"] == 3
     expected = from_ability({"theta": summary["ability"]["theta"]}, success_rate(), None).label
     assert summary["next_difficulty"] == expected

@@ -95,12 +95,17 @@ def test_the_95_percent_interval_is_calibrated_over_several_seeds():
 
 
 def test_the_choice_only_world_is_the_api_benchs_and_carries_less_information():
-    world = cat_simulation.World(cat_simulation.CHOICE_MIX)
+    # The API bench asks for multiple choice and true/false: laid out by information, one
+    # true/false slot in five (the product before cycled them, two in five: `types="cycled"`).
+    world = cat_simulation.World(cat_simulation.CHOICE_MIX, requested=cat_simulation.CHOICE_TYPES)
     result = cat_simulation.measure(40, seed=5, quick=True, world=world)
-    assert result["mix"] == {"multiple_choice": 0.6, "true_false": 0.4}
+    assert result["mix"] == {"multiple_choice": 0.8, "true_false": 0.2}
+    assert result["types"] == "laid-out"
     assert not result["known_difficulty"]
-    # guessing floors: choice items alone bound the SE after 20 answers higher than the default mix
+    cycled = cat_simulation.World(cat_simulation.CHOICE_MIX, types="cycled", requested=cat_simulation.CHOICE_TYPES)
+    assert dict(cycled.shares()) == {"multiple_choice": 0.6, "true_false": 0.4}
+    # guessing floors: choice items alone bound the SE after 20 answers higher than the default mix,
+    # and the layout's fewer true/false items bound it lower than the cycled mix
     assert cat_simulation.se_bound(0.7, cat_simulation.CHOICE_MIX) > cat_simulation.se_bound(0.7)
-    assert result["theta"]["engine_new_bank_cohort1"]["20"]["mean_se"] >= cat_simulation.se_bound(
-        0.7, cat_simulation.CHOICE_MIX
-    )
+    assert cat_simulation.se_bound(0.7, world.shares()) < cat_simulation.se_bound(0.7, cycled.shares())
+    assert result["theta"]["engine_new_bank_cohort1"]["20"]["mean_se"] >= cat_simulation.se_bound(0.7, world.shares())

@@ -87,3 +87,23 @@ def target_difficulty(theta: float, success_rate: float, floor: float = 0.0) -> 
     share = (success_rate - floor) / (1.0 - floor)
     share = min(max(share, 0.05), 0.95)
     return theta - math.log(share / (1.0 - share))
+
+
+# Gauss-Hermite nodes and weights (probabilists', 7 points: exact for polynomials to degree 13),
+# for averaging over a normal posterior of the ability.
+_HERMITE_NODES = (-3.7504397177, -2.3667594107, -1.1544053948, 0.0, 1.1544053948, 2.3667594107, 3.7504397177)
+_HERMITE_WEIGHTS = (0.0005482689, 0.0307571240, 0.2401231786, 0.4571428571, 0.2401231786, 0.0307571240, 0.0005482689)
+
+
+def aimed_information(success_rate: float, floor: float = 0.0, theta_se: float = 0.0) -> float:
+    """What one item of guessing floor `floor`, written at the difficulty a round aims it at
+    (aimed_difficulty for the estimate), tells about the learner: its Fisher information averaged
+    over the learner's ability as the posterior knows it, N(estimate, theta_se^2) (with theta_se 0,
+    at the estimate). Aimed at the estimate, it does not depend on the estimate itself."""
+    b = aimed_difficulty(0.0, success_rate, floor)
+    if theta_se <= 0.0:
+        return information(0.0, b, floor)
+    return sum(
+        weight * information(node * theta_se, b, floor)
+        for node, weight in zip(_HERMITE_NODES, _HERMITE_WEIGHTS, strict=True)
+    )

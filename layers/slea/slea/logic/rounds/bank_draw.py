@@ -3,8 +3,9 @@
 Eligible: items of the round's category and language (the bank key) with b in a window around
 the target (widened once if too few), written for one of the learner's interests, of a requested
 type, never seen by the learner (their ability record's `seen_items`) nor already in the session,
-and not waiting for a reviewer (dal/bank.py). Chosen by selection.choose_items: for each slot, at
-random among the best few for the learner's theta, skipping items shown to more than a quarter of
+and not waiting for a reviewer (dal/bank.py). Chosen by selection.choose_items, each type for the
+round's slots of that type (target.slot_types): for each slot, at random among the best few of its
+type for the learner's theta, skipping items shown to more than a quarter of
 the learners the bank key has been drawn for (learners, not rounds: a round costs an account
 nothing, and a learner is shown an item once). dal/bank.py also rests an item shown to
 REST_AFTER_DRAWS accounts and caps its draws per UTC day.
@@ -26,6 +27,8 @@ generated as before.
 
 import hashlib
 import json
+import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +78,9 @@ class DrawRequest:
     # What the session has shown and the learner's recent items: judged by stem and concept, not id.
     exposure: SessionExposure = field(default_factory=SessionExposure)
     group: str = ""  # account_group of the learner's profile; empty: the learner is a group alone
+    # The type of each slot (target.slot_types): each type's slots are drawn among its own items.
+    # Empty: any of `question_types` in any slot.
+    slot_types: list[QuestionType] = field(default_factory=list)
 
 
 def account_group(profile: UserProfile) -> str:
@@ -212,6 +218,25 @@ def _count_round(request: DrawRequest, key: str, counter: bank.Counter | None) -
     bank.count_round(key, new_learner=new_learner, group=request.group, counter=counter)
 
 
+def _by_slot_type(
+    candidates: list[selection.Candidate], found: dict[str, dict[str, Any]], request: DrawRequest, rng: random.Random
+) -> list[selection.Candidate]:
+    """Up to `count` items: as many of each type as the round has slots of it (any type when the
+    slots' types are not given), in the order of the slots."""
+    if not request.slot_types:
+        return selection.choose_items(
+            candidates, request.theta, request.success_rate, request.count, rng=rng, top=TOP, max_exposure=MAX_EXPOSURE
+        )
+    wanted = Counter(request.slot_types)
+    chosen: dict[str, list[selection.Candidate]] = {}
+    for item_type in wanted:  # in the order types first appear in the slots: one draw sequence
+        of_type = [candidate for candidate in candidates if found[candidate.item_id].get("item_type") == item_type]
+        chosen[item_type] = selection.choose_items(
+            of_type, request.theta, request.success_rate, wanted[item_type], rng=rng, top=TOP, max_exposure=MAX_EXPOSURE
+        )
+    return [chosen[item_type].pop(0) for item_type in request.slot_types if chosen[item_type]]
+
+
 def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, Any]]:
     found = _candidates(request, key, target)
     if not found:
@@ -230,9 +255,7 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, A
         for item_id, item in found.items()
     ]
     rng = keyed_random("bank-draw", request.execution)
-    chosen = selection.choose_items(
-        candidates, request.theta, request.success_rate, request.count, rng=rng, top=TOP, max_exposure=MAX_EXPOSURE
-    )
+    chosen = _by_slot_type(candidates, found, request, rng)
     chosen = _apart(chosen, found, request.exposure)
     if not chosen:
         _count_round(request, key, counter)

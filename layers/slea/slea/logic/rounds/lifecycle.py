@@ -164,18 +164,19 @@ def _next_round(started: dict[int, Any], saved_rounds: set[int]) -> int | None:
 
 def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ability: dict[str, Any] | None) -> int:
     """Plan_round's own rule (not a copy of it): from the learner's ability in the session's
-    category when there is an estimate, else from the profile and round 1's attempts. Imported
-    here: the summary is the only API request that needs the planner and the profile."""
+    category when there is an estimate, else from the survey's prior (or, for a round 2 whose
+    ability could not be read, round 1's attempts). Imported here: the summary is the only API
+    request that needs the planner and the profile."""
     from slea.contracts.profile import GetUserProfileInput  # noqa: PLC0415
     from slea.logic.learners.profile import get_user_profile  # noqa: PLC0415
-    from slea.logic.rounds.planning import decide_difficulty  # noqa: PLC0415
+    from slea.logic.rounds.planning import without_estimate  # noqa: PLC0415
     from slea.logic.rounds.target import from_ability, has_estimate, success_rate  # noqa: PLC0415
 
     if has_estimate(ability):
         return from_ability(ability or {}, success_rate(), None).label
     profile = get_user_profile(GetUserProfileInput(user_id=user_id))
-    difficulty, _ = decide_difficulty(profile, number, [a for a in graded if a.get("round", 1) == 1])
-    return difficulty
+    round_one = [a for a in graded if a.get("round", 1) == 1] if number == 2 else []
+    return without_estimate(profile, number, round_one, success_rate(), None).label
 
 
 def _category(stored: list[dict[str, Any]]) -> str | None:

@@ -1,29 +1,33 @@
 """Mode 1, before generation: validate the execution input and decide the round's difficulty.
 
-The adaptive rule (documented in the README), in one function:
+The target is the b at which the learner succeeds at the round's rate (logic/rounds/target.py),
+for the learner's ability in the round's category, updated after every answer; before the first
+answer, for the mean of the survey's prior (the posterior the first answer will update). The
+earlier rule (`decide_difficulty`, the README's) remains only for a round 2 whose round-1 answers
+are there but whose ability could not be read:
 - round 1: beginner 3, intermediate 5, advanced 8; +1 with 5+ years of experience and +1 more
   with 10+; +1 if the previous test score was 85 or more, -1 if it was below 50 (0 = no test yet);
 - round 2: from the round-1 attempts of the same session: the mean difficulty of the questions
-  answered, +2 if 80%+ were correct, +1 if 60%+, 0 if 40%+, -1 if 20%+, else -2; with no round-1
-  attempts, as round 1;
-- always clamped to 1-10; an explicit `difficulty` in the input overrides the rule.
+  answered, +2 if 80%+ were correct, +1 if 60%+, 0 if 40%+, -1 if 20%+, else -2;
+- always clamped to 1-10; an explicit `difficulty` in the input overrides every rule.
 
-That rule now applies only where there is no ability estimate: with one (the learner's ability in
-the round's category, updated after every answer), the target is the b at which the learner
-succeeds at the round's rate (tools/round_target.py). Then the bank is drawn from first
-(tools/bank.py) and only the shortfall is left for generation (`progress.missing`).
+The round's slots get their types (target.slot_types: by information), the bank is drawn from
+first, each type's slots among its own items (logic/rounds/bank_draw.py), and only the shortfall
+is left for generation (`progress.missing`, `question_types` the slots' types it leaves).
 """
 
 import uuid
+from collections import Counter
 from typing import Any
 
-from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN
+from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN, QuestionType
 from slea.contracts.exposure import SessionExposure
 from slea.contracts.profile import UserProfile, normalised_user_id
 from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
 from slea.dal import abilities, attempts, questions
 from slea.logic.rounds import bank_draw as bank
 from slea.logic.rounds import target as round_target
+from slea.measurement import learner
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
@@ -112,18 +116,59 @@ def stored_ability(user_id: str, category: str) -> dict[str, Any] | None:
         return None
 
 
+def without_estimate(
+    profile: UserProfile,
+    round_number: int,
+    round_one: list[dict[str, Any]],
+    rate: float,
+    question_types: list[QuestionType] | None,
+) -> round_target.Target:
+    """The target before the learner has an estimate in the category: the survey's prior is the
+    posterior then (what the first answer will update), so the round aims at its mean as every
+    later round aims at the estimate. Only a round 2 whose round-1 answers are there but whose
+    ability could not be read falls back on the earlier rule (decide_difficulty)."""
+    if round_number == 2 and round_one:
+        label, reason = decide_difficulty(profile, round_number, round_one)
+        return round_target.from_label(label, reason, rate, question_types)
+    mean, sd = learner.prior_from_profile(profile.self_level, profile.years_experience, profile.previous_score)
+    return round_target.from_prior(mean, sd, rate, question_types)
+
+
 def _target(
-    request: PlanRoundInput, ability: dict[str, Any] | None, graded: list[dict[str, Any]]
+    request: PlanRoundInput,
+    ability: dict[str, Any] | None,
+    graded: list[dict[str, Any]],
+    question_types: list[QuestionType] | None,
 ) -> round_target.Target:
     wanted = request.request
     rate = round_target.success_rate(wanted.purpose)
     if wanted.difficulty is not None:
-        return round_target.from_label(wanted.difficulty, "set in the request", rate, wanted.question_types)
+        return round_target.from_label(wanted.difficulty, "set in the request", rate, question_types)
     if round_target.has_estimate(ability):
-        return round_target.from_ability(ability or {}, rate, wanted.question_types)
+        return round_target.from_ability(ability or {}, rate, question_types)
     history = [attempt for attempt in graded if attempt.get("round") == 1] if wanted.round == 2 else []
-    label, reason = decide_difficulty(request.profile, wanted.round, history)
-    return round_target.from_label(label, reason, rate, wanted.question_types)
+    return without_estimate(request.profile, wanted.round, history, rate, question_types)
+
+
+def _slot_types(request: PlanRoundInput, ability: dict[str, Any] | None) -> list[QuestionType]:
+    """The round's slots' types, laid out by information at the learner's current uncertainty
+    (the prior's before any answer)."""
+    wanted = request.request
+    rate = round_target.success_rate(wanted.purpose)
+    theta_se = float((ability or {}).get("se") or 0.0) if round_target.has_estimate(ability) else learner.PRIOR_SD
+    return round_target.slot_types(wanted.question_types, wanted.count, rate, theta_se)
+
+
+def _left_to_generate(slots: list[QuestionType], drawn: list[Any]) -> list[QuestionType]:
+    """The slots' types the draw did not fill, in slot order: generation writes these."""
+    left = Counter(question.type for question in drawn)
+    remaining = []
+    for item_type in slots:
+        if left[item_type] > 0:
+            left[item_type] -= 1
+        else:
+            remaining.append(item_type)
+    return remaining
 
 
 @tracer.capture_method
@@ -134,7 +179,8 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     earlier = _session_questions(wanted.session_id)
     # One read of the attempts: round 2's rule without an estimate, and what the feedback named.
     graded = _session_attempts(wanted.session_id) if earlier or wanted.round == 2 else []
-    target = _target(request, ability, graded)
+    slots = _slot_types(request, ability)
+    target = _target(request, ability, graded, slots)
     metrics.add_metric(name="RoundDifficulty", unit="Count", value=target.label)
     seen_before = _exposure(earlier, graded, ability, wanted.purpose)
     language = profile.language or "en"
@@ -151,7 +197,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             category=wanted.category,
             language=language,
             interests=interests,
-            question_types=wanted.question_types,
+            question_types=list(dict.fromkeys(slots)),
             count=wanted.count,
             theta=target.theta,
             success_rate=target.rate,
@@ -161,6 +207,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             first_draw=not seen,
             exposure=seen_before,
             group=bank.account_group(profile),
+            slot_types=slots,
         ),
         target.b,
     )
@@ -180,7 +227,8 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
         difficulty=target.label,
         difficulty_reason=target.reason,
         interests=interests,
-        question_types=wanted.question_types,
+        # What generation writes: the slots the draw left, in order (all of them if it filled the round).
+        question_types=_left_to_generate(slots, drawn) or slots,
         progress=RoundProgress(
             attempt=0,
             missing=wanted.count - len(drawn),

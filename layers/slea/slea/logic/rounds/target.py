@@ -10,10 +10,19 @@ is both easier and more telling; placement's 50% is past it for every choice typ
 aims at the most informative b of each type). A round mixes types, so its one generation label comes
 from the mean of the types' targets; items drawn from the bank are each chosen for their own floor
 (selection.choose_items).
+
+Which type each slot of a round gets (`slot_types`): the requested mix (or the default one) cycled
+as before, then laid out by information. Every requested type keeps at least one slot, and a
+short answer keeps every slot the mix gives it; the other choice slots go to the choice type that
+tells most about the learner at its aimed difficulty, averaged over the learner's current
+uncertainty (irt.aimed_information: at 70%, four options 0.154, true/false 0.090 at the estimate).
+Only choice types compete: their score is exact, so their information is what the model says; a
+short answer's score comes from a model grader and may wait for a reviewer (counted as 0 until
+then), so its nominal 0.21 is not known to hold, and typing is effort the mix asks of the learner.
 """
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from slea.constants import QuestionType
@@ -66,6 +75,25 @@ def _theta_for(b: float, rate: float, question_types: list[QuestionType] | None)
     return b + (b - target_b(b, rate, question_types))
 
 
+def slot_types(
+    question_types: list[QuestionType] | None, count: int, rate: float, theta_se: float = 0.0
+) -> list[QuestionType]:
+    """The type of each of a round's `count` slots (see the module's docstring)."""
+    cycle = list(question_types or DEFAULT_MIX)
+    slots = [cycle[index % len(cycle)] for index in range(count)]
+    choice_types = [item_type for item_type in dict.fromkeys(cycle) if irt.guess_floor(item_type, None) > 0.0]
+    if len(choice_types) < 2:
+        return slots
+    best = max(choice_types, key=lambda item_type: irt.aimed_information(rate, irt.guess_floor(item_type), theta_se))
+    kept: set[QuestionType] = set()
+    for index, item_type in enumerate(slots):
+        if item_type in choice_types and item_type != best:
+            if item_type in kept:
+                slots[index] = best
+            kept.add(item_type)
+    return slots
+
+
 def has_estimate(ability: dict[str, Any] | None) -> bool:
     """An ability record with at least one answer (or skipped item) behind it (a bare prior is no
     estimate)."""
@@ -80,6 +108,12 @@ def from_ability(ability: dict[str, Any], rate: float, question_types: list[Ques
     label = scale.b_to_label(b)
     reason = f"theta {theta:.2f} ± {se:.2f}, target {rate:.0%}: b {b:.2f} -> label {label}"
     return Target(label=label, b=b, theta=theta, rate=rate, reason=reason, from_ability=True)
+
+
+def from_prior(mean: float, sd: float, rate: float, question_types: list[QuestionType] | None) -> Target:
+    """Before any answer: the survey's prior is the learner's posterior, aimed at like an estimate."""
+    target = from_ability({"theta": mean, "se": sd}, rate, question_types)
+    return replace(target, reason=f"no answer yet, the survey's prior: {target.reason}", from_ability=False)
 
 
 def from_label(label: int, reason: str, rate: float, question_types: list[QuestionType] | None) -> Target:
