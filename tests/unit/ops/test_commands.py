@@ -251,7 +251,8 @@ def test_local_round_plan_comes_from_the_execution():
 
 def test_local_generate_says_learner_difficulty_and_why(capsys):
     from slea.contracts.profile import UserProfile
-    from slea.logic.rounds.planning import decide_difficulty
+    from slea.logic.rounds.planning import without_estimate
+    from slea.logic.rounds.target import slot_types, success_rate
     from slea_local.__main__ import main
 
     assert main(["generate", "--count", "2"]) == 0
@@ -262,8 +263,11 @@ def test_local_generate_says_learner_difficulty_and_why(capsys):
     assert learner
     record = max((p for p in profile["profiles"] if p["user_id"] == learner.group(1)), key=lambda p: p["submitted_at"])
     record = {key: value for key, value in record.items() if key != "submitted_at"}
-    difficulty, reason = decide_difficulty(UserProfile.model_validate(record), 1, [])
-    assert f"difficulty {difficulty} ({reason})" in captured.out
+    # A first round aims at the survey's prior (no answer yet), for the types of its two slots.
+    rate = success_rate()
+    target = without_estimate(UserProfile.model_validate(record), 1, [], rate, slot_types(None, 2, rate))
+    assert "no answer yet, the survey's prior" in target.reason
+    assert f"difficulty {target.label} ({target.reason})" in captured.out
 
 
 def test_local_generate_failure_is_short(tmp_path):
