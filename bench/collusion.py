@@ -16,17 +16,21 @@ the demo seed), as a browser would use it:
   local stack's timer and the event source mapping do), so the compromised-item CUSUM
   (slea.measurement.compromise) sees every answer before the next round is drawn;
 - reported: the share of each later account's items whose key was harvested, per round (the
-  harvested share per later round: falling if harvested items rest as they are used); then the
+  harvested share per later round: falling if harvested items rest as they are used); items
+  rested by the farm rule (a look-alike group drawn for with FARM_GROUP_SIZE accounts a day: its
+  items rest as they are shown); new bank items (generated questions kept as their own items) per
+  round in each phase, what resting costs in generation; then the
   calibration job runs once and its person-fit list (the reviewers' "learners whose answers need a
   look") gives hits among the later accounts and false alarms among the honest learners and the
   harvesters.
 
 Modes (`--mode`): `off` - no rest (REST_AFTER_DRAWS unreachable, the compromise CUSUM's threshold
-unreachable) and no look-alike groups (every account its own group): the bank before these
-defences; `on` - as shipped (groups; rest after REST_AFTER_DRAWS accounts, or `--rest-after N`: the
-production threshold is for a population of thousands; a bench of tens of accounts reaches it only
-scaled down, which the figures say; the compromise CUSUM at its production K, H and CAP, or
-`--cusum-k`/`--cusum-h` scaled down, reported beside the production run).
+unreachable) and no look-alike groups (every account its own group): the bank before these defences,
+so no farm rule either; `on` - as shipped (groups, the farm rule; rest after REST_AFTER_DRAWS
+accounts, or `--rest-after N`: the production threshold is for a population of thousands; a bench of
+tens of accounts reaches it only scaled down, which the figures say; the compromise CUSUM at its
+production K, H and CAP, or `--cusum-k`/`--cusum-h` scaled down, reported beside the production
+run).
 
 Per-user rate limits are lifted (machine-speed play, as in the tests); everything else is the product's.
 
@@ -161,12 +165,25 @@ def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None, cus
         stack.enter_context(mock.patch.object(compromise, "H", cusum[1]))
 
 
-def rested_items(stored: list[dict[str, Any]]) -> tuple[int, int]:
-    """Items rested (either rule), and of them those rested as compromised."""
+def rested_items(stored: list[dict[str, Any]]) -> tuple[int, int, int]:
+    """Items rested (any rule), and of them those rested as compromised and as an account farm's."""
+    from slea.dal.bank import FARM_REST_REASON
     from slea.measurement.compromise import REST_REASON
 
     rested = [item for item in stored if item.get("rested_at")]
-    return len(rested), sum(1 for item in rested if item.get("rest_reason") == REST_REASON)
+    reasons = [item.get("rest_reason") for item in rested]
+    return len(rested), reasons.count(REST_REASON), reasons.count(FARM_REST_REASON)
+
+
+def bank_items(questions: Any) -> int:
+    """Questions stored as their own bank item: every generated question the bank kept (a drawn
+    copy, or a generated question joined to an item of the same stem and key, is not one)."""
+    pages = questions.meta.client.get_paginator("scan").paginate(
+        TableName=questions.name, ProjectionExpression="question_id, item_id"
+    )
+    return sum(
+        1 for page in pages for item in page["Items"] if item.get("item_id", item["question_id"]) == item["question_id"]
+    )
 
 
 def fold_summary(sums: list[dict[str, Any]], stored: list[dict[str, Any]], h: float) -> dict[str, Any]:
@@ -186,7 +203,7 @@ def fold_summary(sums: list[dict[str, Any]], stored: list[dict[str, Any]], h: fl
     }
 
 
-def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
+def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  # noqa: PLR0915
     import boto3
 
     from slea_local.demo_aws import seeded_local_aws
@@ -216,6 +233,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         def guessing(stored: dict[str, Any], question: dict[str, Any]) -> bool:
             return rng.random() < irt.guess_floor(question["type"], len(question["choices"]) or None)
 
+        generated = [bank_items(questions)]  # before each phase, and at the end
         harvested: dict[str, str] = {}  # stem -> bank item
         harvesters = [account(seed, "harvester", n) for n in range(arguments.colluders)]
         for number, user in enumerate(harvesters):
@@ -225,6 +243,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
                 harvested |= {item["stem"]: item["item_id"] for item in shown}
             print(f"collusion: harvester {number + 1}: {len(harvested)} keys", file=sys.stderr, flush=True)
 
+        generated.append(bank_items(questions))
         later = [account(seed, "later", n) for n in range(arguments.later)]
         shares: list[list[float]] = []
         for number, user in enumerate(later):
@@ -238,16 +257,18 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
             shares.append([sum(i["stem"] in harvested for i in r) / len(r) if r else 0.0 for r in rounds])
             print(f"collusion: later account {number + 1}: answerable {shares[-1]}", file=sys.stderr, flush=True)
 
+        generated.append(bank_items(questions))
         honest = [account(seed, "honest", n) for n in range(arguments.honest)]
         play_honestly(base, (questions, profiles), honest, arguments.count, rng, after_round=fold)
         step_functions.wait_for_running()
+        generated.append(bank_items(questions))
         refit = step_functions.run("CalibrationRefitStateMachine", {"poll_seconds": 1}, name=f"collusion-{seed}")
         assert refit.status == "SUCCEEDED", refit.cause
         run = refit.output
         listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"}).get("Item") or {}
         flagged = set(cast("dict[str, Any]", listed.get("learners") or {}))
         stored = questions.scan()["Items"]
-        rested, compromised = rested_items(stored)
+        rested, compromised, farm = rested_items(stored)
         sums = dynamodb.Table(aws.cloud.table_name("CalibrationSumsTable")).scan()["Items"]
 
     def rate(group: list[str]) -> float:
@@ -265,6 +286,18 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
         "later_share_answerable": round(statistics.fmean(s for r in shares for s in r), 3) if shares else 0.0,
         "items_rested": rested,
         "items_rested_compromised": compromised,
+        "items_rested_farm": farm,
+        # New bank items per round played in each phase (of `--count` items a round).
+        "generated_per_round": {
+            phase: round((generated[i + 1] - generated[i]) / rounds, 2) if rounds else 0.0
+            for i, (phase, rounds) in enumerate(
+                (
+                    ("harvest", arguments.colluders * arguments.rounds),
+                    ("later", arguments.later * arguments.later_rounds),
+                    ("honest", arguments.honest * 2),
+                )
+            )
+        },
         "cusum": {"k": arguments.cusum_k, "h": arguments.cusum_h} if defences else None,
         "fold": fold_summary(sums, stored, arguments.cusum_h),
         "person_fit": {

@@ -57,6 +57,13 @@ def test_the_language_defaults_to_english():
     assert saved(validation_score=0.9)["bank_key"] == "technical#en"
 
 
+def test_a_question_written_for_an_account_farms_round_is_a_bank_item_saved_rested():
+    item = saved(validation_score=0.9, rest_reason="farm")
+    assert item["item_id"] == "q-1"  # its stem and key are claimed: they never join the bank later
+    assert "bank_key" not in item
+    assert (item["rest_reason"], item["rested_at"]) == ("farm", "2026-11-24T10:00:01Z")
+
+
 # ---------------------------------------------------------------- what an item was written for
 def plan(interests):
     return RoundPlan(

@@ -82,6 +82,10 @@ class SaveQuestionInput(Contract):
         description="the interests the question was written for (its concept's domain, else the round's "
         "interests): the question bank offers it to learners who share one",
     )
+    rest_reason: Literal["farm"] | None = Field(
+        default=None,
+        description="saved rested for this reason (out of the bank's index from the start): an account farm's round",
+    )
     sources: list[SourceLink] | None = Field(
         default=None,
         max_length=SOURCES_MAX,

@@ -72,6 +72,11 @@ class RoundPlan(Contract):
     drawn: list[GeneratedQuestionOutput] = Field(
         default_factory=list, description="questions drawn from the bank for this round (saved by PlanRound)"
     )
+    farm: bool = Field(
+        default=False,
+        description="the learner is one of an account farm's (look-alike accounts): what the round generates is "
+        "saved rested, never joining the bank (dal/bank.py)",
+    )
 
 
 class PlanRoundInput(Contract):

@@ -49,10 +49,13 @@ def question_item(
     # Only a validated question of a learner's round joins the bank's index at once: one waiting for
     # a reviewer (revise, an author's) or never validated is a bank item that cannot be drawn yet.
     drawable = placement is None and request.validation_score is not None and not revise
+    # Written for an account farm's round: a bank item (its fingerprint is claimed) that rests at once.
+    rested = {"rested_at": created_at, "rest_reason": request.rest_reason} if request.rest_reason else {}
     return {
+        **rested,
         **(questions.queue_fields("revise", created_at) if revise else {}),
         **questions.bank_fields(question_id, request.difficulty, language, request.topics),
-        **({"bank_key": questions.bank_key(request.categories[0], language)} if drawable else {}),
+        **({"bank_key": questions.bank_key(request.categories[0], language)} if drawable and not rested else {}),
         "question_id": question_id,
         "session_id": session_id,
         "round": round_number,

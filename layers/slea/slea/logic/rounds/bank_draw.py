@@ -18,6 +18,15 @@ profile is what the planner already has (no extra read) and what a script creati
 bulk tends to repeat; accounts whose profiles differ are not grouped (docs/security.md says what
 that leaves open).
 
+An account farm's items leave the bank: once a look-alike group has been drawn for with
+FARM_GROUP_SIZE distinct accounts in the bank key on one UTC day (dal/bank.py counts them on the
+counter record the draw reads anyway), every item drawn for any of its accounts is rested in the
+same transaction that shows it (`rest_reason` "farm"), so a key the party holds never reaches a
+later account; the next round generates in its place. The account is shown the item as any other
+(nothing tells it). Items drawn for the group's first accounts, before it reached the size, stay.
+Accounts without a survey all have the fallback profile: indistinguishable, they are one group,
+and past the size their items rest too (the cost is generation, not theirs: docs/security.md).
+
 A drawn item is saved for the session as a copy under an id keyed on the execution's name and its
 slot, so a retried PlanRound (Step Functions retries it) first looks for slot 0's copy and, if the
 earlier attempt's draw was recorded (one transaction: all of it or none), returns that draw
@@ -211,11 +220,14 @@ def _earlier_draw(request: DrawRequest) -> list[dict[str, Any]] | None:
     return copies
 
 
-def _count_round(request: DrawRequest, key: str, counter: bank.Counter | None) -> None:
+def _count_round(request: DrawRequest, key: str, counter: bank.Counter | None) -> bool:
+    """Count a round with nothing drawn; whether its account is an account farm's."""
     if request.first_draw and counter is None:  # is the learner's group new today? (a first draw only)
         counter = bank.drawn_for(key)
     new_learner = counter is not None and counter.new_learner(request.group, request.first_draw)
-    bank.count_round(key, new_learner=new_learner, group=request.group, counter=counter)
+    entry = bank.member(request.group, request.user_id)
+    before = bank.count_round(key, new_learner=new_learner, group=request.group, counter=counter, entry=entry)
+    return (counter or before).farm(request.group, entry)
 
 
 def _by_slot_type(
@@ -237,11 +249,12 @@ def _by_slot_type(
     return [chosen[item_type].pop(0) for item_type in request.slot_types if chosen[item_type]]
 
 
-def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, Any]]:
+def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[str, Any]], bool]:
+    """The round's copies, and whether its account is an account farm's (then they were rested,
+    and what the round generates is saved rested too)."""
     found = _candidates(request, key, target)
     if not found:
-        _count_round(request, key, None)
-        return []
+        return [], _count_round(request, key, None)
     counter = bank.drawn_for(key)
     learners = max(counter.learners, EXPOSURE_MIN_LEARNERS)
     candidates = [
@@ -258,26 +271,45 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> list[dict[str, A
     chosen = _by_slot_type(candidates, found, request, rng)
     chosen = _apart(chosen, found, request.exposure)
     if not chosen:
-        _count_round(request, key, counter)
-        return []
+        return [], _count_round(request, key, counter)
     at = utc_now()
     copies = [_copy(found[candidate.item_id], request, slot, at) for slot, candidate in enumerate(chosen)]
     new_learner = counter.new_learner(request.group, request.first_draw)
-    if bank.record_draw(key, copies, new_learner, originals=found, group=request.group, counter=counter):
-        return copies
+    entry = bank.member(request.group, request.user_id)
+    farm = counter.farm(request.group, entry)
+    recorded = bank.record_draw(
+        key, copies, new_learner, originals=found, group=request.group, counter=counter, entry=entry, farm=farm
+    )
+    if recorded:
+        if farm:  # what the farm rule costs: each of these is generated again for a later round
+            metrics.add_metric(name="FarmItemsRested", unit="Count", value=len(copies))
+        return copies, farm
     # A condition failed: another attempt of this plan saved its draw first, or an item was
     # retired meanwhile (then nothing was written and the round is generated).
-    return _earlier_draw(request) or []
+    return _earlier_draw(request) or [], farm
 
 
-def draw(request: DrawRequest, target: float) -> tuple[list[GeneratedQuestionOutput], list[ShownItem]]:
-    """Up to `count` questions from the bank for the round, saved in its session and marked seen;
-    with each, what the round's generated items are judged against."""
+@dataclass(frozen=True)
+class Draw:
+    """What the bank gave a round: its questions; with each, what the round's generated items are
+    judged against; and whether the learner is one of an account farm's (what the round generates
+    is then saved rested: shown to the farm, it never joins the bank)."""
+
+    questions: list[GeneratedQuestionOutput]
+    shown: list[ShownItem]
+    farm: bool = False
+
+
+def draw(request: DrawRequest, target: float) -> Draw:
+    """Up to `count` questions from the bank for the round, saved in its session and marked seen."""
     key = bank.bank_key(request.category, request.language)
+    farm = False
     try:
         copies = _earlier_draw(request)
         if copies is None:
-            copies = _new_draw(request, key, target)
+            copies, farm = _new_draw(request, key, target)
+        else:  # a retried plan (rare): is its account a farm's? one read, as the first attempt made
+            farm = bank.drawn_for(key).farm(request.group, bank.member(request.group, request.user_id))
     except DataAccessError as error:
         logger.warning("the bank is unavailable, generating the whole round", extra={"reason": str(error)})
         metrics.add_metric(name="BankDrawFailed", unit="Count", value=1)
@@ -285,7 +317,7 @@ def draw(request: DrawRequest, target: float) -> tuple[list[GeneratedQuestionOut
     if copies:
         _mark_seen(request.user_id, request.category, [str(copy["item_id"]) for copy in copies])
     metrics.add_metric(name="QuestionsDrawnFromBank", unit="Count", value=len(copies))
-    return [_output(copy) for copy in copies], [exposure.stored_item(copy) for copy in copies]
+    return Draw([_output(copy) for copy in copies], [exposure.stored_item(copy) for copy in copies], farm)
 
 
 def _draw_that_may_have_landed(request: DrawRequest) -> list[dict[str, Any]]:

@@ -33,6 +33,8 @@ def _save_request(draft: IdentifiedDraft, score: float, plan: RoundPlan) -> Save
         topics=_topics(draft, plan),
         sources=draft.source.sources if draft.source else None,
         choice_notes=draft.choice_notes or None,
+        # Shown to an account farm: its key is the farm's, so it never joins the bank.
+        rest_reason="farm" if plan.farm else None,
     )
 
 

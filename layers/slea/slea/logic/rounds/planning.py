@@ -188,7 +188,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     round_id = f"{wanted.session_id}_{wanted.round}_{utc_now()}"
     seen = {str(item) for item in (ability or {}).get("seen_items") or []}
     in_session = {str(q.get("item_id") or q["question_id"]) for q in earlier}
-    drawn, drawn_shown = bank.draw(
+    draw = bank.draw(
         bank.DrawRequest(
             user_id=learner,
             session_id=wanted.session_id,
@@ -211,6 +211,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
         ),
         target.b,
     )
+    drawn, drawn_shown = draw.questions, draw.shown
     if drawn:  # a retried plan returns the earlier attempt's draw, under that attempt's round id
         round_id = drawn[0].round_id
     drawn_ids = {question.question_id for question in drawn}  # in the session already on a retried plan
@@ -238,4 +239,5 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
         user_id=learner,
         language=language,
         drawn=drawn,
+        farm=draw.farm,
     )
