@@ -6,6 +6,7 @@ that is never used (exceptions: tests/aws_operations.py UNUSED_GRANT_EXCEPTIONS,
 import datetime
 import glob
 import json
+import uuid
 from pathlib import Path
 
 import boto3
@@ -92,6 +93,13 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
             queued = runtime.invoke("save_generated_question", question(stem="What is a vector index?"))
         assert queued["success"] is False
+        # An account farm's round given the stem and key of a bank item: saved as its copy, and the
+        # item rests; the same, queued, by the retry worker.
+        farm = {"question_id": str(uuid.uuid4()), "rest_reason": "farm"}
+        assert runtime.invoke("save_generated_question", question(**farm))["success"]
+        with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
+            farm_queued = question(question_id=str(uuid.uuid4()), rest_reason="farm")
+            assert runtime.invoke("save_generated_question", farm_queued)["success"] is False
 
         # Tool 6 by direct invocation: a stored multiple-choice question (explanation cache), a
         # stored short answer (the session's questions for the copy check), each retried once.
@@ -116,7 +124,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
 
         # The retry worker saves the queued question; redelivered, it finds it already saved.
         report = QueuePoller(runtime, "RetryQueue").drain(redeliver=lambda message: True)
-        assert report.deleted == 1  # Tool 5's queued save
+        assert report.deleted == 2  # Tool 5's queued saves
         assert report.reported_failures == 0
 
     assert recorded.invoked == set(principals(cloud))

@@ -154,7 +154,9 @@ def test_a_retried_plan_or_a_later_round_does_not_count_an_account_twice(bank, g
     accounts = farm_accounts(cloud, bank_store.FARM_GROUP_SIZE - 1)
     # One account, two rounds (it is drawn for twice), and the other three planned twice each
     # under one execution name, as Step Functions retries and redelivers a plan.
-    assert len(drawn(bank, accounts[0], "sess_twice_1") | drawn(bank, accounts[0], "sess_twice_2")) == 8
+    # (A round draws each type for its own slots, so a round may draw fewer than the bank holds.)
+    first_round, second_round = drawn(bank, accounts[0], "sess_twice_1"), drawn(bank, accounts[0], "sess_twice_2")
+    assert first_round and second_round and not first_round & second_round  # drawn for in both rounds
     profile = {
         name: value
         for name, value in max(
@@ -166,7 +168,7 @@ def test_a_retried_plan_or_a_later_round_does_not_count_an_account_twice(bank, g
     for number, account in enumerate(accounts[1:]):
         event = plan_event(profile, account, f"sess_retry_{number}", f"exec-farm-{number}")
         first = bank.runtime.invoke("plan_round", event)
-        assert len(first["drawn"]) == 4
+        assert first["drawn"]  # drawn for
         assert bank.runtime.invoke("plan_round", event) == first
     assert len(members(bank)) == bank_store.FARM_GROUP_SIZE  # the four, and the seeding account
     assert not resting(bank, bank_items)

@@ -185,3 +185,18 @@ def test_a_transaction_conflict_is_tried_again_and_then_finds_the_winner(cloud, 
         assert bank.join(item, "bank:0123") == bank.Joined()
         assert bank.join({**item, "question_id": "q-2"}, "bank:0123") == bank.Joined(owner="q-1")
     assert len(calls) == 3
+
+
+def test_an_account_farms_copy_rests_the_bank_item_it_repeats_and_another_copy_does_not(cloud, runtime):
+    first = save(runtime)
+    assert save(runtime, round_id=OTHER_ROUND)["success"]  # an ordinary copy: the item stays drawable
+    assert "bank_key" in stored(cloud)[first["question_id"]]
+    farm = save(runtime, round_id=OTHER_ROUND, rest_reason="farm")
+    assert farm["success"]
+    repeated = stored(cloud)[first["question_id"]]
+    assert "bank_key" not in repeated  # out of the bank: the farm holds its key
+    assert repeated["rest_reason"] == "farm"
+    assert stored(cloud)[farm["question_id"]]["item_id"] == first["question_id"]  # the round keeps it
+    rested_at = repeated["rested_at"]
+    assert save(runtime, round_id=OTHER_ROUND, rest_reason="farm")["success"]  # again: the first rest stays
+    assert stored(cloud)[first["question_id"]]["rested_at"] == rested_at

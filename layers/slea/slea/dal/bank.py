@@ -69,6 +69,7 @@ __all__ = [
     "join",
     "member",
     "record_draw",
+    "rest_repeated_for_farm",
     "stored_copy",
     "window",
 ]
@@ -369,6 +370,25 @@ class Joined:
 
 def fingerprint_key(fingerprint: str) -> dict[str, Any]:
     return {"user_id": {"S": COUNTER_PARTITION}, "entry": {"S": FINGERPRINT_ENTRY + fingerprint}}
+
+
+def rest_repeated_for_farm(item_id: str, at: str) -> None:
+    """Rest the bank item `item_id` because an account farm's round was given a question with its
+    stem and key (generated again, saved as its copy): the farm holds its key now, as if it had
+    been drawn for it. Its first rest stays (time and reason); an item gone is left alone."""
+    with storage_errors("questions update"):
+        try:
+            dynamodb(SAVE_TOOL).update_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"question_id": {"S": item_id}},
+                UpdateExpression="REMOVE bank_key SET rested_at = if_not_exists(rested_at, :at), "
+                "rest_reason = if_not_exists(rest_reason, :reason)",
+                ConditionExpression="attribute_exists(question_id)",
+                ExpressionAttributeValues={":at": {"S": at}, ":reason": {"S": FARM_REST_REASON}},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
 
 
 def join(question: dict[str, Any], fingerprint: str) -> Joined:

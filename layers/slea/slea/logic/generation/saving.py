@@ -92,7 +92,9 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
     (dal/bank.py `join`). If another bank item has that stem and key already (saved by another
     round, concurrently or long ago, retired or not), the bank keeps that one: this question is
     saved as a copy of it, so the round keeps its question and the item is calibrated in one
-    place; a retired item's stem and key do not come back into the bank under a new id."""
+    place; a retired item's stem and key do not come back into the bank under a new id. A copy
+    saved for an account farm's round (`rest_reason`) rests the item it copies, as a draw for the
+    farm would have."""
     saved_at = utc_now()
     item = question_item(request, question_id, saved_at, placement)
     joined = bank.join(item, exposure.bank_fingerprint(exposure.stored_item(item)))
@@ -101,6 +103,8 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
         logger.info("stem and key already in the bank: saved as a copy", extra={"item_id": joined.owner})
         metrics.add_metric(name="QuestionsSavedAsCopies", unit="Count", value=1)
         existing = questions.put_new_question(as_copy_of(item, joined.owner))
+        if request.rest_reason:  # a farm's round shows the owner's stem and key: it rests as if drawn
+            bank.rest_repeated_for_farm(joined.owner, saved_at)
     if existing is not None:
         if any(
             existing.get(field) != item[field]
