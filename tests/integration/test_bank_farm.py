@@ -156,7 +156,9 @@ def test_a_retried_plan_or_a_later_round_does_not_count_an_account_twice(bank, g
     # under one execution name, as Step Functions retries and redelivers a plan.
     # (A round draws each type for its own slots, so a round may draw fewer than the bank holds.)
     first_round, second_round = drawn(bank, accounts[0], "sess_twice_1"), drawn(bank, accounts[0], "sess_twice_2")
-    assert first_round and second_round and not first_round & second_round  # drawn for in both rounds
+    assert first_round  # drawn for in both rounds,
+    assert second_round
+    assert not first_round & second_round  # other items each time
     profile = {
         name: value
         for name, value in max(
