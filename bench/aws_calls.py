@@ -97,7 +97,13 @@ def measure() -> dict[str, dict[str, Any]]:
                 "start round",
                 "POST",
                 f"/sessions/{session}/rounds",
-                {"category": "technical", "count": 9, "round": 1},
+                # Every type asked for by name: each keeps a slot whatever the layout by information.
+                {
+                    "category": "technical",
+                    "count": 9,
+                    "round": 1,
+                    "question_types": ["multiple_choice", "true_false", "short_answer"],
+                },
             )
             recorder.calls = []
             step_functions.watch(started["execution_arn"])

@@ -20,8 +20,11 @@ OTHER = "Blockchains keep every transaction in a ledger that all nodes agree on.
 
 def one_question(http):
     """A round of one short-answer item: with no other item's reference in the session, the check
-    against other items' references (random generated items may resemble each other) stays out."""
-    start(http, question_types=["short_answer"], count=1)
+    against other items' references (random generated items may resemble each other) stays out.
+    At a set difficulty: these tests are about exemplars, and the offline writer's item at another
+    label (a prompt-template reference whose key terms name retrieval and documents) is one where
+    every restatement of the reference lacks key terms, so no near copy could be finalised."""
+    start(http, question_types=["short_answer"], count=1, difficulty=6)
     return wait_for_questions(http, count=1)[0]["question_id"]
 
 
