@@ -37,6 +37,19 @@ def _reviewed(
     )
 
 
+def _question_for(question_id: str, reviewer: str) -> dict[str, Any]:
+    """The stored question a reviewer may act on. A reviewer who edits (or accepts) an item of
+    their own session could key it to their answer; one who wrote an item does not approve it."""
+    stored = review.get_question(question_id)
+    if stored is None:
+        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
+    if same_user(stored.get("authored_by"), reviewer) or (
+        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
+    ):
+        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
+    return stored
+
+
 def _field_of(error: ValidationError) -> str:
     problem = error.errors()[0]
     location = ".".join(str(part) for part in problem.get("loc", ()))
@@ -92,15 +105,7 @@ def review_question(
 ) -> QuestionReviewed:
     """Accept (it stays as it is), retire (hidden from learners who have not answered it, its
     templates deactivated, its stem avoided by later rounds) or edit it; it leaves the queue."""
-    stored = review.get_question(question_id)
-    if stored is None:
-        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
-    # A reviewer who edits (or accepts) an item of their own session could key it to their answer;
-    # one who wrote an item does not approve it.
-    if same_user(stored.get("authored_by"), reviewer) or (
-        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
-    ):
-        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
+    stored = _question_for(question_id, reviewer)
     retired = stored.get("status") == "retired"
     if retired and request.action != "accept":
         raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
@@ -314,13 +319,7 @@ def revert_edit(
     """Undo the question's latest edit: its stem, choices and key as the edit found them (kept in
     the edit's audit record), and so for the bank item the edit reached, if that record kept its
     earlier text. Refused if the question was edited again or retired since."""
-    stored = review.get_question(question_id)
-    if stored is None:
-        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
-    if same_user(stored.get("authored_by"), reviewer) or (
-        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
-    ):
-        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
+    stored = _question_for(question_id, reviewer)
     if stored.get("status") == "retired":
         raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
     records = review.audit_records(question_id)
