@@ -413,7 +413,7 @@ def test_the_target_follows_the_learners_ability(bank):
     set_ability(runtime.cloud, SECOND, theta=-1.4, se=0.5)
     weak = runtime.invoke("plan_round", plan_event(SECOND, "sess_weak", "exec-weak"))
     assert strong["difficulty"] > weak["difficulty"]
-    assert strong["difficulty_reason"].startswith("theta 1.60 ± 0.35, target 70%: b ")
+    assert strong["difficulty_reason"].startswith("theta 1.60 (standard error 0.35), target 70%: b ")
     from slea.logic.rounds.target import target_b
 
     assert strong["difficulty"] == scale.b_to_label(target_b(1.6, 0.7, None))
@@ -457,7 +457,8 @@ def test_without_an_estimate_the_round_aims_at_the_surveys_prior(bank):
     mean, sd = prior_from_profile("intermediate", 5, 72)  # the survey plan_event gives
     assert (mean, sd) == (0.25, PRIOR_SD)
     assert planned["difficulty"] == scale.b_to_label(target_b(mean, 0.7, slot_types(None, 4, 0.7, sd))) == 5
-    assert planned["difficulty_reason"].startswith("no answer yet, the survey's prior: theta 0.25 ± 0.71, target 70%")
+    prior_reason = "no answer yet, the survey's prior: theta 0.25 (standard error 0.71), target 70%"
+    assert planned["difficulty_reason"].startswith(prior_reason)
 
 
 # ---------------------------------------------------------------- recent items, by stem and concept

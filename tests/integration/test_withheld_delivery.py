@@ -112,7 +112,10 @@ def test_what_was_held_back_is_shown_once_its_items_are_answered_and_not_before(
                 assert view["explanation"] == stored["unguarded"]["explanation"]
                 missing = [sentence for sentence in hidden if sentence not in " ".join(texts(view))]
                 assert missing == []
-                held_back += bool(hidden) or stored["unguarded"]["explanation"] != stored["explanation"]
+                # Every answer given while another item was open waits (with the note): count the
+                # ones that really lost text.
+                at_answer = stored["explanation"].removesuffix(NOTE[language]).rstrip()
+                held_back += bool(hidden) or stored["unguarded"]["explanation"] != at_answer
     if session.startswith("leak-"):  # rounds known to have an item quoting another's key
         assert held_back, "nothing was held back: the round no longer has items that give each other away"
 

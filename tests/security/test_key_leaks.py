@@ -432,7 +432,11 @@ def test_a_statement_is_withheld_when_restated_or_contradicted():
         assert NOTE["en"] in (guard.note() or "")
     guard = KeyGuard(OWN, [FALSE_STATEMENT])
     assert guard.text("Tensor Parallelism is a topic for later.") == "Tensor Parallelism is a topic for later."
-    assert guard.note() is None
+    assert not guard.held_back
+    # The note is said while an item is open whether or not anything was held back: a note only
+    # when something was would tell the learner that this explanation touches a question to come.
+    assert guard.note() == KEY_NOTE["en"]
+    assert KeyGuard(OWN, []).note() is None
 
 
 def test_titles_that_state_a_key_are_dropped_and_the_rest_kept():

@@ -193,6 +193,50 @@ def test_what_a_wrong_pick_is_told_is_the_same_whatever_the_unanswered_items_are
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_right_answers_note_and_what_waits_for_the_history_do_not_depend_on_what_is_held_back(language):
+    """A right answer's explanation loses what would answer an open item (that is the guard's
+    job), but the note and the items its full text waits for are the same whether anything was held
+    back or not: a note, or a history completing the text after one particular item is answered,
+    only when it was would tell the learner which question to come it touches."""
+    from slea.logic.answering.explaining import explain
+    from slea.logic.answering.grading import Grade
+    from slea.security.key_leaks import NOTE, KeyedItem
+
+    said_too = {
+        "en": "Dropout randomly zeroes hidden activations during each training step.",
+        "ko": "드롭아웃은 학습 단계마다 은닉 활성값을 무작위로 0으로 만듭니다.",
+    }[language]
+    item = mc_item(language, picked="A", is_correct=True)
+    item = item.model_copy(update={"reference_explanation": f"{item.reference_explanation} {said_too}"})
+
+    def open_item(key: str, item_id: str) -> KeyedItem:
+        return KeyedItem(
+            question_type="true_false",
+            stem=f"True or false: {key}",
+            correct_answer="True",
+            item_id=item_id,
+        )
+
+    grade = Grade(score=1.0, is_correct=True)
+    alone = explain(item, grade, [], None, cacheable=False)
+    assert NOTE[language] not in alone.shown.explanation
+    assert alone.withheld is None  # no other item open: nothing could be held back, nothing waits
+    related = explain(item, grade, [open_item(said_too, "later"), open_item("Sky", "other")], None, False)
+    unrelated = explain(item, grade, [open_item("Gradient boosting", "later"), open_item("Sky", "other")], None, False)
+    assert said_too not in related.shown.explanation  # held back: it is the open item's key
+    assert said_too in unrelated.shown.explanation
+    for explained in (related, unrelated):
+        assert explained.shown.explanation.endswith(NOTE[language])
+        assert explained.shown.explanation.count(NOTE[language]) == 1
+        assert explained.shown.details.next_steps[-1] == NOTE[language]
+        assert explained.withheld is not None
+        assert explained.withheld["withheld_for"] == ["later", "other"]  # every open item, not the touched one
+        assert NOTE[language] not in explained.withheld["unguarded"]["explanation"]
+    assert related.withheld["unguarded"] == unrelated.withheld["unguarded"]
+    assert said_too in related.withheld["unguarded"]["explanation"]  # what the history delivers later
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
 def test_a_text_cut_short_by_the_key_check_is_padded_back_to_the_minimum(language):
     from slea.feedback.details import padded
 

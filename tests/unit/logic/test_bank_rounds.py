@@ -165,7 +165,7 @@ def test_a_target_from_the_ability_explains_itself():
     target = round_target.from_ability({"theta": 0.42, "se": 0.51, "answers": 8}, 0.7, ["short_answer"])
     b = irt.target_difficulty(0.42, 0.7, 0.0)
     assert target.label == scale.b_to_label(b)
-    assert target.reason == f"theta 0.42 ± 0.51, target 70%: b {b:.2f} -> label {target.label}"
+    assert target.reason == f"theta 0.42 (standard error 0.51), target 70%: b {b:.2f} -> label {target.label}"
     assert target.from_ability
 
 

@@ -21,9 +21,10 @@ REVEAL_COVERAGE of the claim's weight. Frame words every stem has ("which", "des
 false") are left out of claims, and a claim too light to be distinctive is dropped.
 
 The check withholds, paragraph by paragraph, the sentence that carries most of a revealed claim
-until no claim is revealed. Where text was taken out, the caller adds one note in the learner's
-language at one fixed place (`KeyGuard.note`: the end of the feedback), never beside the paragraph
-it came from: a note there would point at the paragraph that holds an unanswered item's claim.
+until no claim is revealed. While any other item is open the caller adds one note in the learner's
+language at one fixed place (`KeyGuard.note`: the end of the feedback), whether or not text was taken
+out (a note only when it was would say this explanation touches a question still to come), never
+beside a paragraph: a note there would point at the paragraph that holds an unanswered item's claim.
 The learner's own item is always explained: a claim its own key states anyway (two items keyed on
 the same fact) is not held back, and if a sentence that stated the own key had to go (it stated
 another item's key too), the own key is stated again on its own. What the page shows already (the
@@ -53,14 +54,18 @@ NAME_MAX_WORDS = 4  # a keyed choice this short is a name, which reveals only wi
 SUBJECT_MAX_LENGTH = 80  # a stored explanation's head longer than this is a sentence, not a name
 # The withheld text is kept with the attempt and shown in the answer history once the items it
 # could give away are answered or can no longer be (logic/sessions/history.py): the note says so.
+# It is said after every answer while another item of the round is open, whether or not anything
+# was held back: a note shown only when something was would tell the learner that this item's
+# explanation touches a question still to come.
 NOTE: dict[Language, str] = {
     "en": (
-        "(Part of this explanation is held back until you have answered the rest of the round, or the"
-        " round is over; your answer history then shows it in full.)"
+        "(Anything in this explanation that would answer a question still open in this round is held"
+        " back until you have answered the rest of the round, or the round is over; your answer history"
+        " then shows it in full.)"
     ),
     "ko": (
-        "(이 설명의 일부는 이번 라운드의 나머지 문항에 답한 뒤에, 또는 라운드가 끝나면"
-        " 답안 기록에서 모두 보여 드립니다.)"
+        "(이 설명 가운데 이번 라운드에서 아직 답하지 않은 문항의 답이 될 만한 부분은 이번 라운드의 나머지"
+        " 문항에 답한 뒤에, 또는 라운드가 끝나면 답안 기록에서 모두 보여 드립니다.)"
     ),
 }
 OWN_KEY: dict[Language, str] = {"en": "The answer to this question: {key}.", "ko": "이 문항의 정답: {key}"}
@@ -348,9 +353,10 @@ class KeyGuard:
         return bool(self.withheld.sentences or self.withheld.links)
 
     def note(self) -> str | None:
-        """The one note, in the learner's language, that something was held back (None: nothing
-        was). The caller puts it at the end of what is shown, whichever part the text came from."""
-        return NOTE[self.language] if self.held_back else None
+        """The one note, in the learner's language, that what would answer an open item is held
+        back: said whenever another item is open (None: none is), never only when something was
+        held back, which would be an oracle. The caller puts it at the end of what is shown."""
+        return NOTE[self.language] if self.unanswered else None
 
     def explanation(self, text: str) -> str:
         """The checked explanation, which still states the learner's own key: if the sentences

@@ -45,9 +45,9 @@ class Shown:
 class Explained:
     shown: Shown
     cache_entry: tuple[str, dict[str, Any]] | None  # (variant, explanation) to store, on a cache miss
-    # What the guard held back, kept with the attempt (recording.py) so the history can show it
-    # once the items it was held back for are answered: the ids of those items and the unchecked
-    # output. None when nothing was held back.
+    # What the learner may read once the round's other items are answered, kept with the attempt
+    # (recording.py) so the history can show it then: the ids of the items open at answer time and
+    # the unchecked output. None when no other item was open (nothing could be held back).
     withheld: dict[str, Any] | None = None
 
 
@@ -162,14 +162,18 @@ def explain(
     reasoning = guard.optional_text(said_reasoning)
     text, links, details = _checked(explanation, item, guard, grade)  # last: it adds the note
     withheld = guard.withheld.sentences + guard.withheld.links
-    kept: dict[str, Any] | None = None
     if withheld:
         logger.info("key material of unanswered items withheld", extra={"question_type": item.question_type})
         metrics.add_metric(name="KeyMaterialWithheld", unit="Count", value=withheld)
-        # The same composition with nothing to protect: what the history delivers later.
+    kept: dict[str, Any] | None = None
+    if unanswered:
+        # The same composition with nothing to protect: what the history delivers once every item
+        # open now is answered or closed. Kept for every answer given while another item is open,
+        # not only when something was held back: the moment the history completes an explanation
+        # would otherwise tell which later item it touched.
         full = _checked(explanation, item, KeyGuard(guard.own, []), grade)
         unguarded = unguarded_fields(Shown(*full, feedback=said, reasoning=said_reasoning))
-        kept = {"withheld_for": sorted(guard.withheld_for), "unguarded": unguarded}
+        kept = {"withheld_for": sorted(item.item_id for item in unanswered if item.item_id), "unguarded": unguarded}
     return Explained(
         shown=Shown(text, links, details, feedback=feedback, reasoning=reasoning),
         cache_entry=entry,

@@ -106,7 +106,7 @@ def from_ability(ability: dict[str, Any], rate: float, question_types: list[Ques
     theta, se = float(ability["theta"]), float(ability.get("se") or 0.0)
     b = target_b(theta, rate, question_types)
     label = scale.b_to_label(b)
-    reason = f"theta {theta:.2f} ± {se:.2f}, target {rate:.0%}: b {b:.2f} -> label {label}"
+    reason = f"theta {theta:.2f} (standard error {se:.2f}), target {rate:.0%}: b {b:.2f} -> label {label}"
     return Target(label=label, b=b, theta=theta, rate=rate, reason=reason, from_ability=True)
 
 
