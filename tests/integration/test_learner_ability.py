@@ -23,6 +23,8 @@ GRID = [-5.0 + index * 10.0 / 80 for index in range(81)]
 LABEL_B = {3: -1.25, 5: -0.25, 7: 0.75}
 LABEL_B_SD = 0.7  # a label's difficulty is known to about this (measurement/scale.py)
 PRIOR_SD = math.sqrt(0.5)  # a profile prior's SD: the population's 1 less the spread between self-levels
+# A learner without a survey: the population's prior (the fallback profile's "beginner" is nobody's word).
+NO_SURVEY_PRIOR = (0.0, 1.0)
 
 
 def hand_eap(mean, sd, responses):
@@ -156,7 +158,7 @@ def test_a_question_drawn_from_the_bank_updates_with_the_bank_items_learnt_diffi
     put_question(cloud, "q_copy", "true_false", 5, item_id="q_bank")
     true_false(runtime, "q_copy")
 
-    prior = (-1.0, PRIOR_SD)  # no survey: the fallback profile (a beginner, no experience, no score)
+    prior = NO_SURVEY_PRIOR  # no survey: nothing said, the population's prior
     theta, se = hand_eap(*prior, [(1.3, 0.5, 1.0, 0.5)])  # precision 4: b known to 0.5
     assert float(ability(cloud)["theta"]) == pytest.approx(theta, abs=1e-3)
     assert float(ability(cloud)["se"]) == pytest.approx(se, abs=1e-3)
@@ -264,7 +266,7 @@ def test_concurrent_answers_of_one_learner_are_both_counted_the_loser_retrying(c
     monkeypatch.setattr(answer_reads, "read", racing_read)
     true_false(runtime, "q_b", answer="False")
 
-    theta, se = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[7], 0.5, 1.0), (LABEL_B[3], 0.5, 0.0)])
+    theta, se = hand_eap(*NO_SURVEY_PRIOR, [(LABEL_B[7], 0.5, 1.0), (LABEL_B[3], 0.5, 0.0)])
     stored = ability(cloud)
     assert (int(stored["answers"]), int(stored["version"])) == (2, 2)
     assert float(stored["theta"]) == pytest.approx(theta, abs=1e-3)
@@ -324,7 +326,7 @@ def test_an_override_rescores_the_ability_as_remove_then_add(cloud, runtime, mon
 
     after = ability(cloud)
     # Removing the 40 and adding the 90 is the posterior as if 90 had been the grade.
-    theta, se = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.9)])
+    theta, se = hand_eap(*NO_SURVEY_PRIOR, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.9)])
     assert float(after["theta"]) == pytest.approx(theta, abs=2e-3)
     assert float(after["se"]) == pytest.approx(se, abs=2e-3)
     assert float(after["theta"]) > float(before["theta"])
@@ -340,7 +342,7 @@ def test_an_override_rescores_the_ability_as_remove_then_add(cloud, runtime, mon
     assert seen.history[-1].theta == pytest.approx(float(after["theta"]), abs=1e-3)
 
     _override(cloud, graded["attempt_id"], 10)  # a second correction starts from the first
-    theta, _ = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.1)])
+    theta, _ = hand_eap(*NO_SURVEY_PRIOR, [(LABEL_B[5], 0.5, 1.0), (LABEL_B[7], 0.0, 0.1)])
     assert float(ability(cloud)["theta"]) == pytest.approx(theta, abs=2e-3)
 
 
@@ -362,7 +364,7 @@ def test_an_override_retries_when_the_learner_answered_meanwhile(cloud, runtime,
 
     monkeypatch.setattr(ability_recording, "rescore_items", racing_rescore)
     _override(cloud, graded["attempt_id"], 90)
-    theta, _ = hand_eap(-1.0, PRIOR_SD, [(LABEL_B[5], 0.0, 0.9), (LABEL_B[5], 0.5, 1.0)])
+    theta, _ = hand_eap(*NO_SURVEY_PRIOR, [(LABEL_B[5], 0.0, 0.9), (LABEL_B[5], 0.5, 1.0)])
     assert float(ability(cloud)["theta"]) == pytest.approx(theta, abs=2e-3)
     assert int(ability(cloud)["answers"]) == 2
 

@@ -50,3 +50,43 @@ def test_the_95_percent_interval_holds_the_ability_about_95_percent_of_the_time(
     # prior of SD 1.2 it was 0.974 after 5 and 10 answers: too wide to be honest.
     shares = [_coverage(answers, 500, seed)[0] for seed in (1, 2, 3)]
     assert 0.93 <= statistics.fmean(shares) <= 0.97, shares
+
+
+def test_a_learner_who_said_nothing_gets_the_populations_prior_not_the_fallback_beginners() -> None:
+    """The fallback profile says "beginner" (the content's default), but nobody said it: a learner
+    of N(0, 1) ability centred on the beginners' mean with a self-assessment's width would start
+    most of a logit off, with a range that misses them. The population's prior is what is known."""
+    from slea.constants import FALLBACK_PROFILE
+
+    assert learner.prior_for({**FALLBACK_PROFILE, "user_id": "u"}) == learner.POPULATION_PRIOR
+    assert learner.prior_for(FALLBACK_PROFILE) == learner.POPULATION_PRIOR
+    # A malformed survey tells nothing either.
+    assert learner.prior_for({**FALLBACK_PROFILE, "self_level": "beginner", "years_experience": "x"}) == (
+        learner.POPULATION_PRIOR
+    )
+    # A survey someone filled in, even a beginner's with no experience, is their word.
+    said = {**FALLBACK_PROFILE, "job_role": "Analyst", "duty": "Reports"}
+    assert learner.prior_for(said) == learner.prior_from_profile("beginner", 0, 0) == (-1.0, learner.PRIOR_SD)
+    assert learner.prior_for({**said, "self_level": "advanced", "years_experience": 6}) == (1.25, learner.PRIOR_SD)
+
+
+def test_with_the_populations_prior_the_range_of_a_learner_who_said_nothing_is_honest() -> None:
+    """Learners of N(0, 1) ability with no survey, ten right-or-wrong answers near their estimate:
+    the 95% range holds them about 95% of the time with the population's prior; the fallback
+    beginner's prior would miss far more often (and start biased)."""
+    rng = random.Random(7)
+    held = {"population": 0, "fallback beginner": 0}
+    priors = {"population": learner.POPULATION_PRIOR, "fallback beginner": (-1.0, learner.PRIOR_SD)}
+    count = 400
+    for _ in range(count):
+        theta = rng.gauss(0.0, 1.0)
+        draws = [rng.random() for _ in range(10)]
+        for name, prior in priors.items():
+            posterior = learner.Posterior.prior(*prior)
+            for draw in draws:
+                b = posterior.estimate().theta
+                posterior = posterior.updated(b, 0.0, float(draw < irt.p_correct(theta, b, 0.0)))
+            estimate = posterior.estimate()
+            held[name] += abs(estimate.theta - theta) <= 1.96 * estimate.se
+    assert 0.90 <= held["population"] / count <= 0.98
+    assert held["fallback beginner"] < held["population"]

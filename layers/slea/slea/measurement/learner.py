@@ -8,8 +8,11 @@ log-weights (81 numbers), so it persists across sessions without keeping every a
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
+from slea.constants import FALLBACK_PROFILE
 from slea.measurement.irt import log_likelihood
 
 GRID_MIN, GRID_MAX, GRID_POINTS = -5.0, 5.0, 81
@@ -57,6 +60,22 @@ def prior_from_profile(self_level: str, years_experience: float, previous_score:
     elif 0 < previous_score < 50:
         mean -= PREVIOUS_SCORE_STEP
     return mean, PRIOR_SD
+
+
+def prior_for(profile: Mapping[str, Any]) -> tuple[float, float]:
+    """A new learner's prior from their profile: around their self-assessment, or the population's
+    when there is none. The fallback profile (served when no survey exists or can be read) says
+    "beginner" for content's sake, but nobody said it: centring a learner who told us nothing on the
+    beginners' mean, with the narrow width of a self-assessment, would bias their first estimates
+    by most of a logit. A survey that repeats the fallback profile field for field tells as little."""
+    if {name: profile.get(name) for name in FALLBACK_PROFILE} == FALLBACK_PROFILE:
+        return POPULATION_PRIOR
+    try:
+        return prior_from_profile(
+            str(profile["self_level"]), float(profile["years_experience"]), float(profile["previous_score"])
+        )
+    except (KeyError, TypeError, ValueError):  # a malformed survey tells nothing either
+        return POPULATION_PRIOR
 
 
 @dataclass(frozen=True)

@@ -100,28 +100,19 @@ def item_difficulty(bank_item: dict[str, Any] | None, label: Any) -> items.ItemD
 
 
 def profile_prior(user_id: str) -> tuple[float, float]:
-    """A new learner's prior from their latest survey (the fallback profile's if they have none or
-    it cannot be read, as Tool 1 serves it: the prior is wide either way)."""
+    """A new learner's prior from their latest survey (learner.prior_for: the population's when
+    they have none, or it cannot be read)."""
     try:
         survey = profiles.latest_survey(user_id) or {}
     except DataAccessError as error:
-        logger.warning("profile unavailable, the fallback profile's prior is used", extra={"reason": str(error)})
+        logger.warning("profile unavailable, the population's prior is used", extra={"reason": str(error)})
         survey = {}
-    profile = {**FALLBACK_PROFILE, **survey}
-    try:
-        return learner.prior_from_profile(
-            str(profile["self_level"]), int(profile["years_experience"]), int(profile["previous_score"])
-        )
-    except (TypeError, ValueError):  # a malformed survey: Tool 1 falls back the same way
-        return fallback_prior()
+    return learner.prior_for({**FALLBACK_PROFILE, **survey})
 
 
 def fallback_prior() -> tuple[float, float]:
-    return learner.prior_from_profile(
-        str(FALLBACK_PROFILE["self_level"]),
-        int(str(FALLBACK_PROFILE["years_experience"])),
-        int(str(FALLBACK_PROFILE["previous_score"])),
-    )
+    """The prior of a learner of whom nothing is known: the fallback profile's."""
+    return learner.prior_for(FALLBACK_PROFILE)
 
 
 def posterior_of(ability: dict[str, Any] | None, prior: tuple[float, float] | None) -> learner.Posterior:

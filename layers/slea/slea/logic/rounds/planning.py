@@ -130,7 +130,7 @@ def without_estimate(
     if round_number == 2 and round_one:
         label, reason = decide_difficulty(profile, round_number, round_one)
         return round_target.from_label(label, reason, rate, question_types)
-    mean, sd = learner.prior_from_profile(profile.self_level, profile.years_experience, profile.previous_score)
+    mean, sd = learner.prior_for(profile.model_dump())
     return round_target.from_prior(mean, sd, rate, question_types)
 
 
@@ -155,7 +155,10 @@ def _slot_types(request: PlanRoundInput, ability: dict[str, Any] | None) -> list
     (the prior's before any answer)."""
     wanted = request.request
     rate = round_target.success_rate(wanted.purpose)
-    theta_se = float((ability or {}).get("se") or 0.0) if round_target.has_estimate(ability) else learner.PRIOR_SD
+    if round_target.has_estimate(ability):
+        theta_se = float((ability or {}).get("se") or 0.0)
+    else:
+        theta_se = learner.prior_for(request.profile.model_dump())[1]
     return round_target.slot_types(wanted.question_types, wanted.count, rate, theta_se)
 
 
