@@ -127,3 +127,63 @@ def test_the_command_prints_the_counts_and_each_page_on_stderr(cloud, legacy, ca
     assert lines[0].startswith("page 1: 3 questions")
     assert "resume with --start-after " in lines[0]
     assert lines[-1].endswith("; done")
+
+
+# ---------------------------------------------------------------- claims left stale by older edits
+@pytest.fixture
+def edited_before_moves(cloud, runtime):
+    """An item edited before edits moved claims: it reads "What is retrieval-augmented
+    generation?" and still holds "What is RAG?"'s claim; and a claim whose item is gone."""
+    edited = save(runtime)["question_id"]
+    gone = save(runtime, stem="What is a vector index?")["question_id"]
+    kept = save(runtime, stem="What is reranking?")["question_id"]
+    questions = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
+    questions.update_item(
+        Key={"question_id": edited},
+        UpdateExpression="SET stem = :stem",
+        ExpressionAttributeValues={":stem": "What is retrieval-augmented generation?"},
+    )
+    questions.delete_item(Key={"question_id": gone})
+    return {"edited": edited, "gone": gone, "kept": kept}
+
+
+def stale(cloud, **options):
+    from ops.bank_fingerprints import stale_claims
+
+    with cloud.environment(cloud.seed_environment()):
+        return stale_claims(**options)
+
+
+def test_stale_claims_are_listed_and_released_only_when_asked(cloud, runtime, edited_before_moves):
+    listed = stale(cloud, page_size=2)
+    assert (listed.claims, listed.held, listed.released) == (3, 1, 0)
+    assert sorted((entry["item_id"], entry["item"]) for entry in listed.stale) == sorted(
+        [(edited_before_moves["edited"], "active"), (edited_before_moves["gone"], "missing")]
+    )
+    assert len(fingerprints(cloud)) == 3  # listing writes nothing
+    released = stale(cloud, release=True)
+    assert released.released == 1  # the gone item's claim is listed, never released
+    claims = fingerprints(cloud)
+    assert edited_before_moves["edited"] not in claims.values()
+    assert run(cloud).claimed == 1  # the backfill then claims the edited item's own stem and key
+    again = save(runtime, round_id=OTHER_ROUND)["question_id"]  # "What is RAG?": free, a new item
+    assert again in bank_items(cloud)
+
+
+def test_a_stale_claim_is_kept_if_its_item_reads_as_it_did_again(cloud, edited_before_moves):
+    """Between the read and the release, an edit gives the item its claimed stem and key back:
+    the release's condition on the item's text fails and the claim stays."""
+    from ops import bank_fingerprints
+
+    questions = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
+    edited = edited_before_moves["edited"]
+    with cloud.environment(cloud.seed_environment()):
+        as_read = bank_fingerprints._items({edited})[edited]
+        (entry,) = [claim for claim, holder in fingerprints(cloud).items() if holder == edited]
+        questions.update_item(
+            Key={"question_id": edited},
+            UpdateExpression="SET stem = :stem",
+            ExpressionAttributeValues={":stem": "What is RAG?"},
+        )
+        assert bank_fingerprints._release(entry, as_read) is False
+    assert fingerprints(cloud)[entry] == edited

@@ -141,6 +141,8 @@ def test_bank_fingerprints_without_stack_or_tables_says_so(monkeypatch, capsys):
     )
     assert main(["--page-size", "0", "--region", "eu-west-1"]) == 2
     assert "--page-size and --pages must be at least 1" in capsys.readouterr().err
+    assert main(["--release", "--region", "eu-west-1"]) == 2
+    assert "--release goes with --stale" in capsys.readouterr().err
 
 
 def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
