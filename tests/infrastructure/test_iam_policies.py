@@ -222,6 +222,12 @@ def _issue_12_routes(http, cloud, session, questions):
     unretire = {"note": "it was fine"}
     assert http("POST", f"/review/questions/{questions[1]['question_id']}/unretire", unretire, REVIEWER)[0] == 200
     assert http("POST", f"/review/questions/{questions[1]['question_id']}", retire, REVIEWER)[0] == 200
+    # An edit of a bank item's stem moves its claim on its stem and key (read, put, the old one
+    # deleted, in the edit's transaction); undoing the edit moves it back.
+    edit = {"action": "edit", "stem": "Which part of a RAG system ranks the retrieved passages?", "note": "clearer"}
+    assert http("POST", f"/review/questions/{questions[2]['question_id']}", edit, REVIEWER)[0] == 200
+    undo = {"note": "it was clear"}
+    assert http("POST", f"/review/questions/{questions[2]['question_id']}/revert-edit", undo, REVIEWER)[0] == 200
     assert http("GET", "/review/stats", None, REVIEWER)[0] == 200
     assert http("GET", f"/review/audit?target_id={attempt['attempt_id']}", None, REVIEWER)[0] == 200
     assert http("GET", "/review/audit/recent", None, REVIEWER)[2]["records"]

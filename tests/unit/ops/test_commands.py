@@ -71,6 +71,7 @@ def _scrubbed_env(tmp_path: Path) -> dict[str, str]:
     [
         ("ops.retry_queue_admin", ["count"]),
         ("ops.seed", [str(REPO_ROOT / "data" / "demo_seed.json")]),
+        ("ops.bank_fingerprints", ["--dry-run"]),
     ],
 )
 def test_operator_command_without_credentials_prints_one_line(tmp_path, module, args):
@@ -127,6 +128,23 @@ def test_client_error_and_missing_outputs(monkeypatch, capsys):
     assert "stack old has no output RetryDeadLetterQueueUrl" in capsys.readouterr().err
 
 
+def test_bank_fingerprints_without_stack_or_tables_says_so(monkeypatch, capsys):
+    from ops.bank_fingerprints import main
+
+    for variable in ("SLEA_STACK", "QUESTIONS_TABLE", "ABILITIES_TABLE"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr(cli, "SAMCONFIG_CANDIDATES", [])
+    assert main(["--region", "eu-west-1"]) == 2
+    assert capsys.readouterr().err == (
+        "slea-bank-fingerprints: error: no stack: pass --stack, set SLEA_STACK, "
+        "or set QUESTIONS_TABLE and ABILITIES_TABLE\n"
+    )
+    assert main(["--page-size", "0", "--region", "eu-west-1"]) == 2
+    assert "--page-size and --pages must be at least 1" in capsys.readouterr().err
+    assert main(["--release", "--region", "eu-west-1"]) == 2
+    assert "--release goes with --stale" in capsys.readouterr().err
+
+
 def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
     from ops.seed import main
 
@@ -139,7 +157,7 @@ def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
     assert "cannot read" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module", ["ops.retry_queue_admin", "ops.seed"])
+@pytest.mark.parametrize("module", ["ops.retry_queue_admin", "ops.seed", "ops.bank_fingerprints"])
 def test_help_is_whole_sentences(module, capsys):
     main = __import__(module, fromlist=["main"]).main
     with pytest.raises(SystemExit) as exit_info:
@@ -152,11 +170,13 @@ def test_help_is_whole_sentences(module, capsys):
     if module == "ops.retry_queue_admin":
         assert "get_retry_queue() and\nclear_retry_queue()." in description
         assert text.rstrip().endswith("peek at the retry\nqueue sparingly.")
+    if module == "ops.bank_fingerprints":
+        assert text.rstrip().endswith("ABILITIES_TABLE when both are set.")
 
 
 def test_console_scripts_name_real_functions():
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert set(project["scripts"]) == {"slea-retry-queue", "slea-seed", "slea-local"}
+    assert set(project["scripts"]) == {"slea-retry-queue", "slea-seed", "slea-bank-fingerprints", "slea-local"}
     for target in project["scripts"].values():
         module, _, function = target.partition(":")
         assert callable(getattr(__import__(module, fromlist=[function]), function))

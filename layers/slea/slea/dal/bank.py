@@ -38,6 +38,13 @@ item's id. Both writes are conditional on being new, so two saves of one stem an
 concurrent, leave one bank item: the loser learns the winner's id from its failed condition and
 is saved as a copy of it (`join`). The record outlives a retirement: a retired item's stem and key
 never join the bank again under a new id.
+
+A reviewer's edit that changes a bank item's stem, type or key moves its claim in the edit's own
+transaction (`release`, `claim_write`): the old record is deleted if this item holds it, and the new
+one is written on condition that it is free (or already this item's), so an edit never gives one
+stem and key to two bank items, and the old stem and key may join again as a new item. Items saved
+before the record existed get theirs from the operator's backfill (ops/bank_fingerprints.py), one
+conditional put each (`claim`).
 """
 
 import datetime
@@ -61,14 +68,19 @@ COUNTER_PARTITION = "#bank"
 QUERY_LIMIT = 200
 __all__ = [
     "FARM_REST_REASON",
+    "Claim",
     "Counter",
     "Joined",
     "bank_key",
+    "claim",
+    "claim_write",
     "count_round",
     "drawn_for",
+    "holder",
     "join",
     "member",
     "record_draw",
+    "release",
     "rest_repeated_for_farm",
     "stored_copy",
     "window",
@@ -372,6 +384,82 @@ def fingerprint_key(fingerprint: str) -> dict[str, Any]:
     return {"user_id": {"S": COUNTER_PARTITION}, "entry": {"S": FINGERPRINT_ENTRY + fingerprint}}
 
 
+def _claim_record(fingerprint: str, item_id: str, at: str) -> dict[str, Any]:
+    return {"user_id": COUNTER_PARTITION, "entry": FINGERPRINT_ENTRY + fingerprint, "item_id": item_id, "joined_at": at}
+
+
+def holder(fingerprint: str, tool: str = SAVE_TOOL) -> str | None:
+    """The id of the bank item holding `fingerprint`, None if none does (strongly consistent)."""
+    with storage_errors("bank fingerprint get"):
+        item = (
+            dynamodb(tool)
+            .get_item(
+                TableName=resource_name(ABILITIES_VARIABLE),
+                Key=fingerprint_key(fingerprint),
+                ConsistentRead=True,
+                ProjectionExpression="item_id",
+            )
+            .get("Item")
+        )
+    return str(from_item(item).get("item_id")) if item else None
+
+
+def claim_write(fingerprint: str, item_id: str, at: str) -> dict[str, Any]:
+    """The transaction item claiming `fingerprint` for the bank item `item_id`: its condition
+    fails if another item holds it (the failure returns the record: who holds it)."""
+    return {
+        "Put": {
+            "TableName": resource_name(ABILITIES_VARIABLE),
+            "Item": to_item(_claim_record(fingerprint, item_id, at)),
+            "ConditionExpression": "attribute_not_exists(entry) OR item_id = :item",
+            "ExpressionAttributeValues": {":item": {"S": item_id}},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+    }
+
+
+def release(fingerprint: str, item_id: str) -> dict[str, Any]:
+    """The transaction item releasing `fingerprint`, on condition that `item_id` holds it (read
+    first with `holder`: a claim another item holds is never released by this one's edit)."""
+    return {
+        "Delete": {
+            "TableName": resource_name(ABILITIES_VARIABLE),
+            "Key": fingerprint_key(fingerprint),
+            "ConditionExpression": "item_id = :item",
+            "ExpressionAttributeValues": {":item": {"S": item_id}},
+        }
+    }
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What `claim` found: the bank item holding the fingerprint after it, and whether this call
+    wrote the record (False: it was held already, by this item or another)."""
+
+    holder: str
+    written: bool
+
+
+def claim(fingerprint: str, item_id: str, at: str, tool: str = SAVE_TOOL) -> Claim:
+    """Claim `fingerprint` for the bank item `item_id` unless an item holds it already: one
+    conditional put, so running it again changes nothing."""
+    put = claim_write(fingerprint, item_id, at)["Put"]
+    with storage_errors("bank fingerprint put"):
+        try:
+            dynamodb(tool).put_item(
+                TableName=put["TableName"],
+                Item=put["Item"],
+                ConditionExpression="attribute_not_exists(entry)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            held: dict[str, Any] = error.response.get("Item") or {}  # type: ignore[assignment]
+            return Claim(holder=str(from_item(held).get("item_id") or ""), written=False)
+    return Claim(holder=item_id, written=True)
+
+
 def rest_repeated_for_farm(item_id: str, at: str) -> None:
     """Rest the bank item `item_id` because an account farm's round was given a question with its
     stem and key (generated again, saved as its copy): the farm holds its key now, as if it had
@@ -394,12 +482,7 @@ def rest_repeated_for_farm(item_id: str, at: str) -> None:
 def join(question: dict[str, Any], fingerprint: str) -> Joined:
     """Write `question` (its own bank item) and claim `fingerprint` for it, all or nothing."""
     question_id = str(question["question_id"])
-    claim = {
-        "user_id": COUNTER_PARTITION,
-        "entry": FINGERPRINT_ENTRY + fingerprint,
-        "item_id": question_id,
-        "joined_at": str(question.get("created_at") or ""),
-    }
+    record = _claim_record(fingerprint, question_id, str(question.get("created_at") or ""))
     items = [
         {
             "Put": {
@@ -412,7 +495,7 @@ def join(question: dict[str, Any], fingerprint: str) -> Joined:
         {
             "Put": {
                 "TableName": resource_name(ABILITIES_VARIABLE),
-                "Item": to_item(claim),
+                "Item": to_item(record),
                 "ConditionExpression": "attribute_not_exists(entry)",
                 "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
             }

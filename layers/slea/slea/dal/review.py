@@ -58,7 +58,12 @@ MAX_TEMPLATES_DEACTIVATED = 90  # a transaction holds 100 items; the rest are th
 
 
 class ReviewConflictError(Exception):
-    """The item changed (or went) since it was read: nothing was written."""
+    """The item changed (or went) since it was read: nothing was written. `failed`: the positions
+    in the transaction of the items whose condition failed."""
+
+    def __init__(self, message: str, failed: frozenset[int] = frozenset()) -> None:
+        super().__init__(message)
+        self.failed = failed
 
 
 class QueuePage(NamedTuple):
@@ -351,7 +356,8 @@ def commit(items: list[dict[str, Any]]) -> None:
             if error.response.get("Error", {}).get("Code") == "TransactionCanceledException" and (
                 "ConditionalCheckFailed" in reasons
             ):
-                raise ReviewConflictError(str(error)) from error
+                failed = frozenset(n for n, code in enumerate(reasons) if code == "ConditionalCheckFailed")
+                raise ReviewConflictError(str(error), failed) from error
             raise
 
 

@@ -37,10 +37,15 @@ _SPACES = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------- attempts
-def commit_reviewed(items: list[dict[str, Any]], target: str) -> None:
+def commit_reviewed(items: list[dict[str, Any]], target: str, refusals: Mapping[int, Conflict] | None = None) -> None:
+    """Commit the review's transaction. `refusals`: the error to raise when the condition of the
+    item at that position failed (a claim another item holds), rather than "it changed"."""
     try:
         review.commit(items)
     except review.ReviewConflictError as error:
+        for position, refusal in (refusals or {}).items():
+            if position in error.failed:
+                raise refusal from error
         raise Conflict("REVIEW_CONFLICT", f"{target} changed while it was reviewed; reload it") from error
 
 

@@ -1,7 +1,12 @@
 """A reviewer's actions on questions: edit, retire (with the bank item and its same-stem twins,
 withdrawing copies already drawn into open rounds), report handling, and their undo (an edit
 reverted, an item unretired). Each is recorded in the audit trail in the transaction that applies
-it (slea.dal.review); attempts are in slea.logic.review.actions."""
+it (slea.dal.review); attempts are in slea.logic.review.actions.
+
+An edit (or its undo) that changes a bank item's stem or key moves the item's claim on its stem and
+key (dal/bank.py) in the same transaction, and is refused if another bank item holds the new one.
+An edit never reaches a retired bank item: a copy of one is edited alone, and the retired item
+keeps its text, its place among the retired stems and its claim (its stem and key never rejoin)."""
 
 from collections.abc import Mapping
 from typing import Any
@@ -13,13 +18,16 @@ from slea.contracts.review import (
     QuestionReviewRequest,
     UndoRequest,
 )
-from slea.dal import review, sessions
+from slea.dal import bank, review, sessions
 from slea.dal.questions import bank_key
 from slea.logic.review.actions import QUEUE_FIELDS, commit_reviewed, short_stem
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, Invalid, NotFound
 from slea.platform.observability import logger, tracer
+from slea.security import exposure
+
+STEM_AND_KEY_IN_BANK = "STEM_AND_KEY_IN_BANK"
 
 
 # ---------------------------------------------------------------- questions
@@ -156,11 +164,11 @@ def review_question(
             "correct_answer": edited["answer_schema"].get("correct_key"),
             "correct_keywords": edited["answer_schema"].get("correct_keywords"),
         }
-    if request.action == "edit" and _bank_item_id(stored) != question_id:
-        # The bank item this copy was drawn from gets the same question (the copy's choice order
-        # and key together), so later draws serve the corrected item.
-        extra.append(_edit_bank_item(_bank_item_id(stored), edited, now))
-        after |= _edited_with(_bank_item_id(stored))
+    claims: list[dict[str, Any]] = []
+    if request.action == "edit":
+        bank_writes, claims, edited_with = _edit_reaches(stored, edited, now)
+        extra += bank_writes + claims
+        after |= edited_with
     items = [
         review.update(
             review.QUESTIONS_TABLE,
@@ -192,7 +200,7 @@ def review_question(
             {"accept": "questions_accepted", "retire": "questions_retired", "edit": "questions_edited"}[request.action]
         ),
     ]
-    commit_reviewed(items, f"question {question_id}")
+    _commit(items, claims, question_id, reviewer)
     _withdraw_copies(after.get("retired_with"), stored, now)  # a retirement: its copies in open rounds
     logger.info("question reviewed", extra={"question_id": question_id, "action": request.action})
     return _reviewed(
@@ -264,11 +272,73 @@ def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now
     return withdrawn
 
 
-def _edited_with(item_id: str) -> dict[str, Any]:
-    """What an edit's audit record keeps of the bank item it edits too: its id, and its text as
-    it was (read once; edits are rare), so that undoing the edit restores it."""
+def _edit_reaches(
+    stored: dict[str, Any], edited: Mapping[str, Any], now: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
+    """What an edit of `stored` writes beyond the question itself: the bank item it was drawn
+    from, edited the same (the copy's choice order and key together, so later draws serve the
+    corrected item) unless it is retired; the moves of the claim on the bank item's stem and key;
+    and what the audit record keeps of the bank item."""
+    item_id = _bank_item_id(stored)
+    if item_id == str(stored["question_id"]):
+        return [], _move_claim(stored, edited, now), {}
     bank_item = review.get_question(item_id)
+    if bank_item is not None and bank_item.get("status") == "retired":
+        return [], [], {}
+    claims = _move_claim(bank_item, edited, now) if bank_item else []
+    return [_edit_bank_item(item_id, edited, now)], claims, _edited_with(item_id, bank_item)
+
+
+def _edited_with(item_id: str, bank_item: dict[str, Any] | None) -> dict[str, Any]:
+    """What an edit's audit record keeps of the bank item it edits too: its id, and its text as
+    it was (`bank_item`, read once; edits are rare), so that undoing the edit restores it."""
     return {"edited_with": [item_id]} | ({"edited_with_before": {item_id: _snapshot(bank_item)}} if bank_item else {})
+
+
+def _fingerprint(question: Mapping[str, Any]) -> str:
+    return exposure.bank_fingerprint(exposure.stored_item(question))
+
+
+def _move_claim(item: Mapping[str, Any], text: Mapping[str, Any], at: str) -> list[dict[str, Any]]:
+    """The writes that move the bank item `item`'s claim on its stem and key to those of `text`
+    (its new stem, choices and answer_schema): the new claim, conditional on no other item
+    holding it, first; then the old one released if this item holds it (an item saved before
+    claims existed, or one whose stem and key another item claimed first, holds none). Nothing
+    if the stem and key are unchanged (new distractors, the keyed option moved) or the item is
+    retired (its claim stays: see the module's docstring)."""
+    if item.get("status") == "retired":
+        return []
+    item_id = str(item["question_id"])
+    before, after = _fingerprint(item), _fingerprint({**item, **text})
+    if before == after:
+        return []
+    writes = [bank.claim_write(after, item_id, at)]
+    if bank.holder(before, review.TOOL) == item_id:
+        writes.append(bank.release(before, item_id))
+    return writes
+
+
+def _commit(
+    items: list[dict[str, Any]], claims: list[dict[str, Any]], question_id: str, reviewer: str, undo: bool = False
+) -> None:
+    """Commit an edit's (or its undo's) transaction; refused if its claim on the new stem and key
+    failed: another bank item has them. The refusal names neither that item nor the key (the
+    reviewer typed it), but it does tell the reviewer that this stem and key are in the bank:
+    each refusal is logged with who asked, so a reviewer probing keys that way leaves a trace."""
+    text = "the stem and correct answer this undo would restore" if undo else "this stem and correct answer"
+    refusal = Conflict(
+        STEM_AND_KEY_IN_BANK,
+        f"another item in the question bank already has {text}: edit or retire that item instead; nothing was changed",
+    )
+    try:
+        commit_reviewed(items, f"question {question_id}", {items.index(w): refusal for w in claims if "Put" in w})
+    except Conflict as error:
+        if error.code == STEM_AND_KEY_IN_BANK:
+            logger.warning(
+                "edit refused: another bank item has its stem and key",
+                extra={"question_id": question_id, "reviewer": reviewer, "undo": undo},
+            )
+        raise
 
 
 def _edit_bank_item(item_id: str, edited: Mapping[str, Any], now: str) -> dict[str, Any]:
@@ -282,9 +352,9 @@ def _edit_bank_item(item_id: str, edited: Mapping[str, Any], now: str) -> dict[s
     )
 
 
-def _restore_text(question: Mapping[str, Any], snapshot: Mapping[str, Any], edited_at: str, now: str) -> dict[str, Any]:
-    """The transaction item that puts a question's stem, choices and key back as `snapshot`
-    (an audit record's), if the edit made at `edited_at` is still its latest."""
+def _restored(question: Mapping[str, Any], snapshot: Mapping[str, Any]) -> dict[str, Any]:
+    """A question's stem, choices and answer_schema as `snapshot` (an audit record's) has them;
+    choices it does not name stay as they are."""
     kept = {
         key: value
         for key, value in (question.get("answer_schema") or {}).items()
@@ -298,8 +368,17 @@ def _restore_text(question: Mapping[str, Any], snapshot: Mapping[str, Any], edit
         )
         if value is not None
     }
+    choices = snapshot["choices"] if snapshot.get("choices") is not None else question.get("choices")
+    return {"stem": snapshot.get("stem"), "choices": choices, "answer_schema": answer}
+
+
+def _restore_text(question: Mapping[str, Any], snapshot: Mapping[str, Any], edited_at: str, now: str) -> dict[str, Any]:
+    """The transaction item that puts a question's stem, choices and key back as `snapshot`
+    (an audit record's), if the edit made at `edited_at` is still its latest."""
+    text = _restored(question, snapshot)
     setting = "SET stem = :stem, answer_schema = :answer, edit_undone_at = :now"
-    values: dict[str, Any] = {":stem": snapshot.get("stem"), ":answer": answer, ":now": now, ":edited": edited_at}
+    values: dict[str, Any] = {":stem": text["stem"], ":answer": text["answer_schema"], ":now": now}
+    values[":edited"] = edited_at
     if snapshot.get("choices") is not None:
         setting += ", choices = :choices"
         values[":choices"] = snapshot["choices"]
@@ -330,12 +409,20 @@ def revert_edit(
         raise Conflict("QUESTION_CHANGED", f"question {question_id} was edited again since: undo that first")
     now, done = utc_now(), edit.get("after") or {}
     items = [_restore_text(stored, edit.get("before") or {}, str(edit["at"]), now)]
+    claims: list[dict[str, Any]] = []
+    if _bank_item_id(stored) == question_id:  # its claim goes back with its text
+        claims = _move_claim(stored, _restored(stored, edit.get("before") or {}), now)
     restored_with: list[str] = []
     for item_id, snapshot in (done.get("edited_with_before") or {}).items():
         bank_item = review.get_question(str(item_id))
-        if bank_item is not None and bank_item.get("edited_at") == edit.get("at"):  # not edited since
+        # Not edited since, nor retired since (a retired item keeps its text and its claim).
+        if bank_item is None or bank_item.get("status") == "retired":
+            continue
+        if bank_item.get("edited_at") == edit.get("at"):
             items.append(_restore_text(bank_item, snapshot, str(edit["at"]), now))
+            claims += _move_claim(bank_item, _restored(bank_item, snapshot), now)
             restored_with.append(str(item_id))
+    items += claims
     items += [
         review.audit_record(
             {
@@ -354,7 +441,7 @@ def revert_edit(
         ),
         review.count("questions_edited", by=-1),
     ]
-    commit_reviewed(items, f"question {question_id}")
+    _commit(items, claims, question_id, reviewer, undo=True)
     return _reviewed(question_id, "revert_edit", "active", reviewer=reviewer, reviewer_name=reviewer_name, now=now)
 
 
