@@ -6,7 +6,7 @@ local HTTP API (template.yaml's routes over moto, the offline provider, the demo
 every step, as a browser would use it.
 - a learner: true ability theta ~ N(0, 1); a survey with the self-level that theta plus N(0, 1)
   noise gives (cut at +-0.8, as the simulation's), written to the profiles table before the first
-  answer (the API's prior comes from it);
+  answer (the API's prior comes from it); `--no-survey`: none, so the population's prior;
 - items: whatever the rounds serve (generated, or drawn from the bank as it grows), multiple choice
   and true/false; an item's true difficulty is its label's b plus N(0, 0.7) (the error of an LLM's
   label), drawn once per bank item (a drawn copy is the same item) and never told to the system;
@@ -21,7 +21,7 @@ Per-user rate limits are lifted (machine-speed answers, as in the tests); everyt
 product's. Coverage comes with its Wilson 95% interval: with n learners it is known to about
 +-2 sqrt(0.05 * 0.95 / n) (+-0.07 for 40).
 
-    python bench/api_ability.py [--learners 40] [--seed 23]
+    python bench/api_ability.py [--learners 40] [--seed 23] [--no-survey]
 """
 
 import argparse
@@ -212,7 +212,7 @@ def _write_survey(profiles_table: Any, user_id: str, level: str) -> None:
     )
 
 
-def measure(learners: int = LEARNERS, seed: int = SEED) -> dict[str, Any]:
+def measure(learners: int = LEARNERS, seed: int = SEED, surveys: bool = True) -> dict[str, Any]:
     import boto3
 
     from slea.security import rate_limits
@@ -234,7 +234,9 @@ def measure(learners: int = LEARNERS, seed: int = SEED) -> dict[str, Any]:
             profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
             with serve_in_background(step_functions.runtime) as base:
                 for number, theta in cohort:
-                    _write_survey(profiles, learner_id(seed, number), self_level(theta, rng))
+                    level = self_level(theta, rng)  # drawn either way: the same cohort with or without surveys
+                    if surveys:
+                        _write_survey(profiles, learner_id(seed, number), level)
                     results.append({"theta": theta, **run_learner(base, questions, world, number, theta, seed=seed)})
                     row = results[-1]
                     elapsed = time.perf_counter() - started
@@ -247,7 +249,7 @@ def measure(learners: int = LEARNERS, seed: int = SEED) -> dict[str, Any]:
             step_functions.wait_for_running()
     finally:
         rate_limits.limit = real_limit
-    return summarise(results, learners, seed, time.perf_counter() - started)
+    return {**summarise(results, learners, seed, time.perf_counter() - started), "surveys": surveys}
 
 
 def summarise(results: list[dict[str, Any]], learners: int, seed: int, seconds: float) -> dict[str, Any]:
@@ -298,8 +300,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=LEARNERS)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--no-survey", action="store_true", help="learners who never fill in the survey (the population's prior)"
+    )
     arguments = parser.parse_args()
-    result = measure(arguments.learners, arguments.seed)
+    result = measure(arguments.learners, arguments.seed, surveys=not arguments.no_survey)
     print(json.dumps(result, indent=2))
     for row in result["targets"]:
         print(f"{'PASS' if row['met'] else 'MISS'}  {row['figure']:<40} {row['value']!s:>7}   target {row['target']}")
