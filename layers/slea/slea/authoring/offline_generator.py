@@ -30,7 +30,10 @@ Item-writing rules (single best answer, no cues), enforced here and checked agai
 - no surface cue: options close in length; an item whose key is the only option sharing content
   words with the stem is not used;
 - an acronym is shown only where the concept's own text uses it (not merely its `acronym` field);
-  short-answer keywords are words of the concept's key points;
+  short-answer keywords are words of the record that the item's own model answer states, as the
+  grader finds a keyword in an answer (an explanation's: of the key points; a comparison's: of
+  the concept's definition, the model answer being the two definitions), so that a learner who
+  restates the model answer is never told it lacks one;
 - no item states another item's answer (its stem contains the key of another item of the round);
   and as far as the record allows (slea/security/key_leaks.py, the check explanations pass before
   they are shown, judges it), none gives another's key away: first by neither its stem, its key,
