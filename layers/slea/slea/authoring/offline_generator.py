@@ -467,13 +467,14 @@ class ItemBank:
         return list({word.casefold(): word for word in found}.values())
 
     def _concepts_mentioning(self, keyword: str) -> list[Concept]:
-        """The concepts whose text mentions `keyword` as the grader reads a mention in an answer
-        (a spelling or inflection of it, an acronym's expansion: "Problem Solving" is mentioned by
-        "Problem-Solving Approach")."""
+        # Letter for letter, not as the grader reads a mention ("Problem Solving" in "Problem-Solving
+        # Approach"): a keyword item with a source is refused once its concept has had an item in
+        # the session, and the fallback record's rounds need their keyword items.
+        wanted = keyword.casefold()
         return [
             concept
             for concept in self.concepts
-            if keywords_stated(" ".join([concept.name, concept.definition, *concept.key_points]), [keyword])
+            if wanted in " ".join([concept.name, concept.definition, *concept.key_points]).casefold()
         ]
 
     def _short_answer(  # noqa: PLR0917 - the item's parts
@@ -658,9 +659,9 @@ class ItemBank:
         return items
 
     def _keyword_item(self, stem: str, keyword: str) -> DraftQuestion | None:
-        """The concepts that mention the keyword (as the grader reads a mention) are the model
-        answer, which so states it; a keyword no concept explains has none, and Tool 6 then grades
-        by the keyword alone (and abstains more)."""
+        """The concepts that mention the keyword are the model answer, which so states it; a keyword
+        no concept explains has none, and Tool 6 then grades by the keyword alone (and abstains
+        more)."""
         sources = self._concepts_mentioning(keyword)
         if not sources:
             return self._draft("short_answer", stem, None, correct_keywords=[keyword], reference_answer="")
