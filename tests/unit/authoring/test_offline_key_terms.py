@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from slea.authoring.offline_generator import ItemBank, generate_offline
+from slea.constants import DEFAULT_KEYWORDS
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import DifficultyKeywords
 from slea.grading.evidence import Evidence, Material
@@ -163,3 +164,22 @@ def test_a_keyword_item_is_explained_by_the_concepts_that_mention_it():
     assert draft.source is not None
     assert "retrieval" in draft.reference_answer.casefold()
     assert not unstated(draft)
+
+
+def test_the_fallback_records_rounds_keep_their_keyword_items():
+    """Tool 3's fallback record has two concepts and five keywords: a round asking for more than two
+    items fills up with keyword items, which have no source concept for the session rule to refuse
+    when no concept mentions the keyword letter for letter ("Problem Solving")."""
+    record = {**DEFAULT_KEYWORDS, "difficulty": 5, "category": "general"}
+    request = request_for(record, "en", count=10)
+    drafts = generate_offline(request, request.count, random.Random(3))
+    keyword_items = [draft for draft in drafts if draft.source is None]
+    assert len(drafts) == 6
+    assert {draft.correct_keywords[0] for draft in keyword_items} == {
+        "Problem Solving",
+        "Teamwork",
+        "Critical Thinking",
+        "Adaptability",
+    }
+    for draft in drafts:
+        assert not (draft.type == "short_answer" and draft.reference_answer.strip() and unstated(draft))
