@@ -41,6 +41,14 @@ Figures and targets:
 7. Korean particles: Korean items with an alternation left for the learner ("PyTorch은(는)") or
    a particle of the wrong form after a concept name ending in a Hangul syllable or a capital
    (target 0).
+8. key terms the model answer states: the share of short answers whose key terms
+   (`correct_keywords`) are all terms their own model answer states, read as the grader reads an
+   answer (Tool 6's keyword matcher, `Evidence.keyword_matches`, with the model answer as the
+   answer): a key term it does not state is one every correct restatement of it is told it lacks
+   and scored down for (target 100%). Over every short answer the generator can write for every
+   record, in English and in Korean, by kind (explain a concept, compare two, explain a record
+   keyword), and over the short answers of the rounds above. A keyword item whose keyword no
+   concept explains has no model answer (Tool 6 grades it by the key term alone): counted apart.
 
     python bench/item_quality.py
 """
@@ -64,10 +72,16 @@ sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
 from rapidfuzz import fuzz, utils  # noqa: E402
 
-from slea.authoring.offline_generator import concept_language, generate_offline, matches_interest  # noqa: E402
+from slea.authoring.offline_generator import (  # noqa: E402
+    ItemBank,
+    concept_language,
+    generate_offline,
+    matches_interest,
+)
 from slea.constants import HANGUL, Language, QuestionType  # noqa: E402
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput  # noqa: E402
 from slea.contracts.keywords import Concept, DifficultyKeywords  # noqa: E402
+from slea.grading.evidence import Evidence, Material  # noqa: E402
 from slea.grading.terms import Text  # noqa: E402
 from slea.language.english_articles import PROPER_NAMES, PROPER_WORDS  # noqa: E402
 
@@ -689,6 +703,89 @@ def korean_particle_sense(rounds: list[Round]) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- key terms the model answer states
+LANGUAGES: tuple[Language, ...] = ("en", "ko")
+
+
+def unstated_key_terms(draft: DraftQuestion) -> list[str]:
+    """The key terms of a short answer that its model answer, given as an answer, is not credited
+    with by the grader's keyword matcher."""
+    material = Material(answer=draft.reference_answer, reference="", keywords=list(draft.correct_keywords))
+    found = set(Evidence(material).keyword_matches)
+    return [keyword for keyword in draft.correct_keywords if keyword not in found]
+
+
+def every_short_answer(path: Path) -> Iterator[tuple[Language, str, DraftQuestion | None]]:
+    """Every short answer the generator can write from each record of `path`, in each language the
+    record has concepts in: (language, kind, the draft or None where it writes none)."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    profile = latest_profiles(document["profiles"])[0]
+    for record in map(DifficultyKeywords.model_validate, document["keywords"]):
+        for language in LANGUAGES:
+            request = GenerateQuestionsInput.model_validate(
+                {
+                    "profile": profile,
+                    "keywords": record,
+                    "session_id": f"key-terms-{record.category}-{record.difficulty}-{language}",
+                    "difficulty": record.difficulty,
+                    "category": record.category,
+                    "language": language,
+                }
+            )
+            bank = ItemBank(request, random.Random(request.session_id))
+            if bank.language != language:
+                continue  # the record has no concept in this language
+            items = [item for concept in bank.concepts for item in bank.concept_items(concept, 0)]
+            for item in [*items, *bank.keyword_items()]:
+                if item.type == "short_answer":
+                    yield language, item.family, item.build()
+
+
+def stated_figures(drafts: list[DraftQuestion | None]) -> dict[str, Any]:
+    built = [draft for draft in drafts if draft is not None]
+    referenced = [draft for draft in built if draft.reference_answer.strip()]
+    stated = [draft for draft in referenced if not unstated_key_terms(draft)]
+    return {
+        "items": len(built),
+        "not_written": len(drafts) - len(built),
+        "with_a_model_answer": len(referenced),
+        "key_terms_all_stated": len(stated),
+        "share_all_stated": round(len(stated) / len(referenced), 4) if referenced else None,
+        "without_a_model_answer": len(built) - len(referenced),
+    }
+
+
+def key_terms_stated(path: Path, rounds: list[Round]) -> dict[str, Any]:
+    written = list(every_short_answer(path))
+    by_kind: dict[str, dict[str, Any]] = {}
+    for language in LANGUAGES:
+        kinds = dict.fromkeys(kind for lang, kind, _ in written if lang == language)
+        by_kind[language] = {
+            kind: stated_figures([draft for lang, k, draft in written if lang == language and k == kind])
+            for kind in kinds
+        }
+    offending = [
+        draft
+        for _, _, draft in written
+        if draft is not None and draft.reference_answer.strip() and unstated_key_terms(draft)
+    ]
+    in_rounds = [draft for generated in rounds for draft in generated.drafts if draft.type == "short_answer"]
+    return {
+        "every_item": {**stated_figures([draft for _, _, draft in written]), "by_language_and_kind": by_kind},
+        "rounds": stated_figures(list(in_rounds)),
+        "target_share": 1.0,
+        "examples": [
+            {
+                "stem": draft.stem,
+                "keywords": draft.correct_keywords,
+                "unstated": unstated_key_terms(draft),
+                "reference": draft.reference_answer,
+            }
+            for draft in offending[:EXAMPLES_KEPT]
+        ],
+    }
+
+
 # ---------------------------------------------------------------- the report
 def measure_input(path: Path) -> dict[str, Any]:
     rounds = generate_rounds(path)
@@ -701,6 +798,7 @@ def measure_input(path: Path) -> dict[str, Any]:
         "pairing_sense": pairing_sense(every_round),
         "english_articles": article_sense(every_round),
         "korean_particles": korean_particle_sense(every_round),
+        "key_terms_stated": key_terms_stated(path, every_round),
     }
 
 

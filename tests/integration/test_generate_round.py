@@ -239,6 +239,36 @@ def test_a_question_tool_4_passes_but_tool_5_cannot_store_is_rejected_not_fatal(
     assert execution.states_entered.count("Generate") == 2
 
 
+def test_the_validate_state_hands_tool_4_each_short_answers_reference(step_functions, monkeypatch):
+    """A short answer whose model answer states none of its key terms (one about prompt templates,
+    keyed on retrieval) is rejected by Tool 4 and written again: the Validate state passes the
+    draft's reference answer."""
+    import slea.llm.offline as offline
+
+    original = offline.OfflineProvider.generate_questions
+
+    def with_an_unrelated_reference(self, request, count):
+        batch = original(self, request, count)
+        if request.attempt == 0:
+            batch.questions[0] = batch.questions[0].model_copy(
+                update={
+                    "correct_keywords": ["retrieval", "documents"],
+                    "reference_answer": "A prompt template is a reusable prompt with fixed instructions and "
+                    "named slots filled in for each request.",
+                }
+            )
+        return batch
+
+    monkeypatch.setattr(offline.OfflineProvider, "generate_questions", with_an_unrelated_reference)
+    execution = run(step_functions, count=2, question_types=["short_answer"])
+    assert execution.status == "SUCCEEDED", execution.cause
+    assert execution.output["total_valid"] == 2
+    assert execution.output["total_rejected"] == 1
+    assert execution.states_entered.count("Generate") == 2
+    for question in saved_questions(step_functions.runtime.cloud):
+        assert "retrieval" not in question["answer_schema"]["correct_keywords"]
+
+
 def test_round_two_never_repeats_round_one(step_functions):
     first = run(step_functions, session_id="sess_twice", count=5)
     second = run(step_functions, session_id="sess_twice", round=2, count=5)

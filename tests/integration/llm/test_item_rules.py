@@ -7,11 +7,13 @@ from slea.authoring.item_rules import (
     DISTRACTOR_TRUE_OF_SOURCE,
     KEY_IS_LONGEST,
     KEY_NOT_FROM_SOURCE,
+    KEY_TERM_NOT_IN_REFERENCE,
     ONLY_KEY_SHARES_STEM_WORDS,
     STATEMENT_CONTRADICTS_SOURCE,
     UNVERIFIABLE,
     cue_problems,
     grounding_problems,
+    key_term_problems,
 )
 from slea.contracts.keywords import Concept
 from tests.integration.llm.test_validate_question_quality import DEFINITIONS, GOOD, RAG, TOOL
@@ -208,3 +210,91 @@ def test_true_false_labels_do_not_count_against_the_language():
     assert language_problems("ko", stem, ["True", "False"], []) == []
     assert language_problems("ko", stem, ["참", "거짓"], []) == []
     assert language_problems("ko", "True or False: perplexity is lower for better models.", ["참", "거짓"], [])
+
+
+# A short answer's key terms against its own model answer: any writer's (a model's included).
+PROMPT_TEMPLATE_ANSWER = (
+    "A prompt template is a reusable prompt with fixed instructions and named slots that are filled in "
+    "for each request, so that every call is worded the same way."
+)
+RAG_ANSWER = "RAG retrieves passages from an index at query time and grounds the answer in the retrieved text."
+KOREAN_ANSWER = "PyTorch는 텐서 연산과 자동 미분을 제공하는 딥러닝 프레임워크이며 동적 계산 그래프를 사용합니다."
+
+
+def unstated(keyword):
+    return KEY_TERM_NOT_IN_REFERENCE[1].format(keyword=keyword)
+
+
+@pytest.mark.parametrize(
+    ("keywords", "reference", "expected"),
+    [
+        # The reported item: a model answer about prompt templates keyed on retrieval.
+        (["retrieval", "documents"], PROMPT_TEMPLATE_ANSWER, ["retrieval", "documents"]),
+        (["slots", "instructions", "retrieval"], PROMPT_TEMPLATE_ANSWER, ["retrieval"]),
+        (["slots", "instructions", "reusable"], PROMPT_TEMPLATE_ANSWER, []),
+        # As the grader finds a key term: an inflection, an acronym for its expansion and back.
+        (["retrieve", "passage", "RAG"], RAG_ANSWER, []),
+        (["Retrieval-Augmented Generation"], "Retrieval-augmented generation (RAG) answers from documents.", []),
+        # Korean: the bare term, and one written with its particle, are stated by "PyTorch는".
+        (["PyTorch", "자동 미분", "그래프"], KOREAN_ANSWER, []),
+        (["PyTorch가", "텐서"], KOREAN_ANSWER, []),
+        (["검색", "문서", "텐서"], KOREAN_ANSWER, ["검색", "문서"]),
+    ],
+)
+def test_a_short_answers_key_terms_must_be_stated_by_its_reference(keywords, reference, expected):
+    problems = key_term_problems("short_answer", keywords, reference)
+    assert [issue for _, issue in problems] == [unstated(keyword) for keyword in expected]
+    assert all(deduction == KEY_TERM_NOT_IN_REFERENCE[0] for deduction, _ in problems)
+
+
+def test_the_key_term_rule_needs_a_reference_and_a_short_answer():
+    # Without a model answer the grader scores by the key terms alone: nothing to disagree with.
+    assert key_term_problems("short_answer", ["retrieval"], None) == []
+    assert key_term_problems("short_answer", ["retrieval"], "  ") == []
+    assert key_term_problems("multiple_choice", ["retrieval"], PROMPT_TEMPLATE_ANSWER) == []
+
+
+SHORT_ANSWER = {"stem": "Explain what a prompt template is and why it is used.", "question_type": "short_answer"}
+
+
+def keyed(keywords):
+    return {**SHORT_ANSWER, "correct_keywords": keywords, "reference_answer": PROMPT_TEMPLATE_ANSWER}
+
+
+def test_tool_4_flags_key_terms_its_reference_does_not_state(runtime):
+    bad = runtime.invoke(TOOL, keyed(["retrieval", "documents"]))
+    assert bad["issues"][:2] == [unstated("retrieval"), unstated("documents")]
+    assert bad["rule_score"] == pytest.approx(1 - 2 * KEY_TERM_NOT_IN_REFERENCE[0])
+    assert bad["recommendation"] == "reject"
+    assert set(bad) == {"is_valid", "score", "rule_score", "final_score", "feedback", "issues", "recommendation"}
+    one = runtime.invoke(TOOL, keyed(["slots", "retrieval"]))
+    assert one["issues"][0] == unstated("retrieval")
+    assert one["recommendation"] != "pass"
+    good = runtime.invoke(TOOL, keyed(["slots", "instructions"]))
+    assert not any(issue.startswith("Key term") for issue in good["issues"])
+    assert good["rule_score"] == 1.0
+
+
+def test_tool_4_checks_a_korean_short_answers_key_terms(runtime):
+    event = {"stem": "PyTorch가 무엇인지 설명하시오.", "question_type": "short_answer", "language": "ko"}
+    bad = runtime.invoke(TOOL, {**event, "correct_keywords": ["검색", "문서"], "reference_answer": KOREAN_ANSWER})
+    good = runtime.invoke(TOOL, {**event, "correct_keywords": ["PyTorch", "텐서"], "reference_answer": KOREAN_ANSWER})
+    assert bad["issues"][:2] == [unstated("검색"), unstated("문서")]
+    assert bad["recommendation"] == "reject"
+    assert good["rule_score"] == 1.0
+
+
+def test_a_batch_takes_each_questions_reference_answer(runtime):
+    results = runtime.invoke(
+        TOOL,
+        {
+            "stem": [SHORT_ANSWER["stem"], "Explain RAG."],
+            "question_type": ["short_answer", "short_answer"],
+            "correct_keywords": [["retrieval", "documents"], ["retrieve", "passage"]],
+            "reference_answer": [PROMPT_TEMPLATE_ANSWER, RAG_ANSWER],
+            "batch": True,
+        },
+    )
+    assert results[0]["recommendation"] == "reject"
+    assert unstated("retrieval") in results[0]["issues"]
+    assert not any(issue.startswith("Key term") for issue in results[1]["issues"])

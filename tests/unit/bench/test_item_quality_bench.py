@@ -281,3 +281,39 @@ def test_heldout_korean_particles_fit_their_words(heldout: dict[str, Any]):
     particles = heldout["korean_particles"]
     assert particles["items"] == 160
     assert particles["items_with_errors"] == 0, particles["examples"]
+
+
+# ---------------------------------------------------------------- key terms the model answer states
+def test_unstated_key_terms_read_the_model_answer_as_the_grader_reads_an_answer():
+    reference = "A prompt template is a reusable prompt with named slots filled in for each request."
+    keyed = draft(CONCEPTS[0], correct_keywords=["retrieval", "slot", "documents"], reference_answer=reference)
+    assert item_quality.unstated_key_terms(keyed) == ["retrieval", "documents"]
+    korean = draft(None, correct_keywords=["PyTorch", "검색"], reference_answer="PyTorch는 딥러닝 프레임워크입니다.")
+    assert item_quality.unstated_key_terms(korean) == ["검색"]
+
+
+def test_stated_figures_count_items_without_a_model_answer_apart():
+    stated = draft(None, correct_keywords=["index"], reference_answer="An index speeds up lookups.")
+    unstated = draft(None, correct_keywords=["replica"], reference_answer="An index speeds up lookups.")
+    bare = draft(None, correct_keywords=["sharding"])
+    figures = item_quality.stated_figures([stated, unstated, bare, None])
+    assert figures == {
+        "items": 3,
+        "not_written": 1,
+        "with_a_model_answer": 2,
+        "key_terms_all_stated": 1,
+        "share_all_stated": 0.5,
+        "without_a_model_answer": 1,
+    }
+
+
+def test_heldout_short_answers_state_their_key_terms(heldout: dict[str, Any]):
+    figures = heldout["key_terms_stated"]
+    every = figures["every_item"]
+    assert every["share_all_stated"] == 1.0, figures["examples"]
+    assert every["with_a_model_answer"] >= 300
+    for language in ("en", "ko"):
+        kinds = every["by_language_and_kind"][language]
+        assert set(kinds) == {"sa_explain", "sa_compare", "sa_keyword"}
+        assert all(kind["share_all_stated"] == 1.0 for kind in kinds.values())
+    assert figures["rounds"]["share_all_stated"] == 1.0

@@ -7,6 +7,12 @@ Cue rules (every multiple-choice item):
 - the key is the only option sharing content words with the stem;
 - the key is by far the longest option.
 
+Key-term rule (a short answer with a model answer): every expected key term is one the model
+answer states, as the grader finds a key term in an answer (`slea.grading.evidence.keywords_stated`:
+the term itself, a spelling or inflection of it, an acronym for its expansion; Korean by the bare
+term, so "PyTorch" is stated by "PyTorch는"). A term it does not state is one an answer restating
+the model answer is told it lacks, and scored down for.
+
 Language rule (when the learner's language is known): an English item has no Hangul; a Korean item
 has Hangul in its stem and in most of its options (true/false labels are not counted: Tool 6
 accepts True/False as well as 참/거짓).
@@ -16,7 +22,8 @@ Grounding (an item with a `source` concept), by fuzzy matching (rapidfuzz) again
   points; no distractor may be one of them (a second right answer);
 - true/false: a statement keyed true must state the definition or a key point; one keyed false
   must state neither;
-- short answer: every keyword must be a term of the concept's text;
+- short answer: every keyword must be a term of the concept's text (as the grader finds a key
+  term in an answer);
 - an acronym shown in the stem must be one the record defines.
 Without a source, the offline provider cannot tell whether the key is right ("What is the capital
 of France?" keyed "Berlin"): the item is unverifiable and goes to revision (`UNVERIFIABLE`).
@@ -45,6 +52,10 @@ WRONG_LANGUAGE = (0.3, "Not written in the learner's language ({language}); no m
 KEY_NOT_FROM_SOURCE = (0.4, "The key does not match the source concept")
 DISTRACTOR_TRUE_OF_SOURCE = (0.3, "Option {label} is also true of the source concept: two right answers")
 STATEMENT_CONTRADICTS_SOURCE = (0.4, "The true/false key contradicts the source concept")
+# Enough that one such term keeps the item from passing (revise) and two reject it: each costs a
+# learner who restates the model answer its share of the key-concept points and names a term the
+# item's own model answer never uses.
+KEY_TERM_NOT_IN_REFERENCE = (0.2, "Key term '{keyword}' is not stated by the reference answer")
 KEYWORD_NOT_IN_SOURCE = (0.1, "Keyword '{keyword}' is not a term of the source concept")
 UNDEFINED_ACRONYM = (0.1, "Acronym '{acronym}' is not defined by the source concept")
 UNVERIFIABLE = "Unverifiable offline: no source concept to check the answer key against"
@@ -76,6 +87,18 @@ def cue_problems(stem: str, choices: list[str], key: str | None) -> list[Problem
     if len(texts[index]) > longest_other and lengths_unequal(texts):
         found.append(KEY_IS_LONGEST)
     return found
+
+
+def key_term_problems(question_type: QuestionType, keywords: list[str], reference: str | None) -> list[Problem]:
+    """A short answer's key terms that its model answer does not state (none to check without a
+    model answer: the grader then scores by the key terms alone)."""
+    if question_type != "short_answer" or not keywords or not (reference or "").strip():
+        return []
+    from slea.grading.evidence import keywords_stated  # noqa: PLC0415 - its word lists load on first use
+
+    stated = set(keywords_stated(reference or "", keywords))
+    deduction, issue = KEY_TERM_NOT_IN_REFERENCE
+    return [(deduction, issue.format(keyword=keyword)) for keyword in keywords if keyword not in stated]
 
 
 def language_problems(language: Language | None, stem: str, choices: list[str], keywords: list[str]) -> list[Problem]:
@@ -140,12 +163,19 @@ def grounding_problems(  # noqa: PLR0917 - the item's own fields, as Tool 4 rece
         if truth is not None and truth != _states(stem, _facts(source)):
             found.append(STATEMENT_CONTRADICTS_SOURCE)
     else:
-        text = " ".join([source.name, source.acronym, *_facts(source)]).casefold()
-        for keyword in keywords:
-            if keyword.strip().casefold() not in text:
-                found.append((KEYWORD_NOT_IN_SOURCE[0], KEYWORD_NOT_IN_SOURCE[1].format(keyword=keyword)))
+        found.extend(_keywords_not_in_source(keywords, source))
     found.extend(_acronym_problems(stem, source))
     return found
+
+
+def _keywords_not_in_source(keywords: list[str], source: Concept) -> list[Problem]:
+    """Keywords the concept's text does not mention, as the grader finds a keyword in an answer
+    ("Problem Solving" is a term of "Problem-Solving Approach")."""
+    from slea.grading.evidence import keywords_stated  # noqa: PLC0415 - its word lists load on first use
+
+    stated = set(keywords_stated(" ".join([source.name, source.acronym, *_facts(source)]), keywords))
+    deduction, issue = KEYWORD_NOT_IN_SOURCE
+    return [(deduction, issue.format(keyword=keyword)) for keyword in keywords if keyword not in stated]
 
 
 def _acronym_problems(stem: str, source: Concept) -> list[Problem]:

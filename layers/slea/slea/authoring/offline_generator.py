@@ -30,7 +30,10 @@ Item-writing rules (single best answer, no cues), enforced here and checked agai
 - no surface cue: options close in length; an item whose key is the only option sharing content
   words with the stem is not used;
 - an acronym is shown only where the concept's own text uses it (not merely its `acronym` field);
-  short-answer keywords are words of the concept's key points;
+  short-answer keywords are words of the record that the item's own model answer states, as the
+  grader finds a keyword in an answer (an explanation's: of the key points; a comparison's: of
+  the concept's definition, the model answer being the two definitions), so that a learner who
+  restates the model answer is never told it lacks one;
 - no item states another item's answer (its stem contains the key of another item of the round);
   and as far as the record allows (slea/security/key_leaks.py, the check explanations pass before
   they are shown, judges it), none gives another's key away: first by neither its stem, its key,
@@ -61,6 +64,7 @@ from slea.constants import HANGUL, MIN_CHOICES, STEM_MAX_LENGTH, Language, Quest
 from slea.contracts.answers import TRUE_FALSE_CHOICES, truth_value
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import CHOICE_NOTE_DEFINITION_MAX, ChoiceNote, Concept
+from slea.grading.evidence import keywords_stated
 from slea.grading.terms import Text, terms
 from slea.language.english_articles import NounPhrase, noun_phrase, sentence_start
 from slea.language.item_frames import FRAMES, families_for
@@ -69,6 +73,8 @@ from slea.security import exposure, key_leaks
 
 LABELS = "ABCDE"
 COMPARE_SIBLINGS = 3  # a comparison item is offered with each of this many siblings, nearest first
+COMPARE_TERMS = 3  # a comparison's key terms: this many words of the concept's definition (and its acronym)
+MAX_KEY_TERMS = 5
 STRICTNESS = ("explained", "listed")
 TRUE_FALSE_FAMILIES = ("tf_definition", "tf_key_point")  # RoundBuilder._acceptable, strictest first
 REVEAL_MIN_LENGTH = 20  # an answer shorter than this (a name) is no giveaway when it recurs
@@ -425,37 +431,75 @@ class ItemBank:
             points="; ".join(point.strip().rstrip(".") for point in concept.key_points),
         )
 
-    def _keywords_of(self, concept: Concept) -> list[str]:
-        """Terms a good explanation mentions: the acronym the record defines, and the most
-        distinctive word of each key point (real terms of the source), without the particle Korean
-        attaches to it ("PyTorch가" -> "PyTorch": an answer writes "PyTorch는", and a keyword is
-        matched as a substring)."""
+    def _keywords_of(
+        self, concept: Concept, sources: list[str], per_source: int = 1, names: tuple[str, ...] = ()
+    ) -> list[str]:
+        """Terms a good answer may mention: the acronym the record defines, and the `per_source` most
+        distinctive words of each of `sources` (the texts of the record the model answer is
+        written from: real terms of the source), without the particle Korean attaches to it
+        ("PyTorch가" -> "PyTorch": an answer writes "PyTorch는", and a keyword is matched as a
+        substring). With `names` (the concepts a comparison's stem names), `sources` are
+        definitions: sentences, whose first capital ("Learning conditions that ...") is no sign
+        of a term, and the names' own words, which the stem shows, are no key terms."""
         found: list[str] = []
         acronym = defined_acronym(concept)
         if 2 <= len(acronym) <= 8 and acronym.casefold() not in concept.name.casefold().split():
             found.append(acronym)
-        record = [concept.name, concept.definition, *concept.key_points, *self.request.keywords.keywords]
+        record = [concept.name, concept.definition, *concept.key_points, *sources, *self.request.keywords.keywords]
         words_of_record = set(re.findall(r"[\w\-']+", " ".join(record)))
         known = words_of_record | {bare_term(word) for word in words_of_record}  # "영향력과" -> "영향력"
-        for point in concept.key_points:
-            words = [word.strip("-'") for word in re.findall(r"[\w\-']+", point)]
+        shown = {word.casefold() for word in re.findall(r"[\w\-']+", " ".join(names))}
+        for source in sources:
+            words = [word.strip("-'") for word in re.findall(r"[\w\-']+", source)]
             candidates = [
                 (bare_term(word, known - {word}), position == 0)
                 for position, word in enumerate(words)
-                if len(word) >= (2 if HANGUL.search(word) else 4) and word.casefold() not in STOPWORDS
+                if len(word) >= (2 if HANGUL.search(word) else 4) and word.casefold() not in STOPWORDS | shown
             ]
-            if candidates:
-                found.append(max(candidates, key=lambda candidate: _distinctiveness(*candidate))[0])
-        unique = list({word.casefold(): word for word in found}.values())
-        return unique[:5] if len(unique) >= 2 else [*unique, concept.name][:5]
+
+            def rank(candidate: tuple[str, bool]) -> tuple[bool, bool, float, int]:
+                word, first = candidate
+                sentence_case = bool(names) and first and word[1:].islower()
+                return _distinctiveness(word.lower() if sentence_case else word, first)
+
+            ranked = sorted(candidates, key=rank, reverse=True)
+            found.extend(list({word.casefold(): word for word, _ in ranked}.values())[:per_source])
+        return list({word.casefold(): word for word in found}.values())
 
     def _concepts_mentioning(self, keyword: str) -> list[Concept]:
+        # Letter for letter, not as the grader reads a mention ("Problem Solving" in "Problem-Solving
+        # Approach"): a keyword item with a source is refused once its concept has had an item in
+        # the session, and the fallback record's rounds need their keyword items.
         wanted = keyword.casefold()
         return [
             concept
             for concept in self.concepts
             if wanted in " ".join([concept.name, concept.definition, *concept.key_points]).casefold()
         ]
+
+    def _short_answer(  # noqa: PLR0917 - the item's parts
+        self,
+        stem: str,
+        concept: Concept,
+        reference: str,
+        sources: list[str],
+        per_source: int,
+        names: tuple[str, ...] = (),
+        keywords: list[str] | None = None,
+    ) -> DraftQuestion | None:
+        """A short answer whose key terms (`keywords`, else taken from `sources`) are all terms
+        its model answer states, as the grader matches a key term in an answer: a learner who
+        restates the model answer is never told it lacks one. A term the model answer does not
+        state is left out; an item left with none is not built."""
+        if keywords is None:
+            stated = keywords_stated(reference, self._keywords_of(concept, sources, per_source, names))[:MAX_KEY_TERMS]
+            if len(stated) < 2:  # too few to grade by: the concept's name too, as the model answer states it
+                stated = keywords_stated(reference, [*stated, concept.name])
+        else:
+            stated = keywords_stated(reference, keywords)
+        if not stated:
+            return None
+        return self._draft("short_answer", stem, concept, correct_keywords=stated, reference_answer=reference)
 
     def _draft(
         self, question_type: QuestionType, stem: str, concept: Concept | None, **answer: object
@@ -469,8 +513,6 @@ class ItemBank:
                 definition=concept.definition,
                 points="; ".join(concept.key_points),
             )
-            if question_type == "short_answer":
-                answer.setdefault("reference_answer", self._reference_answer(concept))
         return DraftQuestion.model_validate(
             {
                 "type": question_type,
@@ -571,16 +613,23 @@ class ItemBank:
         ]
 
     def _sa_explain(self, concept: Concept, variant: int) -> Iterator[Item]:
+        """Explain the concept: the model answer is its definition and key points, the key terms
+        the most distinctive word of each key point."""
         label, agree = self._noun(concept, labelled=True)
         stem = self._phrase("sa_explain", variant, label=label, **agree)
-        build = partial(self._draft, "short_answer", stem, concept, correct_keywords=self._keywords_of(concept))
+        build = partial(self._explain_item, stem, concept)
         yield Item("sa_explain", concept.name, "short_answer", build)
+
+    def _explain_item(self, stem: str, concept: Concept) -> DraftQuestion | None:
+        return self._short_answer(stem, concept, self._reference_answer(concept), concept.key_points, 1)
 
     def _sa_compare(self, concept: Concept, variant: int) -> Iterator[Item]:
         """How the concept differs from a sibling of its domain: the nearest sibling first, the
         next ones for a round where another item is keyed on the nearest (its model answer would
-        state that key)."""
-        keywords = self._keywords_of(concept)
+        state that key). The model answer gives the two definitions, so the key terms are taken
+        from the concept's own (its key points, which the model answer does not state, would be
+        terms an answer restating it is told it lacks; the sibling's are no terms of the item's
+        source, against which Tool 4 checks them)."""
         name, agree = self._noun(concept)
         for other in self._partners(concept)[:COMPARE_SIBLINGS]:
             other_name, _ = self._noun(other)
@@ -593,14 +642,8 @@ class ItemBank:
                 other=other.name,
                 other_definition=other.definition,
             )
-            build = partial(
-                self._draft,
-                "short_answer",
-                stem,
-                concept,
-                correct_keywords=keywords,
-                reference_answer=reference,
-            )
+            names = (concept.name, other.name)
+            build = partial(self._short_answer, stem, concept, reference, [concept.definition], COMPARE_TERMS, names)
             yield Item("sa_compare", concept.name, "short_answer", build)
 
     def keyword_items(self) -> list[Item]:
@@ -611,21 +654,19 @@ class ItemBank:
             keywords = [keyword for keyword in keywords if HANGUL.search(keyword)] or keywords
         items = []
         for index, keyword in enumerate(keywords):
-            # The concepts that mention the keyword are the model answer; a keyword no concept
-            # explains has none, and Tool 6 then grades by the keyword alone (and abstains more).
-            sources = self._concepts_mentioning(keyword)
             stem = self._phrase("sa_keyword", index, keyword=keyword, category=self.request.category)
-            reference = " ".join(self._reference_answer(concept) for concept in sources[:2])
-            build = partial(
-                self._draft,
-                "short_answer",
-                stem,
-                sources[0] if sources else None,
-                correct_keywords=[keyword],
-                reference_answer=reference,
-            )
-            items.append(Item("sa_keyword", keyword, "short_answer", build))
+            items.append(Item("sa_keyword", keyword, "short_answer", partial(self._keyword_item, stem, keyword)))
         return items
+
+    def _keyword_item(self, stem: str, keyword: str) -> DraftQuestion | None:
+        """The concepts that mention the keyword are the model answer, which so states it; a keyword
+        no concept explains has none, and Tool 6 then grades by the keyword alone (and abstains
+        more)."""
+        sources = self._concepts_mentioning(keyword)
+        if not sources:
+            return self._draft("short_answer", stem, None, correct_keywords=[keyword], reference_answer="")
+        reference = " ".join(self._reference_answer(concept) for concept in sources[:2])
+        return self._short_answer(stem, sources[0], reference, [], 0, keywords=[keyword])
 
 
 def _answer_text(draft: DraftQuestion) -> str:

@@ -7,6 +7,7 @@ from pydantic_core import PydanticCustomError
 
 from slea.constants import (
     QUESTION_STEM_MAX,
+    REFERENCE_ANSWER_MAX,
     VALIDATION_BATCH_MAX,
     VALIDATION_EXISTING_STEMS_MAX,
     Language,
@@ -31,6 +32,11 @@ class ValidateQuestionInput(Contract):
     choices: list[str] | None = None
     correct_answer: str | None = Field(default=None, strict=True)
     correct_keywords: list[str] | None = Field(default=None, description="short answer: the expected terms")
+    reference_answer: str | None = Field(
+        default=None,
+        max_length=REFERENCE_ANSWER_MAX,
+        description="short answer: the model answer; each expected term must be one it states",
+    )
     source: Concept | None = Field(
         default=None, description="the concept record the item was written from: the key is checked against it"
     )
@@ -53,7 +59,15 @@ class ValidateQuestionInput(Contract):
         return self
 
 
-PARALLEL_FIELDS = ("question_type", "choices", "correct_answer", "correct_keywords", "source", "language")
+PARALLEL_FIELDS = (
+    "question_type",
+    "choices",
+    "correct_answer",
+    "correct_keywords",
+    "reference_answer",
+    "source",
+    "language",
+)
 
 
 class ValidateQuestionBatchInput(Contract):
@@ -65,6 +79,9 @@ class ValidateQuestionBatchInput(Contract):
     choices: list[Any] | None = Field(default=None, strict=True)
     correct_answer: list[Any] | None = Field(default=None, strict=True)
     correct_keywords: list[Any] | None = Field(default=None, strict=True)
+    reference_answer: list[Any] | None = Field(
+        default=None, strict=True, description="per question: its model answer (short answers), or null"
+    )
     source: list[Any] | None = Field(default=None, strict=True, description="per question: its concept record, or null")
     language: list[Any] | None = Field(default=None, strict=True, description="per question: en, ko or null")
     batch: Literal[True]

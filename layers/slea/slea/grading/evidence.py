@@ -80,6 +80,15 @@ def _acronym_of(words: list[str]) -> str:
     return "".join(word[0] for word in words if word)
 
 
+def keywords_stated(text: str, keywords: list[str]) -> list[str]:
+    """The `keywords` that `text`, read as an answer, mentions by the grader's own rule (the
+    substring rule, stems and near-miss spellings, acronyms and their expansions): the terms a
+    reference answer states, so that an answer restating it is credited with every one."""
+    if not keywords:
+        return []
+    return Evidence(Material(answer=text, reference="", keywords=list(keywords))).keyword_matches
+
+
 def _longest_increasing_run(candidates: list[list[int]]) -> int:
     """Length of the longest strictly increasing sequence that takes at most one position from
     each entry of `candidates` (patience sorting; an entry's positions go in decreasing order so

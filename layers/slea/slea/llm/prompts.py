@@ -38,7 +38,8 @@ Rules for every question:
   correct_answer is the letter.
 - true_false: choices ["True", "False"] in English, ["참", "거짓"] in Korean; correct_answer one of them.
 - short_answer: no choices; correct_keywords are 3-5 terms of the given concepts that a good answer must
-  mention; reference_answer is a model answer of 1-3 sentences that a grader compares answers with.
+  mention; reference_answer is a model answer of 1-3 sentences that a grader compares answers with, and it
+  states every one of the correct_keywords (a term it does not use is one a correct answer is marked down for).
 - No acronym that the given concepts do not use; no question whose stem states another question's answer.
 - Stems at most 250 characters, unambiguous, unbiased.
 - explanation: 1-3 sentences on why the answer is correct.

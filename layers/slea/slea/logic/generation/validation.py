@@ -3,7 +3,7 @@ whole batch semantically; final_score = min(semantic, rule)."""
 
 from typing import Any
 
-from slea.authoring.item_rules import cue_problems, language_problems
+from slea.authoring.item_rules import cue_problems, key_term_problems, language_problems
 from slea.authoring.question_quality import ABSOLUTE, CATCH_ALL, StemIndex, lengths_unequal, normalised
 from slea.constants import (
     DEFAULT_VALIDATION_LLM_SCORE,
@@ -75,6 +75,7 @@ def rule_check(
     if question.question_type == "multiple_choice" and choices:
         found.extend(_distractor_problems(choices))
         found.extend(cue_problems(question.stem, choices, question.correct_answer))
+    found.extend(key_term_problems(question.question_type, question.correct_keywords or [], question.reference_answer))
     found.extend(language_problems(question.language, question.stem, choices, question.correct_keywords or []))
     if (duplicate := _near_duplicate(question.stem, _indexed(earlier), _indexed(existing))) is not None:
         found.append(duplicate)
