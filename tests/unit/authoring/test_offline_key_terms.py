@@ -99,6 +99,32 @@ def test_the_short_answers_of_rounds_state_their_key_terms(language):
             assert not (draft.reference_answer.strip() and unstated(draft)), draft.stem
 
 
+def test_korean_key_terms_are_nouns_as_the_model_answer_writes_them():
+    """A Korean key term is stored bare ("데이터" of "데이터를") so that any inflection matches; taken
+    from a verb, what is stored is a stem ("찾아내" of "찾아내는", "답하거" of "답하거나") that a
+    reviewer editing the item reads as a typo, or a verb's whole form ("허용하거나"), which is no
+    term. Every Korean key term of every short answer the writer can produce from the demo seed is
+    a noun: the model answer (or explanation) writes it alone or with a noun's particle, and it
+    does not read as a verb."""
+    from slea.language.shown_terms import reads_as_a_verb, whole_term
+
+    checked = 0
+    for record in seed_records():
+        bank = ItemBank(request_for(record, "ko"), random.Random(record.difficulty))
+        items = [item for concept in bank.concepts for item in bank.concept_items(concept, 0)]
+        for item in [*items, *bank.keyword_items()]:
+            draft = item.build() if item.type == "short_answer" else None
+            if draft is None:
+                continue
+            for keyword in draft.correct_keywords:
+                if re.search("[\uac00-\ud7a3]", keyword):
+                    checked += 1
+                    texts = [draft.reference_answer, draft.explanation]
+                    assert whole_term(keyword, texts) == keyword, (keyword, draft.reference_answer)
+                    assert not reads_as_a_verb(keyword), (keyword, draft.stem)
+    assert checked > 3000
+
+
 def concept(name, definition, points, acronym="", domain="LLM"):
     return {"name": name, "acronym": acronym, "definition": definition, "key_points": points, "domain": domain}
 

@@ -1,4 +1,4 @@
-"""The exemplar item's layout (dal/exemplars.py): bounded slots, written without a read."""
+"""The exemplar item's layout (dal/exemplars.py): bounded slots, each exemplar in a free one when there is one."""
 
 import pytest
 
@@ -42,3 +42,41 @@ def test_a_group_face_goes_to_its_own_slots():
     slot = write["Update"]["ExpressionAttributeNames"]["#slot"]
     assert slot.startswith("g")
     assert int(slot[1:]) < exemplars.FACE_SLOTS
+
+
+def _colliding_ids() -> tuple[str, str]:
+    """Two exemplar ids that hash to the same slot."""
+    seen: dict[str, str] = {}
+    for number in range(1000):
+        exemplar_id = f"attempt-{number}"
+        slot = exemplars.slot_of(exemplar_id)
+        if slot in seen:
+            return seen[slot], exemplar_id
+        seen[slot] = exemplar_id
+    raise AssertionError("no collision among 1000 ids")
+
+
+def test_an_exemplar_whose_slot_is_taken_goes_to_the_next_free_one_and_is_found_there():
+    """Written blind into its hashed slot, the second of two colliding exemplars replaced the first
+    (one time in forty for an item's first two, and two agreeing exemplars are what grade)."""
+    first, second = _colliding_ids()
+    slot = exemplars.slot_of(first)
+    record = {"question_id": "exemplars#item-1", slot: {"id": first, "text": "one", "correct": True, "score": 90}}
+    moved = exemplars.slot_for(record, second)
+    assert moved == f"x{(int(slot[1:]) + 1) % exemplars.SLOTS:02d}"
+    write = exemplars.exemplar_write("item-1", {"id": second, "text": "two", "correct": True, "score": 90}, record)
+    assert write["Update"]["ExpressionAttributeNames"]["#slot"] == moved
+    record[moved] = {"id": second, "text": "two", "correct": True, "score": 90}
+    assert exemplars.slot_holding(record, first) == slot
+    assert exemplars.slot_holding(record, second) == moved
+    assert exemplars.holds(record, second)
+    assert exemplars.slot_for(record, second) == moved  # a second review of it rewrites its own slot
+    removal = exemplars.exemplar_removal("item-1", second, moved)
+    assert removal["Update"]["ExpressionAttributeNames"]["#slot"] == moved
+
+
+def test_a_full_exemplar_item_replaces_the_hashed_slot_and_stays_bounded():
+    full = {f"x{slot:02d}": {"id": f"old-{slot}", "text": "t", "correct": True, "score": 90} for slot in range(40)}
+    assert exemplars.SLOTS == 40
+    assert exemplars.slot_for(full, "new") == exemplars.slot_of("new")
+    assert exemplars.slot_holding(full, "new") is None

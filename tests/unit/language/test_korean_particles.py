@@ -129,3 +129,17 @@ def test_keywords_lose_an_attached_particle_only(word, bare):
 def test_a_particle_nouns_also_end_with_goes_only_when_the_rest_is_a_known_term():
     assert bare_term("유사도만") == "유사도만"
     assert bare_term("유사도만", known={"유사도"}) == "유사도"
+
+
+def test_the_ending_of_a_verb_is_no_particle_and_a_verbs_form_reads_as_one():
+    from slea.language.korean_particles import bare_term
+    from slea.language.shown_terms import reads_as_a_verb
+
+    # -거나 ("or") after a verb's stem, not the particle 나 after a noun.
+    assert bare_term("답하거나") == "답하거나"
+    assert bare_term("저장되거나") == "저장되거나"
+    assert bare_term("데이터나") == "데이터"  # a noun and 나 still lose the particle
+    for verb in ("답하거나", "저장되는", "정해진", "사용한", "연결된", "처리한다", "분산하는"):
+        assert reads_as_a_verb(verb), verb
+    for noun in ("제한", "권한", "데이터", "인공지능", "정확도", "이해관계자", "학습"):
+        assert not reads_as_a_verb(noun), noun

@@ -69,6 +69,7 @@ from slea.grading.terms import Text, terms
 from slea.language.english_articles import NounPhrase, noun_phrase, sentence_start
 from slea.language.item_frames import FRAMES, families_for
 from slea.language.korean_particles import bare_term, resolve_particles
+from slea.language.shown_terms import reads_as_a_verb, whole_term
 from slea.security import exposure, key_leaks
 
 LABELS = "ABCDE"
@@ -157,6 +158,10 @@ STOPWORDS = frozenset(
         "after",
         "before",
         "about",
+        # Korean words a definition uses around its terms: adverbs, determiners and the nouns
+        # that only relate others ("several", "in advance", "each other", "among", "through")
+        *("여러", "미리", "서로", "가운데", "다른", "모든", "각각", "같은", "위해", "통해", "대한", "따라"),
+        *("또는", "그리고", "매우", "가장", "주로", "함께", "스스로", "직접", "사이", "경우", "하나", "가지"),
     }
 )
 
@@ -457,10 +462,13 @@ class ItemBank:
                 if len(word) >= (2 if HANGUL.search(word) else 4) and word.casefold() not in STOPWORDS | shown
             ]
 
-            def rank(candidate: tuple[str, bool]) -> tuple[bool, bool, float, int]:
+            def rank(candidate: tuple[str, bool], source: str = source) -> tuple[bool, bool, bool, float, int]:
                 word, first = candidate
                 sentence_case = bool(names) and first and word[1:].islower()
-                return _distinctiveness(word.lower() if sentence_case else word, first)
+                # A Korean noun before a verb: stored bare, a verb's stem ("찾아내" of "찾아내는") is
+                # no word a reviewer or a learner reads as a term, and its whole form is no term.
+                noun = not HANGUL.search(word) or (whole_term(word, [source]) == word and not reads_as_a_verb(word))
+                return (noun, *_distinctiveness(word.lower() if sentence_case else word, first))
 
             ranked = sorted(candidates, key=rank, reverse=True)
             found.extend(list({word.casefold(): word for word, _ in ranked}.values())[:per_source])

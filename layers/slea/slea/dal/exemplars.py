@@ -7,11 +7,15 @@ ever lists it). Answering a short answer reads it in the same BatchGetItem as th
 ability and the bank item (dal/answer_reads.py): no call of its own.
 
 The exemplars are top-level attributes `x00` ... `x39`, one per slot, each a map
-{id, text, correct, score, probability}. A review writes its exemplar into the slot its attempt
-id hashes to, with one SET inside the review's own transaction: no read first, the item bounded
-(40 answers of at most EXEMPLAR_TEXT_MAX characters, far below DynamoDB's 400 KB), and a newer
-review replaces an older one that shared its slot. A learner's answer lives here only as text the
-server compares with; nothing learner-facing reads this item.
+{id, text, correct, score, probability}. A review reads the item and writes its exemplar with one
+SET inside the review's own transaction: into the slot that holds its attempt already (a second
+review of it), else the first free slot from the one its attempt id hashes to, else (all 40 taken)
+that hashed slot, replacing an older exemplar. The item stays bounded (40 answers of at most
+EXEMPLAR_TEXT_MAX characters, far below DynamoDB's 400 KB). Why the read: written blind into its
+hashed slot, two of an item's first exemplars collided one time in forty and the older was lost,
+and it takes two agreeing exemplars to grade an answer. Two reviews racing for one free slot
+leave the later one's exemplar, as a full item does. A learner's answer lives here only as text
+the server compares with; nothing learner-facing reads this item.
 
 The same item holds the faces of the item's review groups, `g00` ... `g15`: {group_id, text,
 probability, flagged}, the first answer of each group. A short answer sent to a reviewer joins the
@@ -43,10 +47,13 @@ def slot_of(exemplar_id: str, prefix: str = "x", slots: int = SLOTS) -> str:
     return f"{prefix}{int.from_bytes(digest[:4], 'big') % slots:02d}"
 
 
+def _slot_names(record: dict[str, Any] | None, prefix: str) -> list[str]:
+    return sorted(name for name in record or {} if len(name) == 3 and name[0] == prefix and name[1:].isdigit())
+
+
 def _slots(record: dict[str, Any] | None, prefix: str) -> list[dict[str, Any]]:
     found = record or {}
-    names = sorted(name for name in found if len(name) == 3 and name[0] == prefix and name[1:].isdigit())
-    return [found[name] for name in names if isinstance(found[name], dict)]
+    return [found[name] for name in _slot_names(record, prefix) if isinstance(found[name], dict)]
 
 
 def faces_in(record: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -76,10 +83,35 @@ def _slot_write(item_id: str, slot: str, value: dict[str, Any], placeholder: str
     }
 
 
-def exemplar_write(item_id: str, exemplar: dict[str, Any]) -> dict[str, Any]:
+def slot_holding(record: dict[str, Any] | None, exemplar_id: str) -> str | None:
+    """The slot of the exemplar item `record` that holds `exemplar_id`'s exemplar, if any."""
+    for name in _slot_names(record, "x"):
+        value = (record or {})[name]
+        if isinstance(value, dict) and value.get("id") == exemplar_id:
+            return name
+    return None
+
+
+def slot_for(record: dict[str, Any] | None, exemplar_id: str) -> str:
+    """Where `exemplar_id`'s exemplar goes in the exemplar item `record`: the slot holding it,
+    else the first free one from its hashed slot on, else the hashed slot (replacing)."""
+    held = slot_holding(record, exemplar_id)
+    if held is not None:
+        return held
+    start = int(slot_of(exemplar_id)[1:])
+    taken = record or {}
+    for step in range(SLOTS):
+        slot = f"x{(start + step) % SLOTS:02d}"
+        if slot not in taken:
+            return slot
+    return slot_of(exemplar_id)
+
+
+def exemplar_write(item_id: str, exemplar: dict[str, Any], record: dict[str, Any] | None = None) -> dict[str, Any]:
     """The transaction item that stores `exemplar` ({id, text, correct, score, probability}) as an
-    exemplar of `item_id` (creating the item on its first review)."""
-    return _slot_write(item_id, slot_of(str(exemplar["id"])), exemplar, ":exemplar")
+    exemplar of `item_id` (creating the item on its first review), in the slot `slot_for` gives
+    in `record`, the exemplar item as read (None: not written yet)."""
+    return _slot_write(item_id, slot_for(record, str(exemplar["id"])), exemplar, ":exemplar")
 
 
 def face_write(item_id: str, face: dict[str, Any]) -> dict[str, Any]:
@@ -90,29 +122,28 @@ def face_write(item_id: str, face: dict[str, Any]) -> dict[str, Any]:
 def holds(record: dict[str, Any] | None, exemplar_id: str) -> bool:
     """The exemplar item `record` still holds `exemplar_id`'s exemplar (a later review of another
     answer may have replaced it in its slot)."""
-    found = (record or {}).get(slot_of(exemplar_id))
-    return isinstance(found, dict) and found.get("id") == exemplar_id
+    return slot_holding(record, exemplar_id) is not None
 
 
-def exemplar_removal(item_id: str, exemplar_id: str) -> dict[str, Any]:
-    """The transaction item that removes `exemplar_id`'s exemplar from `item_id`'s exemplar item,
-    if its slot still holds it (an undone review no longer grades anyone's answer)."""
+def exemplar_removal(item_id: str, exemplar_id: str, slot: str) -> dict[str, Any]:
+    """The transaction item that removes `exemplar_id`'s exemplar from `slot` of `item_id`'s
+    exemplar item, if it still holds it (an undone review no longer grades anyone's answer)."""
     return {
         "Update": {
             "TableName": resource_name(TABLE_VARIABLE),
             "Key": to_item({"question_id": key_of(item_id)}),
             "UpdateExpression": "REMOVE #slot",
             "ConditionExpression": "#slot.id = :id",
-            "ExpressionAttributeNames": {"#slot": slot_of(exemplar_id)},
+            "ExpressionAttributeNames": {"#slot": slot},
             "ExpressionAttributeValues": to_item({":id": exemplar_id}),
         }
     }
 
 
-def exemplar_replace(item_id: str, exemplar: dict[str, Any]) -> dict[str, Any]:
-    """The transaction item that rewrites `exemplar`'s slot if it still holds that exemplar (an
-    undone review's attempt keeps the verdict an earlier review gave it)."""
-    write = _slot_write(item_id, slot_of(str(exemplar["id"])), exemplar, ":exemplar")
+def exemplar_replace(item_id: str, exemplar: dict[str, Any], slot: str) -> dict[str, Any]:
+    """The transaction item that rewrites `slot` if it still holds `exemplar` (an undone review's
+    attempt keeps the verdict an earlier review gave it)."""
+    write = _slot_write(item_id, slot, exemplar, ":exemplar")
     write["Update"]["ConditionExpression"] = "#slot.id = :id"
     write["Update"]["ExpressionAttributeValues"] |= to_item({":id": str(exemplar["id"])})
     return write

@@ -218,6 +218,8 @@ PARTICLE_SOUNDS: dict[str, frozenset[FinalSound]] = {
 }
 TRAILING_PARTICLES = tuple(sorted(PARTICLE_SOUNDS, key=len, reverse=True))
 VERB_STEMS = ("하", "되")  # "사용하는", "저장되는": a verb's ending, not a noun's particle
+# "답하거나", "저장되거나": the ending -거나 ("or") after a verb's stem, not a noun and the particle 나.
+VERB_STEM_ENDS = (*VERB_STEMS, *(stem + "거" for stem in VERB_STEMS))
 LATIN_THEN_HANGUL = re.compile(r"(.*[^\uac00-\ud7a3\s])([\uac00-\ud7a3]+)")
 
 
@@ -236,7 +238,7 @@ def bare_term(word: str, known: frozenset[str] | set[str] = frozenset()) -> str:
         return latin.group(1) if latin.group(2) in PARTICLE_SOUNDS else word
     for particle in TRAILING_PARTICLES:
         rest = word[: -len(particle)]
-        if not word.endswith(particle) or len(rest) < 2 or not _all_hangul(rest) or rest.endswith(VERB_STEMS):
+        if not word.endswith(particle) or len(rest) < 2 or not _all_hangul(rest) or rest.endswith(VERB_STEM_ENDS):
             continue
         if rest.endswith("으"):  # "원으로": the 으 is the particle's own (으로), and 원 is too short
             continue

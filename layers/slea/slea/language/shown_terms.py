@@ -67,6 +67,20 @@ def _tails(keyword: str, texts: list[str]) -> list[str]:
     return [match.group(1) for text in texts for match in pattern.finditer(text)]
 
 
+# A word made of a verb from 하다 or 되다 and its ending ("답하거나", "저장되는", "정해진", "사용한"):
+# a whole word, but a verb's, which a key term is not. Nouns that end the same way ("제한", "권한")
+# have two syllables; a verb form read as one is left to the caller to rank last, never dropped.
+VERB_FORM = re.compile(
+    r"[\uac00-\ud7a3](?:하|되)(?:거나|고|며|는|여|면|지|기|게|도록|다)$"
+    r"|[\uac00-\ud7a3]{2,}(?:한|된|할|될|했|됐|해|돼|해진|진|한다|된다|합니다|됩니다)$"
+)
+
+
+def reads_as_a_verb(word: str) -> bool:
+    """Is `word` (a whole Korean word) a verb's form rather than a noun? See VERB_FORM."""
+    return bool(VERB_FORM.search(word.strip()))
+
+
 def whole_term(keyword: str, texts: list[str]) -> str:
     """`keyword` as a whole word of `texts` (the reference answer, the explanation): itself if it
     is Latin, stands alone there, or is a noun there; else the first word of the texts it starts."""

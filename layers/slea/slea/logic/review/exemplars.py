@@ -7,7 +7,7 @@ another answer."""
 from typing import Any
 
 from slea.dal import review
-from slea.dal.exemplars import exemplar_removal, exemplar_replace, exemplar_write, holds, key_of, slot_of
+from slea.dal.exemplars import exemplar_removal, exemplar_replace, exemplar_write, key_of, slot_holding
 
 
 def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> list[dict[str, Any]]:
@@ -16,6 +16,7 @@ def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> li
     item_id = attempt.get("exemplar_item")
     if attempt.get("question_type") != "short_answer" or not item_id or not attempt.get("user_answer"):
         return []
+    record = review.get_question(key_of(str(item_id)))  # which slot is free (dal/exemplars.py)
     exemplar = {
         "id": attempt["attempt_id"],
         "text": attempt["user_answer"],
@@ -24,7 +25,7 @@ def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> li
         # The grader's evidence beside the text: propagation asks an answer's to be near it.
         "probability": attempt.get("grader_probability"),
     }
-    return [exemplar_write(str(item_id), exemplar)]
+    return [exemplar_write(str(item_id), exemplar, record)]
 
 
 def exemplar_removals(attempt: dict[str, Any]) -> list[dict[str, Any]]:
@@ -36,9 +37,10 @@ def exemplar_removals(attempt: dict[str, Any]) -> list[dict[str, Any]]:
     if attempt.get("question_type") != "short_answer" or not item_id:
         return []
     attempt_id = str(attempt["attempt_id"])
-    if not holds(review.get_question(key_of(str(item_id))), attempt_id):
+    slot = slot_holding(review.get_question(key_of(str(item_id))), attempt_id)
+    if slot is None:
         return []
-    return [exemplar_removal(str(item_id), attempt_id)]
+    return [exemplar_removal(str(item_id), attempt_id, slot)]
 
 
 def exemplar_restores(attempt: dict[str, Any], previous_verdict: tuple[int, bool] | None) -> list[dict[str, Any]]:
@@ -52,8 +54,9 @@ def exemplar_restores(attempt: dict[str, Any], previous_verdict: tuple[int, bool
         return []
     attempt_id = str(attempt["attempt_id"])
     record = review.get_question(key_of(str(item_id)))
-    if not holds(record, attempt_id):
+    slot = slot_holding(record, attempt_id)
+    if slot is None:
         return []
     score, correct = previous_verdict
-    stored = dict((record or {})[slot_of(attempt_id)])
-    return [exemplar_replace(str(item_id), {**stored, "correct": correct, "score": score})]
+    stored = dict((record or {})[slot])
+    return [exemplar_replace(str(item_id), {**stored, "correct": correct, "score": score}, slot)]
