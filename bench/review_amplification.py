@@ -43,7 +43,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
-from slea.dal.exemplars import slot_of  # noqa: E402
+from slea.dal.exemplars import slot_for  # noqa: E402
 from slea.grading import answer_groups  # noqa: E402
 from slea.grading.answer_groups import Closeness, Exemplar, Graded, Group, Settings  # noqa: E402
 
@@ -163,9 +163,9 @@ class Item:
         return [self.slots[slot] for slot in sorted(self.slots)]
 
     def keep(self, exemplar: Exemplar) -> None:
-        """Stored as the product stores it: in the slot its id hashes to, of SLOTS, replacing an
-        older exemplar that shared it."""
-        self.slots[slot_of(exemplar.exemplar_id)] = exemplar
+        """Stored as the product stores it (dal/exemplars.py `slot_for`): in the slot its id hashes
+        to, or the next free one, of SLOTS; replacing the hashed slot's exemplar when all are taken."""
+        self.slots[slot_for(self.slots, exemplar.exemplar_id)] = exemplar
 
     def refresh(self) -> Closeness:
         """IDF over what the item holds: its reference and the answers it has seen."""
