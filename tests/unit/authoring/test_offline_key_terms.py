@@ -209,3 +209,13 @@ def test_the_fallback_records_rounds_keep_their_keyword_items():
     }
     for draft in drafts:
         assert not (draft.type == "short_answer" and draft.reference_answer.strip() and unstated(draft))
+
+
+def test_a_korean_keyword_item_names_its_category_in_korean():
+    """A Korean stem read "technical 분야에서 …": the category as the request spells it."""
+    record = {**RECORD, "keywords": ["검색"], "concepts": []}
+    bank = ItemBank(request_for(record, "ko"), random.Random(1))
+    stems = [item.build().stem for item in bank.keyword_items()]
+    assert stems == ["기술 분야에서 검색의 역할을 구체적인 예를 들어 설명하시오."]
+    english = ItemBank(request_for({**record, "keywords": ["search"]}, "en"), random.Random(1)).keyword_items()
+    assert "in technical work" in english[0].build().stem

@@ -67,7 +67,7 @@ from slea.contracts.keywords import CHOICE_NOTE_DEFINITION_MAX, ChoiceNote, Conc
 from slea.grading.evidence import keywords_stated
 from slea.grading.terms import Text, terms
 from slea.language.english_articles import NounPhrase, noun_phrase, sentence_start
-from slea.language.item_frames import FRAMES, families_for
+from slea.language.item_frames import FRAMES, category_name, families_for
 from slea.language.korean_particles import bare_term, resolve_particles
 from slea.language.shown_terms import reads_as_a_verb, whole_term
 from slea.security import exposure, key_leaks
@@ -662,7 +662,8 @@ class ItemBank:
             keywords = [keyword for keyword in keywords if HANGUL.search(keyword)] or keywords
         items = []
         for index, keyword in enumerate(keywords):
-            stem = self._phrase("sa_keyword", index, keyword=keyword, category=self.request.category)
+            category = category_name(self.request.category, self.language)
+            stem = self._phrase("sa_keyword", index, keyword=keyword, category=category)
             items.append(Item("sa_keyword", keyword, "short_answer", partial(self._keyword_item, stem, keyword)))
         return items
 

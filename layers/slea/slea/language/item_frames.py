@@ -97,6 +97,18 @@ MIXED = ("mc_scenario", "mc_definition", "tf_key_point", "tf_definition", "sa_ex
 ALL = (*dict.fromkeys((*RECALL, *APPLICATION, "mc_identify")),)
 
 
+# The categories the product offers, as a frame names them ("{category} 분야에서"): a Korean stem
+# that read "technical 분야에서" mixed languages. Another category is named as the request gives it.
+CATEGORY_NAMES: dict[Language, dict[str, str]] = {
+    "en": {},
+    "ko": {"technical": "기술", "business": "비즈니스", "general": "일반"},
+}
+
+
+def category_name(category: str, language: Language) -> str:
+    return CATEGORY_NAMES[language].get(category.strip().casefold(), category)
+
+
 def families_for(difficulty: int) -> tuple[str, ...]:
     band = RECALL if difficulty <= 4 else APPLICATION if difficulty >= 7 else MIXED
     return (*band, *(family for family in ALL if family not in band))
