@@ -168,6 +168,11 @@ class Answerer:
 
     def answer_choice(self, item: dict[str, Any]) -> tuple[str, bool]:
         """(the label picked, whether anything was recognised)."""
+        candidates, informed = self.candidates(item)
+        return self.rng.choice(candidates), informed
+
+    def candidates(self, item: dict[str, Any]) -> tuple[list[str], bool]:
+        """The labels the answerer picks among, at random (whether anything was recognised)."""
         options = [
             (LABEL.match(choice).group(1) if LABEL.match(choice) else choice, option_text(choice))
             for choice in item["choices"]
@@ -176,11 +181,11 @@ class Answerer:
         known = {label: self.concept_of(text) for label, text in options}
         hits = [label for label, concept in known.items() if concept is not None and concept in asked]
         if hits:
-            return self.rng.choice(hits), True
+            return hits, True
         # An option recognised as a concept the stem does not name is another concept's.
         left = [label for label, concept in known.items() if concept is None or contains(item["stem"], concept)]
         informed = len(left) < len(options)
-        return self.rng.choice(left or [label for label, _ in options]), informed
+        return left or [label for label, _ in options], informed
 
     def answer_statement(self, item: dict[str, Any]) -> tuple[str, bool]:
         true, false = item["choices"][:2] if len(item["choices"]) >= 2 else ("True", "False")
@@ -199,6 +204,7 @@ class Figures:
     drawn: int = 0
     later: int = 0
     later_right: int = 0
+    later_expected: float = 0.0  # the answerer's chance of being right, over its own random picks
     later_chance: float = 0.0
     informed: int = 0
     by_type: Counter[str] = field(default_factory=Counter)
@@ -211,7 +217,8 @@ class Figures:
     examples: list[dict[str, Any]] = field(default_factory=list)
 
     def report(self) -> dict[str, Any]:
-        accuracy = self.later_right / self.later if self.later else None
+        accuracy = self.later_expected / self.later if self.later else None
+        picked = self.later_right / self.later if self.later else None
         chance = self.later_chance / self.later if self.later else None
         over = round(100 * (accuracy - chance), 1) if accuracy is not None and chance is not None else None
         spread = self.first_items
@@ -222,6 +229,7 @@ class Figures:
             "items_drawn_from_bank": self.drawn,
             "later_choice_items": self.later,
             "elimination_accuracy": round(accuracy, 4) if accuracy is not None else None,
+            "accuracy_of_the_picks_made": round(picked, 4) if picked is not None else None,
             "chance": round(chance, 4) if chance is not None else None,
             "points_over_chance": over,
             "target_points_over_chance": TARGET_POINTS,
@@ -311,6 +319,26 @@ def profiles() -> list[dict[str, Any]]:
     return list(newest.values())
 
 
+def expected_right(
+    item: dict[str, Any], result: dict[str, Any], candidates: list[str], informed: bool, right: bool
+) -> float:
+    """The answerer's chance of being right on `item`, over its own random pick: the share of the
+    labels it picks among that are the key (multiple choice), 1/2 for a true/false statement it
+    guesses, else its answer's outcome. Averaging these instead of its picks' outcomes takes the
+    luck of its random picks out of the figure (about +-6 points a run over some 250 items),
+    leaving what it recognised."""
+    if item["type"] == "true_false":
+        return float(right) if informed else 0.5
+    key = normalised(str((result.get("details") or {}).get("correct_answer") or ""))
+    keyed = [label_of(choice) for choice in item["choices"] if normalised(option_text(choice)) == key]
+    labels = [label_of(choice) for choice in item["choices"]]
+    if not keyed and len(key) == 1:
+        keyed = [label for label in labels if label.casefold() == key]
+    if not keyed:
+        return float(right)  # the key cannot be placed among the options: the pick's outcome
+    return sum(label in keyed for label in candidates) / len(candidates)
+
+
 def play_session(product: Product, user: str, session: str, category: str, figures: Figures) -> None:
     answerer = Answerer(random.Random(session))
     position = 0
@@ -324,8 +352,10 @@ def play_session(product: Product, user: str, session: str, category: str, figur
                 result = product.answer(user, session, item, "I am not sure.")
                 answerer.learn_item(item, result, None)
                 continue
+            candidates: list[str] = []
             if item["type"] == "multiple_choice":
-                picked, informed = answerer.answer_choice(item)
+                candidates, informed = answerer.candidates(item)
+                picked = answerer.rng.choice(candidates)
                 chance = 1 / len(item["choices"])
                 picked_text = next((option_text(c) for c in item["choices"] if c.startswith(f"{picked})")), None)
             else:
@@ -337,6 +367,7 @@ def play_session(product: Product, user: str, session: str, category: str, figur
                 figures.later += 1
                 figures.later_chance += chance
                 figures.later_right += right
+                figures.later_expected += expected_right(item, result, candidates, informed, right)
                 figures.informed += informed
                 figures.by_type[item["type"]] += 1
                 figures.right_by_type[item["type"]] += right

@@ -77,3 +77,22 @@ def test_a_small_run_reports_accuracy_beside_chance_and_the_spread(quick):
     )
     assert quick["same_profile_learners"] == 3
     assert 1 <= quick["distinct_first_items"] <= 3
+
+
+def test_the_figure_is_the_answerers_chance_over_its_own_random_pick():
+    """Each item counts the share of the options the answerer picks among that are the key, not
+    the outcome of the one pick it made: the luck of its random picks (about +-6 points a run)
+    leaves the figure; what it recognised stays."""
+    question = item("Which option describes clustering?", [NN, SL, RL, CL])
+    result = {"details": {"correct_answer": CL}}
+    assert elimination.expected_right(question, result, ["A", "B", "C", "D"], False, right=True) == 0.25
+    assert elimination.expected_right(question, result, ["B", "D"], True, right=False) == 0.5
+    assert elimination.expected_right(question, result, ["A", "B"], True, right=False) == 0.0
+    statement = item("True or false: clustering needs labels.", ["True", "False"], kind="true_false")
+    assert elimination.expected_right(statement, {}, [], False, right=True) == 0.5  # a guess
+    assert elimination.expected_right(statement, {}, [], True, right=True) == 1.0  # it knew
+    known = answerer()
+    known.learn("Neural network", NN)
+    known.learn("Supervised learning", SL)
+    candidates, informed = known.candidates(question)
+    assert (sorted(candidates), informed) == (["C", "D"], True)  # two options eliminated
