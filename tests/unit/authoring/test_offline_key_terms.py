@@ -125,6 +125,27 @@ def test_korean_key_terms_are_nouns_as_the_model_answer_writes_them():
     assert checked > 3000
 
 
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_key_term_the_stem_states_is_left_out_while_two_others_remain(language):
+    """An answer that only repeats the question ("가상 문서 임베딩(HyDE)의 개념과 핵심 요소를
+    설명하시오.") was credited with the key terms the stem states (HyDE, 임베딩) and scored 57. An
+    explanation's or a comparison's key terms are terms beyond the stem: at most one item in a
+    hundred keeps one the stem states (where fewer than two others were to be had)."""
+    from slea.grading.evidence import keywords_stated
+
+    items = kept = 0
+    for record in seed_records():
+        bank = ItemBank(request_for(record, language), random.Random(record.difficulty))
+        for item in [item for concept in bank.concepts for item in bank.concept_items(concept, 0)]:
+            if item.family not in {"sa_explain", "sa_compare"} or (draft := item.build()) is None:
+                continue
+            items += 1
+            kept += bool(keywords_stated(draft.stem, draft.correct_keywords))
+            assert len(draft.correct_keywords) >= 2 or kept, draft.stem
+    assert items > 2000
+    assert kept / items <= 0.01, (kept, items)
+
+
 def concept(name, definition, points, acronym="", domain="LLM"):
     return {"name": name, "acronym": acronym, "definition": definition, "key_points": points, "domain": domain}
 
@@ -178,8 +199,10 @@ def test_a_comparison_takes_its_key_terms_from_the_definition_its_model_answer_g
 def test_an_explanation_keeps_its_key_point_terms_and_acronym():
     (_, draft), *_ = [(i, d) for i, d in bank_items("sa_explain") if i.subject == "Retrieval-Augmented Generation"]
     assert draft is not None
-    # The acronym the record uses, then the most distinctive word of each key point.
-    assert draft.correct_keywords == ["RAG", "query", "text"]
+    # The most distinctive word of each key point; the acronym the record uses is left out here,
+    # the stem states it ("… (RAG) …"): repeating the question would earn it.
+    assert "(RAG)" in draft.stem
+    assert draft.correct_keywords == ["query", "text"]
     assert not unstated(draft)
 
 

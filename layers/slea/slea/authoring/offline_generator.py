@@ -500,7 +500,13 @@ class ItemBank:
         restates the model answer is never told it lacks one. A term the model answer does not
         state is left out; an item left with none is not built."""
         if keywords is None:
-            stated = keywords_stated(reference, self._keywords_of(concept, sources, per_source, names))[:MAX_KEY_TERMS]
+            candidates = keywords_stated(reference, self._keywords_of(concept, sources, per_source, names))
+            # A term the stem itself states ("HyDE" of "… 임베딩(HyDE)을 설명하시오") is no sign of
+            # knowing the answer: an answer that only repeats the question would be credited with
+            # it. Left out while two others remain.
+            in_stem = set(keywords_stated(stem, candidates))
+            beyond_stem = [term for term in candidates if term not in in_stem]
+            stated = (beyond_stem if len(beyond_stem) >= 2 else candidates)[:MAX_KEY_TERMS]
             if len(stated) < 2:  # too few to grade by: the concept's name too, as the model answer states it
                 stated = keywords_stated(reference, [*stated, concept.name])
         else:
