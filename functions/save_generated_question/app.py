@@ -1,8 +1,9 @@
 """Tool 5 save_generated_question.
 
 Single: the tool's parameters -> {question_id, round_id, saved_at, success} (or, when the write
-failed and the question went to the retry queue, success false and queued_for_retry true).
-Batch: {"questions": [<single>, ...]} -> {"results": [...], "saved", "queued_for_retry"}.
+failed and the question went to the retry queue, success false and queued_for_retry true; when
+it repeats a question withdrawn from the bank, success false, queued_for_retry false and an error).
+Batch: {"questions": [<single>, ...]} -> {"results": [...], "saved", "queued_for_retry", "withdrawn"}.
 """
 
 import gc

@@ -93,13 +93,24 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
             queued = runtime.invoke("save_generated_question", question(stem="What is a vector index?"))
         assert queued["success"] is False
-        # An account farm's round given the stem and key of a bank item: saved as its copy, and the
-        # item rests; the same, queued, by the retry worker.
+        # An account farm's round given the stem and key of a bank item: the item is read (in the
+        # bank), the question saved as its copy, and the item rests; the same, queued, by the retry
+        # worker (of another item: the first rests now).
         farm = {"question_id": str(uuid.uuid4()), "rest_reason": "farm"}
         assert runtime.invoke("save_generated_question", question(**farm))["success"]
+        short_answer = {"item_type": "short_answer", "choices": None, "correct_key": None}
         with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
-            farm_queued = question(question_id=str(uuid.uuid4()), rest_reason="farm")
+            farm_queued = question(
+                question_id=str(uuid.uuid4()), rest_reason="farm", correct_keywords=["RAG", "retrieval"], **short_answer
+            )
             assert runtime.invoke("save_generated_question", farm_queued)["success"] is False
+        # The rested item's stem and key again: refused (read, nothing written); the same, queued,
+        # dropped by the retry worker.
+        refused = runtime.invoke("save_generated_question", question(question_id=str(uuid.uuid4())))
+        assert (refused["success"], refused["queued_for_retry"]) == (False, False)
+        with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
+            withdrawn_queued = runtime.invoke("save_generated_question", question(question_id=str(uuid.uuid4())))
+        assert withdrawn_queued["queued_for_retry"] is True
 
         # Tool 6 by direct invocation: a stored multiple-choice question (explanation cache), a
         # stored short answer (the session's questions for the copy check), each retried once.
@@ -124,7 +135,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
 
         # The retry worker saves the queued question; redelivered, it finds it already saved.
         report = QueuePoller(runtime, "RetryQueue").drain(redeliver=lambda message: True)
-        assert report.deleted == 2  # Tool 5's queued saves
+        assert report.deleted == 3  # Tool 5's queued saves (one dropped: it repeats a withdrawn item)
         assert report.reported_failures == 0
 
     assert recorded.invoked == set(principals(cloud))

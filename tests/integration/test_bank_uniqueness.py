@@ -143,20 +143,21 @@ def test_a_retried_save_of_a_copy_is_the_same_copy(cloud, runtime):
 
 def test_a_retired_items_stem_and_key_never_join_the_bank_again(cloud, runtime):
     """Retirement takes the item out of the bank's index (review actions); its fingerprint stays,
-    so the same stem and key regenerated later is a copy of the retired item, never drawable."""
+    so the same stem and key regenerated later is refused (a copy would show the retired item
+    again: tests/integration/test_bank_withdrawn.py), never a new drawable item."""
     first = save(runtime)
     table = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
     table.update_item(
         Key={"question_id": first["question_id"]},
-        UpdateExpression="SET #status = :retired REMOVE bank_key",
+        UpdateExpression="SET #status = :retired, retired_at = :at, retired_category = :category REMOVE bank_key",
         ExpressionAttributeNames={"#status": "status"},
-        ExpressionAttributeValues={":retired": "retired"},
+        ExpressionAttributeValues={":retired": "retired", ":at": "2026-11-22T12:00:00Z", ":category": "LLM"},
     )
     later = save(runtime, round_id=OTHER_ROUND)
-    copy = stored(cloud)[later["question_id"]]
-    assert copy["item_id"] == first["question_id"]
-    assert "bank_key" not in copy
+    assert (later["success"], later["queued_for_retry"]) == (False, False)
+    assert list(stored(cloud)) == [first["question_id"]]
     assert not [item for item in stored(cloud).values() if "bank_key" in item]
+    assert list(fingerprints(cloud).values()) == [first["question_id"]]
 
 
 def test_a_transaction_conflict_is_tried_again_and_then_finds_the_winner(cloud, monkeypatch):
@@ -198,5 +199,8 @@ def test_an_account_farms_copy_rests_the_bank_item_it_repeats_and_another_copy_d
     assert repeated["rest_reason"] == "farm"
     assert stored(cloud)[farm["question_id"]]["item_id"] == first["question_id"]  # the round keeps it
     rested_at = repeated["rested_at"]
-    assert save(runtime, round_id=OTHER_ROUND, rest_reason="farm")["success"]  # again: the first rest stays
+    # Again: the item is withdrawn now (rested), so the repeat is refused; the first rest stays.
+    again = save(runtime, round_id=OTHER_ROUND, rest_reason="farm")
+    assert (again["success"], again["queued_for_retry"], again["question_id"]) == (False, False, None)
     assert stored(cloud)[first["question_id"]]["rested_at"] == rested_at
+    assert len(stored(cloud)) == 3  # the item, the ordinary copy, the farm's first copy

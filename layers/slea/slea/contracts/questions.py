@@ -169,7 +169,19 @@ class SaveQuestionQueued(Contract):
     queued_for_retry: Literal[True] = True
 
 
-SaveQuestionResult = SaveQuestionSaved | SaveQuestionQueued
+class SaveQuestionWithdrawn(Contract):
+    """Nothing was written and nothing is queued: the question's stem and key are those of a bank
+    item withdrawn from the bank (retired by a reviewer, or rested), which it would show again."""
+
+    question_id: None = None
+    round_id: str
+    saved_at: str = Field(description="when the save was refused")
+    success: Literal[False] = False
+    error: str
+    queued_for_retry: Literal[False] = False
+
+
+SaveQuestionResult = SaveQuestionSaved | SaveQuestionQueued | SaveQuestionWithdrawn
 
 MAX_BATCH_QUESTIONS = 50
 
@@ -184,6 +196,7 @@ class SaveQuestionsBatchResult(Contract):
     results: list[SaveQuestionResult] = Field(description="one per input question, in order")
     saved: int
     queued_for_retry: int
+    withdrawn: int = Field(default=0, description="refused: they repeat a question withdrawn from the bank")
 
 
 class RetryMessage(Contract):

@@ -479,6 +479,25 @@ def rest_repeated_for_farm(item_id: str, at: str) -> None:
                 raise
 
 
+def withdrawn(item_id: str) -> bool:
+    """Whether the bank item `item_id` was withdrawn from the bank: retired by a reviewer
+    (`retired_at`) or rested (`rested_at`: exposure, an account farm, a compromised key). Read only
+    when a new question's stem and key are found to be its (strongly consistent: a retirement just
+    made counts). An item gone is not withdrawn."""
+    with storage_errors("questions get"):
+        item = (
+            dynamodb(SAVE_TOOL)
+            .get_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"question_id": {"S": item_id}},
+                ConsistentRead=True,
+                ProjectionExpression="retired_at, rested_at",
+            )
+            .get("Item")
+        ) or {}
+    return "retired_at" in item or "rested_at" in item
+
+
 def join(question: dict[str, Any], fingerprint: str) -> Joined:
     """Write `question` (its own bank item) and claim `fingerprint` for it, all or nothing."""
     question_id = str(question["question_id"])

@@ -12,15 +12,17 @@ from slea.logic.generation import saving
 
 
 def save_generated_question(request: SaveQuestionInput) -> SaveQuestionResult:
-    """One question: saved, or queued for retry (`success: false, queued_for_retry: true`)."""
+    """One question: saved, queued for retry (`success: false, queued_for_retry: true`), or refused
+    because it repeats a question withdrawn from the bank (`success: false, queued_for_retry: false`)."""
     return saving.save_generated_question(request)
 
 
 def save_generated_questions(batch: SaveQuestionsBatchInput) -> SaveQuestionsBatchResult:
-    """`{"questions": [...]}`: each question saved (or queued) on its own."""
+    """`{"questions": [...]}`: each question saved (or queued, or refused) on its own."""
     return saving.save_generated_questions(batch)
 
 
 def save_from_retry_queue(message: RetryMessage) -> None:
-    """The retry worker's unit of work; raises so SQS redelivers (and finally dead-letters)."""
+    """The retry worker's unit of work; raises so SQS redelivers (and finally dead-letters); a
+    question repeating a withdrawn bank item is dropped."""
     saving.save_from_retry_queue(message)

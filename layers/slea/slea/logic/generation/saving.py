@@ -13,16 +13,28 @@ from slea.contracts.questions import (
     SaveQuestionSaved,
     SaveQuestionsBatchInput,
     SaveQuestionsBatchResult,
+    SaveQuestionWithdrawn,
     parse_round_id,
 )
 from slea.dal import bank, questions, retry_queue
 from slea.platform.clock import utc_now
-from slea.platform.errors import DataAccessError
+from slea.platform.errors import Conflict, DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 from slea.platform.settings import resource_name
 from slea.security import exposure, ids
 
 REVISE_LOW, REVISE_HIGH = REVISE_THRESHOLD
+REPEATS_WITHDRAWN = "repeats a question withdrawn from the bank"
+
+
+class RepeatsWithdrawn(Conflict):
+    """The question's stem and key are those of a bank item withdrawn from the bank (retired or
+    rested): saved as its copy it would show that item again, so nothing is written. Not a
+    storage failure: a retry would find the same, so it is never queued."""
+
+    def __init__(self, owner: str) -> None:
+        super().__init__("REPEATS_WITHDRAWN", REPEATS_WITHDRAWN)
+        self.owner = owner
 
 
 def question_item(
@@ -94,12 +106,17 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
     saved as a copy of it, so the round keeps its question and the item is calibrated in one
     place; a retired item's stem and key do not come back into the bank under a new id. A copy
     saved for an account farm's round (`rest_reason`) rests the item it copies, as a draw for the
-    farm would have."""
+    farm would have. If that item was withdrawn (retired or rested), a copy would show it again:
+    nothing is written and RepeatsWithdrawn is raised (the item is read only on this path)."""
     saved_at = utc_now()
     item = question_item(request, question_id, saved_at, placement)
     joined = bank.join(item, exposure.bank_fingerprint(exposure.stored_item(item)))
     existing = joined.existing
     if joined.owner is not None:
+        if bank.withdrawn(joined.owner):
+            logger.warning("stem and key of a withdrawn bank item: not saved", extra={"item_id": joined.owner})
+            metrics.add_metric(name="QuestionsRepeatingWithdrawn", unit="Count", value=1)
+            raise RepeatsWithdrawn(joined.owner)
         logger.info("stem and key already in the bank: saved as a copy", extra={"item_id": joined.owner})
         metrics.add_metric(name="QuestionsSavedAsCopies", unit="Count", value=1)
         existing = questions.put_new_question(as_copy_of(item, joined.owner))
@@ -127,6 +144,8 @@ def save_generated_question(request: SaveQuestionInput) -> SaveQuestionResult:
     question_id = question_id_of(request)
     try:
         saved_at = store(request, question_id)
+    except RepeatsWithdrawn as refused:
+        return SaveQuestionWithdrawn(round_id=request.round_id, saved_at=utc_now(), error=refused.message)
     except DataAccessError as error:
         queued_at = utc_now()
         message = RetryMessage(question_id=question_id, question=request, error=str(error), queued_at=queued_at)
@@ -146,11 +165,23 @@ def save_generated_questions(batch: SaveQuestionsBatchInput) -> SaveQuestionsBat
     """Each question is written (or queued) on its own: one failure never blocks the others."""
     results = [save_generated_question(question) for question in batch.questions]
     saved = sum(result.success for result in results)
-    return SaveQuestionsBatchResult(results=results, saved=saved, queued_for_retry=len(results) - saved)
+    queued = sum(isinstance(result, SaveQuestionQueued) for result in results)
+    return SaveQuestionsBatchResult(
+        results=results, saved=saved, queued_for_retry=queued, withdrawn=len(results) - saved - queued
+    )
 
 
 @tracer.capture_method
 def save_from_retry_queue(message: RetryMessage) -> None:
-    """The retry worker's unit of work; raises so SQS redelivers (and finally dead-letters)."""
-    store(message.question, message.question_id)
+    """The retry worker's unit of work; raises so SQS redelivers (and finally dead-letters). A
+    question that repeats a withdrawn bank item is dropped (deleted from the queue): redelivered,
+    it would be refused the same way."""
+    try:
+        store(message.question, message.question_id)
+    except RepeatsWithdrawn:
+        # `store` counted it (QuestionsRepeatingWithdrawn); the message is deleted, not redelivered.
+        logger.warning(
+            "queued question repeats a withdrawn bank item: dropped", extra={"question_id": message.question_id}
+        )
+        return
     metrics.add_metric(name="QuestionsSavedOnRetry", unit="Count", value=1)

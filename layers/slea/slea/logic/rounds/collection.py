@@ -131,7 +131,13 @@ def _mark_seen(plan: RoundPlan) -> None:
 def finish_round(request: FinishRoundInput) -> PipelineOutput:
     plan, progress = request.plan, request.plan.progress
     questions = list(plan.drawn)  # saved first, by PlanRound
+    refused = 0
     for item, saved in zip(progress.accepted, request.saved.results, strict=False):
+        # Tool 5 refused it (it repeats a question withdrawn from the bank): not served, and the
+        # round is one shorter rather than show the withdrawn item again.
+        if not saved.success and not saved.queued_for_retry:
+            refused += 1
+            continue
         questions.append(
             GeneratedQuestionOutput(
                 question_id=saved.question_id,
@@ -156,5 +162,5 @@ def finish_round(request: FinishRoundInput) -> PipelineOutput:
         questions=questions,
         total_generated=progress.total_generated,
         total_valid=len(questions),
-        total_rejected=progress.total_rejected,
+        total_rejected=progress.total_rejected + refused,
     )
