@@ -11,7 +11,13 @@ from slea.contracts.error_response import ErrorResponse
 from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
 from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.profile import GetUserProfileInput, UserProfile
-from slea.contracts.questions import SaveQuestionInput, SaveQuestionQueued, SaveQuestionSaved
+from slea.contracts.questions import (
+    SaveQuestionInput,
+    SaveQuestionQueued,
+    SaveQuestionSaved,
+    SaveQuestionsBatchResult,
+    SaveQuestionWithdrawn,
+)
 from slea.contracts.scoring import ScoreAnswerInput, ScoreAnswerOutput
 from slea.contracts.templates import SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionBatchInput, ValidateQuestionInput, ValidationResult
@@ -262,6 +268,22 @@ def test_save_input_defaults_and_result_shapes():
         "error": "boom",
         "queued_for_retry": True,
     }
+    refused = SaveQuestionWithdrawn(round_id="r", saved_at="t", error="repeats").model_dump()
+    assert refused == {**queued, "error": "repeats", "queued_for_retry": False}
+
+
+def test_a_batch_result_read_back_keeps_each_results_variant():
+    """FinishRound reads Tool 5's batch result from the execution's JSON: a refused question must
+    not read back as queued (it would be served as pending)."""
+    results = [
+        SaveQuestionSaved(question_id="q", round_id="r", saved_at="t"),
+        SaveQuestionQueued(round_id="r", saved_at="t", error="boom"),
+        SaveQuestionWithdrawn(round_id="r", saved_at="t", error="repeats"),
+    ]
+    batch = SaveQuestionsBatchResult(results=results, saved=1, queued_for_retry=1, withdrawn=1)
+    again = SaveQuestionsBatchResult.model_validate(batch.model_dump(mode="json"))
+    assert [type(result) for result in again.results] == [type(result) for result in results]
+    assert SaveQuestionsBatchResult.model_validate({"results": [], "saved": 0, "queued_for_retry": 0}).withdrawn == 0
 
 
 # ---------------------------------------------------------------- Tool 6
