@@ -100,6 +100,24 @@ def _pages(page_size: int, start_after: str | None) -> Iterator[tuple[list[dict[
         request["ExclusiveStartKey"] = last
 
 
+def _walked[Run: (Backfill, Stale)](
+    pages: Iterator[tuple[list[dict[str, Any]], str | None]],
+    done: Run,
+    progress: Callable[[Run], None] | None,
+    max_pages: int | None,
+) -> Iterator[list[dict[str, Any]]]:
+    """Each page's records, counted in `done`; once the caller has handled a page, `done.resume`
+    moves past it and `progress` is told, so a failure mid-page resumes at that page."""
+    for records, last in pages:
+        done.pages += 1
+        yield records
+        done.resume = last
+        if progress:
+            progress(done)
+        if max_pages is not None and done.pages >= max_pages:
+            return
+
+
 def is_bank_item(question: dict[str, Any]) -> bool:
     """A question that is its own bank item (a copy carries the id of the item it copies)."""
     return str(question.get("item_id") or question["question_id"]) == str(question["question_id"])
@@ -116,17 +134,11 @@ def backfill(
     done = Backfill(resume=start_after)
     seen: dict[str, str] = {}  # a dry run's claims, as if written: a later duplicate finds them
     try:
-        for questions, last in _pages(page_size, start_after):
-            done.pages += 1
+        for questions in _walked(_pages(page_size, start_after), done, progress, max_pages):
             done.questions += len(questions)
             for question in filter(is_bank_item, questions):
                 done.bank_items += 1
                 _claim(question, seen if dry_run else None, done)
-            done.resume = last
-            if progress:
-                progress(done)
-            if max_pages is not None and done.pages >= max_pages:
-                break
     except (DataAccessError, ClientError, BotoCoreError) as error:
         where = f"--start-after {done.resume}" if done.resume else "no --start-after (from the start)"
         raise cli.CommandError(f"{error}; the claims written stay: run again with {where}") from error
@@ -251,8 +263,7 @@ def stale_claims(
     it was read)."""
     done = Stale(resume=start_after)
     try:
-        for claims, last in _claim_pages(page_size, start_after):
-            done.pages += 1
+        for claims in _walked(_claim_pages(page_size, start_after), done, progress, max_pages):
             done.claims += len(claims)
             items = _items({str(claim.get("item_id")) for claim in claims})
             for claim in claims:
@@ -263,11 +274,6 @@ def stale_claims(
                 done.stale.append({"claim": entry, "item_id": str(claim.get("item_id")), "item": _state(item)})
                 if release and item is not None and _release(entry, item):
                     done.released += 1
-            done.resume = last
-            if progress:
-                progress(done)
-            if max_pages is not None and done.pages >= max_pages:
-                break
     except (DataAccessError, ClientError, BotoCoreError) as error:
         where = f"--start-after {done.resume}" if done.resume else "no --start-after (from the start)"
         raise cli.CommandError(f"{error}; run again with --stale and {where}") from error

@@ -141,7 +141,7 @@ def test_a_key_term_the_stem_states_is_left_out_while_two_others_remain(language
                 continue
             items += 1
             kept += bool(keywords_stated(draft.stem, draft.correct_keywords))
-            assert len(draft.correct_keywords) >= 2 or kept, draft.stem
+            assert len(draft.correct_keywords) >= 2, draft.stem  # leaving terms out never leaves too few
     assert items > 2000
     assert kept / items <= 0.01, (kept, items)
 
