@@ -12,6 +12,7 @@ from pathlib import Path
 import boto3
 import pytest
 
+from slea.logic.rounds.collection import REPEATS_WITHDRAWN_FEEDBACK
 from slea_local import REPO_ROOT
 from slea_local.cloud import LocalCloud
 from slea_local.runtime import LocalRuntime, QueuePoller, StreamPoller
@@ -111,6 +112,10 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         with faults.dynamodb("save_generated_question", "TransactWriteItems", error="InternalServerError"):
             withdrawn_queued = runtime.invoke("save_generated_question", question(question_id=str(uuid.uuid4())))
         assert withdrawn_queued["queued_for_retry"] is True
+        # A round's draft with that stem and key: collecting reads its claim and the holder, and
+        # asks for another question in its place.
+        collected = runtime.invoke("collect_round", _repeating_draft(planned, question()))
+        assert REPEATS_WITHDRAWN_FEEDBACK in collected["feedback"]
 
         # Tool 6 by direct invocation: a stored multiple-choice question (explanation cache), a
         # stored short answer (the session's questions for the copy check), each retried once.
@@ -142,6 +147,30 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
     findings = recorded.findings(check_unused=True)
     assert not findings.missing, "\n" + findings.report()
     assert not findings.unused, "\n" + findings.report()
+
+
+def _repeating_draft(plan, saved):
+    """A collection step's input: the round `plan` with one valid draft, the Tool 5 question
+    `saved` as the writer would have drafted it."""
+    draft = {
+        "question_id": str(uuid.uuid4()),
+        "type": saved["item_type"],
+        "stem": saved["stem"],
+        "choices": saved["choices"],
+        "correct_answer": saved["correct_key"],
+        "explanation": saved["explanation"],
+        "difficulty": saved["difficulty"],
+    }
+    verdict = {
+        "is_valid": True,
+        "score": 0.9,
+        "rule_score": 0.9,
+        "final_score": 0.9,
+        "feedback": "",
+        "issues": [],
+        "recommendation": "pass",
+    }
+    return {"plan": plan, "questions": [draft], "verdicts": [verdict]}
 
 
 def _mcp_tools(step_functions, cloud, faults):

@@ -352,8 +352,10 @@ def test_an_item_whose_key_reached_the_limit_rests_and_its_slot_is_generated(ban
     from_bank = {stored(cloud)[q["question_id"]]["item_id"] for q in execution.output["questions"] if q["from_bank"]}
     assert resting not in from_bank
     # The rested item's slot is generated: the round is whole, and the new item joins the bank.
+    # (The writer may write the rested item's stem and key again: asked again for that one.)
     assert len(execution.output["questions"]) == 4
-    assert generation_calls[calls:] == [1]
+    assert generation_calls[calls:][:1] == [1]
+    assert set(generation_calls[calls:]) == {1}
     generated = [q["question_id"] for q in execution.output["questions"] if not q["from_bank"]]
     assert stored(cloud)[generated[0]]["bank_key"] == "technical#en"
 

@@ -1,7 +1,8 @@
 """A generated question whose stem and key a withdrawn bank item holds (retired by a reviewer, or
-rested: exposure, an account farm, a compromised key) is not served: Tool 5 writes nothing and
-says so (not queued for retry), the retry worker drops such a message, and a round shows one
-question fewer rather than the withdrawn item again. A repeat of an item still in the bank is
+rested: exposure, an account farm, a compromised key) is not served: a round's writer is asked for
+another question in its place before anything is saved; Tool 5 writes nothing and says so (not
+queued for retry), the retry worker drops such a message, and a round whose check could not be
+made shows one question fewer rather than the withdrawn item again. A repeat of an item still in the bank is
 saved as its copy, as before (tests/integration/test_bank_uniqueness.py)."""
 
 import uuid
@@ -11,6 +12,7 @@ import pytest
 from slea.dal import bank as bank_store
 from slea.llm.offline import OfflineProvider
 from slea.logic.generation.saving import REPEATS_WITHDRAWN
+from slea.logic.rounds.collection import REPEATS_WITHDRAWN_FEEDBACK
 from slea_local.runtime import QueuePoller
 from tests.integration.test_bank_farm import another_profile
 from tests.integration.test_bank_rounds import bank, run, table  # noqa: F401 (fixture)
@@ -129,14 +131,16 @@ def test_the_retry_worker_drops_a_queued_repeat_of_an_item_withdrawn_meanwhile(c
 # ---------------------------------------------------------------- a round on the state machine
 @pytest.fixture
 def writer(monkeypatch):
-    """The offline writer, recording its drafts by session; `repeat` (set by a test) replaces the
-    first draft of its type in the next batch: the model writing a withdrawn item's stem and key."""
-    state = {"drafts": {}, "repeat": None}
+    """The offline writer, recording its drafts and requests by session; `repeat` (set by a test)
+    replaces the first draft of its type in the next batch: the model writing a withdrawn item's
+    stem and key."""
+    state = {"drafts": {}, "requests": {}, "repeat": None}
     real = OfflineProvider.generate_questions
 
     def writing(self, request, count):
         batch = real(self, request, count)
         state["drafts"].setdefault(request.session_id, []).extend(batch.questions)
+        state["requests"].setdefault(request.session_id, []).append(request)
         repeat = state["repeat"]
         if repeat is not None:
             drafts = list(batch.questions)
@@ -149,16 +153,24 @@ def writer(monkeypatch):
     return state
 
 
-@pytest.mark.parametrize("how", ["retired", "exposure"])
-def test_a_rounds_draft_repeating_a_withdrawn_item_is_not_served(bank, writer, how):  # noqa: F811 - the fixture
+def _seeded_and_withdrawn(bank, writer, how):  # noqa: F811 - the fixture
+    """A round of four generated for another account, every item then withdrawn (the next round is
+    all generated); returns its first item and the draft it was saved from."""
     cloud = bank.runtime.cloud
     seeder = str(uuid.uuid4())
     another_profile(cloud, seeder, "Author")
     seeded = run(bank, seeder, "sess_seed", count=4).output["questions"]
-    for item in seeded:  # every seeded item out of the bank: the next round is all generated
+    for item in seeded:
         withdraw(cloud, item["question_id"], how)
     target = seeded[0]
     (draft,) = [draft for draft in writer["drafts"]["sess_seed"] if draft.stem == target["stem"]]
+    return target, draft
+
+
+@pytest.mark.parametrize("how", ["retired", "exposure"])
+def test_a_rounds_draft_repeating_a_withdrawn_item_is_written_again(bank, writer, how):  # noqa: F811 - the fixture
+    cloud = bank.runtime.cloud
+    target, draft = _seeded_and_withdrawn(bank, writer, how)
     # A retired stem is avoided word for word by the next round's writer; written otherwise, its
     # stem and key are still the retired item's.
     respaced = draft.model_copy(update={"stem": draft.stem.replace(" ", "  ", 1)})
@@ -169,11 +181,76 @@ def test_a_rounds_draft_repeating_a_withdrawn_item_is_not_served(bank, writer, h
     another_profile(cloud, later, "Analyst")
     output = run(bank, later, "sess_later", count=4).output
     assert writer["repeat"] is None  # the writer did repeat it
+    # Found when the round's valid drafts were collected, before any save: the writer was asked
+    # for another question in its place, told why, and the round is whole.
+    requests = writer["requests"]["sess_later"]
+    assert len(requests) >= 2
+    assert REPEATS_WITHDRAWN_FEEDBACK in requests[1].feedback
+    assert writer["repeat"] is None
     shown = output["questions"]
-    assert len(shown) == 3  # one question fewer, none of them the withdrawn item
-    assert output["total_valid"] == 3
+    assert len(shown) == 4
+    assert output["total_rejected"] >= 1
     assert not any(question["queued_for_retry"] for question in shown)
     after = stored(cloud)
     assert not {after[question["question_id"]].get("item_id") for question in shown} & {target["question_id"]}
-    assert len(after) == len(before) + 3  # no copy of the withdrawn item
+    assert len(after) == len(before) + 4  # no copy of the withdrawn item
     assert after[target["question_id"]] == before[target["question_id"]]  # it stays withdrawn
+
+
+def test_a_draft_repeating_an_item_still_in_the_bank_is_kept_and_saved_as_its_copy(bank, writer):  # noqa: F811
+    cloud = bank.runtime.cloud
+    seeder = str(uuid.uuid4())
+    another_profile(cloud, seeder, "Author")
+    seeded = run(bank, seeder, "sess_seed", count=4).output["questions"]
+    for item in seeded[1:]:  # out of the bank, so the next round's slots are generated
+        withdraw(cloud, item["question_id"], "retired")
+    # The first item stays in the bank but leaves its index (not drawn): its stem and key may be
+    # written again, and are kept.
+    kept = seeded[0]["question_id"]
+    table(cloud, "QuestionsTable").update_item(Key={"question_id": kept}, UpdateExpression="REMOVE bank_key")
+    (draft,) = [draft for draft in writer["drafts"]["sess_seed"] if draft.stem == seeded[0]["stem"]]
+    writer["repeat"] = draft
+    later = str(uuid.uuid4())
+    another_profile(cloud, later, "Analyst")
+    output = run(bank, later, "sess_later", count=4).output
+    assert writer["repeat"] is None
+    assert all(REPEATS_WITHDRAWN_FEEDBACK not in request.feedback for request in writer["requests"]["sess_later"])
+    copies = [q for q in output["questions"] if stored(cloud)[q["question_id"]].get("item_id") == kept]
+    assert [q["stem"] for q in copies] == [draft.stem]
+
+
+def test_collecting_reads_the_claims_once_and_their_holders_only_when_a_claim_is_held(bank, writer, monkeypatch):  # noqa: F811
+    reads = []
+    real = bank_store.batch_get
+
+    def counted(client, request, operation, rounds=None):
+        reads.append(operation)
+        return real(client, request, operation, rounds)
+
+    monkeypatch.setattr(bank_store, "batch_get", counted)
+    cloud = bank.runtime.cloud
+    _, draft = _seeded_and_withdrawn(bank, writer, "retired")
+    # Nothing in the bank yet: each pass reads the claims, none is held, no holder is read.
+    assert reads == ["bank fingerprints get"] * len(writer["requests"]["sess_seed"])
+    reads.clear()
+    writer["repeat"] = draft.model_copy(update={"stem": draft.stem.replace(" ", "  ", 1)})
+    later = str(uuid.uuid4())
+    another_profile(cloud, later, "Analyst")
+    run(bank, later, "sess_later", count=4)
+    passes = len(writer["requests"]["sess_later"])
+    assert reads[:2] == ["bank fingerprints get", "bank holders get"]  # the repeat's holder is read
+    assert reads.count("bank fingerprints get") == passes
+
+
+def test_a_failed_check_keeps_the_round_going_and_tool_5_still_refuses_the_repeat(bank, writer, faults):  # noqa: F811
+    cloud = bank.runtime.cloud
+    target, draft = _seeded_and_withdrawn(bank, writer, "exposure")
+    writer["repeat"] = draft
+    later = str(uuid.uuid4())
+    another_profile(cloud, later, "Analyst")
+    with faults.dynamodb("collect_round", "BatchGetItem", error="InternalServerError"):
+        output = run(bank, later, "sess_later", count=4).output
+    assert writer["repeat"] is None
+    shown = output["questions"]
+    assert len(shown) <= 3  # the repeat was kept unchecked, and refused when saved: one fewer
+    assert not {stored(cloud)[question["question_id"]].get("item_id") for question in shown} & {target["question_id"]}

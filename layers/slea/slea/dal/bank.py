@@ -56,7 +56,7 @@ from botocore.exceptions import ClientError
 
 from slea.dal.abilities import TABLE_VARIABLE as ABILITIES_VARIABLE
 from slea.dal.questions import OPEN, TABLE_VARIABLE, bank_key
-from slea.dal.wire_format import from_item, to_item
+from slea.dal.wire_format import batch_get, from_item, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
@@ -84,6 +84,8 @@ __all__ = [
     "rest_repeated_for_farm",
     "stored_copy",
     "window",
+    "withdrawn",
+    "withdrawn_among",
 ]
 SAVE_TOOL = "save_generated_question"  # joining the bank is a save: the saving functions' budget
 FINGERPRINT_ENTRY = "item#"
@@ -496,6 +498,50 @@ def withdrawn(item_id: str) -> bool:
             .get("Item")
         ) or {}
     return "retired_at" in item or "rested_at" in item
+
+
+COLLECT_TOOL = "collect_round"
+# A round's drafts per pass are at most a round's length (20): one request of each read is plenty.
+BATCH_KEYS_MAX = 100
+UNPROCESSED_ROUNDS = 3
+
+
+def withdrawn_among(fingerprints: list[str], tool: str = COLLECT_TOOL) -> set[str]:
+    """Those of `fingerprints` (bank fingerprints of a round's drafts) that a bank item withdrawn
+    from the bank holds (retired, or rested): two BatchGetItems at most, the claims and then their
+    holders (none when no draft repeats a bank item). A draft found here is written again before
+    it is saved; keys DynamoDB leaves unprocessed count as not withdrawn, since Tool 5 refuses such
+    a repeat anyway (`withdrawn`), at the cost of a shorter round."""
+    wanted = list(dict.fromkeys(fingerprints))[:BATCH_KEYS_MAX]
+    if not wanted:
+        return set()
+    claims_table = resource_name(ABILITIES_VARIABLE)
+    claims_request = {
+        claims_table: {"Keys": [fingerprint_key(fingerprint) for fingerprint in wanted], "ConsistentRead": True}
+    }
+    found, _ = batch_get(dynamodb(tool), claims_request, "bank fingerprints get", rounds=UNPROCESSED_ROUNDS)
+    holders = {
+        str(record["entry"]).removeprefix(FINGERPRINT_ENTRY): str(record["item_id"])
+        for record in map(from_item, found.get(claims_table, []))
+        if record.get("item_id")
+    }
+    if not holders:
+        return set()
+    table = resource_name(TABLE_VARIABLE)
+    holders_request = {
+        table: {
+            "Keys": [{"question_id": {"S": item_id}} for item_id in sorted(set(holders.values()))],
+            "ConsistentRead": True,
+            "ProjectionExpression": "question_id, retired_at, rested_at",
+        }
+    }
+    found, _ = batch_get(dynamodb(tool), holders_request, "bank holders get", rounds=UNPROCESSED_ROUNDS)
+    gone = {
+        str(item["question_id"])
+        for item in map(from_item, found.get(table, []))
+        if "retired_at" in item or "rested_at" in item
+    }
+    return {fingerprint for fingerprint, item_id in holders.items() if item_id in gone}
 
 
 def join(question: dict[str, Any], fingerprint: str) -> Joined:

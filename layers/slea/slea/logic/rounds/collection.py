@@ -10,9 +10,15 @@ from slea.contracts.generation import DraftQuestion, IdentifiedDraft
 from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.questions import TOPICS_MAX, SaveQuestionInput, normalised_topic
 from slea.contracts.round import AcceptedQuestion, CollectRoundInput, FinishRoundInput, RoundPlan, RoundProgress
+from slea.dal import bank
+from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 from slea.security import exposure
 from slea.security.exposure import SessionContext, drafted_item
+
+# The feedback for a draft whose stem and key a withdrawn bank item holds: the writer is asked for
+# another question in its place (Tool 5 would refuse to save it: the round would be one short).
+REPEATS_WITHDRAWN_FEEDBACK = "Repeats a question withdrawn from the bank: write a different question"
 
 
 def _save_request(draft: IdentifiedDraft, score: float, plan: RoundPlan) -> SaveQuestionInput:
@@ -46,6 +52,16 @@ def _topics(draft: IdentifiedDraft, plan: RoundPlan) -> list[str]:
     return list(dict.fromkeys(topics))[:TOPICS_MAX]
 
 
+def _withdrawn_repeats(drafts: list[IdentifiedDraft]) -> set[str]:
+    """The bank fingerprints of `drafts` that a withdrawn bank item holds (dal/bank.py
+    `withdrawn_among`). Best effort: if the read fails, Tool 5 still refuses such a repeat."""
+    try:
+        return bank.withdrawn_among([exposure.bank_fingerprint(drafted_item(draft)) for draft in drafts])
+    except DataAccessError as error:
+        logger.warning("withdrawn bank items not checked", extra={"reason": str(error), "drafts": len(drafts)})
+        return set()
+
+
 @tracer.capture_method
 def collect_round(request: CollectRoundInput) -> RoundProgress:
     plan, progress = request.plan, request.plan.progress
@@ -60,10 +76,17 @@ def collect_round(request: CollectRoundInput) -> RoundProgress:
     # allows: refusing it here would only shorten rounds from a small record.)
     context = SessionContext(progress.exposure)
     kept: list[ShownItem] = []
+    # A draft repeating a withdrawn bank item's stem and key is written again in its place.
+    withdrawn = _withdrawn_repeats(
+        [draft for draft, verdict in zip(request.questions, request.verdicts, strict=False) if verdict.is_valid]
+    )
     for draft, verdict in zip(request.questions, request.verdicts, strict=False):
         issues = list(verdict.issues)
         shown = drafted_item(draft)
-        if (
+        if verdict.is_valid and exposure.bank_fingerprint(shown) in withdrawn:
+            issues.append(REPEATS_WITHDRAWN_FEEDBACK)
+            metrics.add_metric(name="DraftsRepeatingWithdrawn", unit="Count", value=1)
+        elif (
             verdict.is_valid
             and len(accepted) < wanted
             and (conflict := context.conflict(shown, strict=False)) is not None
