@@ -52,11 +52,11 @@ def _topics(draft: IdentifiedDraft, plan: RoundPlan) -> list[str]:
     return list(dict.fromkeys(topics))[:TOPICS_MAX]
 
 
-def _withdrawn_repeats(drafts: list[IdentifiedDraft]) -> set[str]:
+def _withdrawn_repeats(drafts: list[ShownItem]) -> set[str]:
     """The bank fingerprints of `drafts` that a withdrawn bank item holds (dal/bank.py
     `withdrawn_among`). Best effort: if the read fails, Tool 5 still refuses such a repeat."""
     try:
-        return bank.withdrawn_among([exposure.bank_fingerprint(drafted_item(draft)) for draft in drafts])
+        return bank.withdrawn_among([exposure.bank_fingerprint(draft) for draft in drafts])
     except DataAccessError as error:
         logger.warning("withdrawn bank items not checked", extra={"reason": str(error), "drafts": len(drafts)})
         return set()
@@ -76,13 +76,14 @@ def collect_round(request: CollectRoundInput) -> RoundProgress:
     # allows: refusing it here would only shorten rounds from a small record.)
     context = SessionContext(progress.exposure)
     kept: list[ShownItem] = []
+    judged = [
+        (draft, verdict, drafted_item(draft))
+        for draft, verdict in zip(request.questions, request.verdicts, strict=False)
+    ]
     # A draft repeating a withdrawn bank item's stem and key is written again in its place.
-    withdrawn = _withdrawn_repeats(
-        [draft for draft, verdict in zip(request.questions, request.verdicts, strict=False) if verdict.is_valid]
-    )
-    for draft, verdict in zip(request.questions, request.verdicts, strict=False):
+    withdrawn = _withdrawn_repeats([shown for _, verdict, shown in judged if verdict.is_valid])
+    for draft, verdict, shown in judged:
         issues = list(verdict.issues)
-        shown = drafted_item(draft)
         if verdict.is_valid and exposure.bank_fingerprint(shown) in withdrawn:
             issues.append(REPEATS_WITHDRAWN_FEEDBACK)
             metrics.add_metric(name="DraftsRepeatingWithdrawn", unit="Count", value=1)
