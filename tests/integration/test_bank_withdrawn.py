@@ -5,6 +5,7 @@ queued for retry), the retry worker drops such a message, and a round whose chec
 made shows one question fewer rather than the withdrawn item again. A repeat of an item still in the bank is
 saved as its copy, as before (tests/integration/test_bank_uniqueness.py)."""
 
+import itertools
 import uuid
 
 import pytest
@@ -186,7 +187,6 @@ def test_a_rounds_draft_repeating_a_withdrawn_item_is_written_again(bank, writer
     requests = writer["requests"]["sess_later"]
     assert len(requests) >= 2
     assert REPEATS_WITHDRAWN_FEEDBACK in requests[1].feedback
-    assert writer["repeat"] is None
     shown = output["questions"]
     assert len(shown) == 4
     assert output["total_rejected"] >= 1
@@ -230,8 +230,9 @@ def test_collecting_reads_the_claims_once_and_their_holders_only_when_a_claim_is
     monkeypatch.setattr(bank_store, "batch_get", counted)
     cloud = bank.runtime.cloud
     _, draft = _seeded_and_withdrawn(bank, writer, "retired")
-    # Nothing in the bank yet: each pass reads the claims, none is held, no holder is read.
-    assert reads == ["bank fingerprints get"] * len(writer["requests"]["sess_seed"])
+    # Nothing in the bank yet: a pass reads the claims, none is held, no holder is read.
+    assert set(reads) == {"bank fingerprints get"}
+    assert len(reads) <= len(writer["requests"]["sess_seed"])
     reads.clear()
     writer["repeat"] = draft.model_copy(update={"stem": draft.stem.replace(" ", "  ", 1)})
     later = str(uuid.uuid4())
@@ -239,7 +240,12 @@ def test_collecting_reads_the_claims_once_and_their_holders_only_when_a_claim_is
     run(bank, later, "sess_later", count=4)
     passes = len(writer["requests"]["sess_later"])
     assert reads[:2] == ["bank fingerprints get", "bank holders get"]  # the repeat's holder is read
-    assert reads.count("bank fingerprints get") == passes
+    # At most one claims read a pass (none for a pass with no valid draft), and a holders read only
+    # right after a claims read that found a claim.
+    assert reads.count("bank fingerprints get") <= passes
+    assert all(
+        earlier == "bank fingerprints get" for earlier, read in itertools.pairwise(reads) if read == "bank holders get"
+    )
 
 
 def test_a_failed_check_keeps_the_round_going_and_tool_5_still_refuses_the_repeat(bank, writer, faults):  # noqa: F811
