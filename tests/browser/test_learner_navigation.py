@@ -164,13 +164,15 @@ def test_an_answer_given_in_another_tab_shows_what_was_recorded_there(server, ne
         page.fill("#short-answer", "이 탭에서 쓴 답입니다.")
     else:
         page.locator("button.choice").last.click()
-    page.click("#submit-answer")
+    with page.expect_response(lambda response: "/answers" in response.url) as answered:
+        page.click("#submit-answer")
     _screen(page, "feedback")
-    assert statuses == [409]  # ALREADY_ANSWERED
+    assert answered.value.status == 409  # ALREADY_ANSWERED
     assert page.inner_text("#error") == "이 문항은 다른 탭이나 기기에서 이미 답했습니다. 기록된 답을 보여 드립니다."
     assert page.inner_text("#feedback-details") == recorded
     assert stem in recorded
     shot(page, "navigation-answered-elsewhere-laptop")
     page.click("#next")
     _screen(page, "question")
+    assert statuses == [409]  # one request, the refused answer (listeners run late: checked here)
     assert page.inner_text("#question-title") == "2문항 중 2번"

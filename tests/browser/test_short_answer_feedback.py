@@ -36,15 +36,8 @@ def _only_short_answers(page: Any) -> None:
     page.route("**/sessions/*/rounds", narrowed)
 
 
-def _graded_responses(page: Any) -> list[dict[str, Any]]:
-    graded: list[dict[str, Any]] = []
-
-    def keep(response: Any) -> None:
-        if response.request.method == "POST" and response.url.endswith("/answers") and response.ok:
-            graded.append(response.json())
-
-    page.on("response", keep)
-    return graded
+def _is_answer(response: Any) -> bool:
+    return response.request.method == "POST" and response.url.endswith("/answers")
 
 
 def _is_whole_word(term: str, text: str) -> bool:
@@ -72,15 +65,17 @@ def test_a_typed_answer_is_told_what_it_is_missing_why_its_score_and_once_that_i
     page = korean_page(viewport) if language == "ko" else new_page(viewport)
     _sign_in(page, server, language)
     _only_short_answers(page)
-    graded = _graded_responses(page)
     start_round(page, 1)
     assert page.is_visible("#short")
     # The question restated: an answer the grader never finalises (a reviewer decides), which
     # names few of the key terms.
     page.fill("#short-answer", page.inner_text("#stem"))
-    page.click("#submit-answer")
+    # Waited for with the click (a "response" listener may run after the page shows the feedback).
+    with page.expect_response(_is_answer) as answered:
+        page.click("#submit-answer")
     page.wait_for_selector("#feedback", state="visible")
-    result = graded[-1]
+    assert answered.value.ok
+    result = answered.value.json()
     details = result["details"]
     labels = LABELS[language]
 
