@@ -481,6 +481,14 @@ def rest_repeated_for_farm(item_id: str, at: str) -> None:
                 raise
 
 
+# Set on a bank item withdrawn from the bank: retired by a reviewer, or rested.
+WITHDRAWN_FIELDS = ("retired_at", "rested_at")
+
+
+def _is_withdrawn(item: dict[str, Any]) -> bool:
+    return any(field in item for field in WITHDRAWN_FIELDS)
+
+
 def withdrawn(item_id: str) -> bool:
     """Whether the bank item `item_id` was withdrawn from the bank: retired by a reviewer
     (`retired_at`) or rested (`rested_at`: exposure, an account farm, a compromised key). Read only
@@ -493,11 +501,11 @@ def withdrawn(item_id: str) -> bool:
                 TableName=resource_name(TABLE_VARIABLE),
                 Key={"question_id": {"S": item_id}},
                 ConsistentRead=True,
-                ProjectionExpression="retired_at, rested_at",
+                ProjectionExpression=", ".join(WITHDRAWN_FIELDS),
             )
             .get("Item")
         ) or {}
-    return "retired_at" in item or "rested_at" in item
+    return _is_withdrawn(item)
 
 
 COLLECT_TOOL = "collect_round"
@@ -532,15 +540,11 @@ def withdrawn_among(fingerprints: list[str], tool: str = COLLECT_TOOL) -> set[st
         table: {
             "Keys": [{"question_id": {"S": item_id}} for item_id in sorted(set(holders.values()))],
             "ConsistentRead": True,
-            "ProjectionExpression": "question_id, retired_at, rested_at",
+            "ProjectionExpression": ", ".join(("question_id", *WITHDRAWN_FIELDS)),
         }
     }
     found, _ = batch_get(dynamodb(tool), holders_request, "bank holders get", rounds=UNPROCESSED_ROUNDS)
-    gone = {
-        str(item["question_id"])
-        for item in map(from_item, found.get(table, []))
-        if "retired_at" in item or "rested_at" in item
-    }
+    gone = {str(item["question_id"]) for item in map(from_item, found.get(table, [])) if _is_withdrawn(item)}
     return {fingerprint for fingerprint, item_id in holders.items() if item_id in gone}
 
 

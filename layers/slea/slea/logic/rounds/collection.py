@@ -10,7 +10,7 @@ from slea.contracts.generation import DraftQuestion, IdentifiedDraft
 from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.questions import TOPICS_MAX, SaveQuestionInput, normalised_topic
 from slea.contracts.round import AcceptedQuestion, CollectRoundInput, FinishRoundInput, RoundPlan, RoundProgress
-from slea.dal import bank
+from slea.dal import abilities, bank
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 from slea.security import exposure
@@ -129,11 +129,8 @@ def _mark_seen(plan: RoundPlan) -> None:
     """The generated items join the learner's seen items, so the bank never offers them back to
     this learner (the drawn ones were marked when drawn), and the round's items (drawn and
     generated) join the learner's recent fingerprints, which a practice round in a later session
-    avoids whatever their ids (security/exposure.py). Best effort: the round is ready anyway.
-    Imported here: only a round with a learner writes, and a failure must not lose the round."""
-    from slea.dal import abilities  # noqa: PLC0415
-    from slea.platform.errors import DataAccessError  # noqa: PLC0415
-
+    avoids whatever their ids (security/exposure.py). Best effort: a failure must not lose the
+    round, which is ready anyway."""
     generated = [item.draft.question_id for item in plan.progress.accepted]  # saved or queued: its id is fixed
     if not plan.user_id:
         return
