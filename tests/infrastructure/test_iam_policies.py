@@ -38,6 +38,9 @@ TABLE = "arn:aws:dynamodb:us-east-1:123456789012:table/questions"
 
 
 # ---------------------------------------------------------------- the template, driven end to end
+PLACED = "6a1c8e2f-3b4d-4c5e-8f9a-0b1c2d3e4f5a"  # a learner who takes a placement test
+
+
 def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functions, faults):
     runtime: LocalRuntime = step_functions.runtime
     cloud = runtime.cloud
@@ -72,6 +75,7 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         _mcp_tools(step_functions, cloud, faults)
         _issue_12_routes(http, cloud, session, questions)
         _calibration(http, step_functions)
+        _placement(http, step_functions)
 
         # A learner with Alice's interests is served round 1's items from the bank: copies saved
         # and counted in one transaction; the retried plan finds them (tests/integration/test_bank_rounds.py).
@@ -391,6 +395,25 @@ def cold_parameters():
     DEFAULT_PROVIDERS.clear()
     yield DEFAULT_PROVIDERS
     DEFAULT_PROVIDERS.clear()
+
+
+def _placement(http, step_functions):
+    """A placement test: its session (the survey's prior read), its next question (the session's
+    questions and attempts, the learner's ability, the bank's window and counter, the copy saved
+    and counted in one transaction, the item marked seen; a thin bank starts a fill), an answer,
+    and the next step."""
+    status, _, created = http("POST", "/sessions", {"purpose": "placement", "category": "technical"}, PLACED)
+    assert status == 201, created
+    session = created["session_id"]
+    status, _, step = http("POST", f"/sessions/{session}/next", None, PLACED)
+    assert status in {200, 503}, step
+    step_functions.wait_for_running()
+    status, _, step = http("POST", f"/sessions/{session}/next", None, PLACED)
+    assert status == 200, step
+    assert step["question"], step
+    answer = {"question_id": step["question"]["question_id"], "user_answer": "A"}
+    assert http("POST", f"/sessions/{session}/answers", answer, PLACED)[0] == 200
+    assert http("POST", f"/sessions/{session}/next", None, PLACED)[0] == 200
 
 
 def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkeypatch, cold_parameters):

@@ -260,6 +260,7 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("POST", "/sessions"),
         ("GET", "/sessions"),
         ("POST", "/sessions/{session_id}/rounds"),
+        ("POST", "/sessions/{session_id}/next"),
         ("GET", "/sessions/{session_id}/questions"),
         ("POST", "/sessions/{session_id}/answers"),
         ("GET", "/sessions/{session_id}/attempts"),

@@ -9,6 +9,8 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 from slea.contracts.error_response import ErrorResponse
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import (
+    CreateSessionRequest,
+    PlacementNext,
     ReportAccepted,
     ReportRequest,
     RoundStarted,
@@ -49,11 +51,11 @@ router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
         },
     },
 )
-def create_session() -> SessionCreated:
+def create_session(request: Annotated[CreateSessionRequest | None, Body()] = None) -> SessionCreated:
     who = caller(router)
     # The learner's name as their token gives it, for reviewers' record (sanitised: shown to others).
     claims = router.current_event.request_context.authorizer.jwt_claim
-    return sessions.create_session(who, display_name(claims, who) if claims else None)
+    return sessions.create_session(who, display_name(claims, who) if claims else None, request)
 
 
 @router.get(
@@ -93,6 +95,21 @@ def list_sessions(
 )
 def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Body()]) -> RoundStarted:
     return sessions.start_round(session_id, caller(router), request)
+
+
+@router.post(
+    "/sessions/<session_id>/next",
+    summary="A placement test's next question (the same until it is answered), or its result once it stops",
+    responses={
+        **responses(200, PlacementNext, "The next question with the test's progress, or the result"),
+        409: {
+            "description": "The session is not a placement test (NOT_A_PLACEMENT) or was closed (SESSION_CLOSED)",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def next_question(session_id: SessionId) -> PlacementNext:
+    return sessions.next_placement_question(session_id, caller(router))
 
 
 @router.get(

@@ -32,6 +32,11 @@ class RoundRequest(Contract):
         description="practice: items the learner answers about 70% of the time (the deployment's setting); "
         "placement: 50%, the most informative",
     )
+    fill_bank: bool = Field(
+        default=False,
+        description="write items for the bank only (a placement test found it thin): nothing is drawn from the bank "
+        "and nothing is marked seen for the learner, who is only the survey the items are written for",
+    )
 
 
 class AcceptedQuestion(Contract):

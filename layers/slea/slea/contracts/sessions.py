@@ -32,6 +32,7 @@ class SessionCreated(Contract):
     """POST /sessions: a new session of the caller's, with an id the server chose."""
 
     session_id: str = Field(examples=["3f2b6c1e-9a4d-4e8b-b1f7-0c5d2a9e7f31"])
+    purpose: Literal["practice", "placement"] = "practice"
 
 
 class RoundStarted(Contract):
@@ -145,3 +146,68 @@ class ReportRequest(Contract):
 class ReportAccepted(Contract):
     question_id: str
     reported: Literal[True] = True
+
+
+SessionPurpose = Literal["practice", "placement"]
+
+
+class CreateSessionRequest(Contract):
+    """POST /sessions (the body is optional: without one, a practice session)."""
+
+    purpose: SessionPurpose = Field(
+        default="practice",
+        description="practice: rounds of questions (POST .../rounds); placement: a test of one question at a "
+        "time (POST .../next) that stops as soon as the learner's level is measured",
+    )
+    category: CategoryName | None = Field(default=None, description="the category a placement test measures")
+
+
+class PlacementProgress(Contract):
+    """How far a placement test is: what its stopping rule is waiting for."""
+
+    answered: int = Field(ge=0, description="questions answered (or skipped) in this test")
+    more_expected: int = Field(
+        ge=0, description="about how many more answers the stopping rule waits for (it may stop sooner or later)"
+    )
+    max_questions: int = Field(ge=1, description="the test never asks more than this")
+    theta: float = Field(description="the estimate so far (logit scale)")
+    se: float = Field(ge=0, description="its standard error; the test stops once it is at or below `se_target`")
+    se_target: float = Field(ge=0)
+
+
+class LevelChance(Contract):
+    level: str
+    chance: float = Field(ge=0, le=1, description="the posterior probability that the ability is in this band")
+
+
+class PlacementResult(Contract):
+    """What a finished placement test measured."""
+
+    category: str
+    level: str = Field(description="the band of the estimate (slea.measurement.scale.LEVELS)")
+    level_chance: float = Field(ge=0, le=1, description="how likely the ability is in that band")
+    other_level: str | None = Field(default=None, description="the likeliest other band (None: under 5%)")
+    other_level_chance: float = Field(default=0.0, ge=0, le=1)
+    chances: list[LevelChance] = Field(description="every band with its probability, lowest band first")
+    theta: float
+    se: float = Field(ge=0)
+    range_low: float = Field(description="the 95% credible interval of theta")
+    range_high: float
+    items: int = Field(ge=0, description="questions the result rests on")
+    pending_review: int = Field(default=0, ge=0, description="of those, answers whose grade awaits a reviewer")
+    stopped_because: Literal["precise", "classified", "max_items", "no_items"] = Field(
+        description="precise: the standard error reached its target; classified: the level is settled; max_items: "
+        "the test reached its length; no_items: the bank had no further question for this learner"
+    )
+    statement: str = Field(
+        description='the level with how sure it is, e.g. "intermediate; 1 chance in 4 that it is beginner"'
+    )
+
+
+class PlacementNext(Contract):
+    """POST /sessions/{id}/next: the next question (the same one until it is answered), or the result."""
+
+    done: bool
+    question: QuestionView | None = None
+    progress: PlacementProgress | None = None
+    result: PlacementResult | None = None

@@ -48,14 +48,16 @@ def attempt_key(question_id: str, request_identity: list[Any]) -> str:
     return f"{question_id}#{digest}"
 
 
-def session_attempts(session_id: str) -> list[dict[str, Any]]:
-    """A session's attempts in the order they were graded."""
+def session_attempts(session_id: str, *, consistent: bool = False) -> list[dict[str, Any]]:
+    """A session's attempts in the order they were graded (`consistent`: including one recorded
+    just before, as a placement's next question must)."""
     with storage_errors("attempts query"):
         items = query_all(
             dynamodb(TOOL),
             TableName=resource_name(TABLE_VARIABLE),
             KeyConditionExpression="session_id = :session",
             ExpressionAttributeValues={":session": {"S": session_id}},
+            ConsistentRead=consistent,
         )
     return sorted(items, key=lambda item: str(item.get("graded_at", "")))
 

@@ -56,12 +56,19 @@ def owner_name(session_id: str) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def create(session_id: str, user_id: str, user_name: str | None = None) -> bool:
+def create(
+    session_id: str, user_id: str, user_name: str | None = None, placement: dict[str, str] | None = None
+) -> bool:
     """Store a new session owned by `user_id` (and their display name, which reviewers see in the
-    review record); False if the id is taken (never overwritten)."""
+    review record); False if the id is taken (never overwritten). `placement`: the session is a
+    placement test, with its `category`, `language` and `prior` (strings: the user-sessions index's
+    readers take every attribute as one)."""
     item = {"session_id": {"S": session_id}, "user_id": {"S": user_id}, "created_at": {"S": utc_now("milliseconds")}}
     if user_name:
         item["user_name"] = {"S": user_name}
+    if placement:
+        item["purpose"] = {"S": "placement"}
+        item |= {name: {"S": value} for name, value in placement.items()}
     with storage_errors("sessions put"):
         try:
             dynamodb(TOOL).put_item(
@@ -117,3 +124,20 @@ def user_sessions(
     found = [{name: value["S"] for name, value in item.items()} for item in response.get("Items", [])]
     last = response.get("LastEvaluatedKey")
     return found, ({name: value["S"] for name, value in last.items()} if last else None)
+
+
+def finish_placement(session_id: str, result: str, at: str) -> None:
+    """Keep a placement's result (JSON) on its session; the first result stands (a concurrent
+    `next` that finished it too computed the same one from the same answers)."""
+    with storage_errors("sessions update"):
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"session_id": {"S": session_id}},
+                UpdateExpression="SET placement_result = :result, finished_at = :at",
+                ConditionExpression="attribute_exists(session_id) AND attribute_not_exists(placement_result)",
+                ExpressionAttributeValues={":result": {"S": result}, ":at": {"S": at}},
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise

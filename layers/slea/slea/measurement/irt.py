@@ -91,8 +91,8 @@ def target_difficulty(theta: float, success_rate: float, floor: float = 0.0) -> 
 
 # Gauss-Hermite nodes and weights (probabilists', 7 points: exact for polynomials to degree 13),
 # for averaging over a normal posterior of the ability.
-_HERMITE_NODES = (-3.7504397177, -2.3667594107, -1.1544053948, 0.0, 1.1544053948, 2.3667594107, 3.7504397177)
-_HERMITE_WEIGHTS = (0.0005482689, 0.0307571240, 0.2401231786, 0.4571428571, 0.2401231786, 0.0307571240, 0.0005482689)
+HERMITE_NODES = (-3.7504397177, -2.3667594107, -1.1544053948, 0.0, 1.1544053948, 2.3667594107, 3.7504397177)
+HERMITE_WEIGHTS = (0.0005482689, 0.0307571240, 0.2401231786, 0.4571428571, 0.2401231786, 0.0307571240, 0.0005482689)
 
 
 def aimed_information(success_rate: float, floor: float = 0.0, theta_se: float = 0.0) -> float:
@@ -105,5 +105,5 @@ def aimed_information(success_rate: float, floor: float = 0.0, theta_se: float =
         return information(0.0, b, floor)
     return sum(
         weight * information(node * theta_se, b, floor)
-        for node, weight in zip(_HERMITE_NODES, _HERMITE_WEIGHTS, strict=True)
+        for node, weight in zip(HERMITE_NODES, HERMITE_WEIGHTS, strict=True)
     )

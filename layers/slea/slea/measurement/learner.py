@@ -129,6 +129,10 @@ class Posterior:
         top = max(self.log_weights)
         return Posterior(tuple(max(value - top, LOG_WEIGHT_FLOOR) for value in self.log_weights))
 
+    def weights(self) -> list[float]:
+        """The posterior's probability at each grid point (they sum to 1)."""
+        return self._weights()
+
     def _weights(self) -> list[float]:
         raw = [math.exp(value) for value in self.log_weights]
         total = sum(raw)

@@ -168,14 +168,27 @@ def copy_id(execution: str, slot: int) -> str:
 
 
 def _copy(item: dict[str, Any], request: DrawRequest, slot: int, at: str) -> dict[str, Any]:
-    question_id = copy_id(request.execution, slot)
+    return session_copy(
+        item,
+        copy_id(request.execution, slot),
+        session_id=request.session_id,
+        round_number=request.round,
+        round_id=request.round_id,
+        at=at,
+    )
+
+
+def session_copy(
+    item: dict[str, Any], question_id: str, *, session_id: str, round_number: int, round_id: str, at: str
+) -> dict[str, Any]:
+    """A bank item as a question of a learner's session (a round's draw, a placement's next item)."""
     copy = {name: item[name] for name in COPIED_FIELDS if item.get(name) is not None}
     copy |= {
         "question_id": question_id,
         "item_id": item["question_id"],
-        "session_id": request.session_id,
-        "round": request.round,
-        "round_id": request.round_id,
+        "session_id": session_id,
+        "round": round_number,
+        "round_id": round_id,
         "created_at": at,
     }
     answer = dict(copy.get("answer_schema") or {})
@@ -267,7 +280,8 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
         )
         for item_id, item in found.items()
     ]
-    rng = keyed_random("bank-draw", request.execution)
+    # Keyed on the round, not on its execution: a retried plan replays the same choice.
+    rng = keyed_random("bank-draw", request.session_id, request.round)
     chosen = _by_slot_type(candidates, found, request, rng)
     chosen = _apart(chosen, found, request.exposure)
     if not chosen:

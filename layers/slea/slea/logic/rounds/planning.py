@@ -93,7 +93,7 @@ def _session_attempts(session_id: str) -> list[dict[str, Any]]:
         return []
 
 
-def _exposure(
+def exposure_of(
     earlier: list[dict[str, Any]], graded: list[dict[str, Any]], ability: dict[str, Any] | None, purpose: str
 ) -> SessionExposure:
     """What the session has shown (each item with what its feedback named: the option picked, or
@@ -175,6 +175,11 @@ def _left_to_generate(slots: list[QuestionType], drawn: list[Any]) -> list[Quest
 
 
 @tracer.capture_method
+def _draw(fill_bank: bool, request: bank.DrawRequest, target_b: float) -> bank.Draw:
+    """The round's draw from the bank; nothing for a bank fill (it writes what the bank lacks)."""
+    return bank.Draw([], []) if fill_bank else bank.draw(request, target_b)
+
+
 def plan_round(request: PlanRoundInput) -> RoundPlan:
     wanted, profile = request.request, request.profile
     learner = normalised_user_id(wanted.user_id)  # the id the learner's ability is kept under
@@ -185,13 +190,14 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     slots = _slot_types(request, ability)
     target = _target(request, ability, graded, slots)
     metrics.add_metric(name="RoundDifficulty", unit="Count", value=target.label)
-    seen_before = _exposure(earlier, graded, ability, wanted.purpose)
+    seen_before = exposure_of(earlier, graded, ability, wanted.purpose)
     language = profile.language or "en"
     interests = profile.interests or [wanted.category]
     round_id = f"{wanted.session_id}_{wanted.round}_{utc_now()}"
     seen = {str(item) for item in (ability or {}).get("seen_items") or []}
     in_session = {str(q.get("item_id") or q["question_id"]) for q in earlier}
-    draw = bank.draw(
+    draw = _draw(
+        wanted.fill_bank,
         bank.DrawRequest(
             user_id=learner,
             session_id=wanted.session_id,
@@ -239,7 +245,8 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             used_stems=[*stems, *(question.stem for question in drawn if question.stem not in stems)],
             exposure=round_exposure,
         ),
-        user_id=learner,
+        # A bank fill marks nothing seen: its items are for later learners, this one included.
+        user_id=None if wanted.fill_bank else learner,
         language=language,
         drawn=drawn,
         farm=draw.farm,

@@ -12,6 +12,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 from slea.contracts.profile import is_uuid, normalised_user_id
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import (
+    CreateSessionRequest,
+    PlacementNext,
     QuestionView,
     ReportAccepted,
     ReportRequest,
@@ -26,7 +28,7 @@ from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.rounds import lifecycle as round_logic
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
-from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, RateLimited, Unavailable
+from slea.platform.errors import Conflict, DataAccessError, Forbidden, Invalid, NotFound, RateLimited, Unavailable
 from slea.platform.observability import logger, tracer
 from slea.platform.settings import resource_name
 from slea.security import rate_limits
@@ -48,21 +50,37 @@ def _check_owner(session_id: str, user_id: str, owner: str | None) -> None:
 
 
 @tracer.capture_method
-def create_session(user_id: str, user_name: str | None = None) -> SessionCreated:
-    """A new session with a random id (a client cannot choose, so cannot take, another's id)."""
+def create_session(
+    user_id: str, user_name: str | None = None, request: CreateSessionRequest | None = None
+) -> SessionCreated:
+    """A new session with a random id (a client cannot choose, so cannot take, another's id):
+    practice by default, or a placement test of one category (logic/sessions/placement.py)."""
     if not is_uuid(user_id):  # Mode 1 keys profiles by UUID (Cognito subjects are UUIDs)
         raise Forbidden("UNSUPPORTED_SUBJECT", "the token's subject must be a UUID to start a session")
+    request = request or CreateSessionRequest()
+    placement = None
+    if request.purpose == "placement":
+        if request.category is None:
+            raise Invalid("CATEGORY_REQUIRED", "a placement test needs the category it measures")
+        placement = {"category": request.category, **placement_start(user_id)}
     session_id = str(uuid.uuid4())
     try:
         previous, _ = sessions.user_sessions(user_id, 1)  # read before the new one exists
     except DataAccessError as error:  # the new session matters more (its summary still counts them later)
         logger.error("the previous session could not be read", extra={"reason": str(error)})
         previous = []
-    if not sessions.create(session_id, user_id, user_name):  # a UUID4 collision: practically never
+    if not sessions.create(session_id, user_id, user_name, placement):  # a UUID4 collision: practically never
         raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
     if previous:  # the learner moved on: what they left unanswered there is skipped
         _count_skips_safely(previous[0]["session_id"], user_id, lambda _round: True)
-    return SessionCreated(session_id=session_id)
+    return SessionCreated(session_id=session_id, purpose=request.purpose)
+
+
+def placement_start(user_id: str) -> dict[str, str]:
+    """Where a new placement test starts: the learner's survey's prior and language."""
+    from slea.logic.sessions.placement import starting_point  # noqa: PLC0415 - only placements load it
+
+    return starting_point(user_id)
 
 
 def _count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool]) -> None:
@@ -82,6 +100,8 @@ def discard_new_session(session_id: str, user_id: str) -> None:
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
     session = sessions.record(session_id)
     _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    if session and session.get("purpose") == "placement":
+        raise Conflict("PLACEMENT_SESSION", "a placement test asks one question at a time: POST .../next")
     if session and session.get("closed_at"):
         raise Conflict("SESSION_CLOSED", "this session was closed when you started a round in a newer one")
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
@@ -166,6 +186,14 @@ def _question_view(stored: dict[str, Any]) -> QuestionView:
         answered=bool(stored.get("answered_at")),
         skipped=bool(stored.get("skipped_at")),
     )
+
+
+@tracer.capture_method
+def next_placement_question(session_id: str, user_id: str) -> PlacementNext:
+    """A placement test's next step (logic/sessions/placement.py: loaded by placements only)."""
+    from slea.logic.sessions.placement import next_question  # noqa: PLC0415
+
+    return next_question(session_id, user_id)
 
 
 @tracer.capture_method

@@ -1,0 +1,328 @@
+"""A placement test: "what is my level?", one question at a time, from the item bank, stopping as
+soon as the answers say enough (measurement/cat.py's loop under its PLACEMENT policy).
+
+POST /sessions/{id}/next is one trip: read the session, its questions and its attempts → the
+question still open, if there is one (the same until it is answered), else estimate from the
+answers and apply the stopping rule → if the test goes on, choose the most informative eligible
+bank item → one transaction saves it as the session's question and counts its exposure.
+
+Why the estimate is rebuilt from the session's own attempts (not read from the learner's ability
+record): a placement is a fresh measurement from the survey's prior, so a learner's earlier
+practice does not end it before it starts; its answers still update the learner's ability as any
+answer does (the answer path is the same one). Each attempt keeps what its response counted with
+(the item's b, its uncertainty, the guessing floor and the score the ability used: a grade
+awaiting review enters by the pending-grade rule), so the estimate is exactly the one the answers
+gave, and a reviewer's later correction reaches the learner's ability, not a finished result.
+
+Eligible items are those practice rounds may draw (bank_draw's rules: not seen by the learner, not
+in the session, nothing the session showed answers or gives them away), of any type, with no
+interest filter (a placement measures the category). Where the bank lacks an item near the
+estimate, a Mode 1 execution writes some for the bank in the background (`fill_bank`: nothing drawn,
+nothing marked seen, saved under a session of its own that no learner owns) and the test goes on
+with the best item there is.
+"""
+
+import json
+from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
+
+from slea.constants import FALLBACK_PROFILE
+from slea.contracts.profile import normalised_user_id
+from slea.contracts.sessions import (
+    LevelChance,
+    PlacementNext,
+    PlacementProgress,
+    PlacementResult,
+    QuestionView,
+)
+from slea.dal import abilities, attempts, bank, profiles, questions, sessions
+from slea.logic.answering.ability_update import item_difficulty
+from slea.logic.rounds import bank_draw, planning
+from slea.measurement import cat, irt, learner, scale
+from slea.measurement.learner import POPULATION_PRIOR, Posterior
+from slea.platform.aws import stepfunctions
+from slea.platform.clock import utc_now
+from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, Unavailable
+from slea.platform.observability import logger, metrics
+from slea.platform.settings import resource_name
+from slea.security import exposure
+from slea.security.exposure import SessionContext
+from slea.security.ids import keyed_random, keyed_uuid
+
+POLICY = cat.PLACEMENT
+STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
+ROUND = 1  # a placement's questions are one round (the summary and history read them as such)
+# Half-widths (logits) of the window of difficulties read around the most informative b, then a
+# wider one if the near window holds nothing eligible (the test goes on with the best item there).
+NEAR_WINDOW = (-1.25, 1.0)
+WIDE_WINDOW = 3.0
+# Fewer eligible items than this near the estimate: the bank is thin there and generation fills it.
+FILL_BELOW = 3
+FILL_COUNT = 4
+EXPOSURE_MIN_LEARNERS = bank_draw.EXPOSURE_MIN_LEARNERS
+# What one well-aimed answer adds to the precision (1/SE^2) on average, for the progress line's
+# "about N more": a four-option item at its most informative b with a new item's uncertain b.
+INFORMATION_PER_ITEM = 0.13
+
+
+def _owned_placement(session_id: str, user_id: str) -> dict[str, Any]:
+    session = sessions.record(session_id)
+    if session is None:
+        raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
+    if normalised_user_id(str(session.get("user_id", ""))) != normalised_user_id(user_id):
+        raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
+    if session.get("purpose") != "placement":
+        raise Conflict("NOT_A_PLACEMENT", "this session is a practice session: start its rounds instead")
+    return session
+
+
+def _prior(session: dict[str, Any]) -> tuple[float, float]:
+    stored = json.loads(str(session.get("prior") or "null")) or list(POPULATION_PRIOR)
+    return float(stored[0]), float(stored[1])
+
+
+def responses_of(graded: list[dict[str, Any]]) -> list[cat.Response]:
+    """The session's answers as the estimate counts them (attempts recorded without an ability
+    update, e.g. when the learner's data could not be read, count here all the same)."""
+    found = []
+    for attempt in graded:
+        if attempt.get("item_b") is None or attempt.get("guess_floor") is None:
+            continue
+        score = attempt.get("ability_score")
+        found.append(
+            cat.Response(
+                b=float(attempt["item_b"]),
+                floor=float(attempt["guess_floor"]),
+                score=max(0.0, min(1.0, float(score if score is not None else attempt.get("score", 0)) / 100)),
+                b_se=float(attempt.get("item_b_se") or 0.0),
+            )
+        )
+    return found
+
+
+def result_of(category: str, posterior: Posterior, given: int, pending: int, reason: cat.StopReason) -> PlacementResult:
+    guess = posterior.estimate()
+    low, high = cat.interval(posterior)
+    said = cat.level_statement(posterior)
+    return PlacementResult(
+        category=category,
+        level=said.level,
+        level_chance=round(said.chance, 3),
+        other_level=said.runner_up,
+        other_level_chance=round(said.runner_up_chance, 3),
+        chances=[LevelChance(level=word, chance=round(chance, 3)) for word, chance in said.chances.items()],
+        theta=round(guess.theta, 3),
+        se=round(guess.se, 3),
+        range_low=round(low, 2),
+        range_high=round(high, 2),
+        items=given,
+        pending_review=pending,
+        stopped_because=reason,
+        statement=statement(said),
+    )
+
+
+def statement(said: cat.LevelStatement) -> str:
+    """The level with how sure it is, never one word where the evidence does not settle it."""
+    if said.runner_up is None:
+        return f"{said.level} (about {round(said.chance * 100)}% sure)"
+    return f"{said.level}; 1 chance in {cat.one_chance_in(said.runner_up_chance)} that it is {said.runner_up}"
+
+
+def _progress(posterior: Posterior, given: int) -> PlacementProgress:
+    guess = posterior.estimate()
+    return PlacementProgress(
+        answered=given,
+        more_expected=cat.items_to_stop(posterior, given, POLICY.stop, INFORMATION_PER_ITEM),
+        max_questions=POLICY.stop.max_items,
+        theta=round(guess.theta, 3),
+        se=round(guess.se, 3),
+        se_target=POLICY.stop.se_target or 0.0,
+    )
+
+
+def _view(question: dict[str, Any]) -> QuestionView:
+    return QuestionView(
+        question_id=question["question_id"],
+        round=int(question.get("round", ROUND)),
+        type=question["item_type"],
+        stem=question["stem"],
+        choices=question.get("choices") or [],
+        difficulty=int(question["difficulty"]),
+        category=question["category"],
+    )
+
+
+def _loop_item(item: dict[str, Any], learners: int) -> cat.Item:
+    choices = item.get("choices") or []
+    known = item_difficulty(item, item.get("difficulty"))
+    return cat.Item(
+        item_id=str(item["question_id"]),
+        b=known.b,
+        floor=irt.guess_floor(str(item["item_type"]), len(choices) if choices else None),
+        b_se=known.se,
+        exposure_rate=float(item.get("draws") or 0) / max(learners, EXPOSURE_MIN_LEARNERS),
+    )
+
+
+def _eligible(stored: list[dict[str, Any]], context: SessionContext, excluded: set[str]) -> list[dict[str, Any]]:
+    return [
+        item
+        for item in stored
+        if item.get("item_id") == item.get("question_id")
+        and item["question_id"] not in excluded
+        and context.conflict(exposure.stored_item(item)) is None
+    ]
+
+
+def _fill_bank(user_id: str, category: str, language: str, theta: float) -> None:
+    """Ask Mode 1 to write a few items near `theta` for the bank (best effort: the test goes on).
+    One execution per category, language, label and hour (its name), however many tests ask."""
+    label = scale.b_to_label(irt.most_informative_difficulty(theta))
+    hour = utc_now()[:13]
+    session_id = keyed_uuid("bank-fill", category, language, label, hour)
+    request = {
+        "user_id": user_id,
+        "session_id": session_id,
+        "round": 1,
+        "category": category,
+        "count": FILL_COUNT,
+        "difficulty": label,
+        "purpose": "placement",
+        "fill_bank": True,
+    }
+    name = f"fill-{session_id[:36]}"
+    try:
+        stepfunctions("api").start_execution(
+            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE), name=name, input=json.dumps(request)
+        )
+        metrics.add_metric(name="PlacementBankFills", unit="Count", value=1)
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") != "ExecutionAlreadyExists":
+            logger.warning("the bank could not be filled", extra={"reason": str(error)})
+    except BotoCoreError as error:
+        logger.warning("the bank could not be filled", extra={"reason": str(error)})
+
+
+def _candidates(
+    key: str, theta: float, context: SessionContext, excluded: set[str]
+) -> tuple[list[dict[str, Any]], bool]:
+    """Eligible bank items around the most informative b for `theta`, and whether the bank is thin
+    there (then a wider window is read too)."""
+    centre = irt.most_informative_difficulty(theta, 0.25)
+    near = _eligible(bank.window(key, centre + NEAR_WINDOW[0], centre + NEAR_WINDOW[1]), context, excluded)
+    if len(near) >= FILL_BELOW:
+        return near, False
+    wide = _eligible(bank.window(key, centre - WIDE_WINDOW, centre + WIDE_WINDOW), context, excluded)
+    return wide, True
+
+
+def _serve(
+    session: dict[str, Any],
+    user_id: str,
+    posterior: Posterior,
+    *,
+    given: int,
+    stored: list[dict[str, Any]],
+    graded: list[dict[str, Any]],
+) -> dict[str, Any] | None:
+    """Choose, save and return the next question (None: the bank has nothing eligible left)."""
+    session_id, category = str(session["session_id"]), str(session["category"])
+    language = str(session.get("language") or "en")
+    key = bank.bank_key(category, language)
+    question_id = keyed_uuid("placement", session_id, given)
+    ability = abilities.get_ability(user_id, category)
+    seen = {str(item) for item in (ability or {}).get("seen_items") or []}
+    excluded = seen | {str(q.get("item_id") or q["question_id"]) for q in stored}
+    context = SessionContext(planning.exposure_of(stored, graded, ability, "placement"))
+    theta = posterior.estimate().theta
+    found, thin = _candidates(key, theta, context, excluded)
+    if thin:
+        _fill_bank(user_id, category, language, theta)
+    by_id = {str(item["question_id"]): item for item in found}
+    learners = bank.drawn_for(key).learners if found else 0
+    pool = [_loop_item(item, learners) for item in found]
+    rng = keyed_random("placement", session_id, given)
+    for _ in range(2):  # a second pick only if the first left the bank meanwhile
+        pick = cat.select(pool, posterior, POLICY, rng)
+        if pick is None:
+            return None
+        copy = bank_draw.session_copy(
+            by_id[pick.item_id],
+            question_id,
+            session_id=session_id,
+            round_number=ROUND,
+            round_id=f"{session_id}_placement",
+            at=utc_now(),
+        )
+        if bank.record_draw(key, [copy], new_learner=not seen, originals={pick.item_id: by_id[pick.item_id]}):
+            _mark_seen(user_id, category, pick.item_id)
+            return copy
+        if (earlier := bank.stored_copy(question_id)) is not None:  # a concurrent `next` saved it first
+            return earlier
+        pool = [item for item in pool if item.item_id != pick.item_id]
+    return None
+
+
+def _mark_seen(user_id: str, category: str, item_id: str) -> None:
+    try:
+        abilities.mark_seen(user_id, category, [item_id])
+    except DataAccessError as error:  # the learner may meet it again in a later round: a lesser harm
+        logger.warning("placement item not marked seen", extra={"reason": str(error)})
+
+
+def _finish(session: dict[str, Any], result: PlacementResult) -> PlacementNext:
+    sessions.finish_placement(str(session["session_id"]), result.model_dump_json(), utc_now("milliseconds"))
+    metrics.add_metric(name="PlacementsFinished", unit="Count", value=1)
+    metrics.add_metric(name="PlacementItems", unit="Count", value=result.items)
+    return PlacementNext(done=True, result=result)
+
+
+def next_question(session_id: str, user_id: str) -> PlacementNext:
+    """The placement's open question, else the next one, else its result (see the module)."""
+    session = _owned_placement(session_id, user_id)
+    if session.get("placement_result"):
+        return PlacementNext(done=True, result=PlacementResult.model_validate_json(str(session["placement_result"])))
+    if session.get("closed_at"):
+        raise Conflict("SESSION_CLOSED", "this placement test was closed when you moved on to another session")
+    stored = questions.session_questions(session_id)
+    graded = attempts.session_attempts(session_id, consistent=True)
+    answered = {str(attempt.get("question_id")) for attempt in graded}
+    responses = responses_of(graded)
+    posterior = cat.estimate(cat.initialise(_prior(session)), responses)
+    given = len(responses)
+    open_questions = [
+        question
+        for question in stored
+        if question["question_id"] not in answered
+        and not question.get("answered_at")
+        and question.get("status") != "retired"
+    ]
+    if open_questions:
+        return PlacementNext(done=False, question=_view(open_questions[0]), progress=_progress(posterior, given))
+    pending = sum(1 for attempt in graded if attempt.get("needs_review"))
+    reason = cat.stop(posterior, given, POLICY.stop)
+    if reason is not None:
+        return _finish(session, result_of(str(session["category"]), posterior, given, pending, reason))
+    served = _serve(session, normalised_user_id(user_id), posterior, given=given, stored=stored, graded=graded)
+    if served is None:
+        if given == 0:  # nothing to ask yet: generation was asked to fill the bank
+            raise Unavailable(
+                "NO_QUESTION_YET", "questions for this test are being written; try again shortly", retry_after=10
+            )
+        return _finish(session, result_of(str(session["category"]), posterior, given, pending, "no_items"))
+    return PlacementNext(done=False, question=_view(served), progress=_progress(posterior, given))
+
+
+def starting_point(user_id: str) -> dict[str, str]:
+    """Where a new placement starts, kept on its session: the prior of the learner's survey
+    (learner.prior_for: the population's without one) and its language. The test measures from
+    where it began, even if the survey changes meanwhile."""
+    try:
+        survey = profiles.latest_survey(user_id) or {}
+    except DataAccessError as error:
+        logger.warning("profile unavailable, the population's prior is used", extra={"reason": str(error)})
+        survey = {}
+    mean, sd = learner.prior_for({**FALLBACK_PROFILE, **survey})
+    return {"prior": json.dumps([round(mean, 4), round(sd, 4)]), "language": str(survey.get("language") or "en")}

@@ -1,0 +1,238 @@
+"""One adaptive loop, in four small pure parts (the shape of catsim: initialise, select, estimate,
+stop), and the policies that run it.
+
+    posterior = initialise(prior)                       # the learner before any answer
+    while (reason := stop(posterior, given, policy)) is None:
+        item = select(bank, posterior, policy, rng)     # most informative item, under constraints
+        posterior = estimate(posterior, [response])     # the EAP update (learner.Posterior)
+
+Practice rounds and placement are two `Policy` values over these parts, not two code paths:
+practice aims a batch of items at the success rate the deployment sets and stops at the round's
+length; placement aims each item where it tells most and stops when the standard error reaches
+its target, when the level is settled, or at its maximum length.
+
+The constraints `select` honours are the caller's: which items are eligible at all (the learner
+has not seen them, nothing the session showed answers them: security/exposure.py) is decided
+before; `select` ranks what is left by information and spreads exposure (randomesque among the
+best few, skipping items already shown to more than `max_exposure` of the learners).
+"""
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from slea.measurement import irt, scale
+from slea.measurement.learner import GRID, Posterior
+
+StopReason = Literal["precise", "classified", "max_items", "no_items"]
+
+
+@dataclass(frozen=True)
+class Item:
+    """A bank item as the loop sees it: its difficulty (known to `b_se`), its guessing floor and
+    the share of learners it has been shown to."""
+
+    item_id: str
+    b: float
+    floor: float = 0.0
+    b_se: float = 0.0
+    exposure_rate: float = 0.0
+
+
+@dataclass(frozen=True)
+class Response:
+    """An answer as the estimate counts it: the item's b, its uncertainty, its floor and the score
+    in [0, 1] (partial credit, or the pending-grade rule's value for a grade awaiting review)."""
+
+    b: float
+    floor: float
+    score: float
+    b_se: float = 0.0
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When a test has said enough. Any rule that holds stops it:
+    - `se_target`: the standard error is at or below it;
+    - `classification`: the posterior puts at least this much of its mass in one level band (the
+      level is settled even if theta is not: shorter for learners far from a cut);
+    - `max_items`: this many items were given.
+    `min_items` items are always given first."""
+
+    se_target: float | None = 0.5
+    classification: float | None = None
+    max_items: int = 25
+    min_items: int = 1
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: Literal["practice", "placement"]
+    success_rate: float  # the share of items the learner should answer correctly; 0.5: most informative
+    stop: StopRule
+    top: int = 5  # randomesque: at random among the best `top`
+    max_exposure: float = 0.25
+
+
+PLACEMENT = Policy(name="placement", success_rate=0.5, stop=StopRule(se_target=0.5, max_items=25))
+
+
+def practice(success_rate: float, round_length: int) -> Policy:
+    """A practice round: items the learner answers `success_rate` of the time, `round_length` of
+    them (no standard-error stop: a round is a practice set of a size the learner asked for)."""
+    return Policy(
+        name="practice",
+        success_rate=success_rate,
+        stop=StopRule(se_target=None, max_items=round_length, min_items=round_length),
+    )
+
+
+def initialise(prior: tuple[float, float]) -> Posterior:
+    """The learner before any answer: a normal prior (from their survey, or the population's)."""
+    return Posterior.prior(*prior)
+
+
+def estimate(posterior: Posterior, responses: Sequence[Response]) -> Posterior:
+    """The expected a posteriori update (learner.Posterior) with each response in turn."""
+    for response in responses:
+        posterior = posterior.updated(response.b, response.floor, response.score, response.b_se)
+    return posterior
+
+
+def aimed_b(theta: float, item: Item, policy: Policy) -> float:
+    """The difficulty the policy wants for an item of this floor at `theta`."""
+    return irt.aimed_difficulty(theta, policy.success_rate, item.floor)
+
+
+def expected_information(item: Item, theta: float, theta_se: float) -> float:
+    """The item's Fisher information averaged over the learner's ability as the posterior knows
+    it (a normal with the estimate's mean and standard error, by Gauss-Hermite quadrature), with
+    its difficulty's own uncertainty flattening the curve (irt.uncertainty_slope): what answering
+    it is expected to add to the precision of the estimate. Averaging (not taking it at the point
+    estimate) keeps a wide early posterior from favouring one narrow band of items."""
+    slope = irt.uncertainty_slope(item.b_se) if item.b_se > 0 else 1.0
+    total = 0.0
+    for node, weight in zip(irt.HERMITE_NODES, irt.HERMITE_WEIGHTS, strict=True):
+        at = theta + node * theta_se
+        # The flattened curve's information: slope^2 times the Rasch item's at the scaled distance.
+        total += weight * slope * slope * irt.information(item.b + (at - item.b) * slope, item.b, item.floor)
+    return total
+
+
+def rank(items: Sequence[Item], posterior: Posterior, policy: Policy) -> list[Item]:
+    """Items best first: for placement by expected information; for practice by distance to the
+    policy's aimed difficulty at the estimate (a practice item is chosen for its success rate)."""
+    guess = posterior.estimate()
+    if policy.name == "placement":
+        return sorted(items, key=lambda item: (-expected_information(item, guess.theta, guess.se), item.item_id))
+    return sorted(items, key=lambda item: (abs(item.b - aimed_b(guess.theta, item, policy)), item.item_id))
+
+
+def select(items: Sequence[Item], posterior: Posterior, policy: Policy, rng: random.Random) -> Item | None:
+    """The next item: at random among the `top` best of those shown to at most `max_exposure` of
+    the learners (randomesque: pure maximum information would give every learner with the same
+    prior the same first items); None when nothing is eligible."""
+    batch = select_batch(items, posterior, policy, rng, 1)
+    return batch[0] if batch else None
+
+
+def select_batch(
+    items: Sequence[Item], posterior: Posterior, policy: Policy, rng: random.Random, count: int
+) -> list[Item]:
+    """`count` items chosen one after another without an answer between them (a practice round
+    is laid out before it is answered): each pick is `select`'s among the items not yet picked."""
+    pool = rank([item for item in items if item.exposure_rate <= policy.max_exposure], posterior, policy)
+    chosen: list[Item] = []
+    while pool and len(chosen) < count:
+        chosen.append(pool.pop(rng.randrange(min(policy.top, len(pool)))))
+    return chosen
+
+
+def band_chances(posterior: Posterior) -> dict[str, float]:
+    """The posterior's mass in each level band (scale.LEVELS), in the bands' order."""
+    weights = posterior.weights()
+    chances = {word: 0.0 for word, _ in scale.LEVELS}
+    for weight, theta in zip(weights, GRID, strict=True):
+        chances[scale.level_of(theta)] += weight
+    return chances
+
+
+def interval(posterior: Posterior, mass: float = 0.95) -> tuple[float, float]:
+    """The central `mass` credible interval of theta (quantiles of the grid posterior, linearly
+    interpolated between grid points: the posterior may be skewed near the scale's ends)."""
+    weights = posterior.weights()
+    tail = (1.0 - mass) / 2.0
+    return _quantile(weights, tail), _quantile(weights, 1.0 - tail)
+
+
+def _quantile(weights: Sequence[float], share: float) -> float:
+    step = GRID[1] - GRID[0]
+    cumulative = 0.0
+    for weight, theta in zip(weights, GRID, strict=True):
+        if weight > 0 and cumulative + weight >= share:
+            # The grid point's mass spread over its cell [theta - step/2, theta + step/2].
+            return theta - step / 2 + step * (share - cumulative) / weight
+        cumulative += weight
+    return GRID[-1]
+
+
+def stop(posterior: Posterior, given: int, rule: StopRule, *, exhausted: bool = False) -> StopReason | None:
+    """Why the test stops after `given` items, or None to go on. `exhausted`: no eligible item is
+    left (the test ends with what it has)."""
+    if given < rule.min_items and not exhausted:
+        return None
+    if rule.se_target is not None and posterior.estimate().se <= rule.se_target:
+        return "precise"
+    if rule.classification is not None and max(band_chances(posterior).values()) >= rule.classification:
+        return "classified"
+    if given >= rule.max_items:
+        return "max_items"
+    if exhausted:
+        return "no_items"
+    return None
+
+
+def items_to_stop(posterior: Posterior, given: int, rule: StopRule, per_item: float) -> int:
+    """About how many more items the rule waits for, each adding `per_item` to the precision
+    (1/SE^2): what a progress line can honestly promise."""
+    left = max(rule.max_items - given, 0)
+    if rule.se_target is None:
+        return left
+    se = posterior.estimate().se
+    if se <= rule.se_target:
+        return 0
+    needed = math.ceil((1.0 / rule.se_target**2 - 1.0 / se**2) / max(per_item, 1e-6))
+    return max(min(needed, left), 1 if left else 0)
+
+
+@dataclass(frozen=True)
+class LevelStatement:
+    """The level with how sure the evidence makes it: the band of the estimate, its chance, and
+    the likeliest other band with its chance."""
+
+    level: str
+    chance: float
+    runner_up: str | None
+    runner_up_chance: float
+    chances: dict[str, float] = field(default_factory=dict)
+
+
+def level_statement(posterior: Posterior) -> LevelStatement:
+    chances = band_chances(posterior)
+    level = scale.level_of(posterior.estimate().theta)
+    others = sorted(((chance, word) for word, chance in chances.items() if word != level), reverse=True)
+    runner_chance, runner = others[0] if others else (0.0, None)
+    return LevelStatement(
+        level=level,
+        chance=chances[level],
+        runner_up=runner if runner_chance >= 0.05 else None,
+        runner_up_chance=runner_chance if runner_chance >= 0.05 else 0.0,
+        chances=chances,
+    )
+
+
+def one_chance_in(chance: float) -> int:
+    """'1 chance in N' for a probability: N rounded, at least 2."""
+    return max(2, round(1.0 / chance)) if chance > 0 else 0
