@@ -124,3 +124,14 @@ def test_a_thin_bank_is_filled_by_generation_and_the_fill_marks_nothing_seen(htt
 def test_a_bad_session_request_names_the_field(http, step_functions, body):
     status, _, refused = http("POST", "/sessions", body, LEARNER)
     assert status == 422, refused
+
+
+def test_filling_the_bank_costs_the_learner_a_round_of_their_quota(http, step_functions, monkeypatch):
+    from slea.dal import usage
+
+    monkeypatch.setattr(usage, "daily_round_limit", lambda: 0)  # nothing left today
+    session = placement(http, LEARNER)
+    status, _, body = http("POST", f"/sessions/{session}/next", None, LEARNER)
+    assert status == 503, body
+    step_functions.wait_for_running()
+    assert bank_items(step_functions.runtime) == []  # no generation was started for the bank

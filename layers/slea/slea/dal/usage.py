@@ -10,7 +10,11 @@ import datetime
 import os
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from slea.contracts.profile import normalised_user_id
+from slea.platform.aws import dynamodb
+from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "USAGE_TABLE"
@@ -73,3 +77,18 @@ def give_back_round(user_id: str, day: str) -> dict[str, Any]:
             "ExpressionAttributeValues": {":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
         }
     }
+
+
+def spend_round(user_id: str, day: str, *, give_back: bool = False) -> bool:
+    """`take_round` (or, with `give_back`, its undo) on its own, outside a round's transaction: a
+    placement test's request for more bank items costs its learner a round. False when the limit
+    is reached (or, giving back, when the day's counter has expired)."""
+    update = (give_back_round if give_back else take_round)(user_id, day)["Update"]
+    with storage_errors("usage update"):
+        try:
+            dynamodb("api").update_item(**update)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+            return False
+    return True

@@ -87,6 +87,15 @@ class Posterior:
         return cls(tuple(-0.5 * ((point - mean) / sd) ** 2 for point in GRID))._normalised()
 
     @classmethod
+    def mixture(cls, components: list[tuple[float, float, float]]) -> "Posterior":
+        """A prior mixing normals: (share, mean, sd) each, shares summing to 1."""
+        log_weights = []
+        for point in GRID:
+            density = sum(share / sd * math.exp(-0.5 * ((point - mean) / sd) ** 2) for share, mean, sd in components)
+            log_weights.append(math.log(max(density, math.exp(LOG_WEIGHT_FLOOR))))
+        return cls(tuple(log_weights))._normalised()
+
+    @classmethod
     def from_stored(cls, stored: list[float] | None, prior: tuple[float, float] = POPULATION_PRIOR) -> "Posterior":
         """A stored posterior, or the prior when none is stored (or it does not fit this grid)."""
         if stored and len(stored) == GRID_POINTS:

@@ -36,7 +36,7 @@ from slea.contracts.sessions import (
     PlacementResult,
     QuestionView,
 )
-from slea.dal import abilities, attempts, bank, profiles, questions, sessions
+from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
 from slea.logic.answering.ability_update import item_difficulty
 from slea.logic.rounds import bank_draw, planning
 from slea.measurement import cat, irt, learner, scale
@@ -59,7 +59,7 @@ NEAR_WINDOW = (-1.25, 1.0)
 WIDE_WINDOW = 3.0
 # Fewer eligible items than this near the estimate: the bank is thin there and generation fills it.
 FILL_BELOW = 3
-FILL_COUNT = 4
+FILL_COUNT = 8
 EXPOSURE_MIN_LEARNERS = bank_draw.EXPOSURE_MIN_LEARNERS
 # What one well-aimed answer adds to the precision (1/SE^2) on average, for the progress line's
 # "about N more": a four-option item at its most informative b with a new item's uncertain b.
@@ -177,11 +177,13 @@ def _eligible(stored: list[dict[str, Any]], context: SessionContext, excluded: s
 
 
 def _fill_bank(user_id: str, category: str, language: str, theta: float) -> None:
-    """Ask Mode 1 to write a few items near `theta` for the bank (best effort: the test goes on).
-    One execution per category, language, label and hour (its name), however many tests ask."""
+    """Ask Mode 1 to write FILL_COUNT items near `theta` for the bank (best effort: the test goes
+    on with what there is). One execution per category, language, label and ten minutes (its
+    name), however many tests find the bank thin there; the learner whose request starts it spends
+    a round of their daily quota on it, so a thousand requests cost at most the quota."""
     label = scale.b_to_label(irt.most_informative_difficulty(theta))
-    hour = utc_now()[:13]
-    session_id = keyed_uuid("bank-fill", category, language, label, hour)
+    slot = utc_now()[:15]  # YYYY-MM-DDTHH:M: ten minutes
+    session_id = keyed_uuid("bank-fill", category, language, label, slot)
     request = {
         "user_id": user_id,
         "session_id": session_id,
@@ -192,16 +194,19 @@ def _fill_bank(user_id: str, category: str, language: str, theta: float) -> None
         "purpose": "placement",
         "fill_bank": True,
     }
-    name = f"fill-{session_id[:36]}"
+    day = usage.today()
     try:
+        if not usage.spend_round(user_id, day):
+            return  # the learner's quota is spent: the test goes on with the bank as it is
         stepfunctions("api").start_execution(
-            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE), name=name, input=json.dumps(request)
+            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE), name=f"fill-{session_id}", input=json.dumps(request)
         )
         metrics.add_metric(name="PlacementBankFills", unit="Count", value=1)
     except ClientError as error:
+        usage.spend_round(user_id, day, give_back=True)  # started by another test already, or not at all
         if error.response.get("Error", {}).get("Code") != "ExecutionAlreadyExists":
             logger.warning("the bank could not be filled", extra={"reason": str(error)})
-    except BotoCoreError as error:
+    except (BotoCoreError, DataAccessError) as error:
         logger.warning("the bank could not be filled", extra={"reason": str(error)})
 
 
@@ -290,7 +295,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
     graded = attempts.session_attempts(session_id, consistent=True)
     answered = {str(attempt.get("question_id")) for attempt in graded}
     responses = responses_of(graded)
-    posterior = cat.estimate(cat.initialise(_prior(session)), responses)
+    posterior = cat.estimate(cat.initialise(_prior(session), POLICY.prior_doubt), responses)
     given = len(responses)
     open_questions = [
         question
