@@ -5,7 +5,8 @@ does person fit (the calibration job's) flag the accounts answering from keys?
 Everything runs through the local HTTP API (template.yaml's routes over moto, the offline provider,
 the demo seed), as a browser would use it:
 - harvest: `--colluders` fresh accounts with ONE profile (a script's accounts: same level, role,
-  duty, interests; `--distinct`: each its own role and duty, the same interests), created together, each plays `--rounds` rounds of `--count` multiple-choice and
+  duty, interests; `--distinct`: each its own role and duty, the same interests), created
+  together, each plays `--rounds` rounds of `--count` multiple-choice and
   true/false items, answering at random; every key they are shown after answering is kept, by stem
   (the feedback states it; the bench reads it from the question store: an upper bound of the harvest);
 - later: `--later` accounts of the same party with another profile (same interests, so they draw

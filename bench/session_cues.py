@@ -102,7 +102,9 @@ def play_session(client: Client, questions: Any, rounds: int, count: int, rng: r
         status, listed = client("GET", f"/sessions/{session}/questions")
         assert status == 200, listed
         fresh = [q for q in listed["questions"] if q["round"] == round_number and not q["answered"]]
-        stored_items = {q["question_id"]: questions.get_item(Key={"question_id": q["question_id"]})["Item"] for q in fresh}
+        stored_items = {
+            q["question_id"]: questions.get_item(Key={"question_id": q["question_id"]})["Item"] for q in fresh
+        }
         if round_number > 1:
             text = " | ".join(plain(part) for part in shown)
             for question in fresh:

@@ -290,7 +290,6 @@ def _look_alike(cloud, user):
 
 
 def test_look_alike_accounts_count_once_for_an_items_exposure_and_daily_cap(bank, generation_calls, monkeypatch):
-    from slea.dal import bank as bank_store
     from slea.dal.bank import _today, day_attribute, groups_attribute
 
     cloud = bank.runtime.cloud

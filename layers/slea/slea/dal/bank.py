@@ -47,7 +47,6 @@ conditional put each (`claim`).
 """
 
 import datetime
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 

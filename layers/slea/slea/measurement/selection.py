@@ -55,13 +55,17 @@ def choose_items(
     pool.sort(key=lambda candidate: (distance_to_target(candidate, theta, success_rate), candidate.item_id))
     chosen: list[Candidate] = []
     while pool and len(chosen) < count:
-        pick = rng.randrange(min(top, len(pool))) if band is None else _spread(pool, theta, success_rate, top, band, rng)
+        pick = (
+            rng.randrange(min(top, len(pool)))
+            if band is None
+            else _spread(pool, theta, success_rate, top=top, band=band, rng=rng)
+        )
         chosen.append(pool.pop(pick))
     return chosen
 
 
 def _spread(
-    pool: list[Candidate], theta: float, success_rate: float, top: int, band: float, rng: random.Random
+    pool: list[Candidate], theta: float, success_rate: float, *, top: int, band: float, rng: random.Random
 ) -> int:
     """The index in `pool` (nearest first) of one of the `top` least exposed candidates within
     `band` of the nearest, drawn with weights proportional to their information at theta."""

@@ -268,7 +268,9 @@ class SessionContext:
             if name and name != own and name in self.earlier_keyed:
                 return f"An option is a concept an earlier item of this session keyed: {fact.name}"
             definition = normalised(fact.definition)
-            if len(definition.split()) >= CUE_DEFINITION_WORDS and any(definition in text for text in self.earlier_text):
+            if len(definition.split()) >= CUE_DEFINITION_WORDS and any(
+                definition in text for text in self.earlier_text
+            ):
                 return f"An option's definition was shown earlier in this session: {fact.name}"
         return None
 

@@ -305,7 +305,9 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
     at = utc_now()
     copies = [_copy(found[candidate.item_id], request, slot, at) for slot, candidate in enumerate(chosen)]
     new_learner = counter.new_learner(request.group, request.first_draw)
-    recorded = bank.record_draw(key, copies, new_learner, originals=found, group=request.group, counter=counter, farm=farm)
+    recorded = bank.record_draw(
+        key, copies, new_learner, originals=found, group=request.group, counter=counter, farm=farm
+    )
     if recorded:
         if farm:  # what the rule costs: each of these is generated again for a later round
             metrics.add_metric(name="FarmItemsRested", unit="Count", value=len(copies))
