@@ -5,7 +5,8 @@ does person fit (the calibration job's) flag the accounts answering from keys?
 Everything runs through the local HTTP API (template.yaml's routes over moto, the offline provider,
 the demo seed), as a browser would use it:
 - harvest: `--colluders` fresh accounts with ONE profile (a script's accounts: same level, role,
-  duty, interests), created together, each plays `--rounds` rounds of `--count` multiple-choice and
+  duty, interests; `--distinct`: each its own role and duty, the same interests), created
+  together, each plays `--rounds` rounds of `--count` multiple-choice and
   true/false items, answering at random; every key they are shown after answering is kept, by stem
   (the feedback states it; the bench reads it from the question store: an upper bound of the harvest);
 - later: `--later` accounts of the same party with another profile (same interests, so they draw
@@ -15,7 +16,8 @@ the demo seed), as a browser would use it:
 - the attempts table's stream is folded after every round (slea_local.runtime.StreamPoller, as the
   local stack's timer and the event source mapping do), so the compromised-item CUSUM
   (slea.measurement.compromise) sees every answer before the next round is drawn;
-- reported: the share of each later account's items whose key was harvested, per round (the
+- reported: how many of each later account's first `--count` items it held the key of; the share
+  of each later account's items whose key was harvested, per round (the
   harvested share per later round: falling if harvested items rest as they are used); items
   rested by the farm rule (a look-alike group drawn for with FARM_GROUP_SIZE accounts a day: its
   items rest as they are shown); new bank items (generated questions kept as their own items) per
@@ -23,6 +25,9 @@ the demo seed), as a browser would use it:
   calibration job runs once and its person-fit list (the reviewers' "learners whose answers need a
   look") gives hits among the later accounts and false alarms among the honest learners and the
   harvesters.
+
+`--honest-first N`: N honest learners (distinct profiles) play two rounds each before the harvest,
+so the party harvests from a bank that already serves a population, not one it fills alone.
 
 Modes (`--mode`): `off` - no rest (REST_AFTER_DRAWS unreachable, the compromise CUSUM's threshold
 unreachable) and no look-alike groups (every account its own group): the bank before these defences,
@@ -36,7 +41,7 @@ Per-user rate limits are lifted (machine-speed play, as in the tests); everythin
 
     python bench/collusion.py [--mode off|on|both] [--rest-after 3] [--colluders 10] [--rounds 3]
                               [--count 20] [--later 5] [--later-rounds 2] [--honest 5] [--seed 5]
-                              [--cusum-k 0.75 --cusum-h 4]
+                              [--cusum-k 0.75 --cusum-h 4] [--distinct] [--honest-first N]
 """
 
 import argparse
@@ -233,11 +238,17 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  
         def guessing(stored: dict[str, Any], question: dict[str, Any]) -> bool:
             return rng.random() < irt.guess_floor(question["type"], len(question["choices"]) or None)
 
+        # A bank already serving a population: honest learners first (`--honest-first`).
+        first = [account(seed, "honest-first", n) for n in range(arguments.honest_first)]
+        play_honestly(base, (questions, profiles), first, arguments.count, rng, after_round=fold)
         generated = [bank_items(questions)]  # before each phase, and at the end
         harvested: dict[str, str] = {}  # stem -> bank item
         harvesters = [account(seed, "harvester", n) for n in range(arguments.colluders)]
         for number, user in enumerate(harvesters):
-            survey(profiles, user, "Engineer", "Practice")  # one profile: a script's accounts
+            if arguments.distinct:  # each its own survey: nothing ties them but their behaviour
+                survey(profiles, user, f"Engineer {number}", f"Practice {number}")
+            else:
+                survey(profiles, user, "Engineer", "Practice")  # one profile: a script's accounts
             client = Client(base, user)
             for shown in play(client, questions, arguments.rounds, arguments.count, guessing, after_round=fold):
                 harvested |= {item["stem"]: item["item_id"] for item in shown}
@@ -246,6 +257,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  
         generated.append(bank_items(questions))
         later = [account(seed, "later", n) for n in range(arguments.later)]
         shares: list[list[float]] = []
+        known_first: list[int] = []  # of each later account's first `--count` items, those it held the key of
         for number, user in enumerate(later):
             survey(profiles, user, f"Analyst {number}", "Reports")  # the party, not look-alike
 
@@ -255,6 +267,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  
             client = Client(base, user)
             rounds = play(client, questions, arguments.later_rounds, arguments.count, from_keys, after_round=fold)
             shares.append([sum(i["stem"] in harvested for i in r) / len(r) if r else 0.0 for r in rounds])
+            known_first.append(sum(i["stem"] in harvested for i in [i for r in rounds for i in r][: arguments.count]))
             print(f"collusion: later account {number + 1}: answerable {shares[-1]}", file=sys.stderr, flush=True)
 
         generated.append(bank_items(questions))
@@ -276,6 +289,8 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  
 
     return {
         "defences": "on" if defences else "off",
+        "colluder_profiles": "distinct" if arguments.distinct else "one",
+        "honest_first": arguments.honest_first,
         "rest_after": rest_after if defences else None,
         "keys_harvested": len(harvested),
         "later_share_answerable_by_round": [
@@ -283,6 +298,8 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  
         ]
         if shares
         else [],
+        "later_first_items_known": known_first,
+        "later_first_items_known_mean": round(statistics.fmean(known_first), 2) if known_first else 0.0,
         "later_share_answerable": round(statistics.fmean(s for r in shares for s in r), 3) if shares else 0.0,
         "items_rested": rested,
         "items_rested_compromised": compromised,
@@ -323,6 +340,8 @@ def main() -> None:
     parser.add_argument("--cusum-h", type=float, default=None, help="the compromise CUSUM's H for `on` (scaled down)")
     parser.add_argument("--honest", type=int, default=5)
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--distinct", action="store_true", help="each harvesting account with its own survey")
+    parser.add_argument("--honest-first", type=int, default=0, help="honest learners playing before the harvest")
     arguments = parser.parse_args()
     from slea.measurement import compromise
 

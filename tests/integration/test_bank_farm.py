@@ -1,14 +1,17 @@
-"""An account farm's items leave the bank (dal/bank.py FARM_GROUP_SIZE): on the real state
-machine, look-alike accounts drawn for in one bank key on one UTC day count once each, and from the
-fifth every item drawn for any of them rests in the draw that shows it, so it never reaches a later
-account; four do not; accounts whose profiles differ never make one; a retried plan or a later
-round of one account does not count it twice; honest learners never trigger it."""
+"""Accounts judged by behaviour, not by their survey (logic/rounds/bank_draw.py): on the real state
+machine, a learner whose answers person fit flagged (the refit's `review` mark on their ability
+record) has every item drawn for them rest in the draw that shows it, and what their round
+generates saved rested, so it never reaches a later account; look-alike accounts, however many,
+rest nothing (the rule that made five of them an account farm is gone: a team of new hires fills
+the survey in alike), nor do accounts without a survey."""
 
 import uuid
+from decimal import Decimal
 
 import pytest
 
 from slea.dal import bank as bank_store
+from slea.logic.rounds import bank_draw
 from tests.integration.test_bank_rounds import (  # noqa: F401 (fixtures)
     FIRST,
     SECOND,
@@ -88,13 +91,6 @@ def seed_bank(steps, count=4):
     return {q["question_id"] for q in run(steps, seeder, "sess_seed", count=count).output["questions"]}
 
 
-def members(steps):
-    counter = table(steps.runtime.cloud, "AbilitiesTable").get_item(
-        Key={"user_id": "#bank", "entry": "rounds#technical#en"}
-    )
-    return set(counter["Item"].get(bank_store.members_attribute(bank_store._today())) or set())
-
-
 def farm_accounts(cloud, count):
     accounts = [SECOND, *(str(uuid.uuid4()) for _ in range(count - 1))]
     for account in accounts[1:]:
@@ -102,44 +98,58 @@ def farm_accounts(cloud, count):
     return accounts
 
 
-def test_from_the_fifth_look_alike_account_every_item_drawn_for_the_group_rests(bank, generation_calls):  # noqa: F811 - the fixtures
+def flag(cloud, user, category="technical"):
+    """Person fit flagged the learner (as logic/jobs/person_review.py marks the ability record)."""
+    table(cloud, "AbilitiesTable").put_item(
+        Item={
+            "user_id": user,
+            "entry": f"ability#{category}",
+            "theta": Decimal("0"),
+            "se": Decimal("0.5"),
+            "answers": 12,
+            "review": {"reason": "aberrant answers", "flagged_at": "2026-11-27T06:00:00Z", "source": "person_fit"},
+        }
+    )
+
+
+def test_look_alike_accounts_rest_nothing_however_many(bank, generation_calls, monkeypatch):  # noqa: F811 - the fixtures
+    """Test changed to the new behaviour: five (and more) accounts with one survey were an account
+    farm whose items rested as they were shown; equal surveys alone now rest nothing. (The
+    exposure cap, which eight viewers of a four-item bank would reach, is not under test here.)"""
+    monkeypatch.setattr(bank_draw, "EXPOSURE_MIN_LEARNERS", 1000)
     cloud = bank.runtime.cloud
     bank_items = seed_bank(bank, 4)
-    accounts = farm_accounts(cloud, bank_store.FARM_GROUP_SIZE)
-    for number, account in enumerate(accounts[:-1]):
-        assert drawn(bank, account, f"sess_farm_{number}") == bank_items
-        assert not resting(bank, bank_items)  # items drawn for the group's first accounts stay
-    # The fifth account is shown them as anyone would be; the same draw rests every one.
-    assert drawn(bank, accounts[-1], "sess_farm_5") == bank_items
-    assert rested_as_farm(bank, bank_items)
-    assert len(members(bank)) == bank_store.FARM_GROUP_SIZE + 1  # and the seeding account
+    for number, account in enumerate(farm_accounts(cloud, 7)):
+        assert drawn(bank, account, f"sess_alike_{number}") == bank_items
+    assert not resting(bank, bank_items)
+    later = str(uuid.uuid4())
+    another_profile(cloud, later, "Analyst")
+    assert drawn(bank, later, "sess_later") == bank_items
 
-    # A later account of another profile never meets them: its round is generated.
+
+def test_a_flagged_learner_is_shown_items_that_then_rest(bank, generation_calls):  # noqa: F811 - the fixtures
+    cloud = bank.runtime.cloud
+    bank_items = seed_bank(bank, 4)
+    suspect = str(uuid.uuid4())
+    another_profile(cloud, suspect, "Contractor")
+    flag(cloud, suspect)
+    # Shown them as anyone would be; the same draw rests every one.
+    assert drawn(bank, suspect, "sess_flagged") == bank_items
+    assert rested_as_farm(bank, bank_items)
+    # A later account never meets them: its round is generated (asked for four, and again only
+    # for a draft that wrote a rested item's stem and key).
     later = str(uuid.uuid4())
     another_profile(cloud, later, "Analyst")
     calls = len(generation_calls)
     assert not drawn(bank, later, "sess_later") & bank_items
-    # Asked for four, and again only for a draft that wrote a rested item's stem and key (never
-    # saved as its copy: written again).
     assert generation_calls[calls:][:1] == [4]
     assert all(asked < 4 for asked in generation_calls[calls + 1 :])
-    fresh = {item_id for item_id, item in stored(cloud).items() if item.get("bank_key")}
-    assert fresh
-
-    # The group is a farm for the rest of the day: what its first account is drawn now rests too.
-    again = drawn(bank, accounts[0], "sess_farm_again")
-    assert again
-    assert again <= fresh
-    assert rested_as_farm(bank, again)
-    other = str(uuid.uuid4())
-    another_profile(cloud, other, "Designer")
-    assert not drawn(bank, other, "sess_other") & again
 
 
 def test_four_look_alike_accounts_rest_nothing(bank, generation_calls):  # noqa: F811 - the fixtures
     cloud = bank.runtime.cloud
     bank_items = seed_bank(bank, 4)
-    for number, account in enumerate(farm_accounts(cloud, bank_store.FARM_GROUP_SIZE - 1)):
+    for number, account in enumerate(farm_accounts(cloud, 4)):
         assert drawn(bank, account, f"sess_four_{number}") == bank_items
     assert not resting(bank, bank_items)
     later = str(uuid.uuid4())
@@ -147,29 +157,27 @@ def test_four_look_alike_accounts_rest_nothing(bank, generation_calls):  # noqa:
     assert drawn(bank, later, "sess_later") == bank_items
 
 
-def test_accounts_whose_profiles_differ_never_group(bank, generation_calls):  # noqa: F811 - the fixtures
-    """Five accounts alike but for their role: five groups of one, nothing rests."""
+def test_accounts_whose_profiles_differ_rest_nothing(bank, generation_calls, monkeypatch):  # noqa: F811 - the fixtures
+    """Six accounts alike but for their role: nothing rests (the exposure cap aside, as above)."""
+    monkeypatch.setattr(bank_draw, "EXPOSURE_MIN_LEARNERS", 1000)
     cloud = bank.runtime.cloud
     bank_items = seed_bank(bank, 4)
-    for number in range(bank_store.FARM_GROUP_SIZE + 1):
+    for number in range(6):
         account = str(uuid.uuid4())
         another_profile(cloud, account, f"Engineer {number}")
         assert drawn(bank, account, f"sess_differ_{number}") == bank_items
     assert not resting(bank, bank_items)
-    groups = {entry.split(":")[0] for entry in members(bank)}
-    assert len(groups) == len(members(bank)) == bank_store.FARM_GROUP_SIZE + 2  # and the seeding account
 
 
 def test_honest_learners_playing_several_rounds_never_trigger_it(bank, generation_calls):  # noqa: F811 - the fixtures
     cloud = bank.runtime.cloud
     seed_bank(bank, 8)
-    learners = [str(uuid.uuid4()) for _ in range(bank_store.FARM_GROUP_SIZE + 1)]
-    for number, learner in enumerate(learners):
+    for number in range(6):
+        learner = str(uuid.uuid4())
         another_profile(cloud, learner, f"Learner {number}")
         for round_number in range(2):
             run(bank, learner, f"sess_honest_{number}_{round_number}", count=4)
     assert not any(item.get("rested_at") for item in stored(cloud).values())
-    assert len(members(bank)) == len(learners) + 1  # each counted once (and the seeding account), whatever its rounds
 
 
 def plan_event(profile, user, session, execution, count=4):
@@ -177,17 +185,11 @@ def plan_event(profile, user, session, execution, count=4):
     return {"request": request, "profile": {**profile, "user_id": user}, "correlation_id": execution}
 
 
-def test_a_retried_plan_or_a_later_round_does_not_count_an_account_twice(bank, generation_calls):  # noqa: F811 - the fixtures
+def test_a_retried_plan_of_a_flagged_learner_rests_what_it_drew_once(bank, generation_calls):  # noqa: F811 - the fixtures
+    """Test changed to the new behaviour: a retried plan returns its first draw, and says the
+    learner is flagged without reading the counter (the flag comes with the ability record)."""
     cloud = bank.runtime.cloud
-    bank_items = seed_bank(bank, 8)
-    accounts = farm_accounts(cloud, bank_store.FARM_GROUP_SIZE - 1)
-    # One account, two rounds (it is drawn for twice), and the other three planned twice each
-    # under one execution name, as Step Functions retries and redelivers a plan.
-    # (A round draws each type for its own slots, so a round may draw fewer than the bank holds.)
-    first_round, second_round = drawn(bank, accounts[0], "sess_twice_1"), drawn(bank, accounts[0], "sess_twice_2")
-    assert first_round  # drawn for in both rounds,
-    assert second_round
-    assert not first_round & second_round  # other items each time
+    seed_bank(bank, 8)
     profile = {
         name: value
         for name, value in max(
@@ -196,17 +198,15 @@ def test_a_retried_plan_or_a_later_round_does_not_count_an_account_twice(bank, g
         ).items()
         if name not in {"submitted_at"}
     }
-    for number, account in enumerate(accounts[1:]):
-        event = plan_event(profile, account, f"sess_retry_{number}", f"exec-farm-{number}")
-        first = bank.runtime.invoke("plan_round", event)
-        assert first["drawn"]  # drawn for
-        assert bank.runtime.invoke("plan_round", event) == first
-    assert len(members(bank)) == bank_store.FARM_GROUP_SIZE  # the four, and the seeding account
-    assert not resting(bank, bank_items)
-    # The next distinct account is the fifth.
-    fifth = str(uuid.uuid4())
-    _look_alike(cloud, fifth)
-    assert resting(bank, drawn(bank, fifth, "sess_fifth"))
+    suspect = str(uuid.uuid4())
+    flag(cloud, suspect)
+    event = plan_event(profile, suspect, "sess_retry_flagged", "exec-flagged")
+    first = bank.runtime.invoke("plan_round", event)
+    assert first["drawn"]
+    assert first["farm"] is True
+    assert bank.runtime.invoke("plan_round", event) == first
+    drawn_ids = {stored(cloud)[q["question_id"]]["item_id"] for q in first["drawn"]}
+    assert rested_as_farm(bank, drawn_ids)
 
 
 def generated_for(steps, user, session, count=4):
@@ -216,15 +216,18 @@ def generated_for(steps, user, session, count=4):
     return [stored(cloud)[q["question_id"]] for q in execution.output["questions"] if not q["from_bank"]], refused
 
 
-def test_what_a_farms_round_generates_never_joins_the_bank(bank, generation_calls):  # noqa: F811 - the fixtures
+def test_what_a_flagged_learners_round_generates_never_joins_the_bank(bank, generation_calls):  # noqa: F811 - the fixtures
+    """Test changed to the new behaviour: the learner is flagged by person fit, not the sixth of a
+    look-alike group."""
     cloud = bank.runtime.cloud
     seed_bank(bank, 4)
-    accounts = farm_accounts(cloud, bank_store.FARM_GROUP_SIZE + 1)
-    for number, account in enumerate(accounts[:-1]):
-        drawn(bank, account, f"sess_gen_{number}")
-    # The bank's items are rested; the sixth account's round is generated, and saved rested:
+    suspect = str(uuid.uuid4())
+    another_profile(cloud, suspect, "Contractor")
+    flag(cloud, suspect)
+    drawn(bank, suspect, "sess_gen_0")
+    # The bank's items are rested; the learner's next round is generated, and saved rested:
     # bank items (their stem and key claimed), never drawable.
-    generated, refused = generated_for(bank, accounts[-1], "sess_gen_6")
+    generated, refused = generated_for(bank, suspect, "sess_gen_1")
     assert len(generated) == 4 - refused
     own = [item for item in generated if item["item_id"] == item["question_id"]]
     # (the offline writer may repeat a rested item's stem and key: that one is not served)
@@ -244,20 +247,41 @@ def test_what_a_farms_round_generates_never_joins_the_bank(bank, generation_call
     assert not {stored(cloud)[q["question_id"]]["item_id"] for q in shown} & {item["item_id"] for item in generated}
 
 
-@pytest.mark.parametrize(
-    ("accounts", "rests"), [(bank_store.FARM_GROUP_SIZE, True), (bank_store.FARM_GROUP_SIZE - 1, False)]
-)
-def test_accounts_without_a_survey_are_one_group(bank, generation_calls, accounts, rests):  # noqa: F811 - the fixtures
-    """They all have the fallback profile: indistinguishable, so one group (what it costs:
-    docs/security.md). The fallback profile names no interest but the category, so they draw
-    only items written for it (mostly what was generated for them); from the fifth account on,
-    every bank item their round shows, drawn or generated, rests."""
+def test_accounts_without_a_survey_rest_nothing(bank, generation_calls):  # noqa: F811 - the fixtures
+    """Test changed to the new behaviour: accounts without a survey all have the fallback profile,
+    and five of them were an account farm; indistinguishable by survey, they are judged, as anyone,
+    by their answers."""
     cloud = bank.runtime.cloud
     shown: list[dict] = []
-    for number in range(accounts):
+    for number in range(6):
         execution = run(bank, str(uuid.uuid4()), f"sess_none_{number}", count=4)
         questions = [stored(cloud)[q["question_id"]] for q in execution.output["questions"]]
         shown = [stored(cloud)[str(question.get("item_id") or question["question_id"])] for question in questions]
         assert len(shown) == 4
-    assert all(bool(item.get("rested_at")) is rests for item in shown)
-    assert all(("bank_key" in item) is not rests for item in shown)
+    assert not any(item.get("rested_at") for item in shown)
+    assert all("bank_key" in item for item in shown)
+
+
+@pytest.mark.xfail(
+    reason="target not met yet: with the farm rule gone nothing rests, but look-alike accounts still count once "
+    "in the exposure rate's denominator, so the cap (5 viewers of 20) keeps the last third generating "
+    "(bench/honest_cohort.py: 0.63 / 0.47 / 0.61 calls per round)",
+    strict=False,
+)
+def test_an_honest_cohort_with_three_surveys_keeps_the_banks_reuse(bank, generation_calls):  # noqa: F811 - the fixtures
+    """45 learners whose surveys take three forms (a team of new hires fills them in alike), one
+    round each: as the bank fills, generation falls (the last third's calls per round at most half
+    the first's) and nothing rests. With the look-alike farm rule, every item shown to a form's
+    fifth account on rested and the last third's calls rose instead (bench/honest_cohort.py)."""
+    cloud = bank.runtime.cloud
+    learners = [str(uuid.uuid4()) for _ in range(45)]
+    calls_per_round = []
+    for number, learner in enumerate(learners):
+        another_profile(cloud, learner, ("Engineer", "Analyst", "Designer")[number % 3])
+        before = len(generation_calls)
+        run(bank, learner, f"sess_cohort_{number}", count=5)
+        calls_per_round.append(len(generation_calls) - before)
+    first, last = sum(calls_per_round[:15]) / 15, sum(calls_per_round[30:]) / 15
+    assert first > 0
+    assert last <= first / 2, calls_per_round
+    assert not any(item.get("rested_at") for item in stored(cloud).values())

@@ -290,12 +290,8 @@ def _look_alike(cloud, user):
 
 
 def test_look_alike_accounts_count_once_for_an_items_exposure_and_daily_cap(bank, generation_calls, monkeypatch):
-    from slea.dal import bank as bank_store
     from slea.dal.bank import _today, day_attribute, groups_attribute
 
-    # Seven look-alike accounts are an account farm, whose items rest as they are shown
-    # (test_bank_farm.py); here the exposure counting alone is under test, so the farm rule waits.
-    monkeypatch.setattr(bank_store, "FARM_GROUP_SIZE", 100)
     cloud = bank.runtime.cloud
     first = run(bank, FIRST, "sess_a", count=4)
     originals = {q["question_id"] for q in first.output["questions"]}

@@ -79,8 +79,8 @@ class RoundPlan(Contract):
     )
     farm: bool = Field(
         default=False,
-        description="the learner is one of an account farm's (look-alike accounts): what the round generates is "
-        "saved rested, never joining the bank (dal/bank.py)",
+        description="person fit flagged the learner's answers (their ability record's review mark): what the "
+        "round draws and generates is saved rested, never joining the bank (logic/rounds/bank_draw.py)",
     )
 
 

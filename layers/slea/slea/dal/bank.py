@@ -19,10 +19,9 @@ transaction: a retried plan finds all of them or none.
 Look-alike accounts count once over a window (one UTC day): a draw carries its learner's GROUP (a
 digest of the profile, logic/rounds/bank_draw.py). The counter keeps the groups first drawn for
 that day (`groups#{day}`, at most GROUP_SET_MAX) and adds a learner only for a group not in it, so
-fresh look-alike accounts cannot dilute the exposure rate's denominator. It also keeps the accounts
-drawn for that day by group (`members#{day}`, "{group}:{account digest}", at most MEMBER_SET_MAX):
-a group with FARM_GROUP_SIZE accounts that day is an account farm, one party sharing the keys it
-is shown, and every item drawn for one of its accounts rests in the draw that shows it (`farm`).
+fresh look-alike accounts cannot dilute the exposure rate's denominator. A group is never judged by
+its size: equal surveys are what a team of new hires writes too. A draw for a learner whose
+behaviour person fit flagged (logic/rounds/bank_draw.py) rests every item it shows (`farm`).
 An item keeps the groups it was drawn for that day (`groups#{day}`, at most DAILY_DRAW_CAP of them) and its daily count
 `draws#{day}` counts groups, not accounts (a look-alike account drawn it again the same day adds to
 `repeat_draws` instead), so a group cannot lock an item out of everyone's rounds for the day. The
@@ -48,7 +47,6 @@ conditional put each (`claim`).
 """
 
 import datetime
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,7 +76,6 @@ __all__ = [
     "drawn_for",
     "holder",
     "join",
-    "member",
     "record_draw",
     "release",
     "rest_repeated_for_farm",
@@ -105,18 +102,10 @@ DAILY_DRAW_CAP = 40
 # Groups remembered per bank key and day on the counter record (16 characters each: about 80 KB of
 # its 400 KB). Past it a first draw counts its learner whatever its group (the old rule).
 GROUP_SET_MAX = 5_000
-# An account farm: a look-alike group drawn for with this many distinct accounts in a bank key on
-# one UTC day. A party's accounts are most of the viewers of the items they are shown, so what is
-# shown to them is harvested: the share of a later account's items a party holds is about
-# 1 - (1 - f)^R (f: the party's share of an item's viewers, R: accounts an item is shown to before
-# it rests), and only resting what a farm is shown brings f's term to nothing. Five: the smallest
-# party the threat model names (five to ten hostile accounts); honest learners rarely share a
-# profile (free-text role and duty), while a class given one survey answer would reach it too
-# (docs/security.md says what that costs). Accounts past MEMBER_SET_MAX in a day are not counted
-# (their groups are then judged by the accounts counted before), the counter record's size bound
-# (25 characters each: about 125 KB beside the groups' 80 KB).
-FARM_GROUP_SIZE = 5
-MEMBER_SET_MAX = 5_000
+# Why a draw rested an item at once: drawn for a learner whose answers person fit flagged (answers
+# that fit no ability, or right mostly on items whose keys many accounts were shown), who may be
+# passing on what they are shown. (The value predates the behavioural rule: it once named a
+# look-alike group of five accounts, a rule that rested every item a team of new hires was shown.)
 FARM_REST_REASON = "farm"
 _NOT_OVEREXPOSED = "(attribute_not_exists(draws) OR draws < :rest) AND (attribute_not_exists(#today) OR #today < :cap)"
 
@@ -140,14 +129,9 @@ def groups_attribute(day: str) -> str:
 
 
 def members_attribute(day: str) -> str:
-    """The attribute holding the accounts a bank key's counter was drawn for on `day`, by group."""
+    """The accounts a bank key's counter was drawn for on `day`, by group, which the counter kept
+    for the look-alike farm rule; no longer written, yesterday's are removed."""
     return f"members#{day}"
-
-
-def member(group: str, account: str) -> str:
-    """An account's entry in the counter's members: its group and a digest of its id (ids may be
-    long OIDC subjects; 32 bits tell apart the few accounts of one group)."""
-    return f"{group}:{hashlib.sha256(account.encode()).hexdigest()[:8]}"
 
 
 def groups_today(item: dict[str, Any]) -> set[str]:
@@ -179,29 +163,16 @@ def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Counter:
-    """A bank key's counter: learners ever drawn for (each look-alike group once a day), the
-    groups first drawn for today, and the accounts drawn for today (`member` entries)."""
+    """A bank key's counter: learners ever drawn for (each look-alike group once a day), and the
+    groups first drawn for today."""
 
     learners: int
     groups: frozenset[str]
-    members: frozenset[str] = frozenset()
 
     def new_learner(self, group: str, first_draw: bool) -> bool:
         """Whether a learner's first draw adds one to `learners`: not when a look-alike account
         was first drawn for today (the group is then in `groups`)."""
         return first_draw and (not group or group not in self.groups)
-
-    def group_size(self, group: str, entry: str) -> int:
-        """Distinct accounts of `group` drawn for today, counting the one whose `member` entry is
-        `entry` (it is being drawn for). An empty group is an account alone."""
-        if not group:
-            return 1
-        prefix = f"{group}:"
-        return len({known for known in self.members if known.startswith(prefix)} | {entry})
-
-    def farm(self, group: str, entry: str) -> bool:
-        """Whether drawing for this account draws for an account farm (see FARM_GROUP_SIZE)."""
-        return self.group_size(group, entry) >= FARM_GROUP_SIZE
 
 
 def drawn_for(key: str) -> Counter:
@@ -214,11 +185,8 @@ def drawn_for(key: str) -> Counter:
             .get_item(
                 TableName=resource_name(ABILITIES_VARIABLE),
                 Key=_counter_key(key),
-                ProjectionExpression="learners, #groups, #members",
-                ExpressionAttributeNames={
-                    "#groups": groups_attribute(_today()),
-                    "#members": members_attribute(_today()),
-                },
+                ProjectionExpression="learners, #groups",
+                ExpressionAttributeNames={"#groups": groups_attribute(_today())},
             )
             .get("Item")
         )
@@ -226,8 +194,7 @@ def drawn_for(key: str) -> Counter:
 
 
 def _counter(stored: dict[str, Any]) -> Counter:
-    members = frozenset(str(entry) for entry in stored.get(members_attribute(_today())) or ())
-    return Counter(int(stored.get("learners", 0)), frozenset(groups_today(stored)), members)
+    return Counter(int(stored.get("learners", 0)), frozenset(groups_today(stored)))
 
 
 def stored_copy(question_id: str) -> dict[str, Any] | None:
@@ -248,7 +215,7 @@ def _counter_key(key: str) -> dict[str, Any]:
 
 
 def _counter_update(
-    key: str, new_learner: bool = False, group: str = "", counter: Counter | None = None, entry: str = ""
+    key: str, new_learner: bool = False, group: str = "", counter: Counter | None = None
 ) -> dict[str, Any]:
     names = {"#yesterday": groups_attribute(_yesterday()), "#ymembers": members_attribute(_yesterday())}
     values: dict[str, Any] = {":one": {"N": "1"}, ":learner": {"N": "1" if new_learner else "0"}}
@@ -257,11 +224,6 @@ def _counter_update(
         adding += ", #groups :group"
         names["#groups"] = groups_attribute(_today())
         values[":group"] = {"SS": [group]}
-    # ADD to a set: an account drawn for again (a later round, a retried write) is counted once.
-    if entry and counter is not None and entry not in counter.members and len(counter.members) < MEMBER_SET_MAX:
-        adding += ", #members :member"
-        names["#members"] = members_attribute(_today())
-        values[":member"] = {"SS": [entry]}
     return {
         "Update": {
             "TableName": resource_name(ABILITIES_VARIABLE),
@@ -325,18 +287,17 @@ def record_draw(
     originals: dict[str, dict[str, Any]] | None = None,
     group: str = "",
     counter: Counter | None = None,
-    entry: str = "",
     farm: bool = False,
 ) -> bool:
     """Save the copies, count each original's draw (see _original_update; `originals` are the
     items as the window read them, by id) and one round (and, for a learner's first draw, one
-    learner; and the account, its `member` `entry`) on the counter, all or nothing; `farm`: the
-    account is one of an account farm's, and every original drawn rests. False if a condition
+    learner) on the counter, all or nothing; `farm`: the learner's behaviour flagged them, and
+    every original drawn rests. False if a condition
     failed: a copy exists already (an earlier attempt won), an original left the bank meanwhile
     (retired or rested) or reached a draw limit since the window was read."""
     table = resource_name(TABLE_VARIABLE)
     at = datetime.datetime.now(datetime.UTC).isoformat()
-    items: list[dict[str, Any]] = [_counter_update(key, new_learner, group, counter, entry)]
+    items: list[dict[str, Any]] = [_counter_update(key, new_learner, group, counter)]
     for copy in copies:
         items.append(
             {
@@ -360,16 +321,11 @@ def record_draw(
     return True
 
 
-def count_round(
-    key: str, new_learner: bool = False, group: str = "", counter: Counter | None = None, entry: str = ""
-) -> Counter:
-    """A round planned with nothing drawn still counts (and its learner, the first time; and the
-    account, when `counter` was read). Returns the counter as it was before: the same write
-    returns it (no read), so the planner knows whether the account is an account farm's."""
-    update = _counter_update(key, new_learner, group, counter, entry)["Update"]
+def count_round(key: str, new_learner: bool = False, group: str = "", counter: Counter | None = None) -> None:
+    """A round planned with nothing drawn still counts (and its learner, the first time)."""
+    update = _counter_update(key, new_learner, group, counter)["Update"]
     with storage_errors("bank counter add"):
-        response = dynamodb(TOOL).update_item(**update, ReturnValues="ALL_OLD")
-    return _counter(from_item(response.get("Attributes") or {}))
+        dynamodb(TOOL).update_item(**update)
 
 
 @dataclass(frozen=True)

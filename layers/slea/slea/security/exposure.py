@@ -14,6 +14,11 @@ already chosen for the round:
   key away (the claims of security/key_leaks.py, the same matcher as the show-time guard), and
   none of its options (a true/false item: its statement) is a concept told so, by name or by
   definition (a learner picks or eliminates it without knowing the item);
+- nothing shown earlier cues it: none of its options' concepts (nor its own) is one an earlier item
+  of the session keyed, and none's definition is text the session showed before this round (an
+  earlier stem or option, or an answer's explanation): a learner eliminates a distractor, or spots
+  the key, whose definition they have read (`_cued`, judged against the items the session held
+  before the round, never relaxed);
 - preferred while the record allows (`strict`, kept by the offline generator and the bank draw):
   the same for the items not answered yet, whose keys will be told and whose other options their
   feedback may name: neither the new item's concept nor its options are among them.
@@ -39,6 +44,7 @@ RECENT_MAX = 200
 SUBJECT_MAX_LENGTH = 80  # a stored explanation's head longer than this is a sentence, not a name
 KEY_FINGERPRINT_MIN_LENGTH = 20  # a key this long (a definition) identifies the item without a concept
 WORD = re.compile(r"\w+")
+CUE_DEFINITION_WORDS = 4  # a definition this long, found in what the session showed, was shown
 
 
 def normalised(text: str) -> str:
@@ -189,11 +195,17 @@ class SessionContext:
     definitions: "list[KeyedItem]" = field(default_factory=list)  # those and the ones feedback may still tell
     shown: "list[tuple[KeyedItem, bool]]" = field(default_factory=list)  # with: was it answered
     recent: frozenset[str] = frozenset()
+    earlier_keyed: set[str] = field(default_factory=set)  # concepts the items before this round keyed
+    earlier_text: list[str] = field(default_factory=list)  # what those showed, normalised
 
     def __post_init__(self) -> None:
         self.recent = frozenset(self.exposure.recent) if self.exposure.practice else frozenset()
         for item in self.exposure.shown:
             self.add(item)
+            if item.concept:
+                self.earlier_keyed.add(normalised(item.concept))
+            told = [item.explanation, item.reference_answer] if item.answered else []
+            self.earlier_text += [normalised(text) for text in (item.stem, *_options(item), *told) if text]
 
     def add(self, item: ShownItem) -> None:
         """`item` is now in the session (shown, drawn or accepted for the round). Its key is told
@@ -238,7 +250,29 @@ class SessionContext:
 
     def conflict(self, item: ShownItem, strict: bool = True) -> str | None:
         """Why `item` may not join the session now, or None."""
-        return self._repeat(item) or self._answerable(item) or (self._recognisable(item) if strict else None)
+        return (
+            self._repeat(item)
+            or self._answerable(item)
+            or self._cued(item)
+            or (self._recognisable(item) if strict else None)
+        )
+
+    def _cued(self, item: ShownItem) -> str | None:
+        """An option (or the item's own concept) an earlier item keyed, or whose definition the
+        session showed before this round."""
+        if item.type != "multiple_choice":
+            return None
+        own = normalised(item.concept or "")
+        for fact in item.facts:
+            name = normalised(fact.name)
+            if name and name != own and name in self.earlier_keyed:
+                return f"An option is a concept an earlier item of this session keyed: {fact.name}"
+            definition = normalised(fact.definition)
+            if len(definition.split()) >= CUE_DEFINITION_WORDS and any(
+                definition in text for text in self.earlier_text
+            ):
+                return f"An option's definition was shown earlier in this session: {fact.name}"
+        return None
 
     def _repeat(self, item: ShownItem) -> str | None:
         if normalised(item.stem) in self.stems:

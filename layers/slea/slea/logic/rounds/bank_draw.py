@@ -18,14 +18,14 @@ profile is what the planner already has (no extra read) and what a script creati
 bulk tends to repeat; accounts whose profiles differ are not grouped (docs/security.md says what
 that leaves open).
 
-An account farm's items leave the bank: once a look-alike group has been drawn for with
-FARM_GROUP_SIZE distinct accounts in the bank key on one UTC day (dal/bank.py counts them on the
-counter record the draw reads anyway), every item drawn for any of its accounts is rested in the
-same transaction that shows it (`rest_reason` "farm"), so a key the party holds never reaches a
-later account; the next round generates in its place. The account is shown the item as any other
-(nothing tells it). Items drawn for the group's first accounts, before it reached the size, stay.
-Accounts without a survey all have the fallback profile: indistinguishable, they are one group,
-and past the size their items rest too (the cost is generation, not theirs: docs/security.md).
+Accounts judged by their behaviour, not by their survey: a learner whose answers the person-fit
+refit flagged (slea.measurement.person_fit: answers that fit no ability, right mostly on items
+whose keys had been shown to many other accounts; logic/jobs/person_review.py writes the `review`
+mark on the ability record, which the planner reads anyway) is drawn for as any learner, but every
+item drawn for them is rested in the same transaction that shows it (`rest_reason` "farm"), so a
+key they may be passing on never reaches a later account, and what their round generates is saved
+rested too. Equal survey answers alone never do this: a team of new hires fills the survey in alike,
+and resting what they are shown would cost them the bank (bench/honest_cohort.py).
 
 A drawn item is saved for the session as a copy under an id keyed on the execution's name and its
 slot, so a retried PlanRound (Step Functions retries it) first looks for slot 0's copy and, if the
@@ -59,8 +59,12 @@ from slea.security.ids import keyed_random, keyed_uuid
 # Half-widths (logits) of the difficulty window: near the target first, then wider if the near
 # window holds too few eligible items (a logit from the target a 70% item is still 50-85%).
 WINDOWS = (0.5, 1.0)
-TOP = 5  # randomesque: at random among the best five per slot
+TOP = 5  # randomesque: at random among five per slot
 MAX_EXPOSURE = 0.25
+# Exposure spread (selection.choose_items' band): the five least shown of the items within half a
+# logit of the nearest to the target, weighted by information. A party of accounts at one level
+# then harvests items that the next learner of that level is no more likely to meet than others.
+BAND = 0.5
 # An exposure rate is not judged before the bank key has this many learners: with three learners,
 # one draw would already be "33%" and the cap would shut a young bank.
 EXPOSURE_MIN_LEARNERS = 20
@@ -90,6 +94,9 @@ class DrawRequest:
     # The type of each slot (target.slot_types): each type's slots are drawn among its own items.
     # Empty: any of `question_types` in any slot.
     slot_types: list[QuestionType] = field(default_factory=list)
+    # The learner's answers were flagged by person fit (their ability record's `review` mark): what
+    # is drawn for them rests as it is shown.
+    flagged: bool = False
 
 
 def account_group(profile: UserProfile) -> str:
@@ -124,6 +131,14 @@ def _eligible(
         return False
     context = context or SessionContext(request.exposure)
     return context.conflict(exposure.stored_item(item)) is None
+
+
+def viewers(item: dict[str, Any]) -> int:
+    """Accounts an item's key was shown to: its draws, and the learner whose round it was written
+    for (a generated item joins the bank from a session; `draws` counts only later draws). An
+    author's item ("authored#..." session) was shown to no learner."""
+    session = str(item.get("session_id") or "")
+    return int(item.get("draws") or 0) + (1 if session and "#" not in session else 0)
 
 
 def _floor(item: dict[str, Any]) -> float:
@@ -233,14 +248,12 @@ def _earlier_draw(request: DrawRequest) -> list[dict[str, Any]] | None:
     return copies
 
 
-def _count_round(request: DrawRequest, key: str, counter: bank.Counter | None) -> bool:
-    """Count a round with nothing drawn; whether its account is an account farm's."""
+def _count_round(request: DrawRequest, key: str, counter: bank.Counter | None) -> None:
+    """Count a round with nothing drawn (and its learner, on a first draw of a group new today)."""
     if request.first_draw and counter is None:  # is the learner's group new today? (a first draw only)
         counter = bank.drawn_for(key)
     new_learner = counter is not None and counter.new_learner(request.group, request.first_draw)
-    entry = bank.member(request.group, request.user_id)
-    before = bank.count_round(key, new_learner=new_learner, group=request.group, counter=counter, entry=entry)
-    return (counter or before).farm(request.group, entry)
+    bank.count_round(key, new_learner=new_learner, group=request.group, counter=counter)
 
 
 def _by_slot_type(
@@ -250,24 +263,40 @@ def _by_slot_type(
     slots' types are not given), in the order of the slots."""
     if not request.slot_types:
         return selection.choose_items(
-            candidates, request.theta, request.success_rate, request.count, rng=rng, top=TOP, max_exposure=MAX_EXPOSURE
+            candidates,
+            request.theta,
+            request.success_rate,
+            request.count,
+            rng=rng,
+            top=TOP,
+            max_exposure=MAX_EXPOSURE,
+            band=BAND,
         )
     wanted = Counter(request.slot_types)
     chosen: dict[str, list[selection.Candidate]] = {}
     for item_type in wanted:  # in the order types first appear in the slots: one draw sequence
         of_type = [candidate for candidate in candidates if found[candidate.item_id].get("item_type") == item_type]
         chosen[item_type] = selection.choose_items(
-            of_type, request.theta, request.success_rate, wanted[item_type], rng=rng, top=TOP, max_exposure=MAX_EXPOSURE
+            of_type,
+            request.theta,
+            request.success_rate,
+            wanted[item_type],
+            rng=rng,
+            top=TOP,
+            max_exposure=MAX_EXPOSURE,
+            band=BAND,
         )
     return [chosen[item_type].pop(0) for item_type in request.slot_types if chosen[item_type]]
 
 
 def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[str, Any]], bool]:
-    """The round's copies, and whether its account is an account farm's (then they were rested,
-    and what the round generates is saved rested too)."""
+    """The round's copies, and whether its learner is flagged (then they were rested, and what the
+    round generates is saved rested too)."""
+    farm = request.flagged
     found = _candidates(request, key, target)
     if not found:
-        return [], _count_round(request, key, None)
+        _count_round(request, key, None)
+        return [], farm
     counter = bank.drawn_for(key)
     learners = max(counter.learners, EXPOSURE_MIN_LEARNERS)
     candidates = [
@@ -276,7 +305,7 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
             b=float(item["difficulty_b"]),
             floor=_floor(item),
             # Accounts shown the key over learners (look-alike accounts counted once): see dal/bank.py.
-            exposure_rate=float(item.get("draws") or 0) / learners,
+            exposure_rate=viewers(item) / learners,
         )
         for item_id, item in found.items()
     ]
@@ -285,17 +314,16 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
     chosen = _by_slot_type(candidates, found, request, rng)
     chosen = _apart(chosen, found, request.exposure)
     if not chosen:
-        return [], _count_round(request, key, counter)
+        _count_round(request, key, counter)
+        return [], farm
     at = utc_now()
     copies = [_copy(found[candidate.item_id], request, slot, at) for slot, candidate in enumerate(chosen)]
     new_learner = counter.new_learner(request.group, request.first_draw)
-    entry = bank.member(request.group, request.user_id)
-    farm = counter.farm(request.group, entry)
     recorded = bank.record_draw(
-        key, copies, new_learner, originals=found, group=request.group, counter=counter, entry=entry, farm=farm
+        key, copies, new_learner, originals=found, group=request.group, counter=counter, farm=farm
     )
     if recorded:
-        if farm:  # what the farm rule costs: each of these is generated again for a later round
+        if farm:  # what the rule costs: each of these is generated again for a later round
             metrics.add_metric(name="FarmItemsRested", unit="Count", value=len(copies))
         return copies, farm
     # A condition failed: another attempt of this plan saved its draw first, or an item was
@@ -306,8 +334,8 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
 @dataclass(frozen=True)
 class Draw:
     """What the bank gave a round: its questions; with each, what the round's generated items are
-    judged against; and whether the learner is one of an account farm's (what the round generates
-    is then saved rested: shown to the farm, it never joins the bank)."""
+    judged against; and whether the learner's behaviour flagged them (`farm`: what the round
+    generates is then saved rested: shown to them, it never joins the bank)."""
 
     questions: list[GeneratedQuestionOutput]
     shown: list[ShownItem]
@@ -317,13 +345,11 @@ class Draw:
 def draw(request: DrawRequest, target: float) -> Draw:
     """Up to `count` questions from the bank for the round, saved in its session and marked seen."""
     key = bank.bank_key(request.category, request.language)
-    farm = False
+    farm = request.flagged
     try:
         copies = _earlier_draw(request)
         if copies is None:
             copies, farm = _new_draw(request, key, target)
-        else:  # a retried plan (rare): is its account a farm's? one read, as the first attempt made
-            farm = bank.drawn_for(key).farm(request.group, bank.member(request.group, request.user_id))
     except DataAccessError as error:
         logger.warning("the bank is unavailable, generating the whole round", extra={"reason": str(error)})
         metrics.add_metric(name="BankDrawFailed", unit="Count", value=1)

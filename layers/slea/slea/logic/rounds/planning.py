@@ -217,6 +217,8 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             exposure=seen_before,
             group=bank.account_group(profile),
             slot_types=slots,
+            # Judged by behaviour: person fit flagged the learner's answers (the refit's review mark).
+            flagged=bool((ability or {}).get("review")),
         ),
         target.b,
     )
