@@ -154,7 +154,6 @@ def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None, cus
     """Rate limits lifted; with the defences off, no look-alike groups and no rest of either rule;
     on, the compromise CUSUM's K and H as given (the production ones unless scaled down)."""
     from slea.dal import bank as bank_store
-    from slea.logic.rounds import bank_draw
     from slea.measurement import compromise
     from slea.security import rate_limits
 
@@ -163,7 +162,6 @@ def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None, cus
     if rest_after is not None:
         stack.enter_context(mock.patch.object(bank_store, "REST_AFTER_DRAWS", rest_after))
     if not defences:
-        stack.enter_context(mock.patch.object(bank_draw, "account_group", return_value=""))
         stack.enter_context(mock.patch.object(compromise, "H", float("inf")))
     else:
         stack.enter_context(mock.patch.object(compromise, "K", cusum[0]))

@@ -110,9 +110,7 @@ def give(rng: random.Random, who: Learner, item: BankItem, posterior: learner.Po
     known = posterior.estimate()
     after = cat.estimate(posterior, [cat.Response(item.belief.b, item.floor, score, item.belief.se)])
     delta_b, delta_precision = items.online_step(item.belief, known.theta, item.floor, score, known.se)
-    item.belief = replace(
-        item.belief, b=item.belief.b + delta_b, precision=item.belief.precision + delta_precision
-    )
+    item.belief = replace(item.belief, b=item.belief.b + delta_b, precision=item.belief.precision + delta_precision)
     item.shown += 1
     return after
 
@@ -132,7 +130,7 @@ def adaptive(rng, who, bank, learners_so_far, policy):
         given += 1
 
 
-def fixed_rounds(rng, who, bank, learners_so_far, rounds=2, length=10):
+def fixed_rounds(rng, who, bank, learners_so_far, *, rounds=2, length=10):
     by_id = {item.item_id: item for item in bank}
     posterior, used = cat.initialise(who.prior), set()
     policy = cat.practice(0.7, length)
@@ -193,8 +191,12 @@ def main() -> None:
         "two fixed rounds of 10": fixed_rounds,
         "placement at 20 items": lambda rng, who, bank, n: adaptive(rng, who, bank, n, at_twenty),
     }
-    print(f"{args.learners} learners, seed {args.seed}, bank of {BANK_SIZE}" + (", misstated" if args.misstated else ""))
-    print("| test | items (median / mean) | RMSE | 95% coverage | exact level | within one | max exposure | RMSE, prior off by 1.5+ (n) |")
+    world = ", a third misstating their level" if args.misstated else ""
+    print(f"{args.learners} learners, seed {args.seed}, bank of {BANK_SIZE}{world}")
+    print(
+        "| test | items (median / mean) | RMSE | 95% coverage | exact level | within one | max exposure "
+        "| RMSE, prior off by 1.5+ (n) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for name, method in methods.items():
         found = run(method, learners, args.seed)

@@ -262,12 +262,6 @@ def test_accounts_without_a_survey_rest_nothing(bank, generation_calls):  # noqa
     assert all("bank_key" in item for item in shown)
 
 
-@pytest.mark.xfail(
-    reason="target not met yet: with the farm rule gone nothing rests, but look-alike accounts still count once "
-    "in the exposure rate's denominator, so the cap (5 viewers of 20) keeps the last third generating "
-    "(bench/honest_cohort.py: 0.63 / 0.47 / 0.61 calls per round)",
-    strict=False,
-)
 def test_an_honest_cohort_with_three_surveys_keeps_the_banks_reuse(bank, generation_calls):  # noqa: F811 - the fixtures
     """45 learners whose surveys take three forms (a team of new hires fills them in alike), one
     round each: as the bank fills, generation falls (the last third's calls per round at most half

@@ -10,13 +10,11 @@ the learners the bank key has been drawn for (learners, not rounds: a round cost
 nothing, and a learner is shown an item once). dal/bank.py also rests an item shown to
 REST_AFTER_DRAWS accounts and caps its draws per UTC day.
 
-Look-alike accounts count as one learner for exposure over a UTC day (`account_group`): ten fresh
-accounts with one profile cannot add ten learners to the rate's denominator (diluting every
-item's cap), nor ten draws to an item's daily cap (locking it out of everyone else's rounds). Each
-of them still counts in an item's `draws` (its key was shown to each: dal/bank.py says why). The
-profile is what the planner already has (no extra read) and what a script creating accounts in
-bulk tends to repeat; accounts whose profiles differ are not grouped (docs/security.md says what
-that leaves open).
+Every account counts as one learner in the exposure rate's denominator and as one viewer in an
+item's daily cap, whatever its survey says: accounts with equal surveys are not grouped (a team of
+new hires fills the survey in alike, and counting them once made the cap shut the bank to them:
+bench/honest_cohort.py). Accounts created to dilute the rate each see items too (their draws count
+in the numerator), and what they are shown is judged by their behaviour below.
 
 Accounts judged by their behaviour, not by their survey: a learner whose answers the person-fit
 refit flagged (slea.measurement.person_fit: answers that fit no ability, right mostly on items
@@ -34,8 +32,6 @@ instead of drawing twice. Drawing is an optimisation: if the bank cannot be read
 generated as before.
 """
 
-import hashlib
-import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -45,7 +41,6 @@ from slea.constants import QuestionType
 from slea.contracts.answers import shuffle_choices
 from slea.contracts.exposure import SessionExposure, ShownItem
 from slea.contracts.pipeline import GeneratedQuestionOutput
-from slea.contracts.profile import UserProfile
 from slea.contracts.questions import normalised_topic
 from slea.dal import abilities, bank
 from slea.measurement import irt, selection
@@ -90,33 +85,13 @@ class DrawRequest:
     first_draw: bool = False  # the learner has never been shown an item of the category: count them once
     # What the session has shown and the learner's recent items: judged by stem and concept, not id.
     exposure: SessionExposure = field(default_factory=SessionExposure)
-    group: str = ""  # account_group of the learner's profile; empty: the learner is a group alone
+    group: str = ""  # a group of accounts counted as one learner (none today: every account is one)
     # The type of each slot (target.slot_types): each type's slots are drawn among its own items.
     # Empty: any of `question_types` in any slot.
     slot_types: list[QuestionType] = field(default_factory=list)
     # The learner's answers were flagged by person fit (their ability record's `review` mark): what
     # is drawn for them rests as it is shown.
     flagged: bool = False
-
-
-def account_group(profile: UserProfile) -> str:
-    """The digest of a profile: accounts with equal profiles (free text compared case- and
-    space-insensitively, interests as a set) are one group. Free-text role and duty make equal
-    profiles rare among honest learners, and an unchanged profile is what bulk accounts share."""
-
-    def plain(text: str) -> str:
-        return " ".join(text.casefold().split())
-
-    signature = [
-        profile.self_level,
-        profile.years_experience,
-        plain(profile.job_role),
-        plain(profile.duty),
-        sorted({normalised_topic(topic) for topic in profile.interests}),
-        profile.previous_score,
-        profile.language or "en",
-    ]
-    return hashlib.sha256(json.dumps(signature).encode()).hexdigest()[:16]
 
 
 def _eligible(

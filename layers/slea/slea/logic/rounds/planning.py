@@ -215,7 +215,6 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             exclude_items=frozenset(seen | in_session),
             first_draw=not seen,
             exposure=seen_before,
-            group=bank.account_group(profile),
             slot_types=slots,
             # Judged by behaviour: person fit flagged the learner's answers (the refit's review mark).
             flagged=bool((ability or {}).get("review")),
