@@ -17,12 +17,14 @@ A provisional grade (a short answer waiting for a reviewer) counts by the pendin
   answer. Why p: the log-likelihood is linear in r, so counting p is counting the expectation,
   over the reviewer's verdict (correct with probability p), of the log-likelihood the review will
   put in its place; the log-posterior before review is the expected one after it, and the estimate
-  lands where the review is expected to put it (to first order: bench/pending_grades.py measures
-  what is left). Counting 0 (the rule before this one) counted every short answer as wrong until
-  reviewed: four reference-text answers of a new learner read "down 0.9" before review and +0.8
-  after it. The expected reviewed score p * s would discount a right answer twice (its 100 is
-  already the grader's best score) and sits further from the accept. The cap s: an unchecked
-  grade never counts more than a reviewer's accept of it would.
+  lands where the review is expected to put it (to first order). Counting 0 (the rule before
+  this one) counted every short answer as wrong until reviewed: four reference-text answers of a
+  new learner read "beginner, down 0.9" before review and +0.8 after it; now they stand within
+  0.13 logits of their review (bench/pending_grades.py, docs/benchmarks.md). The expected
+  reviewed score p * s (a rejection taken as 0) discounts a grade below 100 twice, by p and by s:
+  with a calibrated grader it stood twice as far below the review (0.69 logits against 0.35).
+  The unchecked score s stands closer on average but counts a keyword list's provisional 60 as
+  60. The cap s: an unchecked grade never counts more than a reviewer's accept of it would.
 - flagged by the grader (gaming or contradiction patterns, a keyword list, an injected
   instruction, another item's reference, a declined answer that still went to review): 0, as
   reviewers give such answers; it may lower the ability, never raise it.
