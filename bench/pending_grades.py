@@ -21,8 +21,9 @@ real rule, no copy:
 
 Rules compared (the score an answer counts with before review, out of 100): `zero` (the rule
 before), `pending` (the product's: min(100 p, score)), `expected` (the expected reviewed score
-p * score, a rejection taken as 0), `score` (the provisional score as it stands, unchecked). Figures: the mean and the largest |before - after| in
-logits, and the mean signed gap (before - after).
+p * score, a rejection taken as 0), `score` (the provisional score as it stands, unchecked).
+Figures: the mean and the largest |before - after| in logits, and the mean signed gap
+(before - after).
 
 `--api`: the brief's case through the HTTP API on the local AWS (offline grader, demo seed): new
 learners answer four short answers with each item's reference text, their level is read before
@@ -58,7 +59,7 @@ PASS = 80
 Rule = Callable[[int, float], int]
 RULES: dict[str, Rule] = {
     "zero": lambda score, p: 0,
-    "pending": lambda score, p: _pending(score, p),
+    "pending": lambda score, p: _pending(score, p),  # noqa: PLW0108 - _pending is defined below
     "expected": lambda score, p: round(score * p),
     "score": lambda score, p: score,
 }
@@ -67,7 +68,7 @@ RULES: dict[str, Rule] = {
 def _pending(score: int, probability: float) -> int:
     """The product's rule (imported here: the answer path's modules read the environment the
     local AWS sets, so `--api` imports them inside it)."""
-    from slea.logic.answering.ability_update import counted_score  # noqa: PLC0415
+    from slea.logic.answering.ability_update import counted_score
 
     return int(counted_score(score, True, probability) or 0)
 
@@ -168,9 +169,9 @@ def through_api(learners: int = 6, rule: str = "pending") -> dict[str, Any]:
     outcome: dict[str, list[Any]] = {"reference_text": [], "junk": []}
     with seeded_local_aws() as aws:
         # Imported in the local AWS's environment (the modules read it on import).
-        from slea.contracts.review import AttemptReviewRequest  # noqa: PLC0415
-        from slea.logic.answering import ability_update  # noqa: PLC0415
-        from slea.logic.review.actions import review_attempt  # noqa: PLC0415
+        from slea.contracts.review import AttemptReviewRequest
+        from slea.logic.answering import ability_update
+        from slea.logic.review.actions import review_attempt
 
         if rule == "zero":
             ability_update.counted_score = lambda score, needs_review, *_, **__: 0 if needs_review else score  # type: ignore[assignment]

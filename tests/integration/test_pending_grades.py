@@ -65,7 +65,8 @@ def test_reference_text_answers_do_not_lower_the_level_and_the_review_settles_th
         assert 90 <= int(stored["ability_score"]) < int(stored["score"]) == 100  # p, about 0.95
     step_functions.wait_for_running()
     status, _, summary = http("GET", "/sessions/s_pending/summary", None, ALICE)
-    assert status == 200 and summary["ability"]["pending_review"] == len(provisional)
+    assert status == 200, summary
+    assert summary["ability"]["pending_review"] == len(provisional)
 
     for grade in provisional:
         status, _, body = http("POST", f"/review/attempts/{grade['attempt_id']}", {"action": "accept"}, REVIEWER)
@@ -79,10 +80,7 @@ def test_reference_text_answers_do_not_lower_the_level_and_the_review_settles_th
         assert (int(stored["ability_score"]), stored["ability_pending"]) == (100, False)
 
 
-
-def test_an_override_and_its_undo_move_the_ability_and_the_count_back_and_forth(
-    http, step_functions, unlimited_rates
-):
+def test_an_override_and_its_undo_move_the_ability_and_the_count_back_and_forth(http, step_functions, unlimited_rates):
     cloud = step_functions.runtime.cloud
     graded = _answered(http, cloud, "s_undo", ALICE, lambda key: key["reference_answer"])
     provisional = [grade for grade in graded if grade["needs_review"]]
@@ -106,10 +104,12 @@ def test_an_override_and_its_undo_move_the_ability_and_the_count_back_and_forth(
 
     # A bulk accept settles it; reverting the bulk puts it back in the queue and in the count.
     status, _, bulk = http("POST", "/review/attempts/accept", {"attempt_ids": [target], "note": "fine"}, REVIEWER)
-    assert status == 200 and bulk["accepted"] == 1, bulk
+    assert status == 200, bulk
+    assert bulk["accepted"] == 1
     assert _panel(http, ALICE)["pending_review"] == waiting["pending_review"] - 1
     status, _, body = http("POST", f"/review/bulk/{bulk['bulk_id']}/revert", {"note": "too fast"}, REVIEWER)
-    assert status == 200 and body["reverted"] == [target], body
+    assert status == 200, body
+    assert body["reverted"] == [target]
     assert _panel(http, ALICE)["pending_review"] == waiting["pending_review"]
     assert _attempt(cloud, target)["ability_pending"] is True
 

@@ -92,7 +92,9 @@ def skipped(reason: str) -> AbilityWrites:
     return AbilityWrites(attempt_fields={"ability_skipped": reason})
 
 
-def counted_score(score: int, needs_review: bool, probability: float | None = None, *, flagged: bool = False) -> int | None:
+def counted_score(
+    score: int, needs_review: bool, probability: float | None = None, *, flagged: bool = False
+) -> int | None:
     """The score (0-100) an answer counts with in the learner model now (the module's docstring
     has the pending rule): a final grade its score; a grade waiting for review min(100 p, score)
     with the grader's calibrated probability p, 0 when the grader flagged it, and None when there

@@ -93,8 +93,9 @@ def review_attempt(
     """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6)
     and the question's correct count. Either way the learner's ability is re-scored from what it
     counted (a provisional grade: by the pending rule, ability_update.counted_score) to the
-    reviewed score, its pending_review count loses the grade, and the attempt leaves the queue. `first_review`: only if no review has been applied yet (bulk accept: two reviewers
-    accepting at once count it once).
+    reviewed score, its pending_review count loses the grade, and the attempt leaves the queue.
+    `first_review`: only if no review has been applied yet (bulk accept: two reviewers accepting
+    at once count it once).
 
     A final grade (not provisional) is not changed by one reviewer: their override is recorded
     as a proposal, and a different reviewer confirms (applies) or rejects it."""
