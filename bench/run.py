@@ -20,6 +20,7 @@ import mcp_server
 import mode1_round
 import mode2_answers
 import near_duplicates
+import pending_grades
 import progress
 import retry_path
 import template_search
@@ -42,6 +43,7 @@ def main() -> None:
         "calibration_refit": calibration_scale.measure(),
         "cat_simulation": cat_simulation.measure(),
         "local_stack_10k_answers": local_answers.measure(10_000),
+        "pending_grades_before_vs_after_review": pending_grades.measure(200),
     }
     print(json.dumps(results, indent=2))
 

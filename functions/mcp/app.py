@@ -153,7 +153,8 @@ TOOLS = (
         AgentAbilityInput,
         "The caller's measured ability per category (or in `category` only): theta on a logit scale with"
         " its standard error (theta +- 1.96 se holds the ability 95% of the time), its level in words, the"
-        " answers it rests on and about how many more would make it precise; and its history, oldest first.",
+        " answers it rests on, how many of them wait for a reviewer (`pending_review`: the level may move when"
+        " they are reviewed) and about how many more would make it precise; and its history, oldest first.",
         agent.get_ability,
     ),
 )

@@ -355,8 +355,8 @@ def test_an_override_retries_when_the_learner_answered_meanwhile(cloud, runtime,
     real_rescore = ability_recording.rescore_items
     interleave = [True]
 
-    def racing_rescore(attempt, score, at):
-        computed = real_rescore(attempt, score, at)
+    def racing_rescore(attempt, score, at, **pending):
+        computed = real_rescore(attempt, score, at, **pending)
         if interleave:
             interleave.clear()
             true_false(runtime, "q_later")
@@ -460,7 +460,7 @@ def test_the_learner_sees_their_ability_and_the_summary_its_category_and_no_one_
     status, _, summary = http("GET", "/sessions/s_alice/summary", None, ALICE)
     assert status == 200, summary
     assert summary["ability"] == {
-        key: technical[key] for key in ("category", "theta", "se", "level", "answers", "skipped")
+        key: technical[key] for key in ("category", "theta", "se", "level", "answers", "skipped", "pending_review")
     }
 
     # Bob has answered nothing: he sees no ability, not Alice's, and Alice's summary is not his.

@@ -144,6 +144,9 @@ const SleaI18n = (() => {
       "level.precise": "This estimate is already precise.",
       "level.skipped.one": "1 question you left unanswered is counted as wrong.",
       "level.skipped.other": "{count} questions you left unanswered are counted as wrong.",
+      // Grades waiting for review (the level panel's pending_review)
+      "level.pending.one": "1 answer is waiting for a reviewer: it counts provisionally, and your level may move when it is reviewed.",
+      "level.pending.other": "{count} answers are waiting for a reviewer: they count provisionally, and your level may move when they are reviewed.",
       "level.chart.one": "{category} ability over your last answer",
       "level.chart.other": "{category} ability over your last {count} answers",
       "level.trend.steady.one": "Steady over your last answer (from {from} to {to}).",
@@ -308,6 +311,9 @@ const SleaI18n = (() => {
       "level.precise": "이 추정은 이미 정확합니다.",
       "level.skipped.one": "답하지 않고 넘긴 1문항은 오답으로 계산됩니다.",
       "level.skipped.other": "답하지 않고 넘긴 {count}문항은 오답으로 계산됩니다.",
+      // Grades waiting for review (the level panel's pending_review)
+      "level.pending.one": "답 1개가 검토를 기다리고 있습니다. 지금은 잠정적으로 반영되어 있어, 검토되면 수준이 바뀔 수 있습니다.",
+      "level.pending.other": "답 {count}개가 검토를 기다리고 있습니다. 지금은 잠정적으로 반영되어 있어, 검토되면 수준이 바뀔 수 있습니다.",
       "level.chart.one": "마지막 답 1개에 따른 {category} 능력",
       "level.chart.other": "마지막 답 {count}개에 따른 {category} 능력",
       "level.trend.steady.one": "마지막 답 1개 동안 변화 없음 ({from} → {to}).",

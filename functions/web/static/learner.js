@@ -348,6 +348,8 @@ const SleaAbility = (() => {
     if (drawn && drawn.trend) facts.append(el("li", { class: "ability-trend", text: drawn.trend.text }));
     facts.append(el("li", { class: "ability-precision", text: words.precision }));
     if (entry.skipped) facts.append(skippedLine(entry));
+    // Grades waiting for review: counted provisionally, the level may move when they are reviewed.
+    if (entry.pending_review) facts.append(el("li", { class: "ability-pending", text: SleaI18n.plural("level.pending", entry.pending_review) }));
     const block = el("div", { class: "ability", "data-category": entry.category },
       el("h3", { text: words.heading }),
       el("p", { class: "ability-estimate", text: words.estimate }),

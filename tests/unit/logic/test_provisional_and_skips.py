@@ -1,5 +1,6 @@
-"""A provisional grade counts 0 until reviewed, and the review re-scores from what was counted
-(logic/answering/ability_update.py); which rounds are over at the summary (logic/rounds/skips.py)."""
+"""A provisional grade counts by the pending rule until reviewed (its calibrated probability of
+being judged correct, capped at its score; 0 when flagged), and the review re-scores from what was
+counted (logic/answering/ability_update.py); which rounds are over at the summary (logic/rounds/skips.py)."""
 
 import datetime
 
@@ -7,10 +8,14 @@ from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
 
 
-def test_a_provisional_grade_counts_zero_and_a_final_one_its_score():
-    assert ability_update.counted_score(60, needs_review=True) == 0
+def test_a_provisional_grade_counts_its_probability_capped_at_its_score_and_a_final_one_its_score():
+    assert ability_update.counted_score(100, needs_review=True, probability=0.95) == 95
+    assert ability_update.counted_score(60, needs_review=True, probability=0.95) == 60  # never above the accept
+    assert ability_update.counted_score(0, needs_review=True, probability=0.04) == 0  # junk
+    assert ability_update.counted_score(60, needs_review=True, probability=0.95, flagged=True) == 0
+    assert ability_update.counted_score(60, needs_review=True) is None  # no probability: the expected response
     assert ability_update.counted_score(60, needs_review=False) == 60
-    assert ability_update.counted_score(100, needs_review=True) == 0
+    assert ability_update.counted_score(60, needs_review=False, probability=0.1) == 60
 
 
 def test_the_counted_score_is_the_attempts_ability_score_else_its_score():

@@ -25,6 +25,12 @@ class SessionAbility(Contract):
         ge=0,
         description="items left unanswered when their round was over: counted in the estimate as wrong",
     )
+    pending_review: int = Field(
+        default=0,
+        ge=0,
+        description="answers counted provisionally while a reviewer has yet to grade them (short answers the"
+        " grader was unsure of): the estimate may move when they are reviewed",
+    )
 
 
 class AbilityView(SessionAbility):

@@ -6,7 +6,9 @@ sort `entry`:
   for optimistic locking, `seen_items` (a string set of the bank items the learner was shown,
   so a round never draws one again) and `seen_recent` (a list of at most 200 fingerprints, stem
   and concept with key, of the items of the learner's recent rounds, newest last: a practice
-  round avoids them whatever their ids, security/exposure.py);
+  round avoids them whatever their ids, security/exposure.py), `pending_review` (how many of the
+  answers counted are provisional grades waiting for a reviewer: added by the answer's Update,
+  taken off by the review's, so the panel reads it with the estimate at no cost of its own);
 - "history#{category}#{graded_at}#{attempt_key}": one point {theta, se, at} per answer, for the
   learner's chart.
 
@@ -26,7 +28,7 @@ from slea.platform.settings import resource_name
 
 TABLE_VARIABLE = "ABILITIES_TABLE"
 TOOL = "learner_model"
-REPORTED = ("category", "theta", "se", "answers", "skipped", "updated_at")
+REPORTED = ("category", "theta", "se", "answers", "skipped", "updated_at", "pending_review")
 
 
 def ability_entry(category: str) -> str:
@@ -88,6 +90,7 @@ class AbilityChange:
     point_suffix: str  # the attempt's key: one history point per answer, however often retried
     seen_item: str | None = None
     skipped: int = 0  # items left unanswered when their round was over, counted as wrong here
+    pending: int = 0  # added to pending_review: 1 for a provisional grade, -1 for its review
 
 
 def answer_items(change: AbilityChange) -> list[dict[str, Any]]:
@@ -113,6 +116,9 @@ def answer_items(change: AbilityChange) -> list[dict[str, Any]]:
     if change.skipped:
         adding.append("skipped :skipped")
         values[":skipped"] = change.skipped
+    if change.pending:
+        adding.append("pending_review :pending")
+        values[":pending"] = change.pending
     if adding:
         expression += " ADD " + ", ".join(adding)
     condition = "attribute_not_exists(#version)"
@@ -139,6 +145,20 @@ def answer_items(change: AbilityChange) -> list[dict[str, Any]]:
         },
         {"Put": {"TableName": table, "Item": to_item(point), "ConditionExpression": "attribute_not_exists(entry)"}},
     ]
+
+
+def pending_item(user_id: str, category: str, change: int) -> dict[str, Any]:
+    """A review that leaves the estimate as it is but settles (-1) or reopens (+1) a provisional
+    grade: only its pending_review moves. Not conditioned on the version: an ADD commutes with
+    an answer's update, and the estimate it does not touch stays as that answer left it."""
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": {"user_id": {"S": user_id}, "entry": {"S": ability_entry(category)}},
+            "UpdateExpression": "ADD pending_review :pending",
+            "ExpressionAttributeValues": to_item({":pending": change}),
+        }
+    }
 
 
 def abilities_of(user_id: str) -> list[dict[str, Any]]:

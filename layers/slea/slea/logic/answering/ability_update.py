@@ -9,18 +9,42 @@ prior) this module makes the transaction items:
 - a history point (the ability just after this answer);
 - the bank item's online difficulty step, an increment DynamoDB applies to the stored value.
 
-A provisional grade (a short answer waiting for a reviewer) counts as 0 until a reviewer confirms
-or corrects it (`counted_score`): it may lower the ability, never raise it, so a grade nobody has
-checked cannot lift a level. The attempt keeps the score the ability used (`ability_score`), and
-the review re-scores the ability from it (`rescore_items`: the same path for an accept and an
-override).
+A provisional grade (a short answer waiting for a reviewer) counts by the pending rule
+(`counted_score`) until a reviewer confirms or corrects it:
+- with the grader's calibrated probability p that a reviewer judges it correct (the fitted
+  evidence model's `probability_correct`, grading/model.py), it counts as the fractional response
+  r = min(p, s/100), s its provisional score: the likelihood P^r (1-P)^(1-r) of a partial-credit
+  answer. Why p: the log-likelihood is linear in r, so counting p is counting the expectation,
+  over the reviewer's verdict (correct with probability p), of the log-likelihood the review will
+  put in its place; the log-posterior before review is the expected one after it, and the estimate
+  lands where the review is expected to put it (to first order). Counting 0 (the rule before
+  this one) counted every short answer as wrong until reviewed: four reference-text answers of a
+  new learner read "beginner, down 0.9" before review and +0.8 after it; now they stand within
+  0.13 logits of their review (bench/pending_grades.py, docs/benchmarks.md). The expected
+  reviewed score p * s (a rejection taken as 0) discounts a grade below 100 twice, by p and by s:
+  with a calibrated grader it stood twice as far below the review (0.69 logits against 0.35).
+  The unchecked score s stands closer on average but counts a keyword list's provisional 60 as
+  60. The cap s: an unchecked grade never counts more than a reviewer's accept of it would.
+- flagged by the grader (gaming or contradiction patterns, a keyword list, an injected
+  instruction, another item's reference, a declined answer that still went to review): 0, as
+  reviewers give such answers; it may lower the ability, never raise it.
+- no calibrated probability and no flag (a reference too thin to judge meaning, a model that
+  failed or ran out of time): the response the learner's current estimate expects, capped at s,
+  which moves the estimate by nothing to first order: the review decides.
+Junk is low on every branch: the model gives it p of about 0.05, and its score (the cap) is low.
+The attempt keeps the score the ability used (`ability_score`, an integer percentage, so taking
+it out is exact) and `ability_pending` (true while it is counted in its ability's
+`pending_review`, the count the learner's level panel shows); the review re-scores the ability
+from `ability_score` (`rescore_items`: the same path for an accept and an override, and for
+older attempts, which counted 0 or their score) and takes one off `pending_review` in the same
+Update.
 
 The grade is what must never be lost: if the learner's data cannot be read, the attempt is
 recorded without the ability update (marked `ability_skipped`, logged and counted in the
 AbilityUpdatesSkipped metric) rather than refused.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from slea.constants import FALLBACK_PROFILE
@@ -48,6 +72,10 @@ class Evidence:
     item_type: str
     choice_count: int | None
     score: float  # in [0, 1]: partial credit for a short answer
+    # A grade waiting for review (counted in the ability's pending_review); `expected`: the score
+    # above is only a cap, the answer counts as the response the current estimate expects.
+    pending: bool = False
+    expected: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,14 +92,29 @@ def skipped(reason: str) -> AbilityWrites:
     return AbilityWrites(attempt_fields={"ability_skipped": reason})
 
 
-def counted_score(score: int, needs_review: bool) -> int:
-    """The score an answer counts with in the learner model now: a grade waiting for review
-    counts as 0 (a wrong answer) until a reviewer confirms or corrects it."""
-    return 0 if needs_review else score
+def counted_score(
+    score: int, needs_review: bool, probability: float | None = None, *, flagged: bool = False
+) -> int | None:
+    """The score (0-100) an answer counts with in the learner model now (the module's docstring
+    has the pending rule): a final grade its score; a grade waiting for review min(100 p, score)
+    with the grader's calibrated probability p, 0 when the grader flagged it, and None when there
+    is no probability (the response the current estimate expects, capped at the score:
+    `writes_for_answer` resolves it)."""
+    if not needs_review:
+        return score
+    if flagged:
+        return 0
+    if probability is None:
+        return None
+    return max(0, min(score, round(100 * probability)))
 
 
-def evidence_of(request: ScoreAnswerInput, stored: dict[str, Any], score: int) -> Evidence | None:
-    """The answer's evidence, or None when it belongs to no category (nothing to measure in)."""
+def evidence_of(
+    request: ScoreAnswerInput, stored: dict[str, Any], score: int | None, *, provisional: bool = False, cap: int = 100
+) -> Evidence | None:
+    """The answer's evidence, or None when it belongs to no category (nothing to measure in).
+    `score` is counted_score's (None: the expected response, at most `cap`); `provisional`: the
+    grade waits for a reviewer."""
     category = request.category or stored.get("category")
     if not category:
         return None
@@ -82,7 +125,9 @@ def evidence_of(request: ScoreAnswerInput, stored: dict[str, Any], score: int) -
         item_id=str(stored.get("item_id") or stored.get("question_id") or request.question_id),
         item_type=request.question_type,
         choice_count=len(choices) if choices else None,
-        score=max(0.0, min(1.0, score / 100)),
+        score=max(0.0, min(1.0, (cap if score is None else score) / 100)),
+        pending=provisional,
+        expected=score is None,
     )
 
 
@@ -147,11 +192,14 @@ def writes_for_answer(
     difficulty = item_difficulty(bank_item, label)
     floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
     before = posterior_of(ability, prior)
+    known = before.estimate()  # the item learns from the learner as known before this answer
+    if evidence.expected:  # no calibrated probability: what the estimate expects (at most the cap)
+        expected = irt.p_correct(known.theta, difficulty.b, floor, difficulty.se)
+        evidence = replace(evidence, score=min(evidence.score, round(100 * expected) / 100))
     # The item's difficulty is known only to its own error (a new item's is its label's guess):
     # the posterior averages over it, so new items move the ability less and widen the range.
     after = before.updated(difficulty.b, floor, evidence.score, difficulty.se)
     estimate = after.estimate()
-    known = before.estimate()  # the item learns from the learner as known before this answer
     step = None
     if bank_item is not None:
         delta_b, delta_precision = items.online_step(difficulty, known.theta, floor, evidence.score, known.se)
@@ -169,6 +217,7 @@ def writes_for_answer(
             at=graded_at,
             point_suffix=attempt_key,
             seen_item=evidence.item_id,
+            pending=int(evidence.pending),
         )
     )
     return AbilityWrites(
@@ -182,6 +231,8 @@ def writes_for_answer(
             # The ability the answer was expected from: the stream's fit statistics score the
             # answer at it and at item_b (slea.measurement.sufficient), with no read of their own.
             "learner_theta": round(known.theta, 6),
+            # Counted in the ability's pending_review until a review takes it off (then false).
+            **({"ability_pending": True} if evidence.pending else {}),
         },
         learner_items=learner_items,
         difficulty=step,
@@ -199,18 +250,32 @@ def version_of(ability: dict[str, Any] | None) -> int | None:
     return int(version) if version is not None else None
 
 
-def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict[str, Any]]:
+def pending_change(attempt: dict[str, Any], *, reopening: bool = False) -> int:
+    """What a review does to the ability's pending_review: a review of a grade counted in it takes
+    it off (-1; the review sets `ability_pending` false); undoing that review, so that the grade
+    waits again, puts it back (+1). Attempts recorded before the count (no `ability_pending`) were
+    never in it: 0."""
+    if reopening:
+        return 1 if attempt.get("ability_pending") is False else 0
+    return -1 if attempt.get("ability_pending") is True else 0
+
+
+def rescore_items(attempt: dict[str, Any], new_score: int, at: str, *, pending: int = 0) -> list[dict[str, Any]]:
     """A reviewer's accept or override, as it changes the learner's ability: the response as it
-    was counted (`ability_score`: 0 for a provisional grade; older attempts counted their score)
-    is taken out of the posterior and the reviewed one put in (the same item b, its uncertainty
-    `item_b_se`, 0 for attempts recorded before it was kept, and guess floor),
-    conditioned on the version read. [] when the attempt updated no ability or the counted score
-    stands. Raises DataAccessError when the ability cannot be read (the review can be retried)."""
+    was counted (`ability_score`: the pending rule's score for a provisional grade, 0 for one
+    recorded before it; older attempts counted their score) is taken out of the posterior and the
+    reviewed one put in (the same item b, its uncertainty `item_b_se`, 0 for attempts recorded
+    before it was kept, and guess floor), conditioned on the version read; `pending` is added to
+    the ability's pending_review in the same Update (pending_change). Only pending_review's Update
+    when the counted score stands, [] when the attempt updated no ability or nothing changes.
+    Raises DataAccessError when the ability cannot be read (the review can be retried)."""
     category, item_b, floor = attempt.get("ability_category"), attempt.get("item_b"), attempt.get("guess_floor")
     old_score = counted_of(attempt)
-    if not category or item_b is None or floor is None or not attempt.get("user_id") or new_score == old_score:
+    if not category or item_b is None or floor is None or not attempt.get("user_id"):
         return []
     user_id = normalised_user_id(str(attempt["user_id"]))
+    if new_score == old_score:
+        return [abilities.pending_item(user_id, str(category), pending)] if pending else []
     ability = abilities.get_ability(user_id, str(category))
     if not ability or not ability.get("posterior"):
         logger.warning("an override of an attempt whose ability is gone", extra={"attempt_id": attempt["attempt_id"]})
@@ -233,5 +298,6 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str) -> list[dict
             at=at,
             point_suffix=f"{attempt['attempt_key']}#review",
             seen_item=None,
+            pending=pending,
         )
     )

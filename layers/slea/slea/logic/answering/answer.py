@@ -86,6 +86,7 @@ def _graded(
     the key-leak guard held back returned for the recording transaction)."""
     grade = grading.grade(context.item, context.other_references, _exemplars(context))
     context.grader_probability = grade.probability
+    context.grader_flagged = bool(grade.short_answer and grade.short_answer.flags)
     if recorded:  # a grading recorded nowhere joins no review group
         _group(context, grade)
     explained = explaining.explain(

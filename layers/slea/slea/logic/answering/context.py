@@ -42,6 +42,7 @@ class AnswerContext:
     records: AnswerRecords = field(default_factory=AnswerRecords)
     ability_unreadable: bool = False
     grader_probability: float | None = None  # set by the grading: kept with the attempt for its exemplar
+    grader_flagged: bool = False  # set by the grading: the grader flagged the short answer's form
     review_group: str | None = None  # a short answer sent to a reviewer: the group it joins
     group_face: dict[str, Any] | None = None  # ... and the write of that group's face, if it is new
 

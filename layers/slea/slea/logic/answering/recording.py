@@ -122,9 +122,13 @@ def record(
     attempt = {**attempt_item(output, context), **(withheld or {})}
     stored, counted = context.stored, bool(context.stored)
     flag = _flag_change(stored, output.is_correct, output.graded_at) if counted else None
-    # A provisional grade counts as 0 until reviewed (ability_update.counted_score).
-    counted_score = ability_update.counted_score(output.score, output.needs_review)
-    evidence = ability_update.evidence_of(context.request, stored, counted_score)
+    # A provisional grade counts by the pending rule until reviewed (ability_update.counted_score).
+    counted_score = ability_update.counted_score(
+        output.score, output.needs_review, context.grader_probability, flagged=context.grader_flagged
+    )
+    evidence = ability_update.evidence_of(
+        context.request, stored, counted_score, provisional=output.needs_review, cap=output.score
+    )
     label = context.request.difficulty or stored.get("difficulty")
     if evidence is not None and context.ability_unreadable:
         evidence, attempt = None, {**attempt, **ability_update.skipped("unreadable").attempt_fields}

@@ -25,6 +25,8 @@ def _session_ability(stored: dict[str, Any]) -> SessionAbility:
         level=scale.level_of(theta),
         answers=int(stored.get("answers") or 0),
         skipped=int(stored.get("skipped") or 0),
+        # Settled and reopened by transactions of their own: never shown below 0.
+        pending_review=max(0, int(stored.get("pending_review") or 0)),
     )
 
 

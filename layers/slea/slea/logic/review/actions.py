@@ -92,9 +92,10 @@ def review_attempt(
 ) -> AttemptReviewed:
     """Accept keeps the grade; override corrects the score, `is_correct` (pass mark 80, as Tool 6)
     and the question's correct count. Either way the learner's ability is re-scored from what it
-    counted (a provisional grade counted 0) to the reviewed score, and the attempt leaves the
-    queue. `first_review`: only if no review has been applied yet (bulk accept: two reviewers
-    accepting at once count it once).
+    counted (a provisional grade: by the pending rule, ability_update.counted_score) to the
+    reviewed score, its pending_review count loses the grade, and the attempt leaves the queue.
+    `first_review`: only if no review has been applied yet (bulk accept: two reviewers accepting
+    at once count it once).
 
     A final grade (not provisional) is not changed by one reviewer: their override is recorded
     as a proposal, and a different reviewer confirms (applies) or rejects it."""
@@ -160,6 +161,9 @@ def _apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind 
         # The ability now counts the reviewed score (a provisional grade counted 0 until now).
         "reviewed_at = :at, review_action = :action, ability_score = :score"
     )
+    pending = ability_recording.pending_change(attempt)
+    if pending:  # no longer counted in the ability's pending_review (taken off with the re-scoring)
+        setting += ", ability_pending = :false"
     if new_score is not None and note:  # the learner sees why their grade changed
         setting += ", review_note = :note"
         values[":note"] = note
@@ -228,7 +232,7 @@ def _apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind 
     counted = {"reviewed": 1, "accepted" if new_score is None else "overridden": 1}
     items.append(review.adjust(counted | ({"proposals": -1} if proposal is not None else {})))
     items.extend(exemplar_writes(attempt, score, is_correct))
-    _commit_rescored(items, attempt, score)
+    _commit_rescored(items, attempt, score, pending)
     if new_score is None:
         metrics.add_metric(name="GradesAccepted", unit="Count", value=1)
     else:
@@ -462,6 +466,10 @@ def revert_bulk(bulk_id: str, reviewer: str, request: UndoRequest, name: str | N
         now = utc_now()
         was_provisional = attempt_id in ((bulk.get("after") or {}).get("provisional") or [])
         reopening = ", needs_review = :true, review_state = :open, queued_at = :queued" if was_provisional else ""
+        # Waiting again: counted again in its ability's pending_review, if the accept took it off.
+        pending = ability_recording.pending_change(attempt, reopening=True) if was_provisional else 0
+        if pending:
+            reopening += ", ability_pending = :true"
         items = [
             review.update(
                 review.ATTEMPTS_TABLE,
@@ -494,6 +502,7 @@ def revert_bulk(bulk_id: str, reviewer: str, request: UndoRequest, name: str | N
             ),
             review.count("reviewed", "accepted", by=-1),
             *exemplar_removals(attempt),  # the undone accept no longer grades other answers
+            *ability_recording.rescore_items(attempt, ability_recording.counted_of(attempt), now, pending=pending),
         ]
         try:
             commit_reviewed(items, f"attempt {attempt_id}")
@@ -615,9 +624,15 @@ def undo_review(
             removing.append(field)
     if not before.get("had_original_score", True):
         removing.append("original_score")
+    pending = 0
     if needs_review and not reviewed:  # a provisional grade again: back in the queue
         setting += ["review_state = :open", "queued_at = :queued"]
         values |= {":open": review.OPEN, ":queued": attempt.get("graded_at") or now}
+        # ... and waiting again in its ability's pending_review, if the review took it off
+        pending = ability_recording.pending_change(attempt, reopening=True)
+        if pending:
+            setting.append("ability_pending = :pending")
+            values[":pending"] = True
     items = [
         review.update(
             review.ATTEMPTS_TABLE,
@@ -668,7 +683,7 @@ def undo_review(
     undone = "accepted" if record["action"] == "accept" else "overridden"
     items.append(review.count("reviewed", undone, by=-1))
     items.extend(exemplar_restores(attempt, previous_verdict=(score, is_correct) if reviewed else None))
-    _commit_rescored(items, attempt, counted)
+    _commit_rescored(items, attempt, counted, pending)
     if is_correct != current[1]:
         _refresh_stats_flag(attempt["question_id"])
     logger.info("review undone", extra={"attempt_id": attempt_id, "undid": record["action"]})
@@ -685,15 +700,16 @@ def undo_review(
     )
 
 
-def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score: int) -> None:
-    """Commit the review with the learner's ability re-scored in the same transaction.
+def _commit_rescored(items: list[dict[str, Any]], attempt: dict[str, Any], score: int, pending: int = 0) -> None:
+    """Commit the review with the learner's ability re-scored in the same transaction (and
+    `pending` added to its pending_review: ability_update.pending_change).
     The ability's write is conditioned on the version read: if the learner answered meanwhile,
     the grade the reviewer saw is unchanged and only the ability moved, so it is read again and
     the re-scoring redone; a changed grade is the reviewer's Conflict."""
     target = f"attempt {attempt['attempt_id']}"
     for _ in range(ability_recording.CONFLICT_ATTEMPTS):
         # The history point sorts with the answers' (graded_at's precision).
-        rescored = ability_recording.rescore_items(attempt, score, utc_now("milliseconds"))
+        rescored = ability_recording.rescore_items(attempt, score, utc_now("milliseconds"), pending=pending)
         try:
             review.commit(items + rescored)
             return
