@@ -307,6 +307,14 @@ class QuietRequestHandler(WSGIRequestHandler):
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         pass
 
+    def get_environ(self) -> dict[str, Any]:
+        """wsgiref gives a request sent without a content type "text/plain"; API Gateway passes
+        only the headers the client sent (a POST without a body, e.g. POST /sessions, has none)."""
+        environ = super().get_environ()
+        if self.headers.get("content-type") is None:
+            environ.pop("CONTENT_TYPE", None)
+        return environ
+
 
 def local_server(runtime: LocalRuntime, port: int, handler: type[WSGIRequestHandler] = QuietRequestHandler) -> Any:
     """The local HTTP API's server on 127.0.0.1:`port` (0: any free port)."""

@@ -49,7 +49,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slea.constants import MAX_BODY_BYTES
 from slea.contracts.ability import AgentAbilityInput
-from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentStartRoundInput
+from slea.contracts.agent import (
+    AgentAnswerInput,
+    AgentPlacementInput,
+    AgentRoundInput,
+    AgentStartPlacementInput,
+    AgentStartRoundInput,
+)
 from slea.contracts.common import parse_input
 from slea.contracts.error_response import ErrorResponse
 from slea.contracts.http_event import HttpApiEvent
@@ -156,6 +162,24 @@ TOOLS = (
         " answers it rests on, how many of them wait for a reviewer (`pending_review`: the level may move when"
         " they are reviewed) and about how many more would make it precise; and its history, oldest first.",
         agent.get_ability,
+    ),
+    AgentTool(
+        "start_placement",
+        AgentStartPlacementInput,
+        "Placement test: start one in a category (technical, business, general); returns its session_id."
+        " It asks one question at a time and stops as soon as the learner's level is measured; follow it"
+        " with next_placement_question.",
+        agent.start_placement,
+    ),
+    AgentTool(
+        "next_placement_question",
+        AgentPlacementInput,
+        "Placement test: {done: false, question, progress} (the same question until it is answered: answer"
+        " it with score_and_explain and this session_id), or once the test stops {done: true, result}: the"
+        " level with its chance and the likeliest other level, theta and its 95% range, the questions it"
+        " rests on and why it stopped. Error NO_QUESTION_YET: questions are being written, call again in"
+        " about 10 seconds.",
+        agent.next_placement_question,
     ),
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}

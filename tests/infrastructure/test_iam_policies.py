@@ -205,6 +205,23 @@ def _mcp_tools(step_functions, cloud, faults):
     assert not graded["isError"], graded
     # The learner model: the answer above updated it (in its transaction); the learner reads it.
     assert call("get_ability", {})["structuredContent"]["abilities"]
+    # A placement test over MCP: its session (the survey's prior), its next question (the
+    # session's questions and attempts, the ability, the bank's window and counter, the copy saved
+    # and counted in one transaction; a thin bank starts a fill), an answer and the next step.
+    placed = call("start_placement", {"category": "business"})["structuredContent"]["session_id"]
+    step = call("next_placement_question", {"session_id": placed})
+    if step["isError"]:
+        assert "NO_QUESTION_YET" in step["content"][0]["text"], step
+        step_functions.wait_for_running()
+        step = call("next_placement_question", {"session_id": placed})
+    assert not step["isError"], step
+    asked = step["structuredContent"]["question"]["question_id"]
+    answered = call("score_and_explain", {"session_id": placed, "question_id": asked, "user_answer": "A"})
+    assert not answered["isError"], answered
+    left = call("next_placement_question", {"session_id": placed})["structuredContent"]
+    assert left["question"]["question_id"] != asked
+    # A new test with that question open: it is skipped (its bank item checked not retired).
+    assert not call("start_placement", {"category": "business"})["isError"]
     validated = author(
         "validate_question_quality",
         {"stem": "Is RAG retrieval?", "question_type": "true_false", "correct_answer": "True"},
@@ -401,7 +418,7 @@ def _placement(http, step_functions):
     """A placement test: its session (the survey's prior read), its next question (the session's
     questions and attempts, the learner's ability, the bank's window and counter, the copy saved
     and counted in one transaction, the item marked seen; a thin bank starts a fill), an answer,
-    and the next step."""
+    the next step, and a new session that skips the question left open."""
     status, _, created = http("POST", "/sessions", {"purpose": "placement", "category": "technical"}, PLACED)
     assert status == 201, created
     session = created["session_id"]
@@ -413,7 +430,12 @@ def _placement(http, step_functions):
     assert step["question"], step
     answer = {"question_id": step["question"]["question_id"], "user_answer": "A"}
     assert http("POST", f"/sessions/{session}/answers", answer, PLACED)[0] == 200
-    assert http("POST", f"/sessions/{session}/next", None, PLACED)[0] == 200
+    status, _, step = http("POST", f"/sessions/{session}/next", None, PLACED)
+    assert status == 200, step
+    # The learner leaves the test for practice with a question open: it is skipped, its bank item
+    # checked not retired (the web app's "back to start", then a round).
+    assert step["question"], step
+    assert http("POST", "/sessions", None, PLACED)[0] == 201
 
 
 def test_the_gemini_key_parameter_is_read_with_the_granted_ssm_permission(monkeypatch, cold_parameters):

@@ -41,7 +41,15 @@ AUTHORING_TOOLS = {
     "validate_question_quality",
     "save_generated_question",
 }
-LEARNER_TOOLS = {"get_user_profile", "score_and_explain", "start_round", "get_round", "get_ability"}
+LEARNER_TOOLS = {
+    "get_user_profile",
+    "score_and_explain",
+    "start_round",
+    "get_round",
+    "get_ability",
+    "start_placement",
+    "next_placement_question",
+}
 SPEC_TOOLS = AUTHORING_TOOLS | {"get_user_profile", "score_and_explain"}
 API_HOST = "abc123xyz.execute-api.us-east-1.amazonaws.com"
 
@@ -158,6 +166,9 @@ def test_search_question_templates_and_validate_question_quality(author_call):
         ("start_round", {"category": "cooking"}, "category"),
         ("validate_question_quality", {"stem": "Is RAG retrieval?", "question_type": "true_false"}, "correct_answer"),
         ("get_round", {"session_id": "s1", "round": 3}, "round"),
+        ("start_placement", {}, "category"),
+        ("start_placement", {"category": "cooking"}, "category"),
+        ("next_placement_question", {"session_id": "a/b"}, "session_id"),
     ],
 )
 def test_bad_input_is_a_tool_error_naming_the_field(author_call, tool, arguments, field):
@@ -219,6 +230,59 @@ def test_a_round_started_by_an_agent_then_graded_with_the_key_looked_up(call, st
     )
     assert is_error
     assert again["error_code"] == "ALREADY_ANSWERED"
+
+
+def _placement_step(call: Any, step_functions: Any, session: str, user: str = ALICE) -> dict[str, Any]:
+    """next_placement_question, waiting out the first fill of an empty bank (NO_QUESTION_YET)."""
+    for _ in range(3):
+        is_error, step = call("next_placement_question", {"session_id": session}, user)
+        if not is_error:
+            return dict(step)
+        assert step["error_code"] == "NO_QUESTION_YET", step
+        step_functions.wait_for_running()
+    raise AssertionError("the bank was never filled")
+
+
+def test_a_learner_completes_a_placement_test_over_mcp(call, http, step_functions, cloud, unlimited_rates):
+    is_error, started = call("start_placement", {"category": "technical"})
+    assert not is_error, started
+    assert started["purpose"] == "placement"
+    session = started["session_id"]
+    step = _placement_step(call, step_functions, session)
+    assert step["done"] is False
+    assert step["progress"]["answered"] == 0
+    assert "answer_schema" not in json.dumps(step)
+    # The same question until it is answered, as POST /sessions/{id}/next.
+    assert _placement_step(call, step_functions, session)["question"] == step["question"]
+    asked = []
+    while not step["done"]:
+        item = step["question"]
+        asked.append(item["question_id"])
+        schema = answer_key(cloud, item["question_id"])
+        key = schema.get("correct_key") or " ".join(schema.get("correct_keywords", []))
+        arguments = {"session_id": session, "question_id": item["question_id"], "user_answer": key}
+        is_error, graded = call("score_and_explain", arguments)
+        assert not is_error, graded
+        step = _placement_step(call, step_functions, session)
+        assert len(asked) <= 25
+    result = step["result"]
+    assert result["items"] == len(asked) == len(set(asked))
+    assert result["stopped_because"] in {"precise", "classified", "max_items", "no_items"}
+    assert result["range_low"] < result["theta"] < result["range_high"]
+    assert result["statement"].startswith(result["level"])
+    # The HTTP API tells the same result for the same session: one implementation.
+    status, _, same = http("POST", f"/sessions/{session}/next", None, ALICE)
+    assert (status, same) == (200, step)
+
+
+def test_another_learners_placement_is_refused_over_mcp(call, http, step_functions):
+    status, _, created = http("POST", "/sessions", {"purpose": "placement", "category": "technical"}, BOB)
+    assert status == 201, created
+    is_error, error = call("next_placement_question", {"session_id": created["session_id"]})
+    assert (is_error, error["error_code"]) == (True, "FORBIDDEN")
+    # A practice session is not a placement.
+    is_error, error = call("next_placement_question", {"session_id": _session_of(http, ALICE)})
+    assert (is_error, error["error_code"]) == (True, "NOT_A_PLACEMENT")
 
 
 def test_an_authors_item_is_kept_outside_every_session_and_queued_for_review(author_call, http, cloud):
@@ -354,7 +418,9 @@ def test_warm_invocations_answer_like_the_first(step_functions):
     runtime: LocalRuntime = step_functions.runtime
     answers = [runtime.invoke("McpFunction", _event(LIST, claims=AUTHOR_CLAIMS)) for _ in range(3)]
     assert [answer["statusCode"] for answer in answers] == [200, 200, 200]
-    assert all(len(json.loads(answer["body"])["result"]["tools"]) == 9 for answer in answers)
+    assert all(
+        len(json.loads(answer["body"])["result"]["tools"]) == len(SPEC_TOOLS | LEARNER_TOOLS) for answer in answers
+    )
     called = runtime.invoke(
         "McpFunction",
         _event(

@@ -80,6 +80,17 @@ def test_sessions_are_paged_and_only_the_callers(http, step_functions):
     assert http("GET", "/sessions?limit=21", None, NEWCOMER)[0] == 422
 
 
+def test_the_list_says_which_session_is_a_placement_test(http, step_functions):
+    """A page resumes a placement test with POST .../next, not as a round: the listing says which."""
+    practice = new_session(http, NEWCOMER)
+    status, _, created = http("POST", "/sessions", {"purpose": "placement", "category": "business"}, NEWCOMER)
+    assert status == 201, created
+    status, _, listed = http("GET", "/sessions", None, NEWCOMER)
+    assert status == 200, listed
+    purposes = [(s["session_id"], s["purpose"]) for s in listed["sessions"]]
+    assert purposes == [(created["session_id"], "placement"), (practice, "practice")]
+
+
 @pytest.mark.parametrize("blank", ["\u200b", "\u200d\ufeff\u2060", "\x01\x7f", "\u200e\u202e\u2066", " \u3164 "])
 def test_an_answer_of_only_invisible_characters_is_422_naming_user_answer(http, step_functions, blank):
     session = new_session(http, NEWCOMER)

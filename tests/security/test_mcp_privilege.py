@@ -202,6 +202,7 @@ def test_an_authors_item_is_in_no_session_and_answerable_through_none(author_cal
         ("score_and_explain", {"session_id": partition, **answer}),
         ("get_round", {"session_id": partition}),
         ("start_round", {"session_id": partition, "category": "technical"}),
+        ("next_placement_question", {"session_id": partition}),
     ):
         is_error, error = author_call(tool, arguments)
         assert (is_error, error["error_code"]) == (True, "VALIDATION_ERROR")

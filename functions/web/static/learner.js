@@ -169,6 +169,8 @@ const SleaAbility = (() => {
   let abilityKnown = false; // the level panel has something to show
   let ability = null; // the panel's last data, drawn again when the language changes
   let redraw = () => {}; // the current screen's words, drawn again when the language changes
+  // The placement test of the current session, if it is one (POST /sessions/{id}/next).
+  const placement = { on: false, progress: null, wait: 0, timer: null };
 
   /* One screen at a time; the level panel goes with the start and summary screens. Each screen is an entry
      of the browser's history (its view in history.state and the address's hash), so Back and
@@ -176,7 +178,7 @@ const SleaAbility = (() => {
   function show(id, view = {}) {
     Slea.show(id);
     $("#ability").hidden = !PANEL_SCREENS.includes(id) || !abilityKnown;
-    remember({ s: state.sessionId, screen: id, round: state.round, ...view });
+    remember({ s: state.sessionId, screen: id, round: state.round, ...(placement.on ? { mode: "placement" } : {}), ...view });
   }
 
   // ------------------------------------------------------------------ history
@@ -198,7 +200,7 @@ const SleaAbility = (() => {
     if (history.state && history.state.screen) return history.state;
     const hash = new URLSearchParams(location.hash.slice(1));
     if (!hash.get("screen")) return null;
-    return { s: hash.get("s"), screen: hash.get("screen"), round: Number(hash.get("round")) || 1, q: hash.get("q") || undefined };
+    return { s: hash.get("s"), screen: hash.get("screen"), round: Number(hash.get("round")) || 1, q: hash.get("q") || undefined, mode: hash.get("mode") || undefined };
   }
 
   /* Draws the screen of a view again from the server's record (Back, Forward, a reload). */
@@ -206,7 +208,9 @@ const SleaAbility = (() => {
     replaceNext = true;
     try {
       if (view.s && view.s !== state.sessionId) useSession(view.s);
+      if (view.s) placement.on = view.mode === "placement";
       state.round = Number(view.round) || state.round;
+      if (placement.on && view.screen !== "start") return await placementStep(); // its server record says where it is
       if (view.screen === "progress") {
         showProgress();
         return await watchRound();
@@ -262,6 +266,7 @@ const SleaAbility = (() => {
 
   async function newSession() {
     useSession((await api("POST", "/sessions")).session_id);
+    placement.on = false;
     state.round = 1;
     showStart();
   }
@@ -275,6 +280,7 @@ const SleaAbility = (() => {
     const newest = listed.sessions[0];
     if (!newest) return newSession();
     useSession(newest.session_id);
+    placement.on = newest.purpose === "placement";
     const wanted = viewInAddress();
     if (wanted && wanted.s === newest.session_id) {
       try {
@@ -283,6 +289,7 @@ const SleaAbility = (() => {
         reportError(error); // then where the server's record says
       }
     }
+    if (placement.on) return placementStep(); // its next question, or its result
     const current = newest.rounds[newest.rounds.length - 1];
     state.round = current ? current.round : 1;
     if (!current || current.status === "FAILED") return showStart();
@@ -380,7 +387,10 @@ const SleaAbility = (() => {
     const request = { round: state.round, category: state.category, count: state.count };
     for (const button of buttons) button.disabled = true;
     try {
-      if (!state.sessionId) useSession((await api("POST", "/sessions")).session_id); // the listing had failed
+      if (!state.sessionId || placement.on) { // the listing had failed, or the session is a placement test
+        useSession((await api("POST", "/sessions")).session_id);
+        placement.on = false;
+      }
       await api("POST", `/sessions/${state.sessionId}/rounds`, request);
     } catch (error) {
       // Already started (e.g. in another tab while it was generating): follow it instead.
@@ -469,7 +479,10 @@ const SleaAbility = (() => {
         round: state.round, category: named("category", question.category), difficulty: question.difficulty,
       });
       if (!$("#short").hidden) checkLength();
+      if (placement.on) drawPlacementQuestion(question);
     };
+    $("#placement-progress").hidden = !placement.on;
+    $("#resume").hidden = placement.on; // a placement test has no round summary
     $("#stem").textContent = question.stem;
     const choices = $("#choices");
     choices.replaceChildren();
@@ -538,6 +551,131 @@ const SleaAbility = (() => {
     }
   }
 
+
+  // ------------------------------------------------------------------ the placement test
+  /* "Find my level": a placement test of the chosen category (POST /sessions {purpose:
+     "placement"}), one question at a time (POST /sessions/{id}/next: the same question until it
+     is answered, then the next, then the result). The question, the answer and its feedback are
+     the round's screens; the progress line says what the stopping rule waits for. While the bank
+     is empty (503 NO_QUESTION_YET) the page waits, asking again with a growing delay. */
+  const WAIT_FIRST_MS = 1000;
+  const WAIT_MAX_MS = 10000; // the server's Retry-After
+  // slea.measurement.scale.LEVELS: each level word and the lowest ability of its band.
+  const LEVEL_BANDS = [["novice", -Infinity], ["beginner", -1.5], ["intermediate", -0.5], ["advanced", 0.5], ["expert", 1.5]];
+  const levelOf = (theta) => LEVEL_BANDS.filter(([, floor]) => theta >= floor).pop()[0];
+  const capital = (word) => word.charAt(0).toUpperCase() + word.slice(1);
+  const percentOf = (chance) => (chance > 0 && chance < 0.005 ? "<1%" : `${Math.round(chance * 100)}%`);
+  // cat.one_chance_in: "1 chance in N", N rounded and at least 2.
+  const oneChanceIn = (chance) => Math.max(2, Math.round(1 / chance));
+
+  async function startPlacement() {
+    const button = $("#placement-button");
+    if (button.disabled) return; // its request is in flight
+    button.disabled = true;
+    try {
+      state.category = $("#category").value;
+      const created = await api("POST", "/sessions", { purpose: "placement", category: state.category });
+      useSession(created.session_id);
+      placement.on = true;
+      state.round = 1;
+    } finally {
+      button.disabled = false;
+    }
+    await placementStep();
+  }
+
+  /* The test's next step from the server: its open question, or its result; or the wait. */
+  async function placementStep(wait = WAIT_FIRST_MS) {
+    clearTimeout(placement.timer);
+    let step;
+    try {
+      step = await api("POST", `/sessions/${state.sessionId}/next`);
+    } catch (error) {
+      if (!(error instanceof Slea.ApiError && error.code === "NO_QUESTION_YET")) throw error;
+      return waitForQuestions(wait);
+    }
+    if (step.done) return showPlacementResult(step.result);
+    placement.progress = step.progress;
+    state.questions = [step.question];
+    state.index = 0;
+    showQuestion();
+  }
+
+  /* "Preparing questions…" while generation fills the bank; asks again after `wait`, then twice as
+     long each time (at most WAIT_MAX_MS). One timer at a time; leaving the screen stops it. */
+  function waitForQuestions(wait) {
+    placement.wait = wait;
+    redraw = () => {
+      $("#progress-title").textContent = t("placement.preparing");
+      $("#progress-text").textContent = t("placement.waiting", { seconds: Math.round(placement.wait / 1000) });
+    };
+    redraw();
+    if ($("#progress").hidden) {
+      $("#retry-round").hidden = true;
+      $("#progress-bar").removeAttribute("value");
+      show("progress");
+    }
+    placement.timer = setTimeout(() => {
+      if ($("#progress").hidden || !placement.on) return;
+      placementStep(Math.min(wait * 2, WAIT_MAX_MS)).catch(reportError);
+    }, wait);
+  }
+
+  /* The question screen's title and meta, and the progress line: about how many more answers the
+     stopping rule waits for, and the test's maximum length. */
+  function drawPlacementQuestion(question) {
+    const progress = placement.progress;
+    $("#question-title").textContent = t("placement.question", { number: progress.answered + 1 });
+    $("#question-meta").textContent = t("placement.meta", {
+      category: named("category", question.category), difficulty: question.difficulty,
+    });
+    $("#placement-progress").textContent = progress.more_expected
+      ? SleaI18n.plural("placement.more", progress.more_expected, { max: progress.max_questions })
+      : t("placement.more.none", { max: progress.max_questions });
+  }
+
+  /* The level with how sure it is: the likeliest other level as "1 chance in N", or, when no
+     other level reaches 5%, the level's own chance. */
+  function placementSentence(result) {
+    const level = capital(named("level.name", result.level));
+    if (!result.other_level) return t("placement.sentence.sure", { level, percent: Math.round(result.level_chance * 100) });
+    return t("placement.sentence.other", {
+      level, count: oneChanceIn(result.other_level_chance), other: named("level.name", result.other_level),
+    });
+  }
+
+  /* The 95% range in numbers and in the level bands it spans. */
+  function rangeSentence(result) {
+    const { fixed } = SleaAbility;
+    const numbers = { low: fixed(result.range_low), high: fixed(result.range_high), theta: fixed(result.theta) };
+    const [from, to] = [levelOf(result.range_low), levelOf(result.range_high)];
+    if (from === to) return t("placement.range.one", { ...numbers, level: named("level.name", from) });
+    return t("placement.range.span", { ...numbers, from: named("level.name", from), to: named("level.name", to) });
+  }
+
+  function drawPlacementResult(result) {
+    const level = named("level.name", result.level);
+    $("#placement-heading").textContent = t("placement.heading", { category: named("category", result.category), level });
+    $("#placement-sentence").textContent = placementSentence(result);
+    const meaning = `placement.meaning.${result.level}`;
+    $("#placement-meaning").textContent = meaning in SleaI18n.MESSAGES.en ? t("placement.meaning", { level, text: t(meaning) }) : "";
+    $("#placement-range").textContent = rangeSentence(result);
+    $("#placement-items").textContent =
+      `${SleaI18n.plural("placement.items", result.items)} ${named("placement.stopped", result.stopped_because)}`;
+    $("#placement-pending").hidden = !result.pending_review;
+    $("#placement-pending").textContent = result.pending_review ? SleaI18n.plural("placement.pending", result.pending_review) : "";
+    $("#placement-chances tbody").replaceChildren(
+      ...result.chances.map((entry) =>
+        el("tr", { class: entry.level === result.level ? "measured" : null },
+          el("td", { text: named("level.name", entry.level) }), el("td", { text: percentOf(entry.chance) }))));
+  }
+
+  function showPlacementResult(result) {
+    redraw = () => drawPlacementResult(result);
+    redraw();
+    show("placement-result"); // focus on its heading, which names the level
+  }
+
   // ------------------------------------------------------------------ feedback
   /* The graded answer in parts: the question, the learner's own answer, why a short answer got
      its score, the key and why, why a wrong choice is wrong or what a typed answer is missing,
@@ -581,6 +719,7 @@ const SleaAbility = (() => {
       $("#feedback-details").replaceChildren(...partsList(feedbackParts(result, question, ownAnswer)));
       const last = state.index + 1 >= state.questions.length;
       $("#next").textContent = t(last ? "feedback.to_summary" : "feedback.next");
+      if (placement.on) $("#next").textContent = t("placement.continue"); // the next step may be the result
     };
     redraw();
     $("#provisional").hidden = !result.needs_review;
@@ -599,6 +738,7 @@ const SleaAbility = (() => {
   }
 
   function nextQuestion() {
+    if (placement.on) return placementStep();
     state.index += 1;
     if (state.index < state.questions.length) showQuestion();
     else showSummary().catch(reportError);
@@ -798,6 +938,8 @@ const SleaAbility = (() => {
       return startRound();
     }));
     $("#retry-round").addEventListener("click", guarded(startRound));
+    $("#placement-button").addEventListener("click", guarded(startPlacement));
+    $("#placement-back").addEventListener("click", guarded(showStart));
     $("#answer-form").addEventListener("submit", guarded(submitAnswer));
     $("#short-answer").addEventListener("input", checkLength); // its messages go once their cause does
     $("#next").addEventListener("click", guarded(nextQuestion));

@@ -1,12 +1,12 @@
 """The MCP server's own inputs (functions/mcp): what an agent sends where the HTTP API reads a
 path parameter or the token. The six spec tools keep their own contracts; these cover Tool 6 on a
-stored question and the Mode 1 round tools."""
+stored question, the Mode 1 round tools and the placement test's tools."""
 
 from typing import Literal
 
 from pydantic import Field
 
-from slea.contracts.common import Contract
+from slea.contracts.common import CategoryName, Contract
 from slea.contracts.scoring import AnswerRequest
 from slea.contracts.sessions import QuestionView, RoundStatus, StartRoundRequest
 
@@ -41,3 +41,15 @@ class AgentRoundStatus(RoundStatus):
     """get_round's answer: the round's status and its questions as learners see them (no keys)."""
 
     questions: list[QuestionView] = Field(default_factory=list)
+
+
+class AgentStartPlacementInput(Contract):
+    """start_placement over MCP: a new placement test of the caller's in one category."""
+
+    category: CategoryName = Field(description="the category the test measures (technical, business, general)")
+
+
+class AgentPlacementInput(Contract):
+    """next_placement_question over MCP: one of the caller's placement tests."""
+
+    session_id: str = SessionIdText

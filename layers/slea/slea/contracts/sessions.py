@@ -79,6 +79,9 @@ class SessionOverview(Contract):
     session_id: str
     created_at: str
     rounds: list[RoundProgressView] = Field(description="the rounds started, in order")
+    purpose: Literal["practice", "placement"] = Field(
+        default="practice", description="placement: a placement test (resume it with POST .../next, not its rounds)"
+    )
 
 
 class SessionList(Contract):

@@ -38,22 +38,32 @@ def session_with_rounds(session_id: str, numbers: tuple[int, ...]) -> tuple[dict
     return found.get(session_id), {number: found[key] for number, key in keyed.items() if key in found}
 
 
-def rounds_of(session_ids: list[str], numbers: tuple[int, ...]) -> dict[tuple[str, int], dict[str, Any]]:
-    """The rounds' records of several sessions in one BatchGetItem (at most 100 keys: a listing's
-    page is bounded well below that): {(session id, round number): record} for rounds ever claimed."""
+def sessions_and_rounds(
+    session_ids: list[str], numbers: tuple[int, ...], *, with_sessions: bool = True
+) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, int], dict[str, Any]]]:
+    """The rounds' records of several sessions and (`with_sessions`) the sessions' own records
+    (their purpose: the learner's index of sessions holds keys only), in one BatchGetItem (at most
+    100 keys: a listing's page is bounded well below that): ({session id: record},
+    {(session id, round number): record} for rounds ever claimed)."""
     keys = [round_key(session_id, number) for session_id in session_ids for number in numbers]
+    if with_sessions:
+        keys += [{"session_id": {"S": session_id}} for session_id in dict.fromkeys(session_ids)]
     if not keys:
-        return {}
+        return {}, {}
     table = resource_name(TABLE_VARIABLE)
     request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
     items, unprocessed = batch_get(dynamodb(TOOL), request, "rounds get", rounds=3)
     if unprocessed:
         raise DataAccessError("rounds get: keys left unprocessed")
     found: dict[tuple[str, int], dict[str, Any]] = {}
+    own: dict[str, dict[str, Any]] = {}
     for record in map(from_item, items.get(table, [])):
-        session_id, _, number = str(record["session_id"]).rpartition("#round#")
-        found[(session_id, int(number))] = record
-    return found
+        session_id, marker, number = str(record["session_id"]).rpartition("#round#")
+        if marker:
+            found[(session_id, int(number))] = record
+        else:
+            own[str(record["session_id"])] = record
+    return own, found
 
 
 def get_round(session_id: str, round_number: int) -> dict[str, Any] | None:

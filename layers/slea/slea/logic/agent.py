@@ -4,7 +4,7 @@ caller (the token's subject and roles, or the stdio server's user) and its valid
 
 Least privilege (Step Functions is trusted, an agent is not):
 - A learner's agent reads its own profile and its own measured ability, starts and follows its
-  own rounds, and answers the items of its own sessions (graded against the key looked up
+  own rounds and placement tests, and answers the items of its own sessions (graded against the key looked up
   server-side, one graded answer per question, as POST /sessions/{id}/answers).
 - The authoring tools hand out or write answer material (concept records, templates with their
   keys, an item with a chosen key): only callers with the author role (slea.security.roles) may call them.
@@ -18,12 +18,25 @@ from functools import wraps
 from typing import Any
 
 from slea.contracts.ability import AgentAbilityInput, LearnerAbility
-from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentRoundStatus, AgentStartRoundInput
+from slea.contracts.agent import (
+    AgentAnswerInput,
+    AgentPlacementInput,
+    AgentRoundInput,
+    AgentRoundStatus,
+    AgentStartPlacementInput,
+    AgentStartRoundInput,
+)
 from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput, UserProfile
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionResult, SaveQuestionSaved
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerOutput
-from slea.contracts.sessions import RoundStarted, StartRoundRequest
+from slea.contracts.sessions import (
+    CreateSessionRequest,
+    PlacementNext,
+    RoundStarted,
+    SessionCreated,
+    StartRoundRequest,
+)
 from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionInput, ValidationResult
 from slea.dal import questions
@@ -141,6 +154,19 @@ def get_round(caller: Caller, request: AgentRoundInput) -> AgentRoundStatus:
     return AgentRoundStatus(
         **status.model_dump(), questions=[question for question in shown if question.round == request.round]
     )
+
+
+def start_placement(caller: Caller, request: AgentStartPlacementInput) -> SessionCreated:
+    """A new placement test (POST /sessions {purpose: placement}): the same use case."""
+    return sessions.create_session(
+        caller.user_id, request=CreateSessionRequest(purpose="placement", category=request.category)
+    )
+
+
+def next_placement_question(caller: Caller, request: AgentPlacementInput) -> PlacementNext:
+    """A placement test's open question, its next one or its result (POST /sessions/{id}/next);
+    answers go through score_and_explain, as any session's question."""
+    return sessions.next_placement_question(request.session_id, caller.user_id)
 
 
 def get_ability(caller: Caller, request: AgentAbilityInput) -> LearnerAbility:

@@ -2,7 +2,8 @@
 current round at its next unanswered question on any device (the server is the source of truth).
 
 What a page of `limit` (at most 20) sessions reads, whatever the history behind it: one Query of
-the caller's sessions, one BatchGetItem of their rounds' records, one Query of each listed
+the caller's sessions, one BatchGetItem of their rounds' records and their own (each one's purpose:
+practice or a placement test), one Query of each listed
 session's questions, the caller's latest survey (the page's language), and DescribeExecution only
 for a round still marked RUNNING (its outcome is written back, so it is asked once)."""
 
@@ -48,7 +49,9 @@ def _round(number: int, record: dict[str, Any] | None, shown: list[dict[str, Any
     )
 
 
-def session_overview(session_id: str, created_at: str, records: dict[int, dict[str, Any]]) -> SessionOverview:
+def session_overview(
+    session_id: str, created_at: str, records: dict[int, dict[str, Any]], purpose: str | None = None
+) -> SessionOverview:
     """One session's progress; `records`: its rounds' records by number, as read for the page."""
     shown = [question for question in questions.session_questions(session_id) if visible(question)]
     progress = []
@@ -57,7 +60,12 @@ def session_overview(session_id: str, created_at: str, records: dict[int, dict[s
         in_round = [question for question in shown if int(question.get("round", 1)) == number]
         if record is not None or in_round:
             progress.append(_round(number, record, in_round))
-    return SessionOverview(session_id=session_id, created_at=created_at, rounds=progress)
+    return SessionOverview(
+        session_id=session_id,
+        created_at=created_at,
+        rounds=progress,
+        purpose="placement" if purpose == "placement" else "practice",
+    )
 
 
 def _language(user_id: str) -> str | None:
@@ -69,13 +77,14 @@ def _language(user_id: str) -> str | None:
 @tracer.capture_method
 def list_sessions(user_id: str, limit: int, cursor: str | None = None) -> SessionList:
     found, last = sessions.user_sessions(user_id, limit, _decoded(cursor, user_id) if cursor else None)
-    records = rounds.rounds_of([str(item["session_id"]) for item in found], ROUNDS)
+    own, records = rounds.sessions_and_rounds([str(item["session_id"]) for item in found], ROUNDS)
     return SessionList(
         sessions=[
             session_overview(
                 item["session_id"],
                 item["created_at"],
                 {number: records[key] for number in ROUNDS if (key := (str(item["session_id"]), number)) in records},
+                (own.get(str(item["session_id"])) or {}).get("purpose"),
             )
             for item in found
         ],
