@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from slea.constants import MAX_QUESTIONS_PER_ROUND, REPORT_REASON_MAX_LENGTH, QuestionType
+from slea.contracts.pipeline import ShortfallReason
 from slea.contracts.ability import SessionAbility
 from slea.contracts.common import CategoryName, Contract, Difficulty
 
@@ -105,6 +106,21 @@ class RoundStatus(Contract):
     started_at: str
     finished_at: str | None = None
     error: str | None = None
+    delivered: int | None = Field(
+        default=None, description="questions the round has, drawn and generated (known once it has succeeded)"
+    )
+    from_neighbours: int | None = Field(
+        default=None,
+        description="of those, written from a neighbouring difficulty's concept record, each with its own difficulty "
+        "(known once it has succeeded)",
+    )
+    shortfall_reason: ShortfallReason | None = Field(
+        default=None,
+        description="why `delivered` is below `requested`: too_few_concepts (the concept records, neighbouring "
+        "difficulties' included, hold too few concepts the session has not been asked about), rejected (drafts "
+        "failed review and the regenerations ran out), not_saved (some repeated items withdrawn from the bank), "
+        "generation_failed (a generation step failed); null when the round is whole or not finished",
+    )
 
 
 class RoundSummary(Contract):

@@ -102,6 +102,12 @@ def refreshed(record: dict[str, Any]) -> dict[str, Any]:
     if described["status"] == SUCCEEDED:
         output = json.loads(described.get("output") or "{}") or {}
         changes |= {"generated": output.get("total_generated"), "valid": output.get("total_valid")}
+        # How many came of those asked, and why fewer (an output from before they were kept has none).
+        changes |= {
+            name: output[name]
+            for name in ("delivered", "from_neighbours", "shortfall_reason")
+            if output.get(name) is not None
+        }
     else:
         changes["error"] = described.get("error") or described["status"]
     rounds.update(record["session_id"], int(record["round"]), changes, str(record["claim_id"]))
@@ -127,7 +133,14 @@ def round_status(session_id: str, round_number: int) -> RoundStatus:
         started_at=record["started_at"],
         finished_at=record.get("finished_at"),
         error=record.get("error"),
+        delivered=_count(record.get("delivered")),
+        from_neighbours=_count(record.get("from_neighbours")),
+        shortfall_reason=record.get("shortfall_reason"),
     )
+
+
+def _count(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def visible(question: dict[str, Any]) -> bool:
