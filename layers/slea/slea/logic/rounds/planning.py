@@ -186,7 +186,9 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     # One read of the attempts: round 2's rule without an estimate, and what the feedback named.
     graded = _session_attempts(wanted.session_id) if earlier or wanted.round == 2 else []
     slots = _slot_types(request, ability)
-    target = _target(request, ability, graded, slots)
+    # A request of the default mix is aimed as the summary announces and the feedback advises it
+    # (target.next_round: the default mix, whatever the count lays out); a requested mix by its slots.
+    target = _target(request, ability, graded, slots if wanted.question_types else None)
     metrics.add_metric(name="RoundDifficulty", unit="Count", value=target.label)
     seen_before = _exposure(earlier, graded, ability, wanted.purpose)
     language = profile.language or "en"
