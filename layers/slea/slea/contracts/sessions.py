@@ -51,6 +51,11 @@ class QuestionView(Contract):
     stem: str
     choices: list[str] = Field(default_factory=list)
     difficulty: int
+    difficulty_level: str | None = Field(
+        default=None,
+        description="the level the difficulty label stands for (novice, beginner, intermediate, advanced, expert), "
+        "so that it reads on its scale: '4 of 10: beginner'",
+    )
     category: str
     answered: bool = Field(default=False, description="the caller has answered it (a page resumes after it)")
     skipped: bool = Field(
@@ -148,7 +153,15 @@ class SessionSummary(Contract):
     rounds: list[RoundSummary]
     to_review: list[ToReview] = Field(description="answers below the pass mark (80)")
     next_round: Literal[1, 2] | None = Field(description="null when both rounds have been started")
-    next_difficulty: int | None = Field(description="the difficulty the next round would be generated at")
+    next_difficulty: int | None = Field(
+        description="the difficulty (1-10) the next round would be generated at; null while the current round is "
+        "open (a question unanswered or a round being generated: the answers to come still move it)"
+    )
+    next_level: str | None = Field(
+        default=None,
+        description="the level that difficulty stands for on the scale (novice, beginner, intermediate, advanced, "
+        "expert: label L is b = (L - 5.5) / 2 in the level bands), shown as '4 of 10: beginner'",
+    )
     ability: SessionAbility | None = Field(
         default=None, description="the learner's ability in the session's category now (null: none measured yet)"
     )

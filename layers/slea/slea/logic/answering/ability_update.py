@@ -129,6 +129,28 @@ def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Po
     return posterior_of(ability, None if (ability or {}).get("posterior") else profile_prior(user_id))
 
 
+def _updated(
+    before: learner.Posterior, evidence: Evidence, difficulty: items.ItemDifficulty
+) -> learner.Posterior:
+    # The item's difficulty is known only to its own error (a new item's is its label's guess):
+    # the posterior averages over it, so new items move the ability less and widen the range.
+    floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
+    return before.updated(difficulty.b, floor, evidence.score, difficulty.se)
+
+
+def estimate_after(
+    evidence: Evidence,
+    label: Any,
+    *,
+    ability: dict[str, Any] | None,
+    bank_item: dict[str, Any] | None,
+    prior: tuple[float, float] | None,
+) -> learner.Estimate:
+    """The learner's estimate once this answer is counted, as `writes_for_answer` will store it
+    (pure): what the feedback's advice is given."""
+    return _updated(posterior_of(ability, prior), evidence, item_difficulty(bank_item, label)).estimate()
+
+
 def writes_for_answer(
     evidence: Evidence | None,
     label: Any,
@@ -147,9 +169,7 @@ def writes_for_answer(
     difficulty = item_difficulty(bank_item, label)
     floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
     before = posterior_of(ability, prior)
-    # The item's difficulty is known only to its own error (a new item's is its label's guess):
-    # the posterior averages over it, so new items move the ability less and widen the range.
-    after = before.updated(difficulty.b, floor, evidence.score, difficulty.se)
+    after = _updated(before, evidence, difficulty)
     estimate = after.estimate()
     known = before.estimate()  # the item learns from the learner as known before this answer
     step = None

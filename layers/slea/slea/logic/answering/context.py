@@ -44,6 +44,8 @@ class AnswerContext:
     grader_probability: float | None = None  # set by the grading: kept with the attempt for its exemplar
     review_group: str | None = None  # a short answer sent to a reviewer: the group it joins
     group_face: dict[str, Any] | None = None  # ... and the write of that group's face, if it is new
+    # A first answer in the category: the profile's prior, read once for the advice and the update.
+    prior: tuple[float, float] | None = None
 
     @property
     def category(self) -> str | None:
