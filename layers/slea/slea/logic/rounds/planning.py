@@ -141,9 +141,13 @@ def _target(
     request: PlanRoundInput,
     ability: dict[str, Any] | None,
     graded: list[dict[str, Any]],
-    question_types: list[QuestionType] | None,
+    slots: list[QuestionType],
 ) -> round_target.Target:
+    """The round's target. A request of the default mix is aimed as the summary announces it and
+    the feedback advises it (target.next_round: the default mix, whatever its count lays out in
+    `slots`); a requested mix, by its slots."""
     wanted = request.request
+    question_types = slots if wanted.question_types else None
     rate = round_target.success_rate(wanted.purpose)
     if wanted.difficulty is not None:
         return round_target.from_label(wanted.difficulty, "set in the request", rate, question_types)
@@ -186,9 +190,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     # One read of the attempts: round 2's rule without an estimate, and what the feedback named.
     graded = _session_attempts(wanted.session_id) if earlier or wanted.round == 2 else []
     slots = _slot_types(request, ability)
-    # A request of the default mix is aimed as the summary announces and the feedback advises it
-    # (target.next_round: the default mix, whatever the count lays out); a requested mix by its slots.
-    target = _target(request, ability, graded, slots if wanted.question_types else None)
+    target = _target(request, ability, graded, slots)
     metrics.add_metric(name="RoundDifficulty", unit="Count", value=target.label)
     seen_before = _exposure(earlier, graded, ability, wanted.purpose)
     language = profile.language or "en"
