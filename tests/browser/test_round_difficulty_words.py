@@ -14,8 +14,13 @@ from tests.browser.learner_steps import LAPTOP, answer_on_screen, sign_in_as, st
 ENGLISH_LEARNER = "550e8400-e29b-41d4-a716-446655440000"  # profile language en
 KOREAN_LEARNER = "576f24fe-bc2d-4d30-aed1-51a1dd76449c"  # profile language ko
 LEVELS = {
-    "en": {"novice": "novice", "beginner": "beginner", "intermediate": "intermediate", "advanced": "advanced",
-           "expert": "expert"},
+    "en": {
+        "novice": "novice",
+        "beginner": "beginner",
+        "intermediate": "intermediate",
+        "advanced": "advanced",
+        "expert": "expert",
+    },
     "ko": {"novice": "입문", "beginner": "초급", "intermediate": "중급", "advanced": "고급", "expert": "전문가"},
 }
 ON_SCALE = {"en": re.compile(r"(\d+) of 10: (\w+)"), "ko": re.compile(r"10단계 중 (\d+)단계: ([가-힣]+)")}

@@ -59,7 +59,8 @@ def test_the_next_difficulty_is_announced_once_the_round_is_over_and_the_advice_
     found = WORDS["en"].search(steps)
     assert found, steps
     direction, advised, level = found.groups()
-    assert int(advised) == label and level == scale.label_level(label)
+    assert int(advised) == label
+    assert level == scale.label_level(label)
     current = questions[-1]["difficulty"]
     assert direction == ("harder" if label > current else "easier" if label < current else "same level")
     # Round 2 is generated at the announced difficulty.

@@ -7,8 +7,8 @@ import itertools
 
 import boto3
 
-from slea.measurement import learner
 from slea.logic.rounds.target import from_prior, slot_types
+from slea.measurement import learner
 
 MACHINE = "GenerateRoundStateMachine"
 USER = "550e8400-e29b-41d4-a716-446655440000"  # demo user: intermediate, 5 years, previous score 72
@@ -47,7 +47,9 @@ def test_a_round_its_own_record_cannot_fill_is_filled_from_neighbouring_difficul
     assert 0 < labels.count(label) <= CONCEPTS + 1
     assert output["from_neighbours"] == sum(other != label for other in labels) > 0
     assert set(labels) <= {label - 1, label, label + 1, label - 2, label + 2}
-    assert len({q["concept"] for q in output["questions"] if q["concept"]}) == sum(bool(q["concept"]) for q in output["questions"])
+    assert len({q["concept"] for q in output["questions"] if q["concept"]}) == sum(
+        bool(q["concept"]) for q in output["questions"]
+    )
     stored = boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("QuestionsTable")).scan()["Items"]
     assert sorted(int(item["difficulty"]) for item in stored) == sorted(labels)
 

@@ -11,8 +11,10 @@ from slea.measurement import scale
 from tests.unit.feedback.test_feedback import SOURCE, mc_item
 
 ESTIMATES = [step / 4 for step in range(-12, 13)]  # -3 .. +3 logits
-DIRECTION_WORDS = {"en": {"harder": "harder", "same": "same level", "easier": "easier"},
-                   "ko": {"harder": "더 어려운", "same": "같은 난이도", "easier": "더 쉬운"}}
+DIRECTION_WORDS = {
+    "en": {"harder": "harder", "same": "same level", "easier": "easier"},
+    "ko": {"harder": "더 어려운", "same": "같은 난이도", "easier": "더 쉬운"},
+}
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
@@ -23,7 +25,9 @@ def test_the_advice_and_the_next_round_agree(theta, is_correct, language):
     for current in range(1, 11):
         advice = target.next_round(theta, current)
         assert advice.label == planned  # the planner's label for a default round
-        steps = " ".join(next_steps(mc_item(language, "A" if is_correct else "C", is_correct), [SOURCE], False, language, advice))
+        steps = " ".join(
+            next_steps(mc_item(language, "A" if is_correct else "C", is_correct), [SOURCE], False, language, advice)
+        )
         said = {direction for direction, word in DIRECTION_WORDS[language].items() if word in steps}
         assert said == {advice.direction}
         assert (advice.direction == "harder") == (planned > current)
@@ -48,8 +52,15 @@ def test_a_default_round_of_any_count_is_aimed_at_the_advised_label(count):
     user = "550e8400-e29b-41d4-a716-446655440000"
 
     profile = UserProfile.model_validate(
-        {"user_id": user, "self_level": "intermediate", "years_experience": 5, "job_role": "x", "duty": "y",
-         "interests": ["LLM"], "previous_score": 72}
+        {
+            "user_id": user,
+            "self_level": "intermediate",
+            "years_experience": 5,
+            "job_role": "x",
+            "duty": "y",
+            "interests": ["LLM"],
+            "previous_score": 72,
+        }
     )
     for theta in ESTIMATES:
         request = PlanRoundInput(
@@ -60,9 +71,21 @@ def test_a_default_round_of_any_count_is_aimed_at_the_advised_label(count):
         assert planned == target.next_round(theta, 5).label
 
 
-@pytest.mark.parametrize(("label", "level"), [(1, "novice"), (2, "novice"), (3, "beginner"), (4, "beginner"),
-                                              (5, "intermediate"), (6, "intermediate"), (7, "advanced"),
-                                              (8, "advanced"), (9, "expert"), (10, "expert")])
+@pytest.mark.parametrize(
+    ("label", "level"),
+    [
+        (1, "novice"),
+        (2, "novice"),
+        (3, "beginner"),
+        (4, "beginner"),
+        (5, "intermediate"),
+        (6, "intermediate"),
+        (7, "advanced"),
+        (8, "advanced"),
+        (9, "expert"),
+        (10, "expert"),
+    ],
+)
 def test_a_label_reads_on_its_scale(label, level):
     assert scale.label_level(label) == level
     assert difficulty_words(label, "en") == f"{label} of 10: {level}"
@@ -72,4 +95,5 @@ def test_a_label_reads_on_its_scale(label, level):
 def test_without_an_estimate_the_advice_follows_the_result():
     right = " ".join(next_steps(mc_item("en", "A", True), [], False, "en"))
     wrong = " ".join(next_steps(mc_item("en"), [], False, "en"))
-    assert "harder" in right and "same level" in wrong
+    assert "harder" in right
+    assert "same level" in wrong

@@ -7,9 +7,9 @@ from typing import Literal
 from pydantic import Field
 
 from slea.constants import MAX_QUESTIONS_PER_ROUND, REPORT_REASON_MAX_LENGTH, QuestionType
-from slea.contracts.pipeline import ShortfallReason
 from slea.contracts.ability import SessionAbility
 from slea.contracts.common import CategoryName, Contract, Difficulty
+from slea.contracts.pipeline import ShortfallReason
 
 RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
 

@@ -129,9 +129,7 @@ def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Po
     return posterior_of(ability, None if (ability or {}).get("posterior") else profile_prior(user_id))
 
 
-def _updated(
-    before: learner.Posterior, evidence: Evidence, difficulty: items.ItemDifficulty
-) -> learner.Posterior:
+def _updated(before: learner.Posterior, evidence: Evidence, difficulty: items.ItemDifficulty) -> learner.Posterior:
     # The item's difficulty is known only to its own error (a new item's is its label's guess):
     # the posterior averages over it, so new items move the ability less and widen the range.
     floor = irt.guess_floor(evidence.item_type, evidence.choice_count)

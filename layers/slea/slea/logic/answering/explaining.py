@@ -148,6 +148,7 @@ def explain(
     unanswered: list[KeyedItem],
     cached: dict[str, Any] | None,
     cacheable: bool,
+    *,
     next_round: NextRound | None = None,
 ) -> Explained:
     """The checked explanation, feedback line and grader's reasoning of a graded `item`;

@@ -17,10 +17,10 @@ import uuid
 from slea.contracts.answers import shuffle_choices
 from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput, GenerateQuestionsOutput, IdentifiedDraft
 from slea.language.korean_particles import bare_term, resolve_particles
-from slea.logic.generation.keywords import stored_keywords
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError
 from slea.llm.provider_choice import get_provider
+from slea.logic.generation.keywords import stored_keywords
 from slea.platform.clock import utc_now
 from slea.platform.observability import logger, metrics, tracer
 from slea.security.exposure import drafted_item

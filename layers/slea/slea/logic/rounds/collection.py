@@ -191,7 +191,9 @@ def finish_round(request: FinishRoundInput) -> PipelineOutput:
         refused=refused,
     )
     if reason is not None:
-        logger.warning("the round is short", extra={"requested": plan.count, "delivered": len(questions), "reason": reason})
+        logger.warning(
+            "the round is short", extra={"requested": plan.count, "delivered": len(questions), "reason": reason}
+        )
         metrics.add_metric(name="RoundsShort", unit="Count", value=1)
     return PipelineOutput(
         questions=questions,

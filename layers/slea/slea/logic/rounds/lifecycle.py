@@ -249,8 +249,9 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     next_round = _next_round(started, {int(q.get("round", 1)) for q in stored})
     # The next round's difficulty is said once the current round is over: every question answered
     # (or counted skipped) and no round being generated; until then the answers still to come move it.
-    announce = next_round is not None and _current_round_over(shown, graded, started)
-    next_difficulty = _next_difficulty(user_id, next_round, graded, ability_in(_category(stored))) if announce else None
+    next_difficulty = None
+    if next_round is not None and _current_round_over(shown, graded, started):
+        next_difficulty = _next_difficulty(user_id, next_round, graded, ability_in(_category(stored)))
     return SessionSummary(
         session_id=session_id,
         rounds=summaries,
