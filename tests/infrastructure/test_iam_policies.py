@@ -86,6 +86,14 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
         round_two = plan_event(SECOND_LEARNER, session, "iam-round-two")
         round_two["request"] |= {"round": 2, "category": "business"}
         assert "round 1:" in runtime.invoke("plan_round", round_two)["difficulty_reason"]
+        # A round its own concept record cannot write in full: the generation step reads a
+        # neighbouring difficulty's record (tests/integration/test_round_shortfall.py).
+        short_record = json.loads((REPO_ROOT / "events/generate_questions/valid.json").read_text())
+        for field in ("concepts", "keywords"):
+            short_record["keywords"][field] = short_record["keywords"][field][:1]
+        short_record |= {"count": 4, "session_id": "iam-fill", "fill_difficulties": [6]}
+        filled = runtime.invoke("generate_questions", short_record)["questions"]
+        assert {draft["difficulty"] for draft in filled} >= {6}
 
         # Tool 5: a new question, the same save again (already saved: the item comes back with the
         # failed conditional write), and a failed write that goes to the retry queue.

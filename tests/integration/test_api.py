@@ -95,6 +95,7 @@ def test_the_answer_key_never_leaves_the_server_before_answering(http, step_func
     for question in questions:
         key = answer_key(step_functions.runtime.cloud, question["question_id"])
         shown = {"question_id", "round", "type", "stem", "choices", "difficulty", "category", "answered", "skipped"}
+        shown |= {"difficulty_level"}  # the difficulty on its scale: "4 of 10: beginner"
         assert set(question) == shown
         if key.get("correct_keywords"):
             assert json.dumps(key["correct_keywords"]) not in text

@@ -51,8 +51,23 @@ def test_round_one_happy_path(step_functions):
     execution = run(step_functions, count=5)
     assert execution.status == "SUCCEEDED", execution.cause
     output = execution.output
-    assert set(output) == {"questions", "total_generated", "total_valid", "total_rejected"}
+    assert set(output) == {
+        "questions",
+        "total_generated",
+        "total_valid",
+        "total_rejected",
+        "requested",
+        "delivered",
+        "from_neighbours",
+        "shortfall_reason",
+    }
     assert (output["total_generated"], output["total_valid"], output["total_rejected"]) == (5, 5, 0)
+    assert (output["requested"], output["delivered"], output["from_neighbours"], output["shortfall_reason"]) == (
+        5,
+        5,
+        0,
+        None,
+    )
     assert execution.states_entered == [
         "GetUserProfile",
         "PlanRound",
@@ -152,7 +167,17 @@ def test_llm_failing_still_succeeds_with_the_fallbacks(step_functions, monkeypat
     finally:
         get_provider.cache_clear()
     assert execution.status == "SUCCEEDED"
-    assert execution.output == {"questions": [], "total_generated": 9, "total_valid": 0, "total_rejected": 9}
+    assert execution.output == {
+        "questions": [],
+        "total_generated": 9,
+        "total_valid": 0,
+        "total_rejected": 9,
+        # The round says what it could not give, and why.
+        "requested": 3,
+        "delivered": 0,
+        "from_neighbours": 0,
+        "shortfall_reason": "rejected",
+    }
     assert execution.states_entered.count("Generate") == 3
 
 

@@ -203,6 +203,13 @@ const SleaI18n = (() => {
       "placement.level": "Level",
       "placement.chance": "Chance",
       "placement.back": "Back to the start",
+      // difficulty on its scale, and a round shorter than asked (rounds)
+      "difficulty.words": "{difficulty} of 10: {level}",
+      "round.shortfall": "This round has {delivered} of the {requested} questions you asked for: {why}",
+      "round.shortfall.too_few_concepts": "there are not enough concepts left near this difficulty that you have not been asked about yet.",
+      "round.shortfall.rejected": "some of the questions written did not pass review.",
+      "round.shortfall.not_saved": "some questions repeated ones withdrawn from the question bank.",
+      "round.shortfall.generation_failed": "writing the questions failed part of the way.",
       // errors (common.js)
       "error.expired": "Your sign-in has expired or is missing. Please sign in again.",
       "error.quota": "Daily limit reached: {said}.",
@@ -407,6 +414,13 @@ const SleaI18n = (() => {
       "placement.level": "수준",
       "placement.chance": "가능성",
       "placement.back": "처음으로",
+      // difficulty on its scale, and a round shorter than asked (rounds)
+      "difficulty.words": "10단계 중 {difficulty}단계: {level}",
+      "round.shortfall": "요청한 {requested}문항 중 {delivered}문항만 준비되었습니다. {why}",
+      "round.shortfall.too_few_concepts": "이 난이도 근처에 아직 묻지 않은 개념이 충분하지 않습니다.",
+      "round.shortfall.rejected": "작성된 문항 일부가 검토를 통과하지 못했습니다.",
+      "round.shortfall.not_saved": "일부 문항이 문제 은행에서 제외된 문항과 같았습니다.",
+      "round.shortfall.generation_failed": "문항 작성이 도중에 실패했습니다.",
       "error.expired": "로그인이 만료되었거나 없습니다. 다시 로그인해 주세요.",
       "error.quota": "오늘 한도에 도달했습니다. 내일 다시 시도해 주세요.",
       "error.busy": "지금 요청이 너무 많습니다. 잠시 후 다시 시도해 주세요.",

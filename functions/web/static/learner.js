@@ -424,7 +424,11 @@ const SleaAbility = (() => {
       const steps = [t("progress.ready", { saved: status.saved, requested: status.requested })];
       if (status.generated !== null) steps.push(t("progress.checked", { generated: status.generated, valid: status.valid ?? "?" }));
       $("#progress-text").textContent = steps.join(" · ");
-      if (status.status === "SUCCEEDED") return loadQuestions(status.question_ids);
+      if (status.status === "SUCCEEDED") {
+        // Fewer questions than asked: the question screen says how many came and why.
+        state.shortfall = status.shortfall_reason ? { ...status, round: state.round } : null;
+        return loadQuestions(status.question_ids);
+      }
       if (status.status === "FAILED") {
         $("#progress-title").textContent = t("progress.failed", { round: state.round });
         $("#progress-text").textContent = status.error || t("progress.failed_text");
@@ -470,14 +474,24 @@ const SleaAbility = (() => {
     return !over;
   }
 
+  /* A difficulty on its 1-10 scale with the level its label stands for: "4 of 10: beginner" (the
+     level word from the API, measurement/scale.py's bands; the bare number when it has none). */
+  const difficultyWords = (difficulty, level) =>
+    level ? t("difficulty.words", { difficulty, level: named("level.name", level) }) : String(difficulty);
+
   function showQuestion() {
     const question = state.questions[state.index];
     state.selected = null;
     redraw = () => {
       $("#question-title").textContent = t("question.title", { number: state.index + 1, total: state.questions.length });
       $("#question-meta").textContent = t("question.meta", {
-        round: state.round, category: named("category", question.category), difficulty: question.difficulty,
+        round: state.round, category: named("category", question.category), difficulty: difficultyWords(question.difficulty, question.difficulty_level),
       });
+      const short = state.shortfall && state.shortfall.round === state.round ? state.shortfall : null;
+      $("#round-shortfall").hidden = !short;
+      $("#round-shortfall").textContent = short
+        ? t("round.shortfall", { delivered: short.delivered, requested: short.requested, why: t(`round.shortfall.${short.shortfall_reason}`) })
+        : "";
       if (!$("#short").hidden) checkLength();
       if (placement.on) drawPlacementQuestion(question);
     };
@@ -793,7 +807,9 @@ const SleaAbility = (() => {
     $("#next-round").hidden = next !== 2 || Boolean(unfinished);
     $("#next-round-text").textContent =
       next === 2
-        ? t("summary.next_at", { difficulty: summary.next_difficulty ?? t("summary.next_chosen") })
+        ? t("summary.next_at", {
+          difficulty: summary.next_difficulty ? difficultyWords(summary.next_difficulty, summary.next_level) : t("summary.next_chosen"),
+        })
         : next === 1
           ? t("summary.round1_open")
           : t("summary.done");

@@ -75,6 +75,11 @@ class GenerateQuestionsInput(Contract):
         default_factory=SessionExposure,
         description="what the session has shown and the round holds: concepts and definitions to keep out",
     )
+    fill_difficulties: list[Difficulty] = Field(
+        default_factory=list,
+        description="neighbouring difficulties whose concept records write what this one's cannot, in order; each "
+        "such draft keeps its record's difficulty",
+    )
 
     def resolved_language(self) -> Language:
         """The round's language: the request's, else the learner's, else English."""

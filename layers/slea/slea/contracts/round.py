@@ -59,6 +59,12 @@ class RoundProgress(Contract):
     )
     total_generated: int = 0
     total_rejected: int = 0
+    unwritten: int = Field(
+        default=0,
+        ge=0,
+        description="drafts the writer could not write in the last pass (the concept records ran out): the round's "
+        "shortfall reason if it stays short (logic/rounds/shortfall.py)",
+    )
 
 
 class RoundPlan(Contract):
@@ -81,6 +87,11 @@ class RoundPlan(Contract):
         default=False,
         description="person fit flagged the learner's answers (their ability record's review mark): what the "
         "round draws and generates is saved rested, never joining the bank (logic/rounds/bank_draw.py)",
+    )
+    fill_difficulties: list[Difficulty] = Field(
+        default_factory=list,
+        description="neighbouring difficulties whose concept records may write what the round's own cannot, in "
+        "order (logic/rounds/shortfall.py); empty when the request set the difficulty",
     )
 
 

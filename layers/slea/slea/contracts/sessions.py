@@ -9,6 +9,7 @@ from pydantic import Field
 from slea.constants import MAX_QUESTIONS_PER_ROUND, REPORT_REASON_MAX_LENGTH, QuestionType
 from slea.contracts.ability import SessionAbility
 from slea.contracts.common import CategoryName, Contract, Difficulty
+from slea.contracts.pipeline import ShortfallReason
 
 RoundState = Literal["RUNNING", "SUCCEEDED", "FAILED"]
 
@@ -51,6 +52,11 @@ class QuestionView(Contract):
     stem: str
     choices: list[str] = Field(default_factory=list)
     difficulty: int
+    difficulty_level: str | None = Field(
+        default=None,
+        description="the level the difficulty label stands for (novice, beginner, intermediate, advanced, expert), "
+        "so that it reads on its scale: '4 of 10: beginner'",
+    )
     category: str
     answered: bool = Field(default=False, description="the caller has answered it (a page resumes after it)")
     skipped: bool = Field(
@@ -109,6 +115,21 @@ class RoundStatus(Contract):
     started_at: str
     finished_at: str | None = None
     error: str | None = None
+    delivered: int | None = Field(
+        default=None, description="questions the round has, drawn and generated (known once it has succeeded)"
+    )
+    from_neighbours: int | None = Field(
+        default=None,
+        description="of those, written from a neighbouring difficulty's concept record, each with its own difficulty "
+        "(known once it has succeeded)",
+    )
+    shortfall_reason: ShortfallReason | None = Field(
+        default=None,
+        description="why `delivered` is below `requested`: too_few_concepts (the concept records, neighbouring "
+        "difficulties' included, hold too few concepts the session has not been asked about), rejected (drafts "
+        "failed review and the regenerations ran out), not_saved (some repeated items withdrawn from the bank), "
+        "generation_failed (a generation step failed); null when the round is whole or not finished",
+    )
 
 
 class RoundSummary(Contract):
@@ -136,7 +157,15 @@ class SessionSummary(Contract):
     rounds: list[RoundSummary]
     to_review: list[ToReview] = Field(description="answers below the pass mark (80)")
     next_round: Literal[1, 2] | None = Field(description="null when both rounds have been started")
-    next_difficulty: int | None = Field(description="the difficulty the next round would be generated at")
+    next_difficulty: int | None = Field(
+        description="the difficulty (1-10) the next round would be generated at; null while the current round is "
+        "open (a question unanswered or a round being generated: the answers to come still move it)"
+    )
+    next_level: str | None = Field(
+        default=None,
+        description="the level that difficulty stands for on the scale (novice, beginner, intermediate, advanced, "
+        "expert: label L is b = (L - 5.5) / 2 in the level bands), shown as '4 of 10: beginner'",
+    )
     ability: SessionAbility | None = Field(
         default=None, description="the learner's ability in the session's category now (null: none measured yet)"
     )

@@ -35,7 +35,7 @@ def session_with_rounds(session_id: str, numbers: tuple[int, ...]) -> tuple[dict
         raise DataAccessError("session and rounds get: keys left unprocessed")
     found = {str(record["session_id"]): record for record in map(from_item, items.get(table, []))}
     keyed = {number: f"{session_id}#round#{number}" for number in numbers}
-    return found.get(session_id), {number: found[key] for number, key in keyed.items() if key in found}
+    return found.get(session_id), {number: _plain(found[key]) for number, key in keyed.items() if key in found}
 
 
 def sessions_and_rounds(
@@ -60,7 +60,7 @@ def sessions_and_rounds(
     for record in map(from_item, items.get(table, [])):
         session_id, marker, number = str(record["session_id"]).rpartition("#round#")
         if marker:
-            found[(session_id, int(number))] = record
+            found[(session_id, int(number))] = _plain(record)
         else:
             own[str(record["session_id"])] = record
     return own, found
@@ -75,7 +75,8 @@ def get_round(session_id: str, round_number: int) -> dict[str, Any] | None:
             )
             .get("Item")
         )
-    return from_item(item) if item else None
+    # In the shape `claim` takes: a finished round's outcome is written back under its own key.
+    return _plain(from_item(item)) if item else None
 
 
 def claim(record: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:

@@ -16,6 +16,8 @@ from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink, RubricPoints
 from slea.feedback.short_answer import missed_terms, score_reason, study_terms, used_terms
 from slea.language.detect import question_language
+from slea.measurement import scale
+from slea.measurement.scale import NextRound
 
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
 PARAGRAPH = re.compile(r"\n\s*\n")
@@ -51,6 +53,16 @@ PHRASES: dict[Language, dict[str, str]] = {
         "reread": "Re-read the reference: {title}.",
         "same_level": "Then try another question at the same level.",
         "harder": "Ready for more: try a question one level harder.",
+        # The next round as the planner will make it (target.next_round), beside the item just met.
+        "next_harder": "Ready for more: your next round is harder, at difficulty {words}.",
+        "next_same": "Your next round stays at the same level, difficulty {words}.",
+        "next_easier": "Your next round is easier, at difficulty {words}; first make this level your own.",
+        "difficulty_words": "{label} of 10: {level}",
+        "level.novice": "novice",
+        "level.beginner": "beginner",
+        "level.intermediate": "intermediate",
+        "level.advanced": "advanced",
+        "level.expert": "expert",
         "deeper": "To go deeper, read: {title}.",
         "next_heading": "Next steps:",
         "study": (
@@ -86,6 +98,15 @@ PHRASES: dict[Language, dict[str, str]] = {
         "reread": "참고 자료를 다시 읽어 보세요: {title}.",
         "same_level": "그다음 같은 난이도의 다른 문제에 도전해 보세요.",
         "harder": "준비가 되었다면 한 단계 더 어려운 문제에 도전해 보세요.",
+        "next_harder": "준비가 되었습니다. 다음 라운드는 더 어려운 난이도({words})입니다.",
+        "next_same": "다음 라운드도 같은 난이도({words})입니다.",
+        "next_easier": "다음 라운드는 더 쉬운 난이도({words})입니다. 먼저 이 수준을 확실히 익혀 보세요.",
+        "difficulty_words": "10단계 중 {label}단계: {level}",
+        "level.novice": "입문",
+        "level.beginner": "초급",
+        "level.intermediate": "중급",
+        "level.advanced": "고급",
+        "level.expert": "전문가",
         "deeper": "더 깊이 알아보려면 읽어 보세요: {title}.",
         "next_heading": "다음 단계:",
         "study": (
@@ -240,21 +261,42 @@ def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
     return why, wrong
 
 
-def next_steps(item: GradingItem, links: list[ReferenceLink], needs_review: bool, language: Language) -> list[str]:
-    """What to do next, fitted to the result: a wrong answer is sent back to the concept and to a
-    question at the same level, never a harder one; a right one may go further. That a
-    provisional grade will be confirmed by a reviewer is no step: the page says it once beside the
-    score (`needs_review`), the prose once (`compose`)."""
+def difficulty_words(label: int, language: Language) -> str:
+    """A difficulty on its scale with its level: "4 of 10: beginner" (scale.label_level's bands)."""
+    text = PHRASES[language]
+    return text["difficulty_words"].format(label=label, level=text[f"level.{scale.label_level(label)}"])
+
+
+def _next_round_step(next_round: NextRound, language: Language) -> str:
+    text = PHRASES[language]
+    return text[f"next_{next_round.direction}"].format(words=difficulty_words(next_round.label, language))
+
+
+def next_steps(
+    item: GradingItem,
+    links: list[ReferenceLink],
+    needs_review: bool,
+    language: Language,
+    next_round: NextRound | None = None,
+) -> list[str]:
+    """What to do next, fitted to the result: a wrong answer is sent back to the concept, a right
+    one may read further. Where to go next is the next round itself (`next_round`, the planner's
+    rule given the learner's estimate once this answer counts): harder, the same or easier than
+    this item, with its difficulty on its scale, so the advice never says one thing and the next
+    round does another. Without it (an answer that moves no ability), the result alone: a wrong
+    answer to a question at the same level, a right one to a harder one. That a provisional
+    grade will be confirmed by a reviewer is no step: the page says it once beside the score
+    (`needs_review`), the prose once (`compose`)."""
     text = PHRASES[language]
     steps: list[str] = []
     if item.is_correct:
-        steps.append(text["harder"])
+        steps.append(_next_round_step(next_round, language) if next_round else text["harder"])
         steps += [text["deeper"].format(title=link.title) for link in links[:1]]
         return steps
     concept = concept_of(item)
     steps.append(text["review_concept"].format(concept=concept) if concept else text["review"])
     steps += [text["reread"].format(title=link.title) for link in links[:1]]
-    steps.append(text["same_level"])
+    steps.append(_next_round_step(next_round, language) if next_round else text["same_level"])
     return steps
 
 
@@ -266,13 +308,14 @@ def details_of(
     *,
     score: int | None = None,
     points: RubricPoints | None = None,
+    next_round: NextRound | None = None,
 ) -> FeedbackDetails:
     """The feedback in parts; a part the explainer left empty is taken from the item's records.
     What it says of a wrong pick depends on this item alone (its own choice notes), never on the
     session's other items: wording chosen by another item's key would tell the learner that the
     option keys an item still to come (the rounds are chosen so that none does:
     security/exposure.py). `score` and `points` (a short answer's grade): the reason for the
-    score, in one sentence."""
+    score, in one sentence; `next_round`: where the advice sends the learner (next_steps)."""
     language = language_of(item)
     text = PHRASES[language]
     why, wrong = offline_parts(item)
@@ -287,7 +330,7 @@ def details_of(
         correct_answer=correct_answer,
         why_correct=why_correct,
         why_yours_is_wrong=None if item.is_correct else ((explanation.why_yours_is_wrong or "").strip() or wrong),
-        next_steps=next_steps(item, links, needs_review, language),
+        next_steps=next_steps(item, links, needs_review, language, next_round),
         score_reason=score_reason(item, score, points, language) if score is not None else None,
     )
 

@@ -6,10 +6,18 @@ b answers it correctly half the time (before guessing). An LLM's label is a nois
 difficulty (about 0.7 logits, the figure the issue measured), so it is only the prior of b.
 
 Level words name bands of ability by the labels a learner masters at even odds:
-novice (labels 1-2), beginner (3-4), intermediate (5-6), advanced (7-8), expert (9-10).
+novice (labels 1-2), beginner (3-4), intermediate (5-6), advanced (7-8), expert (9-10). A label
+is shown to learners on its scale with the band its b falls in: "4 of 10: beginner"
+(`label_level`).
+
+`NextRound` is how the difficulty of the next round compares with the one just met: the
+feedback's advice and the summary say the one the planner will use (logic/rounds/target.py
+`next_round`, one rule for both).
 """
 
 import math
+from dataclasses import dataclass
+from typing import Literal
 
 from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN
 
@@ -43,6 +51,33 @@ def b_to_label(b: float) -> int:
 
 def level_of(theta: float) -> str:
     return [word for word, floor in LEVELS if theta >= floor][-1]
+
+
+def label_level(label: int) -> str:
+    """The level word of a difficulty label: the band its b lies in (4 -> beginner)."""
+    return level_of(label_to_b(label))
+
+
+Direction = Literal["harder", "same", "easier"]
+
+
+@dataclass(frozen=True)
+class NextRound:
+    """The label the next round is generated at, beside `current`, the label of what the learner
+    has just met."""
+
+    label: int
+    current: int
+
+    @property
+    def direction(self) -> Direction:
+        if self.label > self.current:
+            return "harder"
+        return "easier" if self.label < self.current else "same"
+
+    @property
+    def level(self) -> str:
+        return label_level(self.label)
 
 
 def answers_to_precision(se: float, target_se: float = PRECISE_SE) -> int:

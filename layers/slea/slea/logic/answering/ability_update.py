@@ -174,6 +174,37 @@ def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Po
     return posterior_of(ability, None if (ability or {}).get("posterior") else profile_prior(user_id))
 
 
+def counted_evidence(evidence: Evidence, known: learner.Estimate, difficulty: items.ItemDifficulty) -> Evidence:
+    """The evidence as it counts: a pending grade with no calibrated probability counts as the
+    response the estimate before it expects (at most its cap, the provisional score)."""
+    if not evidence.expected:
+        return evidence
+    floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
+    expected = irt.p_correct(known.theta, difficulty.b, floor, difficulty.se)
+    return replace(evidence, score=min(evidence.score, round(100 * expected) / 100))
+
+
+def _updated(before: learner.Posterior, evidence: Evidence, difficulty: items.ItemDifficulty) -> learner.Posterior:
+    # The item's difficulty is known only to its own error (a new item's is its label's guess):
+    # the posterior averages over it, so new items move the ability less and widen the range.
+    floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
+    return before.updated(difficulty.b, floor, evidence.score, difficulty.se)
+
+
+def estimate_after(
+    evidence: Evidence,
+    label: Any,
+    *,
+    ability: dict[str, Any] | None,
+    bank_item: dict[str, Any] | None,
+    prior: tuple[float, float] | None,
+) -> learner.Estimate:
+    """The learner's estimate once this answer is counted, as `writes_for_answer` will store it
+    (pure): what the feedback's advice is given."""
+    before, difficulty = posterior_of(ability, prior), item_difficulty(bank_item, label)
+    return _updated(before, counted_evidence(evidence, before.estimate(), difficulty), difficulty).estimate()
+
+
 def writes_for_answer(
     evidence: Evidence | None,
     label: Any,
@@ -193,12 +224,8 @@ def writes_for_answer(
     floor = irt.guess_floor(evidence.item_type, evidence.choice_count)
     before = posterior_of(ability, prior)
     known = before.estimate()  # the item learns from the learner as known before this answer
-    if evidence.expected:  # no calibrated probability: what the estimate expects (at most the cap)
-        expected = irt.p_correct(known.theta, difficulty.b, floor, difficulty.se)
-        evidence = replace(evidence, score=min(evidence.score, round(100 * expected) / 100))
-    # The item's difficulty is known only to its own error (a new item's is its label's guess):
-    # the posterior averages over it, so new items move the ability less and widen the range.
-    after = before.updated(difficulty.b, floor, evidence.score, difficulty.se)
+    evidence = counted_evidence(evidence, known, difficulty)
+    after = _updated(before, evidence, difficulty)
     estimate = after.estimate()
     step = None
     if bank_item is not None:

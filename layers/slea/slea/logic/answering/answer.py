@@ -18,8 +18,10 @@ from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import answer_reads, questions
 from slea.dal.answer_reads import AnswerReads
-from slea.logic.answering import explaining, grading, recording, rules
+from slea.logic.answering import ability_update, explaining, grading, recording, rules
 from slea.logic.answering.context import AnswerContext, GradeNotRecordedError, in_session, prepare, read, session_of
+from slea.logic.rounds.target import next_round
+from slea.measurement.scale import NextRound
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError, Forbidden, NotFound
 from slea.platform.observability import logger, metrics, tracer
@@ -79,18 +81,45 @@ def _group(context: AnswerContext, grade: grading.Grade) -> None:
     )
 
 
+def _next_round(context: AnswerContext, grade: grading.Grade) -> NextRound | None:
+    """The next round's difficulty beside this item's, from the learner's estimate once this
+    answer is counted as the recording will count it (target.next_round: the planner's rule), so
+    the advice says what the next round will do. None when the answer updates no ability (no
+    category, the learner model unreadable) or the item has no label."""
+    label = context.request.difficulty or context.stored.get("difficulty")
+    flagged = bool(grade.short_answer and grade.short_answer.flags)
+    counted = ability_update.counted_score(grade.score, grade.needs_review, grade.probability, flagged=flagged)
+    evidence = ability_update.evidence_of(
+        context.request, context.stored, counted, provisional=grade.needs_review, cap=grade.score
+    )
+    if evidence is None or context.ability_unreadable or label is None:
+        return None
+    if not (context.records.ability or {}).get("posterior"):  # a first answer in the category
+        context.prior = ability_update.profile_prior(evidence.user_id)
+    estimate = ability_update.estimate_after(
+        evidence, label, ability=context.records.ability, bank_item=context.bank_item, prior=context.prior
+    )
+    return next_round(estimate.theta, int(label))
+
+
 def _graded(
     context: AnswerContext, attempt_id: str, *, recorded: bool = True
 ) -> tuple[ScoreAnswerOutput, explaining.Explained]:
     """Grade and explain (no storage: the cache entry read with the context, any new one and what
-    the key-leak guard held back returned for the recording transaction)."""
+    the key-leak guard held back returned for the recording transaction). A grading recorded
+    nowhere advises nothing about a next round (it moves no ability)."""
     grade = grading.grade(context.item, context.other_references, _exemplars(context))
     context.grader_probability = grade.probability
     context.grader_flagged = bool(grade.short_answer and grade.short_answer.flags)
     if recorded:  # a grading recorded nowhere joins no review group
         _group(context, grade)
     explained = explaining.explain(
-        context.item, grade, context.unanswered, context.records.explanation, context.cacheable
+        context.item,
+        grade,
+        context.unanswered,
+        context.records.explanation,
+        context.cacheable,
+        next_round=_next_round(context, grade) if recorded else None,
     )
     metrics.add_metric(name="AnswersGraded", unit="Count", value=1)
     if grade.needs_review:

@@ -45,6 +45,8 @@ class AnswerContext:
     grader_flagged: bool = False  # set by the grading: the grader flagged the short answer's form
     review_group: str | None = None  # a short answer sent to a reviewer: the group it joins
     group_face: dict[str, Any] | None = None  # ... and the write of that group's face, if it is new
+    # A first answer in the category: the profile's prior, read once for the advice and the update.
+    prior: tuple[float, float] | None = None
 
     @property
     def category(self) -> str | None:

@@ -26,6 +26,7 @@ from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError
 from slea.llm.provider_choice import get_provider
 from slea.logic.answering.grading import Grade, feedback_line, language
+from slea.measurement.scale import NextRound
 from slea.platform.observability import logger, metrics
 from slea.security.key_leaks import KeyedItem, KeyGuard
 
@@ -109,7 +110,7 @@ def keyed(item: GradingItem) -> KeyedItem:
 
 
 def _checked(
-    explanation: Explanation, item: GradingItem, guard: KeyGuard, grade: Grade
+    explanation: Explanation, item: GradingItem, guard: KeyGuard, grade: Grade, next_round: NextRound | None = None
 ) -> tuple[str, list[ReferenceLink], FeedbackDetails]:
     """The explanation as the learner may see it: its prose, links and parts, each checked
     against the unanswered items' keys."""
@@ -117,7 +118,9 @@ def _checked(
     points = grade.short_answer.points if grade.short_answer else None
     named = picked_concept(item)  # a wrong pick's concept: held back while the round is open (KeyGuard.naming)
     links = guard.links(cited(item.sources, explanation.reference_links))
-    details = details_of(item, explanation, links, needs_review, score=grade.score, points=points)
+    details = details_of(
+        item, explanation, links, needs_review, score=grade.score, points=points, next_round=next_round
+    )
     details = details.model_copy(
         update={
             "score_reason": guard.optional_text(details.score_reason),
@@ -145,8 +148,11 @@ def explain(
     unanswered: list[KeyedItem],
     cached: dict[str, Any] | None,
     cacheable: bool,
+    *,
+    next_round: NextRound | None = None,
 ) -> Explained:
-    """The checked explanation, feedback line and grader's reasoning of a graded `item`."""
+    """The checked explanation, feedback line and grader's reasoning of a graded `item`;
+    `next_round`: the next round's difficulty the advice states (none: the advice by the result alone)."""
     if cacheable and cached:
         metrics.add_metric(name="ExplanationCacheHits", unit="Count", value=1)
         explanation, entry = Explanation.model_validate(cached), None
@@ -160,7 +166,7 @@ def explain(
     feedback = guard.optional_text(said)
     said_reasoning = grade.short_answer.reasoning if grade.short_answer else None
     reasoning = guard.optional_text(said_reasoning)
-    text, links, details = _checked(explanation, item, guard, grade)  # last: it adds the note
+    text, links, details = _checked(explanation, item, guard, grade, next_round)  # last: it adds the note
     withheld = guard.withheld.sentences + guard.withheld.links
     if withheld:
         logger.info("key material of unanswered items withheld", extra={"question_type": item.question_type})
@@ -171,7 +177,7 @@ def explain(
         # open now is answered or closed. Kept for every answer given while another item is open,
         # not only when something was held back: the moment the history completes an explanation
         # would otherwise tell which later item it touched.
-        full = _checked(explanation, item, KeyGuard(guard.own, []), grade)
+        full = _checked(explanation, item, KeyGuard(guard.own, []), grade, next_round)
         unguarded = unguarded_fields(Shown(*full, feedback=said, reasoning=said_reasoning))
         kept = {"withheld_for": sorted(item.item_id for item in unanswered if item.item_id), "unguarded": unguarded}
     return Explained(

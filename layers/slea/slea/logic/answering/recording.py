@@ -134,7 +134,8 @@ def record(
         evidence, attempt = None, {**attempt, **ability_update.skipped("unreadable").attempt_fields}
     prior = None
     if evidence is not None and not (context.records.ability or {}).get("posterior"):
-        prior = ability_update.profile_prior(evidence.user_id)  # a first answer in the category
+        # A first answer in the category (read once: the feedback's advice may have read it).
+        prior = context.prior or ability_update.profile_prior(evidence.user_id)
     for _ in range(ability_update.CONFLICT_ATTEMPTS):
         writes = ability_update.writes_for_answer(
             evidence,

@@ -1,6 +1,9 @@
 """The generation step of Mode 1: exactly `count` draft questions from one LLM call, using the
 profile, the few-shot templates and the keyword record. If the model fails or returns too few
-usable questions, the offline generator fills the gap, so a round always has its questions.
+usable questions, the offline generator fills the gap; what the keyword record cannot support
+(the session has tested its concepts) the offline generator writes from the records of the
+neighbouring difficulties the plan allows (`fill_difficulties`, logic/rounds/shortfall.py), each
+such draft keeping its record's difficulty. Fewer than `count` leave only when those run out too.
 
 Each draft leaves this step with the id it will be saved under (random, fixed here once, before
 anything is written) and, for multiple choice, its choices in an order drawn under the
@@ -17,8 +20,10 @@ from slea.language.korean_particles import bare_term, resolve_particles
 from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMError
 from slea.llm.provider_choice import get_provider
+from slea.logic.generation.keywords import stored_keywords
 from slea.platform.clock import utc_now
 from slea.platform.observability import logger, metrics, tracer
+from slea.security.exposure import drafted_item
 from slea.security.ids import keyed_random
 
 WORD = re.compile(r"[\w\-']+")
@@ -60,6 +65,37 @@ def _identified(draft: DraftQuestion, request: GenerateQuestionsInput) -> Identi
     return IdentifiedDraft.model_validate(fields)
 
 
+def _from_neighbours(request: GenerateQuestionsInput, written: list[DraftQuestion]) -> list[DraftQuestion]:
+    """Drafts for what is still missing, written offline from the neighbouring difficulties'
+    records in the plan's order, each judged against the session and everything written so far."""
+    drafts: list[DraftQuestion] = []
+    for difficulty in request.fill_difficulties:
+        missing = request.count - len(written) - len(drafts)
+        if missing <= 0:
+            break
+        record = stored_keywords(difficulty, request.category)
+        if record is None:
+            continue
+        so_far = [*written, *drafts]
+        neighbour = request.model_copy(
+            update={
+                "keywords": record,
+                "difficulty": difficulty,
+                "avoid_stems": [*request.avoid_stems, *(draft.stem for draft in so_far)],
+                "exposure": request.exposure.model_copy(
+                    update={"shown": [*request.exposure.shown, *(drafted_item(draft) for draft in so_far)]}
+                ),
+            }
+        )
+        drafts += [
+            draft.model_copy(update={"difficulty": difficulty})
+            for draft in OfflineProvider().generate_questions(neighbour, missing).questions[:missing]
+        ]
+    if drafts:
+        metrics.add_metric(name="GeneratedFromNeighbours", unit="Count", value=len(drafts))
+    return drafts
+
+
 @tracer.capture_method
 def generate_questions(request: GenerateQuestionsInput) -> GenerateQuestionsOutput:
     provider = get_provider()
@@ -85,6 +121,8 @@ def generate_questions(request: GenerateQuestionsInput) -> GenerateQuestionsOutp
         topped_up = request.model_copy(update={"avoid_stems": [*request.avoid_stems, *(q.stem for q in questions)]})
         questions += OfflineProvider().generate_questions(topped_up, missing).questions
         metrics.add_metric(name="GeneratedOffline", unit="Count", value=missing)
+    if len(questions) < request.count and request.fill_difficulties:
+        questions += _from_neighbours(request, questions)
     metrics.add_metric(name="QuestionsGenerated", unit="Count", value=len(questions))
     return GenerateQuestionsOutput(
         questions=[_identified(question, request) for question in questions],

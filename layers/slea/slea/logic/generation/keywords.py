@@ -61,3 +61,15 @@ def get_difficulty_keywords(request: GetKeywordsInput) -> DifficultyKeywords:
     if found.source == "stale":
         logger.warning("keyword lookup failed, serving the expired cached record")
     return found.value
+
+
+def stored_keywords(difficulty: int, category: str) -> DifficultyKeywords | None:
+    """The stored record of (difficulty, category) through the same cache, or None when there is
+    none or it cannot be read: a round filled from a neighbouring difficulty takes real concepts
+    only (the defaults would fill it with generic items under a label they were not written for)."""
+    request = GetKeywordsInput(difficulty=difficulty, category=category)
+    try:
+        return keyword_cache.lookup(request.cache_key(), lambda: _load(request), recoverable=DataAccessError).value
+    except DataAccessError as error:
+        logger.warning("a neighbouring keyword record is unavailable", extra={"reason": str(error)})
+        return None

@@ -1,5 +1,6 @@
 """Mode 1, after validation: keep the valid questions, note why the others were rejected (the
-feedback for regeneration), and at the end join the saved results into `PipelineOutput`."""
+feedback for regeneration), and at the end join the saved results into `PipelineOutput`, with how
+many were asked, how many came and, when fewer came, why (logic/rounds/shortfall.py)."""
 
 from pydantic import ValidationError
 
@@ -11,6 +12,7 @@ from slea.contracts.pipeline import GeneratedQuestionOutput, PipelineOutput
 from slea.contracts.questions import TOPICS_MAX, SaveQuestionInput, normalised_topic
 from slea.contracts.round import AcceptedQuestion, CollectRoundInput, FinishRoundInput, RoundPlan, RoundProgress
 from slea.dal import abilities, bank
+from slea.logic.rounds.shortfall import shortfall_reason
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 from slea.security import exposure
@@ -118,6 +120,8 @@ def collect_round(request: CollectRoundInput) -> RoundProgress:
         exposure=progress.exposure.model_copy(update={"shown": [*progress.exposure.shown, *kept]}),
         total_generated=progress.total_generated + len(request.questions),
         total_rejected=progress.total_rejected + rejected,
+        # The writer was asked for `missing` drafts: fewer means its concept records ran out.
+        unwritten=max(0, progress.missing - len(request.questions)),
     )
 
 
@@ -179,9 +183,25 @@ def finish_round(request: FinishRoundInput) -> PipelineOutput:
         )
     metrics.add_metric(name="RoundQuestionsValid", unit="Count", value=len(questions))
     _mark_seen(plan)
+    reason = shortfall_reason(
+        plan.count,
+        len(questions),
+        unwritten=progress.unwritten,
+        rejected=progress.total_rejected,
+        refused=refused,
+    )
+    if reason is not None:
+        logger.warning(
+            "the round is short", extra={"requested": plan.count, "delivered": len(questions), "reason": reason}
+        )
+        metrics.add_metric(name="RoundsShort", unit="Count", value=1)
     return PipelineOutput(
         questions=questions,
         total_generated=progress.total_generated,
         total_valid=len(questions),
         total_rejected=progress.total_rejected + refused,
+        requested=plan.count,
+        delivered=len(questions),
+        from_neighbours=sum(not q.from_bank and q.difficulty != plan.difficulty for q in questions),
+        shortfall_reason=reason,
     )

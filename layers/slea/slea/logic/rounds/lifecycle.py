@@ -1,6 +1,7 @@
 """A session's rounds as the learner follows them: claiming a round before it starts (so it is
-started once), its status (the execution and the questions it saved), and the session's
-summary (scores, what to review, the next round and its difficulty)."""
+started once), its status (the execution, the questions it saved, and when it has fewer than
+asked, why), and the session's summary (scores, what to review, the next round and, once the
+current round is over, its difficulty)."""
 
 import datetime
 import json
@@ -13,6 +14,7 @@ from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.ability import SessionAbility
 from slea.contracts.sessions import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
+from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, NotFound, Unavailable
@@ -102,6 +104,12 @@ def refreshed(record: dict[str, Any]) -> dict[str, Any]:
     if described["status"] == SUCCEEDED:
         output = json.loads(described.get("output") or "{}") or {}
         changes |= {"generated": output.get("total_generated"), "valid": output.get("total_valid")}
+        # How many came of those asked, and why fewer (an output from before they were kept has none).
+        changes |= {
+            name: output[name]
+            for name in ("delivered", "from_neighbours", "shortfall_reason")
+            if output.get(name) is not None
+        }
     else:
         changes["error"] = described.get("error") or described["status"]
     rounds.update(record["session_id"], int(record["round"]), changes, str(record["claim_id"]))
@@ -127,7 +135,14 @@ def round_status(session_id: str, round_number: int) -> RoundStatus:
         started_at=record["started_at"],
         finished_at=record.get("finished_at"),
         error=record.get("error"),
+        delivered=_count(record.get("delivered")),
+        from_neighbours=_count(record.get("from_neighbours")),
+        shortfall_reason=record.get("shortfall_reason"),
     )
+
+
+def _count(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def visible(question: dict[str, Any]) -> bool:
@@ -204,6 +219,9 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
             abilities_read[category] = stored_ability(user_id, category)
         return abilities_read[category]
 
+    # A round still recorded RUNNING is looked up (and its outcome written back): whether it is
+    # being generated decides whether the next round's difficulty may be announced.
+    started = {number: refreshed(record) for number, record in started.items()}
     _count_skips(session_id, user_id, stored, started=started, ability_in=ability_in, abilities_read=abilities_read)
     graded = attempts.session_attempts(session_id)
     by_id = {question["question_id"]: question for question in stored}
@@ -229,16 +247,29 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
         if int(attempt["score"]) < HIGH_SCORE_THRESHOLD
     ]
     next_round = _next_round(started, {int(q.get("round", 1)) for q in stored})
+    # The next round's difficulty is said once the current round is over: every question answered
+    # (or counted skipped) and no round being generated; until then the answers still to come move it.
+    next_difficulty = None
+    if next_round is not None and _current_round_over(shown, graded, started):
+        next_difficulty = _next_difficulty(user_id, next_round, graded, ability_in(_category(stored)))
     return SessionSummary(
         session_id=session_id,
         rounds=summaries,
         to_review=to_review,
         next_round=next_round,
-        next_difficulty=(
-            _next_difficulty(user_id, next_round, graded, ability_in(_category(stored))) if next_round else None
-        ),
+        next_difficulty=next_difficulty,
+        next_level=scale.label_level(next_difficulty) if next_difficulty is not None else None,
         ability=_ability(stored, graded, ability_in),
     )
+
+
+def _current_round_over(shown: list[dict[str, Any]], graded: list[dict[str, Any]], started: dict[int, Any]) -> bool:
+    """No question the learner can still answer (`graded`, read after the skips were counted,
+    holds the skipped ones) and no round still being generated."""
+    done = {str(attempt.get("question_id")) for attempt in graded}
+    if any(question["question_id"] not in done and not question.get("answered_at") for question in shown):
+        return False
+    return not any((record or {}).get("round_status") == RUNNING for record in started.values())
 
 
 def _count_skips(

@@ -13,7 +13,9 @@ are there but whose ability could not be read:
 
 The round's slots get their types (target.slot_types: by information), the bank is drawn from
 first, each type's slots among its own items (logic/rounds/bank_draw.py), and only the shortfall
-is left for generation (`progress.missing`, `question_types` the slots' types it leaves).
+is left for generation (`progress.missing`, `question_types` the slots' types it leaves), with the
+neighbouring difficulties whose concept records may write what the round's own cannot
+(logic/rounds/shortfall.py).
 """
 
 import uuid
@@ -27,6 +29,7 @@ from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
 from slea.dal import abilities, attempts, questions
 from slea.logic.rounds import bank_draw as bank
 from slea.logic.rounds import target as round_target
+from slea.logic.rounds.shortfall import fill_difficulties
 from slea.measurement import learner
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
@@ -138,9 +141,13 @@ def _target(
     request: PlanRoundInput,
     ability: dict[str, Any] | None,
     graded: list[dict[str, Any]],
-    question_types: list[QuestionType] | None,
+    slots: list[QuestionType],
 ) -> round_target.Target:
+    """The round's target. A request of the default mix is aimed as the summary announces it and
+    the feedback advises it (target.next_round: the default mix, whatever its count lays out in
+    `slots`); a requested mix, by its slots."""
     wanted = request.request
+    question_types = slots if wanted.question_types else None
     rate = round_target.success_rate(wanted.purpose)
     if wanted.difficulty is not None:
         return round_target.from_label(wanted.difficulty, "set in the request", rate, question_types)
@@ -251,4 +258,6 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
         language=language,
         drawn=drawn,
         farm=draw.farm,
+        # What the round's own concept record cannot write, its neighbours' may (not a set difficulty).
+        fill_difficulties=fill_difficulties(target.label, wanted.difficulty is not None),
     )

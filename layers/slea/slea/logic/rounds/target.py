@@ -17,7 +17,7 @@ short answer keeps every slot the mix gives it; the other choice slots go to the
 tells most about the learner at its aimed difficulty, averaged over the learner's current
 uncertainty (irt.aimed_information: at 70%, four options 0.154, true/false 0.090 at the estimate).
 Only choice types compete: their score is exact, so their information is what the model says; a
-short answer's score comes from a model grader and may wait for a reviewer (counted as 0 until
+short answer's score comes from a model grader and may wait for a reviewer (counted provisionally until
 then), so its nominal 0.21 is not known to hold, and typing is effort the mix asks of the learner.
 """
 
@@ -102,10 +102,24 @@ def has_estimate(ability: dict[str, Any] | None) -> bool:
     return int(ability.get("answers") or 0) + int(ability.get("skipped") or 0) > 0
 
 
+def round_label(theta: float, rate: float, question_types: list[QuestionType] | None) -> int:
+    """The label a round is generated at for a learner of ability `theta`: the one rule behind the
+    planner's target, the summary's next difficulty and the feedback's advice (`next_round`)."""
+    return scale.b_to_label(target_b(theta, rate, question_types))
+
+
+def next_round(theta: float, current: int) -> scale.NextRound:
+    """The difficulty the learner's next round will be generated at, given their current estimate
+    `theta` (a practice round of the default mix, as the web app and the summary ask for it),
+    beside `current`, the label of the item just answered: the feedback advises what the planner
+    will do."""
+    return scale.NextRound(label=round_label(theta, success_rate(), None), current=current)
+
+
 def from_ability(ability: dict[str, Any], rate: float, question_types: list[QuestionType] | None) -> Target:
     theta, se = float(ability["theta"]), float(ability.get("se") or 0.0)
     b = target_b(theta, rate, question_types)
-    label = scale.b_to_label(b)
+    label = round_label(theta, rate, question_types)
     reason = f"theta {theta:.2f} (standard error {se:.2f}), target {rate:.0%}: b {b:.2f} -> label {label}"
     return Target(label=label, b=b, theta=theta, rate=rate, reason=reason, from_ability=True)
 

@@ -26,6 +26,7 @@ from slea.contracts.sessions import (
 )
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.rounds import lifecycle as round_logic
+from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, Invalid, NotFound, RateLimited, Unavailable
@@ -182,6 +183,7 @@ def _question_view(stored: dict[str, Any]) -> QuestionView:
         stem=stored["stem"],
         choices=stored.get("choices") or [],
         difficulty=stored["difficulty"],
+        difficulty_level=scale.label_level(int(stored["difficulty"])),
         category=stored["category"],
         answered=bool(stored.get("answered_at")),
         skipped=bool(stored.get("skipped_at")),
