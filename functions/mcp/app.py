@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from slea.constants import MAX_BODY_BYTES
 from slea.contracts.ability import AgentAbilityInput
-from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentStartRoundInput
+from slea.contracts.agent import AgentAnswerInput, AgentRoundInput, AgentSkipInput, AgentStartRoundInput
 from slea.contracts.common import parse_input
 from slea.contracts.error_response import ErrorResponse
 from slea.contracts.http_event import HttpApiEvent
@@ -134,6 +134,14 @@ TOOLS = (
         "Tool 6: grade the caller's answer to a stored question of one of the caller's sessions and"
         " explain it. The answer key is looked up server-side; one graded answer per question.",
         agent.score_and_explain,
+    ),
+    AgentTool(
+        "skip_question",
+        AgentSkipInput,
+        "Skip a question of one of the caller's sessions: it counts as a wrong answer (a score of 0), once;"
+        " refused if it was answered. A question left unanswered when the learner moves on (a new session,"
+        " a later round) or past the round's time limit counts the same way.",
+        agent.skip_question,
     ),
     AgentTool(
         "start_round",
