@@ -67,7 +67,9 @@ def _ok(reply: tuple[int, Any, Any], *expected: int) -> Any:
     return body
 
 
-def _round(http: Any, cloud: Any, user: str, session: str, number: int, route: str, per_round: int, known: int) -> None:
+def _round(
+    http: Any, cloud: Any, user: str, session: str, number: int, *, route: str, per_round: int, known: int
+) -> None:
     request = {"round": number, "category": "technical", "count": per_round, "question_types": ["multiple_choice"]}
     _ok(http("POST", f"/sessions/{session}/rounds", request, user), 202)
     for _ in range(600):
@@ -126,6 +128,7 @@ def play(
     step_functions: Any,
     user: str,
     route: str,
+    *,
     sessions: int = SESSIONS,
     per_round: int = PER_ROUND,
     known: int = KNOWN,
@@ -138,7 +141,7 @@ def play(
         if route == "decoy":
             _ok(http("POST", "/sessions", None, user), 201)  # left empty
         for number in (1, 2):
-            _round(http, cloud, user, session, number, route, per_round, known)
+            _round(http, cloud, user, session, number, route=route, per_round=per_round, known=known)
         step_functions.wait_for_running()
     if route == "leave":
         _ok(http("POST", "/sessions", None, user), 201)  # moves on: the last session is over too
@@ -166,7 +169,15 @@ def measure(sessions: int = SESSIONS, per_round: int = PER_ROUND, known: int = K
 
             with LocalStepFunctions(local.runtime) as step_functions:
                 return {
-                    route: play(http, step_functions, str(uuid.uuid4()), route, sessions, per_round, known)
+                    route: play(
+                        http,
+                        step_functions,
+                        str(uuid.uuid4()),
+                        route,
+                        sessions=sessions,
+                        per_round=per_round,
+                        known=known,
+                    )
                     for route in ROUTES
                 }
     finally:
