@@ -196,9 +196,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(results, indent=2, default=str))
     else:
-        print(
-            f"{'route':9} {'theta':>7} {'gap':>6} {'level':>13} {'answers':>8} {'skipped':>8}  before the limit: theta, skipped"
-        )
+        header = f"{'route':9} {'theta':>7} {'gap':>6} {'level':>13} {'answers':>8} {'skipped':>8}"
+        print(f"{header}  before the limit: theta, skipped")
         for route, seen in results.items():
             gap = seen["theta"] - reference
             before = seen["open_read"]
