@@ -41,7 +41,7 @@ AUTHORING_TOOLS = {
     "validate_question_quality",
     "save_generated_question",
 }
-LEARNER_TOOLS = {"get_user_profile", "score_and_explain", "start_round", "get_round", "get_ability"}
+LEARNER_TOOLS = {"get_user_profile", "score_and_explain", "skip_question", "start_round", "get_round", "get_ability"}
 SPEC_TOOLS = AUTHORING_TOOLS | {"get_user_profile", "score_and_explain"}
 API_HOST = "abc123xyz.execute-api.us-east-1.amazonaws.com"
 
