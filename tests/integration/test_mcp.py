@@ -354,7 +354,7 @@ def test_warm_invocations_answer_like_the_first(step_functions):
     runtime: LocalRuntime = step_functions.runtime
     answers = [runtime.invoke("McpFunction", _event(LIST, claims=AUTHOR_CLAIMS)) for _ in range(3)]
     assert [answer["statusCode"] for answer in answers] == [200, 200, 200]
-    assert all(len(json.loads(answer["body"])["result"]["tools"]) == 9 for answer in answers)
+    assert all(len(json.loads(answer["body"])["result"]["tools"]) == 10 for answer in answers)
     called = runtime.invoke(
         "McpFunction",
         _event(
