@@ -84,9 +84,12 @@ def test_a_new_session_settles_every_session_left_open_and_they_refuse_answers_a
         )
         assert (status, refused["error_code"]) == (409, "QUESTION_SKIPPED"), refused
     # Settled sessions have left the index: the next move reads one empty page.
-    assert sessions_table(cloud).query(
-        IndexName="open-sessions", KeyConditionExpression="open_for = :u", ExpressionAttributeValues={":u": DECOY}
-    )["Items"] == []
+    assert (
+        sessions_table(cloud).query(
+            IndexName="open-sessions", KeyConditionExpression="open_for = :u", ExpressionAttributeValues={":u": DECOY}
+        )["Items"]
+        == []
+    )
 
 
 def test_a_round_in_an_older_session_settles_the_newer_one(http, step_functions, unlimited_rates):
