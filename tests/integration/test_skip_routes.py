@@ -70,7 +70,8 @@ def test_a_new_session_settles_every_session_left_open_and_they_refuse_answers_a
     assert (seen["answers"], seen["skipped"]) == (3 * KNOWN, 3 * (PER_ROUND - KNOWN))
     for session in left:
         record = session_record(cloud, session)
-        assert record.get("closed_at") and "open_for" not in record, record
+        assert record.get("closed_at"), record
+        assert "open_for" not in record, record
         status, _, refused = http(
             "POST", f"/sessions/{session}/rounds", {"round": 2, "category": "technical", "count": 2}, DECOY
         )
@@ -119,7 +120,8 @@ def test_the_level_read_counts_a_round_left_open_past_the_time_limit(http, step_
     assert (seen["answers"], seen["skipped"]) == (KNOWN, PER_ROUND - KNOWN)
     assert ability(http, STAYER)["skipped"] == PER_ROUND - KNOWN  # counted once
     record = session_record(cloud, session)
-    assert "open_for" not in record and not record.get("closed_at")
+    assert "open_for" not in record
+    assert not record.get("closed_at")
     summary = http("GET", f"/sessions/{session}/summary", None, STAYER)[2]
     assert (summary["rounds"][0]["skipped"], summary["next_round"]) == (PER_ROUND - KNOWN, 2)
     # Round 2 puts the session back in the index; its items are counted as round 1's were.
@@ -148,7 +150,7 @@ def test_skipping_one_question_counts_it_wrong_once(http, step_functions, unlimi
     # It is shown skipped, scored 0, and refuses an answer.
     attempts = http("GET", f"/sessions/{session}/attempts", None, SKIPPER)[2]["attempts"]
     (attempt,) = [a for a in attempts if a["question_id"] == first_open]
-    assert attempt["skipped"] and attempt["score"] == 0
+    assert (attempt["skipped"], attempt["score"]) == (True, 0)
     key = key_of(cloud, first_open)["correct_key"]
     status, _, refused = http(
         "POST", f"/sessions/{session}/answers", {"question_id": first_open, "user_answer": key}, SKIPPER
