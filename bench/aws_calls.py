@@ -145,7 +145,8 @@ def measure() -> dict[str, dict[str, Any]]:
 def _skipping_requests(request: Any, step_functions: Any, cloud: Any, session: str) -> None:
     """What counting skipped items costs (logic/rounds/skips.py): round 2 after a round 1 answered
     whole (a check, nothing to count), a summary once round 2 is past its time limit with two of
-    three left (counted there), and new sessions after sessions with and without items left."""
+    three left (counted there), new sessions after sessions with and without items left, the level
+    read with no round past its limit, a round 1 with no other session open, and a skip."""
     import datetime
 
     import boto3
@@ -183,6 +184,17 @@ def _skipping_requests(request: Any, step_functions: Any, cloud: Any, session: s
     )
     step_functions.watch(started["execution_arn"])
     request("create session (previous: 2 left, counted)", "POST", "/sessions")
+    request("learner ability (nothing past the limit)", "GET", "/learners/me/ability")
+    newest = request("create session (previous: nothing started)", "POST", "/sessions")["session_id"]
+    started = request(
+        "start round 1 (no other session open)",
+        "POST",
+        f"/sessions/{newest}/rounds",
+        {"category": "technical", "count": 2, "round": 1, "question_types": ["true_false"]},
+    )
+    step_functions.watch(started["execution_arn"])
+    first = request("list questions", "GET", f"/sessions/{newest}/questions")["questions"][0]
+    request("skip a question", "POST", f"/sessions/{newest}/questions/{first['question_id']}/skip")
 
 
 def main() -> int:

@@ -53,6 +53,7 @@ from slea.contracts.agent import (
     AgentAnswerInput,
     AgentPlacementInput,
     AgentRoundInput,
+    AgentSkipInput,
     AgentStartPlacementInput,
     AgentStartRoundInput,
 )
@@ -140,6 +141,14 @@ TOOLS = (
         "Tool 6: grade the caller's answer to a stored question of one of the caller's sessions and"
         " explain it. The answer key is looked up server-side; one graded answer per question.",
         agent.score_and_explain,
+    ),
+    AgentTool(
+        "skip_question",
+        AgentSkipInput,
+        "Skip a question of one of the caller's sessions: it counts as a wrong answer (a score of 0), once;"
+        " refused if it was answered. A question left unanswered when the learner moves on (a new session,"
+        " a later round) or past the round's time limit counts the same way.",
+        agent.skip_question,
     ),
     AgentTool(
         "start_round",

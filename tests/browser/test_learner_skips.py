@@ -1,6 +1,7 @@
 """Skipped questions on the learner page: a round left open past its time limit is over, its
 unanswered questions are shown as skipped in the summary and the history, and the level panel
-and the summary say how many were counted as wrong (English and Korean)."""
+and the summary say how many were counted as wrong; a question skipped on purpose with its effect
+on the button, and a new session that asks first when questions are open (English and Korean)."""
 
 import datetime
 from typing import Any
@@ -58,3 +59,91 @@ def test_skipped_questions_are_marked_and_the_panel_counts_them(server, step_fun
     page.wait_for_selector("#ability", state="visible")
     assert page.locator("#ability li.skipped").inner_text() == "2 questions you left unanswered are counted as wrong."
     shot(page, "skips-level-panel-en-phone")
+
+
+def _session_questions(page: Any) -> list[dict[str, Any]]:
+    """The session on screen's questions as the API lists them (the page's own token)."""
+    session_id = parse_qs(urlparse(page.url).fragment)["s"][0]
+    return page.evaluate(f"Slea.api('GET', '/sessions/{session_id}/questions')")["questions"]
+
+
+def _skip_then_leave(page: Any, language: str, texts: dict[str, str]) -> None:
+    """Skip question 1 (its effect written on the button), answer question 2, leave question 3
+    open: the summary says it is open (never "finished"), and New session asks first."""
+    start_round(page, 3)
+    assert page.inner_text("#skip-question") == texts["skip"]  # the effect, before the click
+    shot(page, f"skips-skip-button-{language}")
+    with page.expect_response(lambda r: r.url.endswith("/skip")) as skipped:
+        page.click("#skip-question")
+    assert skipped.value.status == 200
+    page.wait_for_function("document.querySelector('#question-title').textContent.includes('2')")
+    first = _session_questions(page)[0]
+    assert (first["skipped"], first["answered"]) == (True, True)
+    answer_on_screen(page)
+    page.click("#next")
+    page.wait_for_selector("#question", state="visible")
+    page.click("#resume")  # the summary mid-round: one question still open
+    page.wait_for_selector("#summary", state="visible")
+    assert page.inner_text("#next-round-text") == texts["open_left"]
+    assert texts["done"] not in page.inner_text("#summary")
+    assert page.is_visible("#continue-round")
+    assert page.locator("#rounds tbody tr").first.inner_text().split("\t")[1] == texts["row"]
+    shot(page, f"skips-summary-open-{language}")
+
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("#new-session")  # dismissed: nothing happens, the round stays open
+    page.wait_for_timeout(300)
+    assert asked == [texts["confirm"]]
+    assert page.is_visible("#summary")
+    assert sum(not q["answered"] for q in _session_questions(page)) == 1
+
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.click("#new-session")
+    page.wait_for_selector("#start-form", state="visible")
+    # The panel read again after the move: the question left open is counted now, with the skip.
+    page.wait_for_function(
+        "(text) => (document.querySelector('#ability li.skipped') || {}).textContent === text", arg=texts["panel"]
+    )
+    assert len(asked) == 2
+    shot(page, f"skips-left-counted-{language}")
+
+
+def test_skip_button_and_leaving_with_open_questions_laptop_english(server, step_functions, new_page):
+    page = new_page(LAPTOP)
+    sign_in_as(page, server, LEARNER)
+    _skip_then_leave(
+        page,
+        "en-laptop",
+        {
+            "skip": "Skip — counts as a wrong answer",
+            "open_left": "1 question of round 1 is still open: continue the round, or it counts as a wrong answer "
+            "when you move on.",
+            "done": "You have finished",
+            "row": "1 of 3 (1 skipped)",
+            "confirm": "1 question of this session is still open. Start a new session? It will count as a wrong "
+            "answer.",
+            "panel": "2 questions you left unanswered are counted as wrong.",
+        },
+    )
+
+
+def test_skip_button_and_leaving_with_open_questions_phone_korean(server, step_functions, new_page):
+    page = new_page(PHONE)
+    sign_in_as(page, server, LEARNER)
+    page.wait_for_selector("#start-form", state="visible")
+    page.select_option("#language", "ko")
+    _skip_then_leave(
+        page,
+        "ko-phone",
+        {
+            "skip": "건너뛰기 — 오답으로 계산됩니다",
+            "open_left": "1라운드에 아직 답하지 않은 문항이 1개 있습니다. 라운드를 계속하세요. 다른 곳으로 넘어가면 "
+            "오답으로 계산됩니다.",
+            "done": "모두 마쳤습니다",
+            "row": "3문항 중 1 (건너뜀 1)",
+            "confirm": "이 세션에 아직 답하지 않은 문항이 1개 있습니다. 새 세션을 시작할까요? 그 문항은 오답으로 "
+            "계산됩니다.",
+            "panel": "답하지 않고 넘긴 2문항은 오답으로 계산됩니다.",
+        },
+    )

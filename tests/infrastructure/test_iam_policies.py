@@ -12,6 +12,7 @@ from pathlib import Path
 import boto3
 import pytest
 
+from bench import skip_routes
 from slea.logic.rounds.collection import REPEATS_WITHDRAWN_FEEDBACK
 from slea_local import REPO_ROOT
 from slea_local.cloud import LocalCloud
@@ -70,8 +71,16 @@ def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functi
             "POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3, "round": 2}, ALICE
         )
         assert status == 202, started
-        wait_for_questions(http, session, count=6)
+        second_round = [q for q in wait_for_questions(http, session, count=6) if q["round"] == 2]
         step_functions.wait_for_running()
+        # A question skipped on purpose (counted as wrong, one transaction), then the round left
+        # open past its time limit: the level read counts the rest (the open-sessions index).
+        status, _, skipped = http(
+            "POST", f"/sessions/{session}/questions/{second_round[0]['question_id']}/skip", None, ALICE
+        )
+        assert status == 200, skipped
+        skip_routes.age_rounds(cloud, ALICE)
+        assert http("GET", "/learners/me/ability", None, ALICE)[2]["abilities"][0]["skipped"] == 3
         _mcp_tools(step_functions, cloud, faults)
         _issue_12_routes(http, cloud, session, questions)
         _calibration(http, step_functions)
@@ -208,9 +217,12 @@ def _mcp_tools(step_functions, cloud, faults):
     session = started["structuredContent"]["session_id"]
     assert call("get_round", {"session_id": session})["structuredContent"]["status"] == "RUNNING"
     step_functions.wait_for_running()
-    item = call("get_round", {"session_id": session})["structuredContent"]["questions"][0]
+    round_items = call("get_round", {"session_id": session})["structuredContent"]["questions"]
+    item = round_items[0]
     graded = call("score_and_explain", {"session_id": session, "question_id": item["question_id"], "user_answer": "A"})
     assert not graded["isError"], graded
+    skipped = call("skip_question", {"session_id": session, "question_id": round_items[1]["question_id"]})
+    assert skipped["structuredContent"]["skipped"] is True, skipped
     # The learner model: the answer above updated it (in its transaction); the learner reads it.
     assert call("get_ability", {})["structuredContent"]["abilities"]
     # A placement test over MCP: its session (the survey's prior), its next question (the

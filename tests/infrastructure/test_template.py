@@ -267,6 +267,7 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
         ("GET", "/sessions/{session_id}/rounds/{round}"),
         ("GET", "/sessions/{session_id}/summary"),
         ("POST", "/sessions/{session_id}/questions/{question_id}/reports"),
+        ("POST", "/sessions/{session_id}/questions/{question_id}/skip"),
         ("GET", "/learners/me/ability"),
         ("GET", "/learners/me/attempts"),
         ("GET", "/review/queue"),

@@ -44,6 +44,7 @@ AUTHORING_TOOLS = {
 LEARNER_TOOLS = {
     "get_user_profile",
     "score_and_explain",
+    "skip_question",
     "start_round",
     "get_round",
     "get_ability",

@@ -1,5 +1,5 @@
 """The caller's sessions: create and list them, start a round, read its questions and status,
-answer, see the attempts and the summary, report a question."""
+answer or skip a question, see the attempts and the summary, report a question."""
 
 from typing import Annotated
 
@@ -19,6 +19,7 @@ from slea.contracts.sessions import (
     SessionList,
     SessionQuestions,
     SessionSummary,
+    SkipRecorded,
     StartRoundRequest,
 )
 from slea.http.api import caller, responses
@@ -162,6 +163,22 @@ def get_round(session_id: SessionId, round: Annotated[int, Path(ge=1, le=2)]) ->
 )
 def get_summary(session_id: SessionId) -> SessionSummary:
     return sessions.session_summary(session_id, caller(router))
+
+
+@router.post(
+    "/sessions/<session_id>/questions/<question_id>/skip",
+    summary="Skip a question: it counts as a wrong answer (a score of 0), once",
+    responses={
+        **responses(200, SkipRecorded, "The question is skipped (also when it already was: a retry)"),
+        429: {
+            "description": "The caller has sent answers or skips too fast (RATE_LIMITED); the Retry-After header "
+            "says in how many seconds to try again",
+            "content": {"application/json": {"model": ErrorResponse}},
+        },
+    },
+)
+def skip_question(session_id: SessionId, question_id: ItemId) -> SkipRecorded:
+    return sessions.skip_question(session_id, caller(router), question_id)
 
 
 @router.post(

@@ -227,6 +227,12 @@ const SleaI18n = (() => {
       "error.other": "Something went wrong: {said}",
       "error.status": "Something went wrong (HTTP {status}). Please try again.",
       "error.offline": "the server could not be reached; check your connection",
+      // Skipping a question, and leaving a round or session with questions open
+      "question.skip": "Skip — counts as a wrong answer",
+      "leave.confirm.one": "1 question of this session is still open. Start a new session? It will count as a wrong answer.",
+      "leave.confirm.other": "{count} questions of this session are still open. Start a new session? They will count as wrong answers.",
+      "summary.open_left.one": "1 question of round {round} is still open: continue the round, or it counts as a wrong answer when you move on.",
+      "summary.open_left.other": "{count} questions of round {round} are still open: continue the round, or they count as wrong answers when you move on.",
     },
     ko: {
       "page.title": "slea-ssem · 연습",
@@ -437,6 +443,12 @@ const SleaI18n = (() => {
       "error.other": "문제가 생겼습니다. 다시 시도해 주세요.",
       "error.status": "문제가 생겼습니다 (HTTP {status}). 다시 시도해 주세요.",
       "error.offline": "서버에 연결할 수 없습니다. 연결을 확인해 주세요",
+      // Skipping a question, and leaving a round or session with questions open
+      "question.skip": "건너뛰기 — 오답으로 계산됩니다",
+      "leave.confirm.one": "이 세션에 아직 답하지 않은 문항이 1개 있습니다. 새 세션을 시작할까요? 그 문항은 오답으로 계산됩니다.",
+      "leave.confirm.other": "이 세션에 아직 답하지 않은 문항이 {count}개 있습니다. 새 세션을 시작할까요? 그 문항들은 오답으로 계산됩니다.",
+      "summary.open_left.one": "{round}라운드에 아직 답하지 않은 문항이 1개 있습니다. 라운드를 계속하세요. 다른 곳으로 넘어가면 오답으로 계산됩니다.",
+      "summary.open_left.other": "{round}라운드에 아직 답하지 않은 문항이 {count}개 있습니다. 라운드를 계속하세요. 다른 곳으로 넘어가면 오답으로 계산됩니다.",
     },
   };
 

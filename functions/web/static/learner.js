@@ -265,10 +265,18 @@ const SleaAbility = (() => {
   }
 
   async function newSession() {
+    if (state.sessionId && !(await leaveConfirmed())) return;
     useSession((await api("POST", "/sessions")).session_id);
     placement.on = false;
     state.round = 1;
     showStart();
+  }
+
+  /* Moving on counts the questions left open as wrong: the learner says so first, told how many. */
+  async function leaveConfirmed() {
+    const listed = await api("GET", `/sessions/${state.sessionId}/questions`);
+    const open = listed.questions.filter((q) => !q.answered).length;
+    return !open || window.confirm(SleaI18n.plural("leave.confirm", open));
   }
 
   /* Continue where the learner left off, from the server's record (any tab or device): the
@@ -690,6 +698,28 @@ const SleaAbility = (() => {
     show("placement-result"); // focus on its heading, which names the level
   }
 
+  /* A skip on purpose: counted as a wrong answer at once (the button says so), then the next question. */
+  async function skipQuestion() {
+    clearError();
+    const question = state.questions[state.index];
+    if ($("#skip-question").disabled) return; // its request is in flight
+    $("#skip-question").disabled = true;
+    try {
+      await api("POST", `/sessions/${state.sessionId}/questions/${question.question_id}/skip`);
+      Object.assign(question, { answered: true, skipped: true });
+      replaceNext = true; // Back never offers it again
+      nextQuestion();
+    } catch (error) {
+      if (error.code !== "ALREADY_ANSWERED") throw error;
+      replaceNext = true; // answered elsewhere meanwhile: its recorded grading
+      if (!(await showRecorded(question))) return nextQuestion();
+      reportError(t("feedback.answered_elsewhere"));
+    } finally {
+      replaceNext = false;
+      $("#skip-question").disabled = false;
+    }
+  }
+
   // ------------------------------------------------------------------ feedback
   /* The graded answer in parts: the question, the learner's own answer, why a short answer got
      its score, the key and why, why a wrong choice is wrong or what a typed answer is missing,
@@ -805,8 +835,9 @@ const SleaAbility = (() => {
       $("#continue-round").dataset.round = unfinished.round;
     }
     $("#next-round").hidden = next !== 2 || Boolean(unfinished);
-    $("#next-round-text").textContent =
-      next === 2
+    $("#next-round-text").textContent = unfinished // never "finished" while questions are open
+      ? SleaI18n.plural("summary.open_left", unfinished.questions - unfinished.answered - (unfinished.skipped || 0), { round: unfinished.round })
+      : next === 2
         ? t("summary.next_at", {
           difficulty: summary.next_difficulty ? difficultyWords(summary.next_difficulty, summary.next_level) : t("summary.next_chosen"),
         })
@@ -957,6 +988,7 @@ const SleaAbility = (() => {
     $("#placement-button").addEventListener("click", guarded(startPlacement));
     $("#placement-back").addEventListener("click", guarded(showStart));
     $("#answer-form").addEventListener("submit", guarded(submitAnswer));
+    $("#skip-question").addEventListener("click", guarded(skipQuestion));
     $("#short-answer").addEventListener("input", checkLength); // its messages go once their cause does
     $("#next").addEventListener("click", guarded(nextQuestion));
     $("#report-open").addEventListener("click", () => {

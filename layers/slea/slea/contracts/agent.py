@@ -22,6 +22,14 @@ class AgentAnswerInput(AnswerRequest):
     session_id: str = SessionIdText
 
 
+class AgentSkipInput(Contract):
+    """skip_question over MCP: a question of one of the caller's sessions, counted as a wrong
+    answer (as POST /sessions/{session_id}/questions/{question_id}/skip)."""
+
+    session_id: str = SessionIdText
+    question_id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_\-]+$")
+
+
 class AgentStartRoundInput(StartRoundRequest):
     """start_round over MCP: in one of the caller's sessions, or (session_id absent) a new one."""
 

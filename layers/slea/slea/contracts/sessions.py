@@ -60,7 +60,9 @@ class QuestionView(Contract):
     category: str
     answered: bool = Field(default=False, description="the caller has answered it (a page resumes after it)")
     skipped: bool = Field(
-        default=False, description="left unanswered when its round was over (also `answered`: it cannot be answered)"
+        default=False,
+        description="skipped on purpose, or left unanswered when its round was over: counted as wrong (also "
+        "`answered`: it cannot be answered)",
     )
 
 
@@ -243,3 +245,13 @@ class PlacementNext(Contract):
     question: QuestionView | None = None
     progress: PlacementProgress | None = None
     result: PlacementResult | None = None
+
+
+class SkipRecorded(Contract):
+    """POST /sessions/{session_id}/questions/{question_id}/skip: the question is counted as a
+    wrong answer (a score of 0), once however often it is sent."""
+
+    session_id: str
+    question_id: str
+    skipped: Literal[True] = True
+    score: Literal[0] = Field(default=0, description="a skipped question scores 0, as a wrong answer")

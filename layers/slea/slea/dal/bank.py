@@ -288,16 +288,18 @@ def record_draw(
     group: str = "",
     counter: Counter | None = None,
     farm: bool = False,
+    also: tuple[dict[str, Any], ...] = (),
 ) -> bool:
     """Save the copies, count each original's draw (see _original_update; `originals` are the
     items as the window read them, by id) and one round (and, for a learner's first draw, one
-    learner) on the counter, all or nothing; `farm`: the learner's behaviour flagged them, and
+    learner) on the counter, and the writes `also` given (a placement's session joins the open
+    sessions), all or nothing; `farm`: the learner's behaviour flagged them, and
     every original drawn rests. False if a condition
     failed: a copy exists already (an earlier attempt won), an original left the bank meanwhile
     (retired or rested) or reached a draw limit since the window was read."""
     table = resource_name(TABLE_VARIABLE)
     at = datetime.datetime.now(datetime.UTC).isoformat()
-    items: list[dict[str, Any]] = [_counter_update(key, new_learner, group, counter)]
+    items: list[dict[str, Any]] = [_counter_update(key, new_learner, group, counter), *also]
     for copy in copies:
         items.append(
             {

@@ -10,6 +10,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from slea.dal import sessions
 from slea.dal.wire_format import batch_get, from_item, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import DataAccessError, storage_errors
@@ -139,7 +140,9 @@ def _condition_failed(codes: list[str] | None, position: int) -> bool:
 def take_quota(record: dict[str, Any], day: str, quota: dict[str, Any]) -> bool:
     """Take the round's quota unit (`quota`, a slea.dal.usage item for `day`) and note `day` on
     our claim as `quota_day`, in one transaction: the record says a unit was taken exactly when
-    it was. False if the daily limit is reached; DataAccessError if our claim went meanwhile."""
+    it was; the session joins `open-sessions` (slea.dal.sessions.opened: its round's items are
+    to be answered or counted) in the same write. False if the daily limit is reached;
+    DataAccessError if our claim or the session went meanwhile."""
     condition, values = _claim_condition(record["claim_id"])
     mark = {
         "Update": {
@@ -150,9 +153,10 @@ def take_quota(record: dict[str, Any], day: str, quota: dict[str, Any]) -> bool:
             "ExpressionAttributeValues": values | {":day": {"S": day}},
         }
     }
-    codes = _transact([mark, quota], "rounds quota")
-    if _condition_failed(codes, 0):
-        raise DataAccessError("rounds quota failed: the round's claim changed")
+    opened = sessions.opened(record["session_id"], str(record["user_id"]), str(record["started_at"]))
+    codes = _transact([mark, quota, opened], "rounds quota")
+    if _condition_failed(codes, 0) or _condition_failed(codes, 2):
+        raise DataAccessError("rounds quota failed: the round's claim or its session changed")
     return codes is None
 
 

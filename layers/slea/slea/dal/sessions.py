@@ -1,6 +1,13 @@
 """Test sessions and who owns them. Key design: partition `session_id`. The server creates every
 session (a random id, `POST /sessions`) for the caller, who alone may use it afterwards. A session
-is closed (`closed_at`) once its learner starts a round in a newer one: it takes no more answers."""
+is closed (`closed_at`) once its learner moves on (a new session, a round in another one): it
+takes no more answers.
+
+Sparse index `open-sessions` (`open_for` + `created_at`, with `round_started_at`): a session is in
+it from the start of a round there (`open_for` = its owner, set in the round's quota transaction,
+slea.dal.rounds.take_quota) until everything its rounds showed is answered or counted as skipped
+(logic/rounds/skips.py), so the sessions a learner may have left items open in are one Query
+away, however many sessions they have."""
 
 from typing import Any
 
@@ -34,7 +41,7 @@ def record(session_id: str) -> dict[str, Any] | None:
     return from_item(item) if item else None
 
 
-def close(session_id: str, at: str) -> None:
+def close_session(session_id: str, at: str) -> None:
     """Mark the session closed (the first closing stands); nothing if it no longer exists."""
     with storage_errors("sessions update"):
         try:
@@ -124,6 +131,69 @@ def user_sessions(
     found = [{name: value["S"] for name, value in item.items()} for item in response.get("Items", [])]
     last = response.get("LastEvaluatedKey")
     return found, ({name: value["S"] for name, value in last.items()} if last else None)
+
+
+OPEN_INDEX = "open-sessions"
+
+
+def opened(session_id: str, user_id: str, at: str) -> dict[str, Any]:
+    """A transaction's write that puts the session in `open-sessions` (a round started `at`)."""
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": {"session_id": {"S": session_id}},
+            "UpdateExpression": "SET open_for = :user, round_started_at = :at",
+            "ConditionExpression": "attribute_exists(session_id)",
+            "ExpressionAttributeValues": {":user": {"S": user_id}, ":at": {"S": at}},
+        }
+    }
+
+
+def open_sessions(user_id: str) -> list[dict[str, str]]:
+    """The user's sessions in `open-sessions` (session_id, created_at, round_started_at), oldest
+    first: in practice one or two (moving on settles them), so one page."""
+    params: dict[str, Any] = {
+        "TableName": resource_name(TABLE_VARIABLE),
+        "IndexName": OPEN_INDEX,
+        "KeyConditionExpression": "open_for = :user_id",
+        "ExpressionAttributeValues": {":user_id": {"S": user_id}},
+    }
+    found: list[dict[str, str]] = []
+    with storage_errors("sessions open query"):
+        while True:
+            response = dynamodb(TOOL).query(**params)
+            found += [{name: value["S"] for name, value in item.items()} for item in response.get("Items", [])]
+            if not response.get("LastEvaluatedKey"):
+                return found
+            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def settled(session_id: str, round_started_at: str, at: str, *, close: bool) -> bool:
+    """Take the session out of `open-sessions` (and with `close`, close it), unless a round has
+    started there since `round_started_at` (its items are not counted yet: it stays). False when
+    it stayed (a closing still closes)."""
+    update = "REMOVE open_for"
+    values: dict[str, Any] = {":seen": {"S": round_started_at}}
+    if close:
+        update = "SET closed_at = if_not_exists(closed_at, :at) " + update
+        values[":at"] = {"S": at}
+    with storage_errors("sessions update"):
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=resource_name(TABLE_VARIABLE),
+                Key={"session_id": {"S": session_id}},
+                UpdateExpression=update,
+                ConditionExpression="attribute_exists(session_id) AND round_started_at = :seen",
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                raise
+        else:
+            return True
+    if close:
+        close_session(session_id, at)
+    return False
 
 
 def finish_placement(session_id: str, result: str, at: str) -> None:

@@ -4,8 +4,9 @@ caller (the token's subject and roles, or the stdio server's user) and its valid
 
 Least privilege (Step Functions is trusted, an agent is not):
 - A learner's agent reads its own profile and its own measured ability, starts and follows its
-  own rounds and placement tests, and answers the items of its own sessions (graded against the key looked up
-  server-side, one graded answer per question, as POST /sessions/{id}/answers).
+  own rounds and placement tests, and answers (or skips, counted as wrong) the items of its own
+  sessions (graded against the key looked up server-side, one graded answer per question, as POST
+  /sessions/{id}/answers).
 - The authoring tools hand out or write answer material (concept records, templates with their
   keys, an item with a chosen key): only callers with the author role (slea.security.roles) may call them.
   An author's item is kept outside every session (session_id `authored#{author}`, which no
@@ -23,6 +24,7 @@ from slea.contracts.agent import (
     AgentPlacementInput,
     AgentRoundInput,
     AgentRoundStatus,
+    AgentSkipInput,
     AgentStartPlacementInput,
     AgentStartRoundInput,
 )
@@ -35,6 +37,7 @@ from slea.contracts.sessions import (
     PlacementNext,
     RoundStarted,
     SessionCreated,
+    SkipRecorded,
     StartRoundRequest,
 )
 from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
@@ -131,6 +134,11 @@ def save_generated_question(caller: Caller, request: SaveQuestionInput) -> SaveQ
 def score_and_explain(caller: Caller, request: AgentAnswerInput) -> ScoreAnswerOutput:
     answer = AnswerRequest(question_id=request.question_id, user_answer=request.user_answer)
     return sessions.answer_question(request.session_id, caller.user_id, answer)
+
+
+def skip_question(caller: Caller, request: AgentSkipInput) -> SkipRecorded:
+    """The caller skips a question of their own session: it counts as a wrong answer, once."""
+    return sessions.skip_question(request.session_id, caller.user_id, request.question_id)
 
 
 def start_round(caller: Caller, request: AgentStartRoundInput) -> RoundStarted:

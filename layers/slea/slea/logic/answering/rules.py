@@ -2,12 +2,12 @@
 
 A learner answers a question once (the explanation shows the key, so a second try would measure
 nothing), and never a retired one (a reviewer took it out: it measures nothing anyone trusts), nor
-one counted as skipped (its round was over, logic/rounds/skips.py: a late answer could only raise
-the ability above the skip), nor one of a round the session has moved past (a later round's
-questions are saved) or of a session the learner has left (closed when they started a round in a
-newer one): what the key-leak guard held back there is then shown in the history, and may give
-its key away. The same answer sent again is a retry and gets its recorded grading back, even
-after retirement.
+one counted as skipped (skipped on purpose, or its round was over, logic/rounds/skips.py: a late
+answer could only raise the ability above the skip), nor one of a round the session has moved past
+(a later round's questions are saved) or of a session the learner has left (closed when they moved
+on: a new session, or round 1 of another one): what the key-leak guard held back there is then
+shown in the history, and may give its key away. The same answer sent again is a retry and gets
+its recorded grading back, even after retirement.
 
 `refusal` predicts the rule from the question as read, so a doomed answer is refused before any
 grading is spent on it; the recording transaction enforces it atomically (dal/attempts.py's
@@ -44,6 +44,13 @@ def skipped(question_id: str) -> Conflict:
     )
 
 
+def left_session() -> Conflict:
+    return Conflict(
+        "SESSION_CLOSED",
+        "this session was closed when you moved on to another session: its open questions were counted as skipped",
+    )
+
+
 def round_over(question: Mapping[str, Any], session: Iterable[Mapping[str, Any]]) -> bool:
     """A later round of the question's session has begun (its questions are saved)."""
     number = int(question.get("round", 1) or 1)
@@ -77,10 +84,7 @@ def refusal(
         (bool(question.get("answered_at")), lambda: already_answered(question_id)),
         (question.get("status") == RETIRED, lambda: retired(question_id)),
         ((bank_item or {}).get("status") == RETIRED, lambda: retired(question_id)),
-        (
-            session_closed,
-            lambda: Conflict("SESSION_CLOSED", "this session was closed when you started a round in a newer one"),
-        ),
+        (session_closed, left_session),
         (
             round_over(question, session),
             lambda: Conflict("ROUND_OVER", "this question's round is over: the session has moved on to a later round"),

@@ -47,7 +47,12 @@ def _measured(stored: dict[str, Any]) -> bool:
 @tracer.capture_method
 def learner_ability(user_id: str, category: str | None = None) -> LearnerAbility:
     """The learner's abilities (one per category, or only `category`) and the newest
-    HISTORY_POINTS_MAX points of their history, oldest first."""
+    HISTORY_POINTS_MAX points of their history, oldest first. A round left open past its time
+    limit is counted first (logic/rounds/skips.py: one Query when there is none), so no level is
+    shown that the items left open would lower."""
+    from slea.logic.rounds.skips import settle_timed_out  # noqa: PLC0415 - loaded by the first such request
+
+    settle_timed_out(user_id)
     measured = [item for item in abilities.abilities_of(user_id) if _measured(item)]
     if category is not None:
         measured = [item for item in measured if item.get("category") == category]

@@ -1,13 +1,22 @@
 """Skipping never pays: an item a learner was given and left unanswered when its round is over
 counts in their ability as a test scores an omitted item, as wrong (a score of 0), exactly once.
 
-A round is over when the learner moves on:
+A round is over when the learner moves on, when it has been open `ROUND_TIME_LIMIT`, or item by
+item when the learner skips a question on purpose:
 - a later round of the session is started (POST .../rounds: the earlier rounds are over);
-- the learner starts a new session (POST /sessions: their newest earlier session is over, so by
-  induction every earlier one is);
-- the session's summary is requested `ROUND_TIME_LIMIT` after the round started (a round left
-  open that long is over; a summary asked for mid-round leaves the current round open, so the
-  learner can continue it).
+- the learner starts a new session (POST /sessions) or round 1 of another session: every other
+  session they may have left items open in is over, found in one Query of the sparse
+  `open-sessions` index (slea.dal.sessions: a session is in it from a round's start until its
+  items are all answered or counted), however many they opened; each is counted and closed, so
+  it takes no more answers (SESSION_CLOSED). Decoy sessions settle nothing away;
+- the learner's ability is read (GET /learners/me/ability, the level panel; MCP get_ability) and
+  a session's latest round started more than `ROUND_TIME_LIMIT` ago: its open items are counted
+  (the session stays open for a round not started yet), so a learner who never moves on is
+  measured as one who answered them wrong before they see their level;
+- the session's summary is requested `ROUND_TIME_LIMIT` after the round started (a summary asked
+  for mid-round leaves the current round open, so the learner can continue it);
+- POST .../questions/{question_id}/skip: that one question, at once (the same skip attempt as a
+  question left open, so skipping it twice, or skipping it and then moving on, counts it once).
 
 Each skipped question gets a skip attempt (score 0, `skipped`, under its own key: the learner's
 history shows it) and its answered marker, and the learner's ability is updated with a wrong
@@ -24,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from slea.contracts.profile import normalised_user_id
-from slea.dal import abilities, attempts, questions
+from slea.dal import abilities, attempts, questions, sessions
 from slea.logic.answering import ability_update
 from slea.measurement import irt, items
 from slea.platform.clock import utc_now
@@ -173,9 +182,27 @@ def count_skips(
     if already read (consistently). Returns how many were counted now and the ability as it
     stands after (None: untouched or unknown). Raises DataAccessError when storage fails (nothing
     half-written: the next trigger counts them)."""
+    counted, current, _ = _count(session_id, user_id, over, stored, ability)
+    return counted, current
+
+
+def _count(
+    session_id: str,
+    user_id: str,
+    over: Callable[[int], bool],
+    stored: list[dict[str, Any]] | None = None,
+    ability: dict[str, Any] | None = None,
+    *,
+    only: str | None = None,
+) -> tuple[int, dict[str, Any] | None, bool]:
+    """count_skips, only the question `only` if given, and whether items were left uncounted."""
     user = normalised_user_id(user_id)
     stored = questions.session_questions(session_id) if stored is None else stored
-    pending = open_items(stored, over)
+
+    def chosen(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [q for q in found if only is None or q["question_id"] == only]
+
+    pending = open_items(chosen(stored), over)
     counted, current, conflicts, retired = 0, ability, 0, frozenset[str]()
     while pending and conflicts < ability_update.CONFLICT_ATTEMPTS:
         category = str(pending[0]["category"])
@@ -195,11 +222,69 @@ def count_skips(
             pending = open_items(pending, over, retired)
             continue
         metrics.add_metric(name="SkipCountConflicts", unit="Count", value=1)
-        pending = open_items(questions.session_questions(session_id), over, retired)
+        pending = open_items(chosen(questions.session_questions(session_id)), over, retired)
         current, conflicts = None, conflicts + 1
     if pending:
         logger.warning("skipped items left to the next count", extra={"session_id": session_id})
-    return counted, current
+    return counted, current, bool(pending)
+
+
+def skip_question(session_id: str, user_id: str, question_id: str, stored: list[dict[str, Any]]) -> bool:
+    """The learner skips `question_id` on purpose (`stored`: the session's questions as read):
+    counted as a wrong answer now, as a question left open would be. True if it is skipped now
+    or was already (a retry); False if it was answered or withdrawn meanwhile."""
+    if _count(session_id, user_id, lambda _round: True, stored, only=question_id)[0]:
+        return True
+    found = next((q for q in questions.session_questions(session_id) if q["question_id"] == question_id), {})
+    return bool(found.get("skipped_at"))
+
+
+def _past_limit(started: str | None) -> bool:
+    if not started:
+        return False
+    opened = datetime.datetime.fromisoformat(started.replace("Z", "+00:00"))
+    return datetime.datetime.now(datetime.UTC) - opened > ROUND_TIME_LIMIT
+
+
+def settle_moving_on(user_id: str, staying: str | None = None) -> int:
+    """The learner moved on (a new session, or round 1 of `staying`): each other session they
+    may have left items open in is over; its open items are counted and it is closed. Returns
+    how many items were counted. Best effort: what storage refused stays in `open-sessions` for
+    the next trigger (a session that could not be counted is still closed)."""
+    return _settle(user_id, lambda found: found["session_id"] != staying, close=True)
+
+
+def settle_timed_out(user_id: str) -> int:
+    """Before the learner's ability is shown: each of their sessions whose latest round started
+    more than ROUND_TIME_LIMIT ago is over; its open items are counted (it stays open: a round
+    not started yet may still start there). One Query when there is none."""
+    return _settle(user_id, lambda found: _past_limit(found.get("round_started_at")), close=False)
+
+
+def _settle(user_id: str, chosen: Callable[[dict[str, str]], bool], *, close: bool) -> int:
+    try:
+        found = [session for session in sessions.open_sessions(user_id) if chosen(session)]
+    except DataAccessError as error:
+        logger.error("open sessions not read", extra={"reason": str(error)})
+        return 0
+    counted = 0
+    for session in found:
+        session_id = session["session_id"]
+        try:
+            now, _, left = _count(session_id, user_id, lambda _round: True)
+        except DataAccessError as error:
+            logger.error("skipped items not counted", extra={"session_id": session_id, "reason": str(error)})
+            now, left = 0, True
+        counted += now
+        try:
+            at = utc_now("milliseconds")
+            if not left:
+                sessions.settled(session_id, session.get("round_started_at", ""), at, close=close)
+            elif close:
+                sessions.close_session(session_id, at)
+        except DataAccessError as error:
+            logger.error("the session was not settled", extra={"session_id": session_id, "reason": str(error)})
+    return counted
 
 
 def count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool], **read: Any) -> int:

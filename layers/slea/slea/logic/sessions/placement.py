@@ -19,7 +19,8 @@ in the session, nothing the session showed answers or gives them away), of any t
 interest filter (a placement measures the category). Where the bank lacks an item near the
 estimate, a Mode 1 execution writes some for the bank in the background (`fill_bank`: nothing drawn,
 nothing marked seen, saved under a session of its own that no learner owns) and the test goes on
-with the best item there is.
+with the best item there is; only when nothing at all is left does it wait for that execution
+(503 NO_QUESTION_YET), and it ends (`no_items`) only when no fill is running for it.
 """
 
 import json
@@ -176,17 +177,16 @@ def _eligible(stored: list[dict[str, Any]], context: SessionContext, excluded: s
     ]
 
 
-def _fill_bank(user_id: str, category: str, language: str, theta: float) -> None:
-    """Ask Mode 1 to write FILL_COUNT items near `theta` for the bank (best effort: the test goes
-    on with what there is). One execution per category, language, label and ten minutes (its
-    name), however many tests find the bank thin there; the learner whose request starts it spends
-    a round of their daily quota on it, so a thousand requests cost at most the quota."""
+def _fill_bank(session_id: str, user_id: str, category: str, theta: float) -> bool:
+    """Ask Mode 1 to write FILL_COUNT items near `theta` for the bank; whether such a fill for this
+    test is now running (the test may wait for it when nothing else is left). One execution per
+    test and difficulty (its name), so a thousand requests start at most one per label, and the
+    learner spends a round of their daily quota on each: a test costs at most its quota."""
     label = scale.b_to_label(irt.most_informative_difficulty(theta))
-    slot = utc_now()[:15]  # YYYY-MM-DDTHH:M: ten minutes
-    session_id = keyed_uuid("bank-fill", category, language, label, slot)
+    fill_session = keyed_uuid("bank-fill", session_id, label)
     request = {
         "user_id": user_id,
-        "session_id": session_id,
+        "session_id": fill_session,
         "round": 1,
         "category": category,
         "count": FILL_COUNT,
@@ -194,20 +194,34 @@ def _fill_bank(user_id: str, category: str, language: str, theta: float) -> None
         "purpose": "placement",
         "fill_bank": True,
     }
+    machine = resource_name(STATE_MACHINE_VARIABLE)
     day = usage.today()
     try:
         if not usage.spend_round(user_id, day):
-            return  # the learner's quota is spent: the test goes on with the bank as it is
+            return False  # the learner's quota is spent: the test goes on with the bank as it is
         stepfunctions("api").start_execution(
-            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE), name=f"fill-{session_id}", input=json.dumps(request)
+            stateMachineArn=machine, name=f"fill-{fill_session}", input=json.dumps(request)
         )
         metrics.add_metric(name="PlacementBankFills", unit="Count", value=1)
+        return True
     except ClientError as error:
-        usage.spend_round(user_id, day, give_back=True)  # started by another test already, or not at all
-        if error.response.get("Error", {}).get("Code") != "ExecutionAlreadyExists":
-            logger.warning("the bank could not be filled", extra={"reason": str(error)})
+        usage.spend_round(user_id, day, give_back=True)  # started for this test before, or not at all
+        if error.response.get("Error", {}).get("Code") == "ExecutionAlreadyExists":
+            return _running(machine, f"fill-{fill_session}")
+        logger.warning("the bank could not be filled", extra={"reason": str(error)})
     except (BotoCoreError, DataAccessError) as error:
         logger.warning("the bank could not be filled", extra={"reason": str(error)})
+    return False
+
+
+def _running(machine: str, name: str) -> bool:
+    """Whether the execution `name` of the state machine `machine` is still running."""
+    arn = f"{machine.replace(':stateMachine:', ':execution:', 1)}:{name}"
+    try:
+        return str(stepfunctions("api").describe_execution(executionArn=arn).get("status")) == "RUNNING"
+    except (ClientError, BotoCoreError) as error:
+        logger.warning("a bank fill's status is unknown", extra={"reason": str(error)})
+        return False
 
 
 def _candidates(
@@ -231,8 +245,9 @@ def _serve(
     given: int,
     stored: list[dict[str, Any]],
     graded: list[dict[str, Any]],
-) -> dict[str, Any] | None:
-    """Choose, save and return the next question (None: the bank has nothing eligible left)."""
+) -> tuple[dict[str, Any] | None, bool]:
+    """Choose, save and return the next question (None: the bank has nothing eligible left), and
+    whether generation is filling the bank for this test now."""
     session_id, category = str(session["session_id"]), str(session["category"])
     language = str(session.get("language") or "en")
     key = bank.bank_key(category, language)
@@ -243,8 +258,7 @@ def _serve(
     context = SessionContext(planning.exposure_of(stored, graded, ability, "placement"))
     theta = posterior.estimate().theta
     found, thin = _candidates(key, theta, context, excluded)
-    if thin:
-        _fill_bank(user_id, category, language, theta)
+    filling = _fill_bank(session_id, user_id, category, theta) if thin else False
     by_id = {str(item["question_id"]): item for item in found}
     learners = bank.drawn_for(key).learners if found else 0
     pool = [_loop_item(item, learners) for item in found]
@@ -252,7 +266,7 @@ def _serve(
     for _ in range(2):  # a second pick only if the first left the bank meanwhile
         pick = cat.select(pool, posterior, POLICY, rng)
         if pick is None:
-            return None
+            return None, filling
         copy = bank_draw.session_copy(
             by_id[pick.item_id],
             question_id,
@@ -261,13 +275,17 @@ def _serve(
             round_id=f"{session_id}_placement",
             at=utc_now(),
         )
-        if bank.record_draw(key, [copy], new_learner=not seen, originals={pick.item_id: by_id[pick.item_id]}):
+        # The session joins the learner's open sessions in the same write: a question shown and left
+        # unanswered is counted as wrong once the learner moves on (logic/rounds/skips.py).
+        joins = sessions.opened(session_id, user_id, str(copy["created_at"]))
+        originals = {pick.item_id: by_id[pick.item_id]}
+        if bank.record_draw(key, [copy], new_learner=not seen, originals=originals, also=(joins,)):
             _mark_seen(user_id, category, pick.item_id)
-            return copy
+            return copy, filling
         if (earlier := bank.stored_copy(question_id)) is not None:  # a concurrent `next` saved it first
-            return earlier
+            return earlier, filling
         pool = [item for item in pool if item.item_id != pick.item_id]
-    return None
+    return None, filling
 
 
 def _mark_seen(user_id: str, category: str, item_id: str) -> None:
@@ -310,11 +328,12 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
     reason = cat.stop(posterior, given, POLICY.stop)
     if reason is not None:
         return _finish(session, result_of(str(session["category"]), posterior, given, pending, reason))
-    served = _serve(session, normalised_user_id(user_id), posterior, given=given, stored=stored, graded=graded)
+    learner_id = normalised_user_id(user_id)
+    served, filling = _serve(session, learner_id, posterior, given=given, stored=stored, graded=graded)
     if served is None:
-        if given == 0:  # nothing to ask yet: generation was asked to fill the bank
+        if filling or given == 0:  # generation is writing items near the estimate, or none can be asked yet
             raise Unavailable(
-                "NO_QUESTION_YET", "questions for this test are being written; try again shortly", retry_after=10
+                "NO_QUESTION_YET", "no question is ready for this test yet; try again shortly", retry_after=10
             )
         return _finish(session, result_of(str(session["category"]), posterior, given, pending, "no_items"))
     return PlacementNext(done=False, question=_view(served), progress=_progress(posterior, given))

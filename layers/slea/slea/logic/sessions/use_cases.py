@@ -22,9 +22,11 @@ from slea.contracts.sessions import (
     SessionCreated,
     SessionQuestions,
     SessionSummary,
+    SkipRecorded,
     StartRoundRequest,
 )
 from slea.dal import attempts, questions, rounds, sessions, usage
+from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
 from slea.measurement import scale
 from slea.platform.aws import stepfunctions
@@ -65,15 +67,9 @@ def create_session(
             raise Invalid("CATEGORY_REQUIRED", "a placement test needs the category it measures")
         placement = {"category": request.category, **placement_start(user_id)}
     session_id = str(uuid.uuid4())
-    try:
-        previous, _ = sessions.user_sessions(user_id, 1)  # read before the new one exists
-    except DataAccessError as error:  # the new session matters more (its summary still counts them later)
-        logger.error("the previous session could not be read", extra={"reason": str(error)})
-        previous = []
     if not sessions.create(session_id, user_id, user_name, placement):  # a UUID4 collision: practically never
         raise Unavailable("SERVICE_UNAVAILABLE", "could not create a session, please retry")
-    if previous:  # the learner moved on: what they left unanswered there is skipped
-        _count_skips_safely(previous[0]["session_id"], user_id, lambda _round: True)
+    _settle_moving_on(user_id, session_id)  # the learner moved on: every session they left is over
     return SessionCreated(session_id=session_id, purpose=request.purpose)
 
 
@@ -84,9 +80,17 @@ def placement_start(user_id: str) -> dict[str, str]:
     return starting_point(user_id)
 
 
+def _settle_moving_on(user_id: str, staying: str) -> None:
+    """The learner moved on: what they left unanswered in every other session is counted as
+    skipped and those sessions close (logic/rounds/skips.py; one Query when there are none).
+    Imported here: only moving on needs it."""
+    from slea.logic.rounds.skips import settle_moving_on  # noqa: PLC0415
+
+    settle_moving_on(user_id, staying)
+
+
 def _count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool]) -> None:
-    """The learner moved on (logic/rounds/skips.py). Imported here: only a second round and a new
-    session after another need it."""
+    """The learner moved on to a later round (logic/rounds/skips.py)."""
     from slea.logic.rounds.skips import count_skips_safely  # noqa: PLC0415
 
     count_skips_safely(session_id, user_id, over)
@@ -104,7 +108,7 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
     if session and session.get("purpose") == "placement":
         raise Conflict("PLACEMENT_SESSION", "a placement test asks one question at a time: POST .../next")
     if session and session.get("closed_at"):
-        raise Conflict("SESSION_CLOSED", "this session was closed when you started a round in a newer one")
+        raise rules.left_session()
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a Conflict that
     # takes nothing from the quota and never generates a second set of questions.
@@ -155,24 +159,12 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
     except DataAccessError as error:  # the round has started; its status finds it by name
         logger.warning("execution ARN not recorded", extra={"session_id": session_id, "reason": str(error)})
-    if request.round == 1 and session:
-        _move_on(user_id, session)
+    if request.round == 1:
+        # A round in another session is moving on too: the learner's other sessions are over
+        # (their open items counted, closed: they take no more answers, and what their rounds
+        # held back is shown in their history, history.py). Usually none: a new session settled them.
+        _settle_moving_on(user_id, session_id)
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
-
-
-def _move_on(user_id: str, session: dict[str, Any]) -> None:
-    """A round started in a newer session closes the learner's session before it: its open items
-    take no more answers, and what its rounds held back is shown in its history (history.py).
-    Best effort: a session left open keeps its text held back, which gives nothing away."""
-    try:
-        newest, _ = sessions.user_sessions(user_id, 2)
-        older = [
-            s for s in newest if s["session_id"] != session["session_id"] and s["created_at"] < session["created_at"]
-        ]
-        if older:
-            sessions.close(older[0]["session_id"], utc_now("milliseconds"))
-    except DataAccessError as error:
-        logger.warning("the previous session was not closed", extra={"reason": str(error)})
 
 
 def _question_view(stored: dict[str, Any]) -> QuestionView:
@@ -246,6 +238,32 @@ def session_summary(session_id: str, user_id: str) -> SessionSummary:
     session, started = rounds.session_with_rounds(session_id, round_logic.ROUNDS)
     _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
     return round_logic.session_summary(session_id, user_id, started)
+
+
+@tracer.capture_method
+def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecorded:
+    """The learner skips a question on purpose: it counts as a wrong answer, once (a repeat
+    answers the same); refused once it is answered, and in a session the learner has left."""
+    from slea.logic.rounds.skips import skip_question as skipped_now  # noqa: PLC0415
+
+    session = sessions.record(session_id)
+    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    stored = questions.session_questions(session_id)
+    question = next((q for q in stored if q["question_id"] == question_id and round_logic.visible(q)), None)
+    if question is None:
+        raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
+    done = SkipRecorded(session_id=session_id, question_id=question_id)
+    if question.get("skipped_at"):
+        return done  # skipped already (this request's retry, or its round was over): counted once
+    # The answer rules apply to a skip as to an answer: an answered, retired or over question, a
+    # closed session.
+    refused = rules.refusal(question, "", stored, session_closed=bool((session or {}).get("closed_at")))
+    if refused is not None:
+        raise refused
+    rate_limits.take(user_id, "answer")  # a skip is a write to the learner model, as an answer is
+    if not skipped_now(session_id, user_id, question_id, stored):
+        raise rules.already_answered(question_id)  # answered (or withdrawn) meanwhile
+    return done
 
 
 @tracer.capture_method
