@@ -122,7 +122,7 @@ def adaptive(rng, who, bank, learners_so_far, policy):
         pool = loop_items(bank, used, learners_so_far)
         if cat.stop(posterior, given, policy.stop, exhausted=not pool) is not None:
             return posterior, given
-        pick = cat.select(pool, posterior, policy, rng)
+        pick = cat.select(pool, posterior.estimate(), policy, rng)
         if pick is None:
             return posterior, given
         used.add(pick.item_id)
@@ -135,7 +135,7 @@ def fixed_rounds(rng, who, bank, learners_so_far, *, rounds=2, length=10):
     posterior, used = cat.initialise(who.prior), set()
     policy = cat.practice(0.7, length)
     for _ in range(rounds):
-        chosen = cat.select_batch(loop_items(bank, used, learners_so_far), posterior, policy, rng, length)
+        chosen = cat.select_batch(loop_items(bank, used, learners_so_far), posterior.estimate(), policy, rng, length)
         for pick in chosen:  # a round is laid out before it is answered
             used.add(pick.item_id)
         for pick in chosen:

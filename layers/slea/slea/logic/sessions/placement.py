@@ -264,7 +264,7 @@ def _serve(
     pool = [_loop_item(item, learners) for item in found]
     rng = keyed_random("placement", session_id, given)
     for _ in range(2):  # a second pick only if the first left the bank meanwhile
-        pick = cat.select(pool, posterior, POLICY, rng)
+        pick = cat.select(pool, posterior.estimate(), POLICY, rng)
         if pick is None:
             return None, filling
         copy = bank_draw.session_copy(
