@@ -277,5 +277,5 @@ def test_an_honest_cohort_with_three_surveys_keeps_the_banks_reuse(bank, generat
         calls_per_round.append(len(generation_calls) - before)
     first, last = sum(calls_per_round[:15]) / 15, sum(calls_per_round[30:]) / 15
     assert first > 0
-    assert last <= first / 2, calls_per_round
+    assert last <= first / 2, str(calls_per_round)
     assert not any(item.get("rested_at") for item in stored(cloud).values())

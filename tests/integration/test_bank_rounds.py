@@ -234,15 +234,15 @@ def test_an_over_exposed_item_is_not_drawn(bank, generation_calls):
         Key={"user_id": "#bank", "entry": "rounds#technical#en"}
     )
     assert counter["Item"]["rounds"] == 2
-    # The rate's denominator is learners, each counted once, whatever their rounds; and two
-    # accounts with one profile first drawn for on one day are one group: one learner.
-    assert counter["Item"]["learners"] == 1
+    # The rate's denominator is learners, each counted once, whatever their rounds; two accounts
+    # with one profile are two learners (test changed to the new behaviour: they were one group).
+    assert counter["Item"]["learners"] == 2
     run(bank, SECOND, "sess_c", count=4)
-    run(bank, OTHER_INTERESTS, "sess_d", count=4)  # another profile: another learner
+    run(bank, OTHER_INTERESTS, "sess_d", count=4)  # another account: another learner
     counter = table(bank.runtime.cloud, "AbilitiesTable").get_item(
         Key={"user_id": "#bank", "entry": "rounds#technical#en"}
     )
-    assert (counter["Item"]["rounds"], counter["Item"]["learners"]) == (4, 2)
+    assert (counter["Item"]["rounds"], counter["Item"]["learners"]) == (4, 3)
 
 
 def _drawn(bank, user, session):
@@ -289,8 +289,11 @@ def _look_alike(cloud, user):
     profiles.put_item(Item={**first, "user_id": user})
 
 
-def test_look_alike_accounts_count_once_for_an_items_exposure_and_daily_cap(bank, generation_calls, monkeypatch):
-    from slea.dal.bank import _today, day_attribute, groups_attribute
+def test_look_alike_accounts_each_count_for_an_items_exposure_and_daily_cap(bank, generation_calls):
+    """Test changed to the new behaviour: accounts with one survey were one group (counted once in
+    the exposure rate's denominator and an item's daily cap); a team of new hires fills the survey
+    in alike, so every account now counts as the learner it is."""
+    from slea.dal.bank import _today, day_attribute
 
     cloud = bank.runtime.cloud
     first = run(bank, FIRST, "sess_a", count=4)
@@ -302,23 +305,16 @@ def test_look_alike_accounts_count_once_for_an_items_exposure_and_daily_cap(bank
     questions = stored(cloud)
     for item_id in originals:
         item = questions[item_id]
-        # Every account holds the key (resting counts them) ...
-        assert item["draws"] == len(accounts)
-        # ... but the group counts once today: in the exposure rate and in the daily cap.
-        assert item["repeat_draws"] == len(accounts) - 1
-        assert item[day_attribute(_today())] == 1
-        assert len(item[groups_attribute(_today())]) == 1
+        assert item["draws"] == len(accounts)  # every account holds the key
+        assert "repeat_draws" not in item
+        assert item[day_attribute(_today())] == len(accounts)  # each counts in the daily cap
     counter = table(cloud, "AbilitiesTable").get_item(Key={"user_id": "#bank", "entry": "rounds#technical#en"})
-    assert counter["Item"]["learners"] == 1  # five fresh look-alike accounts add one learner
-    # The counter remembers the group for the rest of the day (the set is replaced each UTC day).
-    assert len(counter["Item"][groups_attribute(_today())]) == 1
-    # The rate's numerator is every account shown the key: with five shown (of at least 20 counted),
-    # a sixth look-alike account takes each item to 30%, past the 25% cap, and a seventh meets none.
-    sixth, seventh = str(uuid.uuid4()), str(uuid.uuid4())
+    assert counter["Item"]["learners"] == 1 + len(accounts)  # the first learner and the five
+    # The rate's numerator is every account shown the key, the learner it was written for
+    # included: six of (at least) 20 learners is 30%, past the 25% cap, so a sixth account meets none.
+    sixth = str(uuid.uuid4())
     _look_alike(cloud, sixth)
-    assert _drawn(bank, sixth, "sess_look_6") == originals
-    _look_alike(cloud, seventh)
-    assert not _drawn(bank, seventh, "sess_look_7") & originals
+    assert not _drawn(bank, sixth, "sess_look_6") & originals
 
 
 def test_an_item_whose_key_reached_the_limit_rests_and_its_slot_is_generated(bank, generation_calls):

@@ -546,7 +546,8 @@ def test_a_flagged_learner_is_marked_for_review_their_level_unchanged_and_unmark
     assert status == 200
     (ability,) = mine["abilities"]
     assert ability["theta"] == 0.8
-    assert "review" not in json.dumps(mine)
+    # ("pending_review", the answers awaiting a reviewer, is the learner's own count, not the mark.)
+    assert "review" not in json.dumps(mine).replace('"pending_review"', "")
     # A rerun on the same data rewrites nothing; once the answers no longer misfit, the mark goes.
     before = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"})["Item"]
     run_job(simulated)

@@ -126,10 +126,11 @@ def test_a_bad_session_request_names_the_field(http, step_functions, body):
     assert status == 422, refused
 
 
-def test_filling_the_bank_costs_the_learner_a_round_of_their_quota(http, step_functions, monkeypatch):
+def test_filling_the_bank_costs_the_learner_a_round_of_their_quota(http, step_functions):
     from slea.dal import usage
 
-    monkeypatch.setattr(usage, "daily_round_limit", lambda: 0)  # nothing left today
+    spent = {"user_id": LEARNER, "day": usage.today(), "rounds": usage.daily_round_limit()}
+    boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("UsageTable")).put_item(Item=spent)
     session = placement(http, LEARNER)
     status, _, body = http("POST", f"/sessions/{session}/next", None, LEARNER)
     assert status == 503, body

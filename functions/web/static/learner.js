@@ -649,7 +649,7 @@ const SleaAbility = (() => {
     const progress = placement.progress;
     $("#question-title").textContent = t("placement.question", { number: progress.answered + 1 });
     $("#question-meta").textContent = t("placement.meta", {
-      category: named("category", question.category), difficulty: question.difficulty,
+      category: named("category", question.category), difficulty: difficultyWords(question.difficulty, question.difficulty_level),
     });
     $("#placement-progress").textContent = progress.more_expected
       ? SleaI18n.plural("placement.more", progress.more_expected, { max: progress.max_questions })

@@ -19,7 +19,7 @@ best few, skipping items already shown to more than `max_exposure` of the learne
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -38,7 +38,10 @@ class Item:
     b: float
     floor: float = 0.0
     b_se: float = 0.0
-    exposure_rate: float = 0.0
+    exposure_rate: float = 0.0  # the share of learners shown it, counting this draw
+    # The share of the model's information an answer to it is expected to carry: 1 for a score that
+    # is exact; less where the score is a grader's probability until a reviewer confirms it.
+    information_share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -144,11 +147,12 @@ def expected_information(item: Item, theta: float, theta_se: float) -> float:
     estimate) keeps a wide early posterior from favouring one narrow band of items."""
     slope = irt.uncertainty_slope(item.b_se) if item.b_se > 0 else 1.0
     total = 0.0
+    weight_of_answer = item.information_share
     for node, weight in zip(irt.HERMITE_NODES, irt.HERMITE_WEIGHTS, strict=True):
         at = theta + node * theta_se
         # The flattened curve's information: slope^2 times the Rasch item's at the scaled distance.
         total += weight * slope * slope * irt.information(item.b + (at - item.b) * slope, item.b, item.floor)
-    return total
+    return total * weight_of_answer
 
 
 def distance(item: Item, theta: float, policy: Policy) -> float:
@@ -173,9 +177,20 @@ def select(items: Sequence[Item], guess: Estimate, policy: Policy, rng: random.R
     return batch[0] if batch else None
 
 
-def select_batch(items: Sequence[Item], guess: Estimate, policy: Policy, rng: random.Random, count: int) -> list[Item]:
+def select_batch(
+    items: Sequence[Item],
+    guess: Estimate,
+    policy: Policy,
+    rng: random.Random,
+    count: int,
+    *,
+    admits: Callable[[Item], bool] | None = None,
+) -> list[Item]:
     """`count` items chosen one after another without an answer between them (a practice round
-    is laid out before it is answered): each pick is `select`'s among the items not yet picked."""
+    is laid out before it is answered): each pick is `select`'s among the items not yet picked.
+    `admits`: whether a pick may join those already chosen (two items of one concept, or one that
+    gives another's key away, may not share a round); a pick it refuses is passed over and the
+    next best drawn in its place, so a constraint never leaves a slot empty while a fit item is left."""
     pool = rank([item for item in items if item.exposure_rate <= policy.max_exposure], guess, policy)
     chosen: list[Item] = []
     while pool and len(chosen) < count:
@@ -183,7 +198,9 @@ def select_batch(items: Sequence[Item], guess: Estimate, policy: Policy, rng: ra
             pick = rng.randrange(min(policy.top, len(pool)))
         else:
             pick = _spread_pick(pool, guess.theta, policy, rng)
-        chosen.append(pool.pop(pick))
+        item = pool.pop(pick)
+        if admits is None or admits(item):
+            chosen.append(item)
     return chosen
 
 

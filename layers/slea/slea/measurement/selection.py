@@ -10,6 +10,7 @@ to more than `max_exposure` of the learners are skipped, which caps how much any
 """
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from slea.measurement import cat
@@ -42,10 +43,12 @@ def choose_items(
     top: int = DEFAULT_TOP,
     max_exposure: float = DEFAULT_MAX_EXPOSURE,
     band: float | None = None,
+    admits: Callable[[Candidate], bool] | None = None,
 ) -> list[Candidate]:
-    """cat.select_batch under the practice policy, at the estimate `theta`."""
+    """cat.select_batch under the practice policy, at the estimate `theta` (`admits`: see there)."""
     by_id = {candidate.item_id: candidate for candidate in candidates}
     items = [cat.Item(c.item_id, c.b, c.floor, exposure_rate=c.exposure_rate) for c in candidates]
     policy = cat.practice(success_rate, count, top=top, max_exposure=max_exposure, spread=band)
-    chosen = cat.select_batch(items, Estimate(theta, 0.0), policy, rng, count)
+    allowed = None if admits is None else (lambda item: admits(by_id[item.item_id]))
+    chosen = cat.select_batch(items, Estimate(theta, 0.0), policy, rng, count, admits=allowed)
     return [by_id[item.item_id] for item in chosen]

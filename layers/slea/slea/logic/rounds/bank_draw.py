@@ -34,6 +34,7 @@ generated as before.
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,20 +138,21 @@ def _candidates(request: DrawRequest, key: str, target: float) -> dict[str, dict
     return found
 
 
-def _apart(
-    chosen: list[selection.Candidate], found: dict[str, dict[str, Any]], seen: SessionExposure
-) -> list[selection.Candidate]:
-    """The chosen items that do not repeat, answer or give away one another (security/exposure.py,
-    the rules never relaxed): two bank items on one concept are not drawn into one round, and
-    generation fills the slot instead. (Each was judged strictly against the session already.)"""
+def _apart(found: dict[str, dict[str, Any]], seen: SessionExposure) -> Callable[[selection.Candidate], bool]:
+    """Whether a chosen item may join the round's earlier picks: it does not repeat, answer or
+    give away one of them (security/exposure.py, the rules never relaxed; each was judged
+    strictly against the session already). Two bank items on one concept are not drawn into one
+    round: the selection passes over the second and draws the next best in its place."""
     context = SessionContext(seen)
-    kept = []
-    for candidate in chosen:
+
+    def admits(candidate: selection.Candidate) -> bool:
         item = exposure.stored_item(found[candidate.item_id])
-        if context.conflict(item, strict=False) is None:
-            context.add(item)
-            kept.append(candidate)
-    return kept
+        if context.conflict(item, strict=False) is not None:
+            return False
+        context.add(item)
+        return True
+
+    return admits
 
 
 def copy_id(execution: str, slot: int) -> str:
@@ -235,7 +237,8 @@ def _by_slot_type(
     candidates: list[selection.Candidate], found: dict[str, dict[str, Any]], request: DrawRequest, rng: random.Random
 ) -> list[selection.Candidate]:
     """Up to `count` items: as many of each type as the round has slots of it (any type when the
-    slots' types are not given), in the order of the slots."""
+    slots' types are not given), in the order of the slots, none repeating or giving away another."""
+    admits = _apart(found, request.exposure)
     if not request.slot_types:
         return selection.choose_items(
             candidates,
@@ -246,6 +249,7 @@ def _by_slot_type(
             top=TOP,
             max_exposure=MAX_EXPOSURE,
             band=BAND,
+            admits=admits,
         )
     wanted = Counter(request.slot_types)
     chosen: dict[str, list[selection.Candidate]] = {}
@@ -260,6 +264,7 @@ def _by_slot_type(
             top=TOP,
             max_exposure=MAX_EXPOSURE,
             band=BAND,
+            admits=admits,
         )
     return [chosen[item_type].pop(0) for item_type in request.slot_types if chosen[item_type]]
 
@@ -287,7 +292,6 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
     # Keyed on the round, not on its execution: a retried plan replays the same choice.
     rng = keyed_random("bank-draw", request.session_id, request.round)
     chosen = _by_slot_type(candidates, found, request, rng)
-    chosen = _apart(chosen, found, request.exposure)
     if not chosen:
         _count_round(request, key, counter)
         return [], farm
