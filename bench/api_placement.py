@@ -45,9 +45,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.api_ability import (  # noqa: E402  (sets up the local environment before slea is imported)
+# bench.api_ability prepares the local environment before slea is imported (Powertools reads it).
+from bench.api_ability import (
     CATEGORY,
-    Z95,
     Client,
     World,
     _wait_for_round,
@@ -56,7 +56,7 @@ from bench.api_ability import (  # noqa: E402  (sets up the local environment be
     self_level,
     wilson,
 )
-from slea.measurement import irt, scale  # noqa: E402
+from slea.measurement import irt, scale
 
 LEARNERS, SEED = 30, 31
 WARM_ROUNDS = 10  # one pass over labels 1..10: about 20 items a label before the placements
@@ -179,7 +179,9 @@ def warm_up(bench: Bench, rounds: int) -> dict[str, Any]:
         assert status == 200, listed
         for question in [q for q in listed["questions"] if q["round"] == round_number and not q["answered"]]:
             text, _ = bench.respond(question, theta, rng)
-            status, graded = client("POST", f"/sessions/{session}/answers", {"question_id": question["question_id"], "user_answer": text})
+            status, graded = client(
+                "POST", f"/sessions/{session}/answers", {"question_id": question["question_id"], "user_answer": text}
+            )
             assert status == 200, graded
             seen["answers"] += 1
         print(f"api_placement: warm-up round {number + 1}/{rounds}", file=sys.stderr, flush=True)
@@ -229,7 +231,9 @@ def place(bench: Bench, number: int, theta: float) -> dict[str, Any]:
         text, item_id = bench.respond(question, theta, rng)
         row["items_shown"].append(item_id)
         sent = time.perf_counter()
-        status, graded = client("POST", f"/sessions/{session}/answers", {"question_id": question["question_id"], "user_answer": text})
+        status, graded = client(
+            "POST", f"/sessions/{session}/answers", {"question_id": question["question_id"], "user_answer": text}
+        )
         if status != 200:
             row["error"] = {"step": "POST answers", "status": status, "body": graded, "after": len(row["items_shown"])}
             return row
@@ -376,10 +380,25 @@ def _latency(values: list[float]) -> dict[str, Any]:
 def targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
     low, high = TARGETS["coverage"]
     rows = [
-        ("median items", figures["items_median"], f"<= {TARGETS['median_items']}", lambda v: v <= TARGETS["median_items"]),
+        (
+            "median items",
+            figures["items_median"],
+            f"<= {TARGETS['median_items']}",
+            lambda v: v <= TARGETS["median_items"],
+        ),
         ("95% range coverage", figures["coverage"], f"{low}-{high}", lambda v: low <= v <= high),
-        ("within one level", figures["within_one_level"], f">= {TARGETS['within_one_level']}", lambda v: v >= TARGETS["within_one_level"]),
-        ("max item exposure", figures["max_exposure"], f"<= {TARGETS['max_exposure']}", lambda v: v <= TARGETS["max_exposure"]),
+        (
+            "within one level",
+            figures["within_one_level"],
+            f">= {TARGETS['within_one_level']}",
+            lambda v: v >= TARGETS["within_one_level"],
+        ),
+        (
+            "max item exposure",
+            figures["max_exposure"],
+            f"<= {TARGETS['max_exposure']}",
+            lambda v: v <= TARGETS["max_exposure"],
+        ),
         (
             "median answer-to-next-question (s)",
             figures["answer_to_next_seconds"]["median"],
@@ -388,7 +407,12 @@ def targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
         ),
     ]
     return [
-        {"figure": name, "value": value, "target": target, "met": value is not None and not _nan(value) and bool(check(value))}
+        {
+            "figure": name,
+            "value": value,
+            "target": target,
+            "met": value is not None and not _nan(value) and bool(check(value)),
+        }
         for name, value, target, check in rows
     ]
 
@@ -401,7 +425,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=LEARNERS, help="placement learners")
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--warm-rounds", type=int, default=WARM_ROUNDS, help=f"practice rounds of {WARM_COUNT} before the placements")
+    parser.add_argument(
+        "--warm-rounds", type=int, default=WARM_ROUNDS, help=f"practice rounds of {WARM_COUNT} before the placements"
+    )
     parser.add_argument("--no-survey", action="store_true", help="learners who never fill in the survey")
     parser.add_argument("--misstate", action="store_true", help="every third learner states a level two bands off")
     arguments = parser.parse_args()
