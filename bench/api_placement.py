@@ -121,13 +121,14 @@ class Bench:
     def stored(self, question_id: str) -> dict[str, Any]:
         return dict(self.questions.get_item(Key={"question_id": question_id})["Item"])
 
-    def respond(self, question: dict[str, Any], theta: float, rng: random.Random) -> tuple[str, str]:
-        """The answer text to a shown question, and the bank item it is a copy of."""
+    def respond(self, question: dict[str, Any], theta: float, rng: random.Random) -> tuple[str, str, bool]:
+        """The answer text to a shown question, the bank item it is a copy of, and whether the
+        learner knew it."""
         stored = self.stored(question["question_id"])
         item_id = str(stored.get("item_id") or question["question_id"])
         b = self.world.difficulty(item_id, int(question["difficulty"]))
         knows = rng.random() < irt.sigmoid(theta - b)
-        return answer_text(question, stored.get("answer_schema") or {}, knows, rng), item_id
+        return answer_text(question, stored.get("answer_schema") or {}, knows, rng), item_id, knows
 
     def bank_items(self) -> list[dict[str, Any]]:
         """The bank's originals (a drawn copy carries its original's `item_id`), not rested."""
@@ -178,7 +179,7 @@ def warm_up(bench: Bench, rounds: int) -> dict[str, Any]:
         status, listed = client("GET", f"/sessions/{session}/questions")
         assert status == 200, listed
         for question in [q for q in listed["questions"] if q["round"] == round_number and not q["answered"]]:
-            text, _ = bench.respond(question, theta, rng)
+            text, _, _ = bench.respond(question, theta, rng)
             status, graded = client(
                 "POST", f"/sessions/{session}/answers", {"question_id": question["question_id"], "user_answer": text}
             )
@@ -218,6 +219,7 @@ def place(bench: Bench, number: int, theta: float) -> dict[str, Any]:
         "waits": [],
         "next_seconds": [],
         "answer_to_next_seconds": [],
+        "answers": [],
         "error": None,
     }
     status, created = client("POST", "/sessions", {"purpose": "placement", "category": CATEGORY})
@@ -228,7 +230,7 @@ def place(bench: Bench, number: int, theta: float) -> dict[str, Any]:
     status, body = _next(client, session, row)
     while status == 200 and not body["done"]:
         question = body["question"]
-        text, item_id = bench.respond(question, theta, rng)
+        text, item_id, knows = bench.respond(question, theta, rng)
         row["items_shown"].append(item_id)
         sent = time.perf_counter()
         status, graded = client(
@@ -237,6 +239,9 @@ def place(bench: Bench, number: int, theta: float) -> dict[str, Any]:
         if status != 200:
             row["error"] = {"step": "POST answers", "status": status, "body": graded, "after": len(row["items_shown"])}
             return row
+        row["answers"].append(
+            {"type": question["type"], "knows": knows, "score": graded["score"], "needs_review": graded["needs_review"]}
+        )
         status, body = _next(client, session, row)
         if status == 200 and not body["done"]:
             row["answer_to_next_seconds"].append(time.perf_counter() - sent)
@@ -352,6 +357,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "within_one_level": round(sum(gap <= 1 for gap in gaps) / n, 3) if n else None,
         "stopped_because": dict(sorted(Counter(row["result"]["stopped_because"] for row in done).items())),
         "pending_review": sum(int(row["result"].get("pending_review") or 0) for row in done),
+        "answers_by_type": answers_by_type([answer for row in done for answer in row.get("answers", [])]),
         "distinct_items_shown": len(shown),
         "max_exposure": round(max(shown.values()) / n, 3) if shown else None,
         "no_question_yet": {
@@ -366,6 +372,23 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
     figures["targets"] = targets(figures)
     return figures
+
+
+def answers_by_type(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per question type: answers, those left pending review, and the mean score (0-100) the
+    grader gave when the learner knew the item and when not."""
+    found: dict[str, Any] = {}
+    for kind in sorted({answer["type"] for answer in answers}):
+        mine = [answer for answer in answers if answer["type"] == kind]
+        known = [answer["score"] for answer in mine if answer["knows"]]
+        unknown = [answer["score"] for answer in mine if not answer["knows"]]
+        found[kind] = {
+            "answers": len(mine),
+            "pending_review": sum(bool(answer["needs_review"]) for answer in mine),
+            "mean_score_known": round(statistics.fmean(known), 1) if known else None,
+            "mean_score_not_known": round(statistics.fmean(unknown), 1) if unknown else None,
+        }
+    return found
 
 
 def _latency(values: list[float]) -> dict[str, Any]:
