@@ -147,6 +147,7 @@ def play(
                     "question_id": question["question_id"],
                     "type": question["type"],
                     "needs_review": bool(graded.get("needs_review")),
+                    "score": graded.get("score"),
                 }
             )
         played.append(shown)

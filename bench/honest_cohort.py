@@ -95,6 +95,96 @@ def thirds(values: list[float]) -> list[float]:
     return [round(statistics.fmean(part), 2) if part else 0.0 for part in parts]
 
 
+class DrawLog:
+    """Why the bank gave a round fewer items than it asked for: every PlanRound's draw (run in this
+    process), with the window's items counted by the first rule that left them out
+    (bank_draw._eligible's order: seen by the learner, type, interests, then the session rule
+    security/exposure.py names), what the slot-type choice picked and what `_apart` kept."""
+
+    def __init__(self) -> None:
+        self.draws: list[dict[str, Any]] = []
+        self.current: dict[str, Any] = {}
+
+    def patches(self, stack: ExitStack) -> None:
+        from slea.dal import bank
+        from slea.logic.rounds import bank_draw
+        from slea.security.exposure import SessionContext
+
+        real_draw, real_window = bank_draw.draw, bank.window
+        real_by_slot, real_apart = bank_draw._by_slot_type, bank_draw._apart
+
+        def draw(request: Any, target: float) -> Any:
+            self.current = {"count": request.count, "slots": list(request.slot_types), "round": request.round}
+            self.current |= {"target": round(target, 2), "left_out": Counter(), "eligible": Counter()}
+            result = real_draw(request, target)
+            self.current["drawn"] = Counter(question.type for question in result.questions)
+            self.draws.append(self.current)
+            return result
+
+        def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
+            found = real_window(key, low, high)
+            self.current["window"] = [round(low, 2), round(high, 2), len(found)]
+            self.current["left_out"], self.current["eligible"] = Counter(), Counter()
+            return found
+
+        def eligible(item: dict[str, Any], request: Any, interests: set[str], context: Any = None) -> bool:
+            if real_eligible(item, request, interests, context):
+                self.current["eligible"][str(item.get("item_type"))] += 1
+                return True
+            if item["question_id"] in request.exclude_items:
+                reason = "seen by the learner or in the session"
+            elif request.question_types and item.get("item_type") not in request.question_types:
+                reason = "type not asked"
+            else:
+                conflict = (context or SessionContext(request.exposure)).conflict(bank_draw.exposure.stored_item(item))
+                reason = "interests" if conflict is None else conflict.split(":")[0]
+            self.current["left_out"][f"{item.get('item_type')}: {reason}"] += 1
+            return False
+
+        def by_slot(candidates: Any, found: Any, request: Any, rng: Any) -> Any:
+            chosen = real_by_slot(candidates, found, request, rng)
+            self.current["chosen"] = len(chosen)
+            return chosen
+
+        def apart(chosen: Any, found: Any, seen: Any) -> Any:
+            kept = real_apart(chosen, found, seen)
+            self.current["apart_dropped"] = len(chosen) - len(kept)
+            return kept
+
+        real_eligible = bank_draw._eligible
+        stack.enter_context(mock.patch.object(bank_draw, "draw", draw))
+        stack.enter_context(mock.patch.object(bank, "window", window))
+        stack.enter_context(mock.patch.object(bank_draw, "_eligible", eligible))
+        stack.enter_context(mock.patch.object(bank_draw, "_by_slot_type", by_slot))
+        stack.enter_context(mock.patch.object(bank_draw, "_apart", apart))
+
+    def summary(self, parts: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Per third of the draws: rounds short of their count, by slot type missing, and the
+        window's items left out by rule (the last window looked at)."""
+        rows = []
+        for part in parts:
+            short = [draw for draw in part if sum(draw["drawn"].values()) < draw["count"]]
+            missing: Counter[str] = Counter()
+            for draw in short:
+                missing += Counter(draw["slots"]) - draw["drawn"] if draw["slots"] else Counter({"any": 1})
+            left_out: Counter[str] = Counter()
+            for draw in short:
+                left_out += draw["left_out"]
+            rows.append(
+                {
+                    "draws": len(part),
+                    "short": len(short),
+                    "short_in_round": dict(Counter(draw["round"] for draw in short)),
+                    "missing_slots_by_type": dict(missing),
+                    "chosen_below_count": sum(draw.get("chosen", 0) < draw["count"] for draw in short),
+                    "dropped_by_apart": sum(draw.get("apart_dropped", 0) for draw in short),
+                    "window_left_out_in_short_draws": dict(left_out.most_common()),
+                    "eligible_in_short_draws": dict(sum((draw["eligible"] for draw in short), Counter())),
+                }
+            )
+        return rows
+
+
 def agreement(reported: list[float], true: list[float]) -> dict[str, float]:
     """Pearson r of reported and true ability, the RMSE, and the RMSE left after the best linear
     map of reported onto true (least squares)."""
@@ -149,7 +239,12 @@ def measure(  # noqa: PLR0915 - one cohort, start to end
     per_learner: list[float] = []
     drawn_share: list[float] = []
     rows: list[dict[str, Any]] = []
+    log = DrawLog()
+    draws_before: list[int] = []  # the draw log's length when each learner started
+    decided: dict[str, bool] = {}  # question id -> did the learner know it
+    shown_short: list[dict[str, Any]] = []
     with ExitStack() as stack:
+        log.patches(stack)
         unlimited = rate_limits.Limit(burst=10_000, interval_seconds=0.001)
         stack.enter_context(mock.patch.object(rate_limits, "limit", return_value=unlimited))
         stack.enter_context(mock.patch.object(OfflineProvider, "generate_questions", counted))
@@ -178,16 +273,19 @@ def measure(  # noqa: PLR0915 - one cohort, start to end
             def knows_or_guesses(stored: dict[str, Any], question: dict[str, Any], theta: float = theta) -> bool:
                 b = world.difficulty(str(stored.get("item_id") or question["question_id"]), int(question["difficulty"]))
                 if question["type"] == "short_answer":  # written from what it knows, never guessed
-                    return rng.random() < irt.sigmoid(theta - b)
+                    decided[question["question_id"]] = rng.random() < irt.sigmoid(theta - b)
+                    return decided[question["question_id"]]
                 floor = irt.guess_floor(question["type"], len(question["choices"]) or None)
                 return rng.random() < irt.sigmoid(theta - b) or rng.random() < floor
 
             before = len(calls)
+            draws_before.append(len(log.draws))
             client = Client(base, user)
             answer, types = (at_the_labels, QUESTION_TYPES) if choice_only else (knows_or_guesses, None)
             played = play(client, questions, rounds, count, answer, after_round=fold, question_types=types)
             per_learner.append((len(calls) - before) / rounds)
             shown = [item for round_shown in played for item in round_shown]
+            shown_short.extend(item for item in shown if item["type"] == "short_answer")
             drawn = sum(item["item_id"] != item["question_id"] for item in shown)
             drawn_share.append(drawn / len(shown) if shown else 0.0)
             ability = reported_ability(client)
@@ -223,6 +321,17 @@ def measure(  # noqa: PLR0915 - one cohort, start to end
         stored = questions.scan()["Items"]
     reasons = Counter(str(item.get("rest_reason") or "exposure") for item in stored if item.get("rested_at"))
     by_third = thirds(per_learner)
+    cut = [
+        draws_before[round(i * learners / 3)] if round(i * learners / 3) < learners else len(log.draws)
+        for i in range(4)
+    ]
+    short_grades: Counter[str] = Counter()
+    for item in shown_short:
+        known = "known" if decided.get(item["question_id"]) else "not known"
+        short_grades[f"{known}: score {item['score']}, {'pending' if item['needs_review'] else 'final'}"] += 1
+    drawable = Counter(
+        str(item.get("item_type")) for item in stored if item.get("bank_key") and not item.get("rested_at")
+    )
     measured = [row for row in rows if row["reported"] is not None]
     fit = agreement([row["reported"] for row in measured], [row["theta"] for row in measured])
     calls_met = by_third[2] <= by_third[0] / 2
@@ -241,7 +350,10 @@ def measure(  # noqa: PLR0915 - one cohort, start to end
         "short_answers": sum(row["short_answers"] for row in rows),
         "graded_for_review": sum(row["graded_for_review"] for row in rows),
         "pending_review_at_the_end": sum(row["pending_review"] for row in rows),
+        "short_answer_grades": dict(short_grades.most_common()),
         "items_rested_by_reason": dict(reasons),
+        "drawable_bank_items_by_type_at_the_end": dict(drawable),
+        "short_draws_by_third": log.summary([log.draws[cut[i] : cut[i + 1]] for i in range(3)]),
         "honest_flagged": sum(user in flagged for user in users),
         "targets": [
             {
