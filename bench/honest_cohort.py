@@ -137,7 +137,11 @@ class DrawLog:
                 reason = "type not asked"
             else:
                 conflict = (context or SessionContext(request.exposure)).conflict(bank_draw.exposure.stored_item(item))
-                reason = "interests" if conflict is None else conflict.split(":")[0]
+                reason = (
+                    "topics not of the interests (or not its own bank item)"
+                    if conflict is None
+                    else conflict.split(":")[0]
+                )
             self.current["left_out"][f"{item.get('item_type')}: {reason}"] += 1
             return False
 
