@@ -95,10 +95,20 @@ def survey(profiles: Any, user_id: str, job_role: str, duty: str, level: str = "
 
 
 def play(
-    client: Client, questions: Any, rounds: int, count: int, answer: Any, *, after_round: Any = None
+    client: Client,
+    questions: Any,
+    rounds: int,
+    count: int,
+    answer: Any,
+    *,
+    after_round: Any = None,
+    question_types: list[str] | None = QUESTION_TYPES,
 ) -> list[list[dict[str, Any]]]:
-    """`rounds` rounds (a new session every two rounds); each question shown as {stem, item_id};
-    `answer(stored, question)` says whether to answer right; `after_round()` runs after each."""
+    """`rounds` rounds (a new session every two rounds); each question shown as {stem, item_id,
+    type, needs_review}; `answer(stored, question)` says whether to answer right; `after_round()`
+    runs after each. `question_types` None: the round request names none (the web app's: the
+    product's default mix, short answers included); a short answer answered right is its key's
+    reference answer (or its keywords), wrong "I don't know"."""
     played: list[list[dict[str, Any]]] = []
     session, round_number = "", 0
     for _ in range(rounds):
@@ -107,7 +117,9 @@ def play(
             assert status == 201, created
             session, round_number = created["session_id"], 0
         round_number += 1
-        body = {"round": round_number, "category": CATEGORY, "count": count, "question_types": QUESTION_TYPES}
+        body: dict[str, Any] = {"round": round_number, "category": CATEGORY, "count": count}
+        if question_types is not None:
+            body["question_types"] = question_types
         status, started = client("POST", f"/sessions/{session}/rounds", body)
         assert status == 202, started
         if not _wait_for_round(client, session, round_number):
@@ -119,17 +131,38 @@ def play(
         for question in [q for q in listed["questions"] if q["round"] == round_number and not q["answered"]]:
             stored = questions.get_item(Key={"question_id": question["question_id"]})["Item"]
             right = answer(stored, question)
-            key = str(stored["answer_schema"]["correct_key"])
-            text = _answer_text(key, question["choices"], right, random.Random(question["question_id"]))
+            if question["type"] == "short_answer":
+                text = _short_answer_text(stored["answer_schema"], right)
+            else:
+                key = str(stored["answer_schema"]["correct_key"])
+                text = _answer_text(key, question["choices"], right, random.Random(question["question_id"]))
             status, graded = client(
                 "POST", f"/sessions/{session}/answers", {"question_id": question["question_id"], "user_answer": text}
             )
             assert status == 200, graded
-            shown.append({"stem": question["stem"], "item_id": str(stored.get("item_id") or question["question_id"])})
+            shown.append(
+                {
+                    "stem": question["stem"],
+                    "item_id": str(stored.get("item_id") or question["question_id"]),
+                    "question_id": question["question_id"],
+                    "type": question["type"],
+                    "needs_review": bool(graded.get("needs_review")),
+                    "score": graded.get("score"),
+                }
+            )
         played.append(shown)
         if after_round is not None:
             after_round()
     return played
+
+
+def _short_answer_text(schema: dict[str, Any], right: bool) -> str:
+    """A short answer: the key's reference answer (its keywords joined if it has none), or a
+    learner's admission of not knowing."""
+    if not right:
+        return "I don't know"
+    reference = str(schema.get("reference_answer") or "").strip()
+    return reference or " ".join(str(keyword) for keyword in schema.get("correct_keywords") or []) or "I don't know"
 
 
 def play_honestly(
