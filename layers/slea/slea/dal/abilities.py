@@ -58,6 +58,12 @@ def mark_seen(user_id: str, category: str, item_ids: list[str], recent: list[str
     rounds of one learner finishing at once keep one of the two rounds' additions)."""
     if not item_ids and recent is None:
         return
+    with storage_errors("abilities mark seen"):
+        dynamodb(TOOL).update_item(**seen_write(user_id, category, item_ids, recent)["Update"])
+
+
+def seen_write(user_id: str, category: str, item_ids: list[str], recent: list[str] | None = None) -> dict[str, Any]:
+    """mark_seen's write, for a transaction of its own caller's (a placement's next question)."""
     updates: list[str] = []
     values: dict[str, Any] = {}
     if item_ids:
@@ -66,13 +72,14 @@ def mark_seen(user_id: str, category: str, item_ids: list[str], recent: list[str
     if recent is not None:
         updates.append("SET seen_recent = :recent")
         values[":recent"] = {"L": [{"S": fingerprint} for fingerprint in recent]}
-    with storage_errors("abilities mark seen"):
-        dynamodb(TOOL).update_item(
-            TableName=resource_name(TABLE_VARIABLE),
-            Key={"user_id": {"S": user_id}, "entry": {"S": ability_entry(category)}},
-            UpdateExpression=" ".join(updates),
-            ExpressionAttributeValues=values,
-        )
+    return {
+        "Update": {
+            "TableName": resource_name(TABLE_VARIABLE),
+            "Key": {"user_id": {"S": user_id}, "entry": {"S": ability_entry(category)}},
+            "UpdateExpression": " ".join(updates),
+            "ExpressionAttributeValues": values,
+        }
+    }
 
 
 @dataclass(frozen=True)

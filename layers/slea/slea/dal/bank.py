@@ -139,15 +139,21 @@ def groups_today(item: dict[str, Any]) -> set[str]:
     return {str(group) for group in item.get(groups_attribute(_today())) or ()}
 
 
-def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
-    """The drawable items of `key` with difficulty_b in [low, high], easiest first."""
+def window(key: str, low: float, high: float, fields: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The drawable items of `key` with difficulty_b in [low, high], easiest first; with
+    `fields`, only those attributes of each (a smaller read and response)."""
+    names = {"#today": day_attribute(_today())}
+    projection: dict[str, Any] = {}
+    if fields:
+        names |= {f"#p{index}": name for index, name in enumerate(fields)}
+        projection["ProjectionExpression"] = ", ".join(f"#p{index}" for index in range(len(fields)))
     with storage_errors("bank query"):
         response = dynamodb(TOOL).query(
             TableName=resource_name(TABLE_VARIABLE),
             IndexName=INDEX,
             KeyConditionExpression="bank_key = :key AND difficulty_b BETWEEN :low AND :high",
             FilterExpression=f"{_DRAWABLE} AND {_NOT_OVEREXPOSED}",
-            ExpressionAttributeNames={"#today": day_attribute(_today())},
+            ExpressionAttributeNames=names,
             ExpressionAttributeValues={
                 ":key": {"S": key},
                 ":low": {"N": repr(round(low, 6))},
@@ -157,6 +163,7 @@ def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
                 ":cap": {"N": str(DAILY_DRAW_CAP)},
             },
             Limit=QUERY_LIMIT,
+            **projection,
         )
     return [from_item(item) for item in response.get("Items", [])]
 

@@ -87,9 +87,10 @@ class Policy:
     spread: float | None = None
 
 
-# A fifth of the prior is the population's: in simulation (bench/placement_simulation.py) learners
-# whose survey misstates their level by 1.5 logits or more were placed with an error of 0.49
-# logits instead of 0.80, at a cost of one or two items for everyone else.
+# A fifth of the prior is the population's: simulated (bench/placement_simulation.py, a third of
+# the learners stating a level two bands off), learners whose survey missed by 1.5 logits or more
+# were placed with an error of 0.56-0.67 logits instead of 1.25 (15-30% of the prior the
+# population's), at a cost of one or two items for everyone else.
 # Its exposure spread (0.3 logits) keeps any item from a large share of the tests at the cost of two
 # items at the median: simulated, the most shown item went from 25% of the learners (the cap) to 9%,
 # so a pool of keys shared by a few accounts covers little of a later test.

@@ -56,8 +56,18 @@ STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 ROUND = 1  # a placement's questions are one round (the summary and history read them as such)
 # Half-widths (logits) of the window of difficulties read around the most informative b, then a
 # wider one if the near window holds nothing eligible (the test goes on with the best item there).
-NEAR_WINDOW = (-1.25, 1.0)
+NEAR_WINDOW = (-0.8, 0.6)
 WIDE_WINDOW = 3.0
+# What a placement reads of a bank item: enough to judge it (its difficulty, exposure, type, and what
+# it shows: security/exposure.py) and to copy it into the session (bank_draw.COPIED_FIELDS).
+WINDOW_FIELDS = (
+    "question_id",
+    "item_id",
+    "difficulty_b",
+    "difficulty_precision",
+    "draws",
+    *bank_draw.COPIED_FIELDS,
+)
 # Fewer eligible items than this near the estimate: the bank is thin there and generation fills it.
 FILL_BELOW = 3
 FILL_COUNT = 8
@@ -240,10 +250,11 @@ def _candidates(
     """Eligible bank items around the most informative b for `theta`, and whether the bank is thin
     there (then a wider window is read too)."""
     centre = irt.most_informative_difficulty(theta, 0.25)
-    near = _eligible(bank.window(key, centre + NEAR_WINDOW[0], centre + NEAR_WINDOW[1]), context, excluded)
+    near_items = bank.window(key, centre + NEAR_WINDOW[0], centre + NEAR_WINDOW[1], WINDOW_FIELDS)
+    near = _eligible(near_items, context, excluded)
     if len(near) >= FILL_BELOW:
         return near, False
-    wide = _eligible(bank.window(key, centre - WIDE_WINDOW, centre + WIDE_WINDOW), context, excluded)
+    wide = _eligible(bank.window(key, centre - WIDE_WINDOW, centre + WIDE_WINDOW, WINDOW_FIELDS), context, excluded)
     return wide, True
 
 
@@ -287,22 +298,16 @@ def _serve(
         )
         # The session joins the learner's open sessions in the same write: a question shown and left
         # unanswered is counted as wrong once the learner moves on (logic/rounds/skips.py).
+        # The item is marked seen in the same write: never shown to this learner again.
         joins = sessions.opened(session_id, user_id, str(copy["created_at"]))
+        marks = abilities.seen_write(user_id, category, [pick.item_id])
         originals = {pick.item_id: by_id[pick.item_id]}
-        if bank.record_draw(key, [copy], new_learner=not seen, originals=originals, also=(joins,)):
-            _mark_seen(user_id, category, pick.item_id)
+        if bank.record_draw(key, [copy], new_learner=not seen, originals=originals, also=(joins, marks)):
             return copy, filling
         if (earlier := bank.stored_copy(question_id)) is not None:  # a concurrent `next` saved it first
             return earlier, filling
         pool = [item for item in pool if item.item_id != pick.item_id]
     return None, filling
-
-
-def _mark_seen(user_id: str, category: str, item_id: str) -> None:
-    try:
-        abilities.mark_seen(user_id, category, [item_id])
-    except DataAccessError as error:  # the learner may meet it again in a later round: a lesser harm
-        logger.warning("placement item not marked seen", extra={"reason": str(error)})
 
 
 def _finish(session: dict[str, Any], result: PlacementResult) -> PlacementNext:
