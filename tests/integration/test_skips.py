@@ -62,8 +62,28 @@ def play_round(http, cloud, session, user, number, *, answer_unknown):
     return shown
 
 
+def survey(cloud, user, interest):
+    """One survey, the same for both learners but for the interest: the same prior, and rounds that
+    never draw the other learner's items from the bank (an item's learnt difficulty would then
+    differ from its label, which a skip counts at, and the comparison would measure the items)."""
+    table(cloud, "ProfilesTable").put_item(
+        Item={
+            "user_id": user,
+            "submitted_at": "2026-01-01T00:00:00Z",
+            "self_level": "beginner",
+            "years_experience": 1,
+            "job_role": "Engineer",
+            "duty": "Builds services",
+            "interests": [interest],
+            "previous_score": 0,
+            "language": "en",
+        }
+    )
+
+
 def play(http, step_functions, user, *, answer_unknown):
     cloud = step_functions.runtime.cloud
+    survey(cloud, user, "Cloud" if answer_unknown else "Security")
     for _ in range(SESSIONS):
         status, _, created = http("POST", "/sessions", None, user)  # moving on: the previous session is over
         assert status == 201, created

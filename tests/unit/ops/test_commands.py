@@ -272,7 +272,7 @@ def test_local_round_plan_comes_from_the_execution():
 def test_local_generate_says_learner_difficulty_and_why(capsys):
     from slea.contracts.profile import UserProfile
     from slea.logic.rounds.planning import without_estimate
-    from slea.logic.rounds.target import slot_types, success_rate
+    from slea.logic.rounds.target import success_rate
     from slea_local.__main__ import main
 
     assert main(["generate", "--count", "2"]) == 0
@@ -283,9 +283,10 @@ def test_local_generate_says_learner_difficulty_and_why(capsys):
     assert learner
     record = max((p for p in profile["profiles"] if p["user_id"] == learner.group(1)), key=lambda p: p["submitted_at"])
     record = {key: value for key, value in record.items() if key != "submitted_at"}
-    # A first round aims at the survey's prior (no answer yet), for the types of its two slots.
+    # A first round aims at the survey's prior (no answer yet), for the default mix whatever its
+    # count (as the summary announces it; test changed to the new behaviour: it was the two slots' types).
     rate = success_rate()
-    target = without_estimate(UserProfile.model_validate(record), 1, [], rate, slot_types(None, 2, rate))
+    target = without_estimate(UserProfile.model_validate(record), 1, [], rate, None)
     assert "no answer yet, the survey's prior" in target.reason
     assert f"difficulty {target.label} ({target.reason})" in captured.out
 
