@@ -89,8 +89,14 @@ def test_the_chosen_round_length_is_kept_after_a_reload(server, new_page):
     assert [(body["round"], body["count"]) for body in rounds] == [(1, 2), (2, 2)]
     page.click("#resume")  # the session's summary, then a new session: its start form has 2 again
     _screen(page, "summary")
+    # Round 2's two questions are open: leaving asks first, naming them (test changed to the new
+    # behaviour: a new session used to leave them without a word).
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.click("#new-session")
     _screen(page, "start")
+    assert len(asked) == 1
+    assert "2 questions" in asked[0]
     assert page.input_value("#count") == "2"
 
 

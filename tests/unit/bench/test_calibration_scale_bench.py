@@ -33,7 +33,10 @@ def test_above_fit_up_to_the_refit_is_extrapolated_from_the_measured_rate(quick)
     measured, extrapolated = quick
     assert extrapolated["answers"] == 2_000
     assert extrapolated["fit_refit_extrapolated"] is True
-    assert extrapolated["fit_refit_seconds"] >= 2_000 / measured["refit_answers_per_second"]
+    # At least the answers at the measured rate (plus the preparation), reported to a tenth of a
+    # second: the comparison with the unrounded figure failed whenever the rounding went down
+    # (0.7 >= 2000 / 2793), so the bound allows the rounding's half tenth.
+    assert extrapolated["fit_refit_seconds"] >= 2_000 / measured["refit_answers_per_second"] - 0.05
 
 
 def test_the_export_costs_its_price_per_gigabyte_of_stored_answers():
