@@ -16,19 +16,13 @@ learner's id: those are UUIDs or OIDC subjects, never "#..."), entry "rounds#{ba
 out of QuestionsTable, where every record is a question. All the writes of one draw are one
 transaction: a retried plan finds all of them or none.
 
-Look-alike accounts count once over a window (one UTC day): a draw carries its learner's GROUP (a
-digest of the profile, logic/rounds/bank_draw.py). The counter keeps the groups first drawn for
-that day (`groups#{day}`, at most GROUP_SET_MAX) and adds a learner only for a group not in it, so
-fresh look-alike accounts cannot dilute the exposure rate's denominator. A group is never judged by
-its size: equal surveys are what a team of new hires writes too. A draw for a learner whose
-behaviour person fit flagged (logic/rounds/bank_draw.py) rests every item it shows (`farm`).
-An item keeps the groups it was drawn for that day (`groups#{day}`, at most DAILY_DRAW_CAP of them) and its daily count
-`draws#{day}` counts groups, not accounts (a look-alike account drawn it again the same day adds to
-`repeat_draws` instead), so a group cannot lock an item out of everyone's rounds for the day. The
-rate's numerator stays `draws`, every account the key was shown to: an item seen by many
-look-alike accounts is a harvested key, and leaving drawing sooner is what it should do
-(bench/collusion.py measured counting the group once there too: later accounts of the party then
-met their harvested keys more often). Yesterday's sets are removed in the same writes.
+A draw may carry a GROUP of accounts to count as one learner over a UTC day (the counter's
+`groups#{day}`, an item's `groups#{day}` and `repeat_draws`); the planner passes none since equal
+surveys stopped being grouped (a team of new hires writes them too: logic/rounds/bank_draw.py), so
+every account counts as a learner in the exposure rate's denominator and as a viewer in an item's
+daily count `draws#{day}`. The rate's numerator is `draws`, every account the key was shown to. A
+draw for a learner whose behaviour person fit flagged (logic/rounds/bank_draw.py) rests every item
+it shows (`farm`). Yesterday's sets are removed in the same writes.
 
 The bank keeps one item per stem and key: a new bank item claims its fingerprint (the digest of
 its normalised stem, type and key: security/exposure.py `bank_fingerprint`) in the transaction

@@ -284,7 +284,7 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
             item_id=item_id,
             b=float(item["difficulty_b"]),
             floor=_floor(item),
-            # Accounts shown the key over learners (look-alike accounts counted once): see dal/bank.py.
+            # Accounts shown the key (its first learner's included) over learners: see dal/bank.py.
             exposure_rate=viewers(item) / learners,
         )
         for item_id, item in found.items()
