@@ -171,6 +171,7 @@ def test_what_a_wrong_pick_is_told_is_the_same_whatever_the_unanswered_items_are
     assert alone.shown.details.why_yours_is_wrong == details.why_yours_is_wrong
     assert alone.withheld is None
     assert NOTE[language] not in alone.shown.explanation
+    assert alone.shown.note is None
     shown = {}
     for case, key in {
         "keyed on the pick's name": picked_name,
@@ -181,9 +182,11 @@ def test_what_a_wrong_pick_is_told_is_the_same_whatever_the_unanswered_items_are
         shown[case] = repr((beside.shown.explanation, beside.shown.details, beside.shown.feedback, beside.shown.links))
         assert f"{picked_name} definition text" not in beside.shown.explanation
         assert f"{picked_name} definition text" not in (beside.shown.details.why_yours_is_wrong or "")
-        assert beside.shown.explanation.endswith(NOTE[language])  # once, at the end
-        assert beside.shown.explanation.count(NOTE[language]) == 1
-        assert beside.shown.details.next_steps[-1] == NOTE[language]
+        # The note is its own field (the page says it once per round), never in the text or its parts
+        # (test changed to the new behaviour: it once ended every explanation and its next steps).
+        assert beside.shown.note == NOTE[language]
+        assert NOTE[language] not in beside.shown.explanation
+        assert NOTE[language] not in beside.shown.details.next_steps
         assert NOTE[language] not in (beside.shown.details.why_yours_is_wrong or "")
         assert beside.withheld is not None  # kept whole with the attempt, for the history
         assert beside.withheld["withheld_for"] == ["later"]
@@ -221,17 +224,19 @@ def test_a_right_answers_note_and_what_waits_for_the_history_do_not_depend_on_wh
     alone = explain(item, grade, [], None, cacheable=False)
     assert NOTE[language] not in alone.shown.explanation
     assert alone.withheld is None  # no other item open: nothing could be held back, nothing waits
+    assert alone.shown.note is None
     related = explain(item, grade, [open_item(said_too, "later"), open_item("Sky", "other")], None, False)
     unrelated = explain(item, grade, [open_item("Gradient boosting", "later"), open_item("Sky", "other")], None, False)
     assert said_too not in related.shown.explanation  # held back: it is the open item's key
     assert said_too in unrelated.shown.explanation
     for explained in (related, unrelated):
-        assert explained.shown.explanation.endswith(NOTE[language])
-        assert explained.shown.explanation.count(NOTE[language]) == 1
-        assert explained.shown.details.next_steps[-1] == NOTE[language]
+        assert explained.shown.note == NOTE[language]  # its own field, said once per round by the page
+        assert NOTE[language] not in explained.shown.explanation
+        assert NOTE[language] not in explained.shown.details.next_steps
         assert explained.withheld is not None
         assert explained.withheld["withheld_for"] == ["later", "other"]  # every open item, not the touched one
         assert NOTE[language] not in explained.withheld["unguarded"]["explanation"]
+        assert explained.withheld["unguarded"]["held_back_note"] is None  # delivered whole: no note
     assert related.withheld["unguarded"] == unrelated.withheld["unguarded"]
     assert said_too in related.withheld["unguarded"]["explanation"]  # what the history delivers later
 
