@@ -54,7 +54,40 @@ def definition(reference: str) -> str:
 
 
 # Words a half-remembered sentence does not stop on.
-_DANGLING = frozenset("a an the of from to in on into for with by and or that which as at its their".split())
+_DANGLING = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "of",
+        "from",
+        "to",
+        "in",
+        "on",
+        "into",
+        "for",
+        "with",
+        "by",
+        "and",
+        "or",
+        "that",
+        "which",
+        "as",
+        "at",
+        "its",
+        "their",
+        "small",
+        "smaller",
+        "large",
+        "long",
+        "external",
+        "initial",
+        "many",
+        "each",
+        "most",
+        "more",
+    }
+)
 
 
 def _head(sentence: str, words: int = 14) -> str:
@@ -66,24 +99,34 @@ def _head(sentence: str, words: int = 14) -> str:
     return " ".join(kept)
 
 
-def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:1].isupper() and not text[1:2].isupper() else text
+def _lower_first(name: str) -> str:
+    """ "Chunking" as "chunking" inside a sentence; a name with capitals of its own ("Okapi BM25") as it is."""
+    return name[:1].lower() + name[1:] if name[:1].isupper() and name[1:] == name[1:].lower() else name
 
 
-def _predicate(sentence: str) -> str:
-    """What the sentence says the idea is ("a pattern that fetches ..."), without its subject."""
-    _subject, found, rest = sentence.partition(" is ")
-    return rest if found else sentence
+def _parts(sentence: str) -> tuple[str, str]:
+    """The idea's name and what the sentence says it is ("a pattern that fetches ...")."""
+    subject, found, rest = sentence.partition(" is ")
+    return (subject, rest) if found and subject else ("", sentence)
+
+
+def _said(sentence: str, words: int, lower: bool = False) -> str:
+    """The idea's name, if the sentence has one, and at most `words` words of what it is: a long
+    name (four words, say) leaves the answer as much to say about it as a short one."""
+    subject, rest = _parts(sentence)
+    if not subject:
+        return _head(rest, words)
+    return f"{_lower_first(subject) if lower else subject} is {_head(rest, words)}"
 
 
 # Half-remembered answers, one way of writing per learner: each says part of what the reference
 # says, in its order, and none all of it, so the grader is unsure and leaves the grade to a
 # reviewer.
 ANSWER_STYLES: tuple[Callable[[str], str], ...] = (
-    lambda sentence: f"{_head(sentence)}.",
-    lambda sentence: f"I'm not sure, but I think {_lower_first(_head(sentence, 12))}.",
-    lambda sentence: f"It is {_head(_predicate(sentence), 9)}, if I remember it right.",
-    lambda sentence: f"Roughly: {_lower_first(_head(sentence, 10))}.",
+    lambda sentence: f"{_said(sentence, 11)}.",
+    lambda sentence: f"I'm not sure, but I think {_said(sentence, 10, lower=True)}.",
+    lambda sentence: f"It is {_head(_parts(sentence)[1], 9)}, if I remember it right.",
+    lambda sentence: f"Roughly: {_said(sentence, 10, lower=True)}.",
 )
 
 
