@@ -14,7 +14,7 @@ from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.keywords import ChoiceNote
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink, RubricPoints
-from slea.feedback.short_answer import missed_terms, score_reason, study_terms, used_terms
+from slea.feedback.short_answer import key_terms, missed_terms, score_reason, study_terms, used_terms
 from slea.language.detect import question_language
 from slea.measurement import scale
 from slea.measurement.scale import NextRound
@@ -219,7 +219,8 @@ def _correct_answer(item: GradingItem, text: dict[str, str]) -> str | None:
     if item.question_type == "short_answer":
         if item.reference_answer:
             return item.reference_answer
-        return text["covers_terms"].format(terms=", ".join(item.correct_keywords)) if item.correct_keywords else None
+        terms = key_terms(item)
+        return text["covers_terms"].format(terms=", ".join(terms)) if terms else None
     keyed = _keyed_option(item)
     if item.question_type == "multiple_choice" and keyed is not None:
         return option_text(item.choices[keyed])
