@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from slea.contracts.keywords import Concept, SourceLink
+from slea.contracts.keywords import ChoiceNote, Concept, SourceLink
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import ReferenceLink
 from slea.feedback.details import PHRASES, compose, details_of, next_steps, without_repeats
@@ -92,9 +92,67 @@ def mc_item(language="en", picked="C", is_correct=False, notes=True):
 
 
 def test_a_wrong_pick_without_a_note_has_no_made_up_reason():
+    """Without a note nothing is said of what the option means (no made-up meaning), but the pick
+    is still told why it does not fit (test changed to the new behaviour: it was told nothing)."""
     details = details_of(mc_item(notes=False), Explanation(), [SOURCE], needs_review=False)
     assert details.your_answer == "Regularisation"
-    assert details.why_yours_is_wrong is None
+    assert details.why_yours_is_wrong == (
+        "The option you chose does not fit what the question says about Overfitting; the correct answer does,"
+        " for the reason given with it."
+    )
+    assert "Regularisation" not in details.why_yours_is_wrong
+
+
+def definitions_item(language="en"):
+    """A name-to-definition item: the stem names the concept, the options are definitions."""
+    item = mc_item(language)
+    names = [choice[3:] for choice in item.choices]
+    definitions = [f"{name} definition text." for name in names]
+    return item.model_copy(
+        update={
+            "stem": {"en": "Which describes Overfitting?", "ko": "과적합을 설명하는 것은?"}[language],
+            "choices": [f"{label}) {text}" for label, text in zip("ABCD", definitions, strict=True)],
+            "choice_notes": [
+                ChoiceNote(option=text, concept=name, definition=text)
+                for name, text in zip(names, definitions, strict=True)
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("shape", ["names", "definitions"])
+def test_a_wrong_pick_is_told_why_it_does_not_fit_while_the_round_is_open_and_what_it_means_after(language, shape):
+    """While the round is open a wrong pick's concept is not named (KeyGuard.naming), which once left
+    only "The option you chose is a different concept."; now the first sentence says why it does not
+    fit, against the key's record and without the pick's name, and the key's reason is there; the
+    pick's name and definition come with the history."""
+    from slea.logic.answering.explaining import explain
+    from slea.logic.answering.grading import Grade
+    from slea.security.key_leaks import KeyedItem
+
+    item = mc_item(language) if shape == "names" else definitions_item(language)
+    picked = "정규화" if language == "ko" else "Regularisation"
+    key = "과적합" if language == "ko" else "Overfitting"
+    later = KeyedItem(
+        question_type="multiple_choice",
+        stem="Which concept is the unrelated process described here?",
+        choices=("A) Gradient Boosting", "B) Something else entirely"),
+        correct_answer="A",
+        item_id="later",
+    )
+    explained = explain(item, Grade(score=0.0, is_correct=False), [later], None, cacheable=False)
+    wrong = explained.shown.details.why_yours_is_wrong or ""
+    phrase = "stem_defines_key" if shape == "names" else "pick_not_definition"
+    assert wrong == PHRASES[language][phrase].format(concept=key)
+    assert picked not in wrong  # (the prose quotes the learner's own pick, "Your answer: ...", and no more)
+    assert explained.shown.details.why_correct  # why the key is right, from its record
+    assert wrong.split(".")[0] in explained.shown.explanation
+    whole = explained.withheld["unguarded"]["details"]["why_yours_is_wrong"]
+    assert whole.startswith(wrong)
+    meaning = whole.removeprefix(wrong).strip()  # what the pick means: its name and definition, after the round
+    assert picked in meaning
+    assert meaning not in explained.shown.explanation
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
@@ -104,7 +162,23 @@ def test_next_steps_for_a_wrong_answer_never_suggest_a_harder_question(language)
     harder = {"en": "harder", "ko": "어려운"}[language]
     assert not any(harder in step for step in wrong)
     assert any(harder in step for step in right)
-    assert any(SOURCE.title in step for step in wrong)
+    # Sent to the references, without naming one: the title is listed once, under References
+    # (test changed to the new behaviour: a step named the first reference's title).
+    assert any(step == PHRASES[language]["reread"] for step in wrong)
+    assert not any(SOURCE.title in step or SOURCE.url in step for step in [*wrong, *right])
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_no_link_is_said_twice_in_the_prose(language):
+    """The next steps name no reference, and a link the explainer wrote into its prose is left out:
+    the references list each link once."""
+    item = mc_item(language)
+    written = Explanation(explanation=f"See {SOURCE.url} for more. Overfitting is common.", reference_links=[SOURCE])
+    details = details_of(item, written, [SOURCE], needs_review=False)
+    text = compose(details, item, written, ["Overfitting"])
+    assert SOURCE.url not in text
+    assert SOURCE.title not in text
+    assert "Overfitting is common." in text
 
 
 def test_without_repeats_drops_a_sentence_already_said():

@@ -16,7 +16,15 @@ from typing import Any
 
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink
-from slea.feedback.details import compose, details_of, padded, picked_concept, picked_option, quoted_from_page
+from slea.feedback.details import (
+    compose,
+    details_of,
+    offline_parts,
+    padded,
+    picked_concept,
+    picked_option,
+    quoted_from_page,
+)
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
 from slea.feedback.short_answer import study_terms
@@ -113,6 +121,17 @@ def keyed(item: GradingItem) -> KeyedItem:
     )
 
 
+def _why_wrong(item: GradingItem, details: FeedbackDetails, guard: KeyGuard, named: str | None) -> str | None:
+    """Why the pick is wrong as the learner may read it now: a model's reason that named the pick
+    throughout (held back while the round is open) is replaced by the offline reason, whose first
+    sentence says why the pick does not fit without naming it; a wrong pick is never left with
+    nothing."""
+    checked = guard.naming(details.why_yours_is_wrong, named)
+    if checked or item.is_correct or item.question_type != "multiple_choice":
+        return checked
+    return guard.naming(offline_parts(item)[1], named)
+
+
 def _checked(
     explanation: Explanation, item: GradingItem, guard: KeyGuard, grade: Grade, next_round: NextRound | None = None
 ) -> tuple[str, list[ReferenceLink], FeedbackDetails]:
@@ -129,7 +148,7 @@ def _checked(
         update={
             "score_reason": guard.optional_text(details.score_reason),
             "why_correct": guard.optional_text(details.why_correct),
-            "why_yours_is_wrong": guard.naming(details.why_yours_is_wrong, named),
+            "why_yours_is_wrong": _why_wrong(item, details, guard, named),
             "next_steps": [guard.text(step) for step in details.next_steps],
         }
     )
