@@ -345,8 +345,9 @@ def test_a_generated_choice_item_keeps_its_options_concepts_and_sources_for_the_
     details = result["details"]
     assert details["your_answer"] == picked["option"]
     assert picked["concept"] not in (details["why_yours_is_wrong"] or "")
-    assert details["next_steps"][-1] == KEY_NOTE[language]
-    assert result["explanation"].endswith(KEY_NOTE[language])
+    # The note is its own field, never in the text (test changed to the new behaviour).
+    assert result["held_back_note"] == KEY_NOTE[language]
+    assert KEY_NOTE[language] not in result["explanation"] + " ".join(details["next_steps"])
     assert [link["url"] for link in result["reference_links"]] == [source["url"] for source in key.get("sources", [])]
     # No search page (a title may name a concept such as "Neural architecture search").
     assert not any(

@@ -33,7 +33,9 @@ def token(subject, **claims):
 
 
 REVIEWER = token(CAROL, **{"cognito:groups": ["reviewers", "admins"]})  # arrives as "[reviewers admins]"
-SCOPED_REVIEWER = token(CAROL, scope="openid slea/review")
+# Every scope the stack's own web app client allows, and the old review and author scopes: a
+# client's scopes, which any of its users may ask for, never make a reviewer.
+EVERY_SCOPE = "openid email profile slea/review slea/author"
 
 
 def table(cloud, logical_id):
@@ -465,7 +467,7 @@ def test_accepting_a_question_leaves_the_queue_and_a_new_report_brings_it_back(h
     report = f"/sessions/s1/questions/{question['question_id']}/reports"
     http("POST", report, {"reason": "typo"}, ALICE)
     path = f"/review/questions/{question['question_id']}"
-    status, _, body = http("POST", path, {"action": "accept"}, SCOPED_REVIEWER)
+    status, _, body = http("POST", path, {"action": "accept"}, REVIEWER)
     assert (status, body["status"]) == (200, "active"), body
     assert entry_for(queue(http), question["question_id"]) is None
     assert stats(http)["questions_accepted"] == 1
@@ -507,8 +509,14 @@ REVIEW_ROUTES = [
 @pytest.mark.parametrize(("method", "path", "body"), REVIEW_ROUTES)
 @pytest.mark.parametrize(
     "who",
-    [ALICE, token(ALICE, **{"cognito:groups": ["admins"]}), token(ALICE, scope="openid profile")],
-    ids=["learner", "other-group", "other-scope"],
+    [
+        ALICE,
+        token(ALICE, **{"cognito:groups": ["admins"]}),
+        token(ALICE, scope="openid profile"),
+        token(ALICE, scope=EVERY_SCOPE),
+        token(ALICE, scope=EVERY_SCOPE, **{"cognito:groups": ["authors"]}),
+    ],
+    ids=["learner", "other-group", "other-scope", "every-scope", "author-with-every-scope"],
 )
 def test_everyone_but_a_reviewer_gets_403_on_every_review_route(http, step_functions, method, path, body, who):
     status, _, response = http(method, path, body, who)

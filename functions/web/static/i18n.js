@@ -233,6 +233,13 @@ const SleaI18n = (() => {
       "leave.confirm.other": "{count} questions of this session are still open. Start a new session? They will count as wrong answers.",
       "summary.open_left.one": "1 question of round {round} is still open: continue the round, or it counts as a wrong answer when you move on.",
       "summary.open_left.other": "{count} questions of round {round} are still open: continue the round, or they count as wrong answers when you move on.",
+      // Feedback that earns its space: the pass mark beside a score, the ability table's later rows
+      "feedback.pass_mark": " (correct from {mark})",
+      "summary.pass_mark": "An answer is correct from a score of 80 out of 100.",
+      "level.row.answer": "Answer {number}",
+      "level.row.review": "Answer {number}, re-estimated: a reviewer changed a grade",
+      "level.row.skipped": "After answer {number}: unanswered questions counted as wrong",
+      "level.row.skipped_first": "Before the first answer: unanswered questions counted as wrong",
     },
     ko: {
       "page.title": "slea-ssem · 연습",
@@ -449,6 +456,13 @@ const SleaI18n = (() => {
       "leave.confirm.other": "이 세션에 아직 답하지 않은 문항이 {count}개 있습니다. 새 세션을 시작할까요? 그 문항들은 오답으로 계산됩니다.",
       "summary.open_left.one": "{round}라운드에 아직 답하지 않은 문항이 1개 있습니다. 라운드를 계속하세요. 다른 곳으로 넘어가면 오답으로 계산됩니다.",
       "summary.open_left.other": "{round}라운드에 아직 답하지 않은 문항이 {count}개 있습니다. 라운드를 계속하세요. 다른 곳으로 넘어가면 오답으로 계산됩니다.",
+      // Feedback that earns its space: the pass mark beside a score, the ability table's later rows
+      "feedback.pass_mark": " ({mark}점부터 정답)",
+      "summary.pass_mark": "100점 만점에 80점 이상이면 정답입니다.",
+      "level.row.answer": "{number}번째 답",
+      "level.row.review": "{number}번째 답 이후 다시 추정: 검토자가 점수를 고쳤습니다",
+      "level.row.skipped": "{number}번째 답 이후: 답하지 않은 문항을 오답으로 계산",
+      "level.row.skipped_first": "첫 답 이전: 답하지 않은 문항을 오답으로 계산",
     },
   };
 
