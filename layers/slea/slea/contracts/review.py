@@ -73,6 +73,12 @@ class ReviewedQuestion(ReviewerContract):
     correct_count: int = 0
     status: Literal["active", "retired"] = "active"
     reports: list[Report] = Field(default_factory=list)
+    rested_at: str | None = Field(
+        default=None,
+        description="when the item was rested (left out of drawing: its key shown too widely, held by an account "
+        "farm, or compromised); accepting or editing it returns it to the bank, which requires a reason",
+    )
+    rest_reason: str | None = Field(default=None, description='why it was rested: "farm", "compromised" or none')
 
 
 class OverrideProposal(ReviewerContract):

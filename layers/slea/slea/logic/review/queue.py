@@ -96,6 +96,8 @@ def reviewed_question(stored: dict[str, Any]) -> ReviewedQuestion:
         correct_count=int(stored.get("correct_count", 0)),
         status=stored.get("status", "active"),
         reports=[Report(reason=r.get("reason", ""), at=r.get("at", "")) for r in stored.get("reports") or []],
+        rested_at=stored.get("rested_at"),
+        rest_reason=stored.get("rest_reason"),
     )
 
 
