@@ -607,9 +607,22 @@ def test_the_export_marks_a_non_answer_declined_and_nothing_else():
     from slea.dal.attempt_export import attempts_of
 
     def line(answer: str) -> bytes:
-        item = {"user_id": {"S": "u"}, "question_id": {"S": "q"}, "score": {"N": "0"}, "user_answer": {"S": answer}}
+        item = {
+            "user_id": {"S": "u"},
+            "question_id": {"S": "q"},
+            "score": {"N": "0"},
+            "user_answer": {"S": answer},
+            "question_stem": {"S": "What is retrieval-augmented generation?"},
+        }
         return json.dumps({"Item": item}).encode()
 
-    read = list(attempts_of([line("I don't know"), line("모르겠습니다"), line("?"), line("The answer is 42.")]))
-    assert [attempt.get("declined", False) for attempt in read] == [True, True, True, False]
+    answers = [
+        "I don't know",
+        "모르겠습니다",
+        "I really don't know what retrieval-augmented generation is",
+        "The answer is 42.",
+        "I'm not sure, but it retrieves documents first",  # an answer with a doubt is an answer
+    ]
+    read = list(attempts_of([line(answer) for answer in answers]))
+    assert [attempt.get("declined", False) for attempt in read] == [True, True, True, False, False]
     assert all("user_answer" not in attempt for attempt in read)  # the answer itself is still dropped

@@ -333,6 +333,7 @@ def test_accepting_a_grade_keeps_it_and_leaves_the_queue(http, step_functions, f
         "questions_accepted": 0,
         "open": 0,
         "proposals": 0,
+        "correct_from": 80,  # the pass mark, for the page to show beside every score
     }
     (record,) = audit(http, attempt_id)
     assert (record["who"], record["action"], record["note"]) == (CAROL, "accept", "fair")
