@@ -3,7 +3,9 @@ default) or a given identity provider. The authorizer, the web app's sign-in con
 the pool's app client must agree, whichever way the conditions resolve."""
 
 import base64
+import copy
 import json
+import re
 import types
 import urllib.request
 
@@ -294,3 +296,58 @@ def test_the_template_never_advises_a_scope_for_a_role():
     assert "slea/review" not in text
     assert "slea/author" not in text
     assert "never come from a scope" in TEMPLATE.document["Parameters"]["SignInScope"]["Description"]
+
+
+# ---------------------------------------------------------------- no circular dependency
+def _referenced(value, names):
+    found = set()
+    if isinstance(value, dict):
+        for function, argument in value.items():
+            if function == "Ref" and argument in names:
+                found.add(argument)
+            elif function == "Fn::GetAtt":
+                found.add(argument[0])
+            elif function == "Fn::Sub":
+                text = argument if isinstance(argument, str) else argument[0]
+                found |= {name.split(".")[0] for name in re.findall(r"\$\{([^}!]+)\}", text)} & names
+            found |= _referenced(argument, names)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _referenced(item, names)
+    return found & names
+
+
+def _waiting(document):
+    """The resources CloudFormation could never create (each waits on another of them), with
+    SAM's own direction for an HttpApi event: the route and its function go into the API's
+    definition, so the API waits on the function, not the function on the API."""
+    resources = document["Resources"]
+    names = set(resources)
+    waits = {}
+    for name, spec in resources.items():
+        depends_on = spec.get("DependsOn", [])
+        waits[name] = _referenced(spec.get("Properties", {}), names) | set(
+            [depends_on] if isinstance(depends_on, str) else depends_on
+        )
+    for name, spec in resources.items():
+        for event in spec.get("Properties", {}).get("Events", {}).values():
+            if event["Type"] == "HttpApi":
+                api = event["Properties"]["ApiId"]["Ref"]
+                waits[name].discard(api)
+                waits[api].add(name)
+    while True:
+        ready = {name for name, on in waits.items() if not on & set(waits)}
+        if not ready:
+            return set(waits)
+        waits = {name: on for name, on in waits.items() if name not in ready}
+
+
+def test_nothing_waits_on_itself_and_a_client_naming_the_api_would():
+    """`sam validate --lint` passes either way: the cycle shows only once SAM has put the
+    authorizer (issuer and audience) into the API's definition."""
+    assert _waiting(TEMPLATE.document) == set()
+    naive = copy.deepcopy(TEMPLATE.document)
+    naive["Resources"]["UserPoolClient"]["Properties"]["CallbackURLs"] = [
+        {"Fn::Sub": "https://${HttpApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}/"}
+    ]
+    assert {"HttpApi", "UserPoolClient"} <= _waiting(naive)
