@@ -217,12 +217,12 @@ def _start_round(client: _Client, who: str) -> str:
     return session_id
 
 
-def _references(runtime: LocalRuntime, question_ids: list[str]) -> dict[str, str]:
+def _references(runtime: LocalRuntime, tables: dict[str, str], question_ids: list[str]) -> dict[str, str]:
     """The reference answers the simulated learners half-remember (read from the stored
     questions, as the demo reads its keys: the API never gives a key before the answer)."""
     from slea.dal import questions
 
-    with runtime.cloud.environment(runtime.cloud.seed_environment()):
+    with runtime.cloud.environment(tables):
         stored = {question_id: questions.get_question(question_id) or {} for question_id in question_ids}
     return {
         question_id: str((item.get("answer_schema") or {}).get("reference_answer") or "")
@@ -235,7 +235,8 @@ def seed_review_groups(runtime: LocalRuntime) -> ReviewDemo:
     returns what they did and the groups it left."""
     from ops.seed import load_seed
 
-    with runtime.cloud.environment(runtime.cloud.seed_environment()):
+    tables = runtime.cloud.seed_environment()  # the tables' names, as ops.seed reads them
+    with runtime.cloud.environment(tables):
         load_seed({"profiles": surveys()})
     client = _Client(runtime)
     who = [token(user_id, name=name) for user_id, name in LEARNERS]
@@ -250,7 +251,7 @@ def seed_review_groups(runtime: LocalRuntime) -> ReviewDemo:
             listed = client("GET", f"/sessions/{session_id}/questions", learner)["questions"]
             # In the order of the items they copy, so every learner leaves the same items open.
             shown = sorted(listed, key=lambda question: str(question.get("stem")))
-            references = _references(runtime, [question["question_id"] for question in shown])
+            references = _references(runtime, tables, [question["question_id"] for question in shown])
             for question in shown[: ANSWERED[number]]:
                 answer = simulated_answer(references[question["question_id"]], number)
                 graded = client(
