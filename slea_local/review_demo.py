@@ -23,8 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from slea_local.executions import LocalStepFunctions
-from slea_local.http import HttpApiAdapter, call
 from slea_local.runtime import LocalRuntime
 
 CATEGORY = "technical"
@@ -201,9 +199,13 @@ class _Client:
     """The HTTP API in process (slea_local.http.call): the same routes and functions a browser reaches."""
 
     def __init__(self, runtime: LocalRuntime) -> None:
+        from slea_local.http import HttpApiAdapter
+
         self.app = HttpApiAdapter(runtime)
 
     def __call__(self, method: str, path: str, who: str, body: Any = None) -> Any:
+        from slea_local.http import call
+
         status, _headers, answer = call(self.app, method, path, body, who)
         if status >= 300:
             raise RuntimeError(f"review demo: {method} {path} -> {status}: {answer}")
@@ -234,6 +236,7 @@ def seed_review_groups(runtime: LocalRuntime) -> ReviewDemo:
     """The simulated learners' rounds and answers on the local stack (seeded with the demo seed);
     returns what they did and the groups it left."""
     from ops.seed import load_seed
+    from slea_local.executions import LocalStepFunctions
 
     tables = runtime.cloud.seed_environment()  # the tables' names, as ops.seed reads them
     with runtime.cloud.environment(tables):
