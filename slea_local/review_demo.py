@@ -23,8 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from slea_local.executions import LocalStepFunctions
-from slea_local.http import HttpApiAdapter, call
 from slea_local.runtime import LocalRuntime
 
 CATEGORY = "technical"
@@ -201,9 +199,13 @@ class _Client:
     """The HTTP API in process (slea_local.http.call): the same routes and functions a browser reaches."""
 
     def __init__(self, runtime: LocalRuntime) -> None:
+        from slea_local.http import HttpApiAdapter
+
         self.app = HttpApiAdapter(runtime)
 
     def __call__(self, method: str, path: str, who: str, body: Any = None) -> Any:
+        from slea_local.http import call
+
         status, _headers, answer = call(self.app, method, path, body, who)
         if status >= 300:
             raise RuntimeError(f"review demo: {method} {path} -> {status}: {answer}")
@@ -217,12 +219,12 @@ def _start_round(client: _Client, who: str) -> str:
     return session_id
 
 
-def _references(runtime: LocalRuntime, question_ids: list[str]) -> dict[str, str]:
+def _references(runtime: LocalRuntime, tables: dict[str, str], question_ids: list[str]) -> dict[str, str]:
     """The reference answers the simulated learners half-remember (read from the stored
     questions, as the demo reads its keys: the API never gives a key before the answer)."""
     from slea.dal import questions
 
-    with runtime.cloud.environment(runtime.cloud.seed_environment()):
+    with runtime.cloud.environment(tables):
         stored = {question_id: questions.get_question(question_id) or {} for question_id in question_ids}
     return {
         question_id: str((item.get("answer_schema") or {}).get("reference_answer") or "")
@@ -234,8 +236,10 @@ def seed_review_groups(runtime: LocalRuntime) -> ReviewDemo:
     """The simulated learners' rounds and answers on the local stack (seeded with the demo seed);
     returns what they did and the groups it left."""
     from ops.seed import load_seed
+    from slea_local.executions import LocalStepFunctions
 
-    with runtime.cloud.environment(runtime.cloud.seed_environment()):
+    tables = runtime.cloud.seed_environment()  # the tables' names, as ops.seed reads them
+    with runtime.cloud.environment(tables):
         load_seed({"profiles": surveys()})
     client = _Client(runtime)
     who = [token(user_id, name=name) for user_id, name in LEARNERS]
@@ -250,7 +254,7 @@ def seed_review_groups(runtime: LocalRuntime) -> ReviewDemo:
             listed = client("GET", f"/sessions/{session_id}/questions", learner)["questions"]
             # In the order of the items they copy, so every learner leaves the same items open.
             shown = sorted(listed, key=lambda question: str(question.get("stem")))
-            references = _references(runtime, [question["question_id"] for question in shown])
+            references = _references(runtime, tables, [question["question_id"] for question in shown])
             for question in shown[: ANSWERED[number]]:
                 answer = simulated_answer(references[question["question_id"]], number)
                 graded = client(

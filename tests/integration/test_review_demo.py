@@ -74,3 +74,13 @@ def test_a_simulated_answer_says_part_of_the_reference_in_its_order(learner):
     # ... and never all of it (the grader is left unsure), nor stopping on a word left hanging.
     assert sentence.casefold() not in answer.casefold()
     assert answer.split(",")[0].rstrip(".").split()[-1].casefold() not in {"a", "an", "the", "of", "from", "to"}
+
+
+def test_serve_has_the_review_demo_unless_told_not_to(monkeypatch):
+    import slea_local.__main__ as cli
+
+    calls = []
+    monkeypatch.setattr(cli, "serve", lambda port, calibrate_every, review_demo: calls.append(review_demo) or 0)
+    assert cli.main(["serve"]) == 0
+    assert cli.main(["serve", "--no-review-demo"]) == 0
+    assert calls == [True, False]
