@@ -51,6 +51,7 @@ class OfflineGrade:
     reasoning: str
     probability_correct: float | None = None  # the fitted model's, where it decided
     language: Language = "en"  # the question's: the reasoning's, and the notes a model's grade gets
+    non_answer: str | None = None  # `non_answers.py`'s kind: no answer at all, finalised as incorrect
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,12 @@ class AnswerEvidence:
         may be a correct paraphrase in other words, which text evidence cannot rule out (one that
         is about something else altogether is the `unrelated` rule's, not the model's)."""
         return bool(self.evidence.matched)
+
+    @property
+    def out_of_order(self) -> bool:
+        """Mostly the reference's words with their order broken (`word_order.py`): never
+        finalised as correct, however much of the reference's vocabulary it holds."""
+        return self.evidence.reordered
 
 
 def answer_evidence(material: Material) -> AnswerEvidence:
@@ -124,7 +131,7 @@ def _decide(found: AnswerEvidence, rubric_score: int) -> _Decision:
     # (or the reverse) would contradict each other.
     score = max(score, HIGH_SCORE_THRESHOLD) if passed else min(score, HIGH_SCORE_THRESHOLD - 1)
     confidence = probability if passed else 1.0 - probability
-    final = model.is_final(passed, confidence) and (passed or found.may_be_failed)
+    final = model.is_final(passed, confidence) and (found.may_be_failed if not passed else not found.out_of_order)
     return _Decision(score, round(confidence, 3), final, probability)
 
 
@@ -165,4 +172,5 @@ def grade(material: Material) -> OfflineGrade:
         reasoning=reasoning,
         probability_correct=decision.probability,
         language=language,
+        non_answer=evidence.non_answer_kind,
     )

@@ -180,7 +180,7 @@ def explain(
         explanation = _generated(item)
         entry = (cache_variant(item), explanation.model_dump(mode="json")) if cacheable else None
     guard = KeyGuard(keyed(item), unanswered, on_page=quoted_from_page(item))
-    said = feedback_line(grade.score, language(item))
+    said = feedback_line(grade.score, language(item), non_answer=item.non_answer)
     if grade.note:
         said = f"{grade.note} {said or ''}".strip()
     feedback = guard.optional_text(said)

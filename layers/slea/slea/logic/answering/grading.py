@@ -71,9 +71,11 @@ def language(item: GradingItem) -> Language:
     return question_language(item.stem, item.choices, item.reference_answer, item.reference_explanation)
 
 
-def feedback_line(score: int, in_language: Language = "en") -> str | None:
+def feedback_line(score: int, in_language: Language = "en", *, non_answer: bool = False) -> str | None:
     if score >= HIGH_SCORE_THRESHOLD:
         return None
+    if non_answer:  # "I don't know": no reproach, the way on
+        return phrase(in_language, "non_answer")
     low, high = PARTIAL_CREDIT_RANGE
     return phrase(in_language, "partial" if low <= score <= high else "constructive")
 
@@ -149,6 +151,11 @@ def _short_answer_grade(
 
     evidence = grade_with_evidence(item)
     item.keyword_matches = evidence.keyword_matches
+    item.non_answer = evidence.non_answer is not None
+    if item.non_answer:
+        # No answer at all ("I don't know", the question copied back): final and incorrect at once,
+        # whatever a model, another item's reference or a reviewed answer would add.
+        return as_short_answer_grade(evidence), None, None
     provider = get_provider()
     if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
         logger.warning("no time left for the model's grading, using the offline grader")
