@@ -246,13 +246,13 @@
   /* After an undo: the view shown read again (what came back to the queue shows in it), the
      other view read when next shown, and the counts as the server has them. */
   async function refreshQueue() {
+    await refreshStats();
     grouped.entriesStale = true;
     if (groupsShown()) await loadGroups();
     else {
       grouped.entriesStale = false;
       await reload();
     }
-    await refreshStats();
   }
 
   const unretire = (questionId) => async (note) => {
@@ -352,7 +352,7 @@
         : [el("label", { for: `answer-${id}`, text: "Correct answer" }), answer],
       el("button", { type: "submit", text: "Save edit", "aria-label": `Save edit of ${name}` }),
     );
-    const editConfirm = el("div", { class: "confirm", hidden: true });
+    let editConfirm = null; // made when first asked: until then the entry's one confirmation is the retirement's
     edit.addEventListener("submit", (event) => {
       event.preventDefault();
       const body = { action: "edit", stem: stem.value.trim() };
@@ -360,6 +360,10 @@
       if (q.correct_keywords) body.correct_keywords = keywords.value.split(",").map((k) => k.trim()).filter(Boolean);
       else body.correct_answer = answer.value.trim();
       // Asked first, as a retirement is: what the edit changes, and that it can be undone.
+      if (!editConfirm) {
+        editConfirm = el("div", { class: "confirm", hidden: true });
+        edit.after(editConfirm);
+      }
       const yes = el("button", { type: "button", text: SleaI18n.t("review.edit.yes"), "aria-label": SleaI18n.t("review.edit.yes_named", { name }), "data-action": "edit", onclick: () => send(body) });
       editConfirm.replaceChildren(
         el("p", { text: SleaI18n.t("review.edit.confirm") }), yes,
@@ -388,7 +392,6 @@
         toggle),
       retire,
       edit,
-      editConfirm,
     );
     return el("div", {}, parts);
   }
@@ -425,18 +428,20 @@
 
   const entryArticle = (id) => $(`:scope > article[data-entry="${CSS.escape(id)}"]`, $("#entries"));
 
-  /* Settle entries: out of the one state and of both views. In the one-by-one view the focus
-     moves to the entry after the first one settled (or before it, at the end); the group view is
-     read again by its caller. The counts are read again from the server. */
-  function settle(ids) {
+  /* Settle entries: out of the one state at once (no second action on them), the counts read
+     again from the server, then out of both views. In the one-by-one view the focus moves to the
+     entry after the first one settled (or before it, at the end); the group view is read again by
+     its caller. An entry leaves the page once the counts shown are the server's. */
+  async function settle(ids) {
     const gone = new Set(ids);
+    for (const id of gone) known.delete(id);
+    await refreshStats();
     const shown = articles();
     const first = shown.findIndex((article) => gone.has(article.dataset.entry));
     const staying = shown.filter((article) => !gone.has(article.dataset.entry));
     const next = first < 0 ? null
       : shown.slice(first).find((article) => !gone.has(article.dataset.entry)) || staying[staying.length - 1] || null;
     for (const id of gone) {
-      known.delete(id);
       const article = entryArticle(id);
       if (article) article.remove();
     }
@@ -452,7 +457,6 @@
     if (next && !groupsShown()) next.querySelector("h3").focus();
     if (!articles().length && !cursor && !$("#entries > p")) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
     updateBulk();
-    return refreshStats();
   }
 
   async function act(entry, body) {
@@ -523,12 +527,12 @@
     const failed = [];
     const bulks = [];
     let accepted = 0;
+    const settled = [];
     $("#bulk-accept").disabled = true;
     try {
       for (let start = 0; start < ids.length; start += BULK_MAX) {
         const answer = await api("POST", "/review/attempts/accept", { attempt_ids: ids.slice(start, start + BULK_MAX), note });
         if (answer.bulk_id) bulks.push(answer.bulk_id);
-        const settled = [];
         for (const result of answer.results) {
           if (result.status === "accepted" || result.status === "already_reviewed") {
             if (result.status === "accepted") accepted += 1;
@@ -537,12 +541,10 @@
             failed.push(`${shortId(result.attempt_id)}: ${result.message || result.status.replace(/_/g, " ")}`);
           }
         }
-        await settle(settled);
       }
     } catch (error) {
       reportError(error);
     }
-    updateBulk();
     $("#review-status").textContent = `${accepted} grade${accepted === 1 ? "" : "s"} accepted.` + (failed.length ? ` Not accepted: ${failed.join("; ")}.` : "");
     if (!bulks.length) $("#undo").hidden = true;
     if (bulks.length) {
@@ -552,6 +554,8 @@
         return messages.join(" ");
       });
     }
+    await settle(settled);
+    return undefined;
   }
 
   // ---------------------------------------------------------------- reading the queue
