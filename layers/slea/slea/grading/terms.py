@@ -2,9 +2,15 @@
 
 - English (and any Latin-script text): lower-cased Snowball stems, so "retrieves", "retrieval"
   and "retrieving" are one term.
-- Korean: character bigrams of each word (eojeol) after one trailing particle is dropped. Korean
+- Korean: character bigrams of each word (eojeol) after its particle or ending is dropped. Korean
   attaches particles and endings to the word ("문서를", "문서에서"), so whole words rarely match
   while their bigrams ("문서") do; bigrams also survive the spacing variations of real answers.
+  The particles and the endings of 하다/되다/시키다 verbs and of the copula are listed
+  (`KOREAN_SUFFIXES`), as Snowball lists English suffixes: "검색해서", "검색한", "검색함" and
+  "검색" are one term, as "searching", "searched" and "search" are. Left in, an ending made a
+  bigram across the word's end ("적용합니다" gave "용합", "해결함" gave "결함") that matched
+  only an answer using the same ending, so a Korean answer worded with other endings than its
+  reference lost recall and looked off topic where its English twin, stemmed, did not.
 - Weights: how rare a term is in general language, from wordfreq's frequency lists (see
   `term_frequencies.json.gz` and its LICENCE): "the" and "이" weigh 0, "data" about 0.5,
   "pointer" and "벡터" about 1. A term of the reference that is also in the question's stem
@@ -63,7 +69,49 @@ def _korean_zipf(gram: str) -> float:
     return sum(bigrams.get(char, UNKNOWN_ZIPF) for char in gram) / len(gram)
 
 
+# Korean particles, and the endings a noun takes as a verb (하다, 되다, 시키다) or with the copula
+# (이다), longest first: what follows the word's stem the way "-ing", "-ed" and "the" follow or
+# precede an English one. Nominal endings (함, 됨, 임) are the note style of Korean answers and of
+# the generator's reference answers ("충돌은 체이닝으로 해결함").
+_PARTICLES = (
+    "에서부터 에게서 에서는 에서도 에서의 으로부터 으로서 으로써 으로는 으로도 이라는 이라고 이라면 이라도 "
+    "에게는 에게도 까지는 부터는 처럼 보다는 에서 에게 께서 으로 로서 로써 로는 로도 부터 까지 처럼 보다 "
+    "마다 이나 이란 라는 라고 에는 에도 와의 과의 와는 과는 만의 조차 마저 밖에 은 는 이 가 을 를 에 로 와 과 "
+    "의 도 만 나 란"
+).split()
+_PREDICATE_ENDINGS = (
+    "했습니다 하였습니다 합니다만 하였으며 하였다 하였고 했으며 했지만 했는데 했어요 하려면 하도록 하므로 하니까 "
+    "하는데 하지만 하기에 하면서 합니다 한다면 했다 했고 하고 하며 하면 하는 하게 하지 하기 하여 해서 해야 해요 "
+    "하던 한다 하다 함을 함이 한 할 함 해 하 "
+    "되었습니다 되었다 되었고 됐습니다 됩니다 되므로 되도록 되는데 되지만 되면서 됐다 된다 되다 되고 되며 되면 "
+    "되는 되게 되지 되기 되어 돼서 돼요 된 될 됨 돼 되 "
+    "시켰습니다 시킵니다 시켰다 시킨다 시키다 시키고 시키는 시키지 시키기 시켜서 시켜 시킨 시킬 시킴 시키 "
+    "이었습니다 였습니다 입니다 이었다 였다 이다 이며 이고 이라서 이므로 이지만 이에요 예요 이라 임 인 "
+    "습니다 니다"
+).split()
+KOREAN_SUFFIXES: tuple[str, ...] = tuple(sorted(set(_PARTICLES) | set(_PREDICATE_ENDINGS), key=len, reverse=True))
+KOREAN_STEM_MIN = 2  # syllables a stem keeps: "차이", "부하", "권한" are never cut to one syllable
+
+
+def _known_suffix(word: str) -> str:
+    """The longest listed particle or ending `word` ends in that leaves a stem of two syllables."""
+    for suffix in KOREAN_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= KOREAN_STEM_MIN:
+            return suffix
+    return ""
+
+
 def _strip_particle(word: str) -> str:
+    """The stem of a Korean word: its listed particle and ending dropped ("검색하기를" -> "검색"),
+    else one trailing syllable or two as common as a particle (the frequency lists' rule)."""
+    stem = word
+    for _ in range(2):  # a particle after an ending: "검색하기" + "를"
+        suffix = _known_suffix(stem)
+        if not suffix:
+            break
+        stem = stem[: -len(suffix)]
+    if stem != word:
+        return stem
     bigrams = frequencies()["ko_bigrams"]
     for size in (2, 1):
         if len(word) - size >= 2 and bigrams.get(word[-size:], 0.0) >= KOREAN_PARTICLE_ZIPF:
@@ -72,8 +120,11 @@ def _strip_particle(word: str) -> str:
 
 
 def is_inflected(word: str) -> bool:
-    """A Korean word ending in a particle or a verb ending (its last syllable is that common)."""
-    return len(word) >= 2 and frequencies()["ko_bigrams"].get(word[-1], 0.0) >= KOREAN_ENDING_ZIPF
+    """A Korean word ending in a particle or an ending: a listed one, or a last syllable that common."""
+    if len(word) < 2:
+        return False
+    listed = any(word.endswith(suffix) and len(word) > len(suffix) for suffix in KOREAN_SUFFIXES)
+    return listed or frequencies()["ko_bigrams"].get(word[-1], 0.0) >= KOREAN_ENDING_ZIPF
 
 
 Script = Literal["latin", "hangul"]

@@ -151,6 +151,7 @@ def _graded(
         rubric_points=grade.short_answer.points if grade.short_answer else None,
         grader_reasoning=shown.reasoning,
         details=shown.details,
+        held_back_note=shown.note,
     )
     return output, explained
 
