@@ -119,8 +119,11 @@ def _walked[Run: (Backfill, Stale)](
 
 
 def is_bank_item(question: dict[str, Any]) -> bool:
-    """A question that is its own bank item (a copy carries the id of the item it copies)."""
-    return str(question.get("item_id") or question["question_id"]) == str(question["question_id"])
+    """A question that is its own bank item (a copy carries the id of the item it copies; a record
+    that is no question, an item's exemplars or a category's reference prints, has "#" in its id,
+    which a question id never holds)."""
+    question_id = str(question["question_id"])
+    return "#" not in question_id and str(question.get("item_id") or question_id) == question_id
 
 
 def backfill(
