@@ -39,3 +39,18 @@ def test_a_short_answer_bank_item_leaves_its_print_and_a_copy_none(cloud, runtim
     assert records[copy]["item_id"] == saved
     assert not is_bank_item(prints)
     assert is_bank_item(records[saved])
+
+
+def test_the_operators_backfill_leaves_the_print_of_an_item_saved_before_prints(cloud, runtime):
+    import boto3
+
+    from tests.integration.test_bank_fingerprint_backfill import run
+
+    saved = runtime.invoke(TOOL, short_answer())["question_id"]
+    table = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable"))
+    table.delete_item(Key={"question_id": "refprints#LLM"})  # as an older stack left it: no print
+    assert run(cloud, dry_run=True).prints == 1
+    assert "refprints#LLM" not in stored(cloud)
+    done = run(cloud)
+    assert done.prints == 1
+    assert sorted(int(value) for value in stored(cloud)["refprints#LLM"][f"p:{saved}"]) == sketch(REFERENCE)
