@@ -66,7 +66,11 @@ def _graded_answer(cloud: Any) -> None:
             "round": 1,
             "item_type": "short_answer",
             "stem": STEM,
-            "answer_schema": {"correct_keywords": KEYWORDS, "reference_answer": REFERENCE, "validation_score": Decimal("0.95")},
+            "answer_schema": {
+                "correct_keywords": KEYWORDS,
+                "reference_answer": REFERENCE,
+                "validation_score": Decimal("0.95"),
+            },
             "difficulty": 5,
             "category": "technical",
             "language": "en",
