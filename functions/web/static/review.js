@@ -288,13 +288,13 @@
   /* After an undo: the view shown read again (what came back to the queue shows in it), the
      other view read when next shown, and the counts as the server has them. */
   async function refreshQueue() {
+    await refreshStats();
     grouped.entriesStale = true;
     if (groupsShown()) await loadGroups();
     else {
       grouped.entriesStale = false;
       await reload();
     }
-    await refreshStats();
   }
 
   const unretire = (questionId) => async (note) => {
@@ -392,7 +392,7 @@
         : [el("label", { for: `answer-${id}`, text: t("desk.edit.answer") }), answer],
       el("button", { type: "submit", text: t("desk.edit.save"), "aria-label": t("desk.edit.save_named", { name }) }),
     );
-    const editConfirm = el("div", { class: "confirm", hidden: true });
+    let editConfirm = null; // made when first asked: until then the entry's one confirmation is the retirement's
     edit.addEventListener("submit", (event) => {
       event.preventDefault();
       const body = { action: "edit", stem: stem.value.trim() };
@@ -400,6 +400,10 @@
       if (q.correct_keywords) body.correct_keywords = keywords.value.split(",").map((k) => k.trim()).filter(Boolean);
       else body.correct_answer = answer.value.trim();
       // Asked first, as a retirement is: what the edit changes, and that it can be undone.
+      if (!editConfirm) {
+        editConfirm = el("div", { class: "confirm", hidden: true });
+        edit.after(editConfirm);
+      }
       const yes = el("button", { type: "button", text: SleaI18n.t("review.edit.yes"), "aria-label": SleaI18n.t("review.edit.yes_named", { name }), "data-action": "edit", onclick: () => send(body) });
       editConfirm.replaceChildren(
         el("p", { text: SleaI18n.t("review.edit.confirm") }), yes,
@@ -428,7 +432,6 @@
         toggle),
       retire,
       edit,
-      editConfirm,
     );
     return el("div", {}, parts);
   }
@@ -469,18 +472,20 @@
 
   const entryArticle = (id) => $(`:scope > article[data-entry="${CSS.escape(id)}"]`, $("#entries"));
 
-  /* Settle entries: out of the one state and of both views. In the one-by-one view the focus
-     moves to the entry after the first one settled (or before it, at the end); the group view is
-     read again by its caller. The counts are read again from the server. */
-  function settle(ids) {
+  /* Settle entries: out of the one state at once (no second action on them), the counts read
+     again from the server, then out of both views. In the one-by-one view the focus moves to the
+     entry after the first one settled (or before it, at the end); the group view is read again by
+     its caller. An entry leaves the page once the counts shown are the server's. */
+  async function settle(ids) {
     const gone = new Set(ids);
+    for (const id of gone) known.delete(id);
+    await refreshStats();
     const shown = articles();
     const first = shown.findIndex((article) => gone.has(article.dataset.entry));
     const staying = shown.filter((article) => !gone.has(article.dataset.entry));
     const next = first < 0 ? null
       : shown.slice(first).find((article) => !gone.has(article.dataset.entry)) || staying[staying.length - 1] || null;
     for (const id of gone) {
-      known.delete(id);
       const article = entryArticle(id);
       if (article) article.remove();
     }
@@ -496,7 +501,6 @@
     if (next && !groupsShown()) next.querySelector("h3").focus();
     if (!articles().length && !cursor && !$("#entries > p")) $("#entries").append(el("p", { text: t("desk.queue.empty") }));
     updateBulk();
-    return refreshStats();
   }
 
   async function act(entry, body) {
@@ -567,12 +571,12 @@
     const failed = [];
     const bulks = [];
     let accepted = 0;
+    const settled = [];
     $("#bulk-accept").disabled = true;
     try {
       for (let start = 0; start < ids.length; start += BULK_MAX) {
         const answer = await api("POST", "/review/attempts/accept", { attempt_ids: ids.slice(start, start + BULK_MAX), note });
         if (answer.bulk_id) bulks.push(answer.bulk_id);
-        const settled = [];
         for (const result of answer.results) {
           if (result.status === "accepted" || result.status === "already_reviewed") {
             if (result.status === "accepted") accepted += 1;
@@ -581,12 +585,10 @@
             failed.push(`${shortId(result.attempt_id)}: ${result.message || result.status.replace(/_/g, " ")}`);
           }
         }
-        await settle(settled);
       }
     } catch (error) {
       reportError(error);
     }
-    updateBulk();
     $("#review-status").textContent = plural("desk.bulk.done", accepted) + (failed.length ? t("desk.bulk.not_accepted", { list: failed.join("; ") }) : "");
     if (!bulks.length) $("#undo").hidden = true;
     if (bulks.length) {
@@ -596,6 +598,8 @@
         return messages.join(" ");
       });
     }
+    await settle(settled);
+    return undefined;
   }
 
   // ---------------------------------------------------------------- reading the queue
