@@ -29,7 +29,7 @@ from itertools import pairwise
 
 from rapidfuzz import fuzz, process
 
-from slea.grading import contradiction
+from slea.grading import comparison, contradiction
 from slea.grading.relatedness import is_unrelated
 from slea.grading.terms import UNKNOWN_ZIPF, Term, Text, is_inflected
 
@@ -157,6 +157,15 @@ class Evidence:
         """Reference unit -> credit, for the units the answer has."""
         credits = {unit: self.credit(term) for unit, term in self._reference_terms.items()}
         return {unit: credit for unit, credit in credits.items() if credit > 0}
+
+    @cached_property
+    def one_sided_comparison(self) -> bool:
+        """A comparison question ("how does X differ from Y?") answered about one side only
+        (`comparison.py`): never correct, however well it describes that side."""
+        coverage = comparison.side_coverage(
+            self.material.stem, self.material.reference, self.reference_weights, self.matched
+        )
+        return coverage is not None and coverage.one_sided
 
     @cached_property
     def reference_is_thin(self) -> bool:

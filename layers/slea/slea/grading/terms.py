@@ -87,16 +87,21 @@ _PREDICATE_ENDINGS = (
     "되는 되게 되지 되기 되어 돼서 돼요 된 될 됨 돼 되 "
     "시켰습니다 시킵니다 시켰다 시킨다 시키다 시키고 시키는 시키지 시키기 시켜서 시켜 시킨 시킬 시킴 시키 "
     "이었습니다 였습니다 입니다 이었다 였다 이다 이며 이고 이라서 이므로 이지만 이에요 예요 이라 임 인 "
-    "습니다 니다"
+    "습니다 니다 "
+    # endings of other verbs, two syllables or more (one-syllable ones are the frequency rule's)
+    "었습니다 았습니다 었으며 았으며 거나 지만 면서 는데 니까 므로 도록 려고 려면 어서 아서 어요 아요 어야 아야 "
+    "었다 았다 었고 았고 겠다 는다 다가"
 ).split()
 KOREAN_SUFFIXES: tuple[str, ...] = tuple(sorted(set(_PARTICLES) | set(_PREDICATE_ENDINGS), key=len, reverse=True))
 KOREAN_STEM_MIN = 2  # syllables a stem keeps: "차이", "부하", "권한" are never cut to one syllable
 
 
 def _known_suffix(word: str) -> str:
-    """The longest listed particle or ending `word` ends in that leaves a stem of two syllables."""
+    """The longest listed particle or ending `word` ends in that leaves a stem of two syllables,
+    or of one when the suffix has two or more ("쌍으로", "씁니다"): a one-syllable ending cut
+    from a two-syllable word would take the noun apart ("차이", "부하", "권한")."""
     for suffix in KOREAN_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= KOREAN_STEM_MIN:
+        if word.endswith(suffix) and len(word) - len(suffix) >= (1 if len(suffix) >= 2 else KOREAN_STEM_MIN):  # noqa: PLR2004
             return suffix
     return ""
 
