@@ -233,6 +233,11 @@ const SleaI18n = (() => {
       "leave.confirm.other": "{count} questions of this session are still open. Start a new session? They will count as wrong answers.",
       "summary.open_left.one": "1 question of round {round} is still open: continue the round, or it counts as a wrong answer when you move on.",
       "summary.open_left.other": "{count} questions of round {round} are still open: continue the round, or they count as wrong answers when you move on.",
+      // Level trend: a move smaller than the steady band, said with its size (never "no change" when the numbers differ)
+      "level.trend.slightly_up.one": "Slightly up ({change}) over your last answer (from {from} to {to}).",
+      "level.trend.slightly_up.other": "Slightly up ({change}) over your last {count} answers (from {from} to {to}).",
+      "level.trend.slightly_down.one": "Slightly down ({change}) over your last answer (from {from} to {to}).",
+      "level.trend.slightly_down.other": "Slightly down ({change}) over your last {count} answers (from {from} to {to}).",
     },
     ko: {
       "page.title": "slea-ssem · 연습",
@@ -449,6 +454,11 @@ const SleaI18n = (() => {
       "leave.confirm.other": "이 세션에 아직 답하지 않은 문항이 {count}개 있습니다. 새 세션을 시작할까요? 그 문항들은 오답으로 계산됩니다.",
       "summary.open_left.one": "{round}라운드에 아직 답하지 않은 문항이 1개 있습니다. 라운드를 계속하세요. 다른 곳으로 넘어가면 오답으로 계산됩니다.",
       "summary.open_left.other": "{round}라운드에 아직 답하지 않은 문항이 {count}개 있습니다. 라운드를 계속하세요. 다른 곳으로 넘어가면 오답으로 계산됩니다.",
+      // Level trend: a move smaller than the steady band, said with its size (never "no change" when the numbers differ)
+      "level.trend.slightly_up.one": "마지막 답 1개 동안 {change} 소폭 상승 ({from} → {to}).",
+      "level.trend.slightly_up.other": "마지막 답 {count}개 동안 {change} 소폭 상승 ({from} → {to}).",
+      "level.trend.slightly_down.one": "마지막 답 1개 동안 {change} 소폭 하락 ({from} → {to}).",
+      "level.trend.slightly_down.other": "마지막 답 {count}개 동안 {change} 소폭 하락 ({from} → {to}).",
     },
   };
 
