@@ -31,7 +31,7 @@ from rapidfuzz import fuzz, process
 
 from slea.grading import comparison, contradiction
 from slea.grading.relatedness import is_unrelated
-from slea.grading.terms import UNKNOWN_ZIPF, Term, Text, is_inflected
+from slea.grading.terms import KOREAN_SUFFIXES, UNKNOWN_ZIPF, Term, Text, is_inflected
 
 QUESTION_TERM_FACTOR = 0.35  # weight kept by a reference term that the question already states
 NEAR_MISS_CREDIT = 0.8
@@ -283,7 +283,12 @@ class Evidence:
         if len(words) < 3:
             return False
         if self.answer.is_korean:
-            inflected = sum(1 for word in words if word.script == "hangul" and is_inflected(word.text))
+            # A particle after a Latin word ("LLM이", "API를") is a word of its own here: it marks one.
+            inflected = sum(
+                1
+                for word in words
+                if word.script == "hangul" and (is_inflected(word.text) or word.text in KOREAN_SUFFIXES)
+            )
             return inflected / len(words) >= 0.25
         terms = self.answer.terms
         if sum(term.zipf > UNKNOWN_ZIPF for term in terms) < 0.5 * len(terms):
