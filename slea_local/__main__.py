@@ -95,13 +95,18 @@ def _print_round(output: dict[str, Any], profile: dict[str, Any]) -> None:
 
 
 @contextmanager
-def _seeded_local_aws() -> Iterator[tuple[Any, Any, dict[str, int]]]:
-    """The demo's local AWS, quietly: (cloud, runtime, records written per seed section)."""
+def _seeded_local_aws(review_demo: bool = False) -> Iterator[tuple[Any, Any, dict[str, int]]]:
+    """The demo's local AWS, quietly: (cloud, runtime, records written per seed section).
+    `review_demo`: simulated learners' answers wait for reviewers in groups (slea_local.review_demo)."""
     from slea_local.demo_aws import seeded_local_aws
 
     _quiet_powertools()
     print("local AWS: building template.yaml's resources in moto, loading the demo seed …", file=sys.stderr, flush=True)
-    with seeded_local_aws() as aws:
+    if review_demo:
+        print("review demo: simulated learners answer shared short-answer items …", file=sys.stderr, flush=True)
+    with seeded_local_aws(review_demo=review_demo) as aws:
+        if aws.review_demo is not None:
+            print(f"review demo: {aws.review_demo.summary()}", file=sys.stderr, flush=True)
         yield aws.cloud, aws.runtime, aws.written
 
 
@@ -392,9 +397,10 @@ def _fold_stream(runtime: Any, seconds: float, stop: threading.Event) -> None:
             print(f"stream fold failed: {error}", flush=True)
 
 
-def serve(port: int, calibrate_every: float = 60.0) -> int:
+def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = True) -> int:
     """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine),
-    with the calibration job run every `calibrate_every` seconds (0: never)."""
+    with the calibration job run every `calibrate_every` seconds (0: never) and, with
+    `review_demo`, simulated learners' answers waiting for reviewers in groups."""
     from slea_local.executions import LocalStepFunctions
     from slea_local.http import QuietRequestHandler, local_server
 
@@ -402,7 +408,10 @@ def serve(port: int, calibrate_every: float = 60.0) -> int:
         def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
             print(f"{self.command} {self.path} -> {code}", flush=True)
 
-    with _seeded_local_aws() as (_cloud, runtime, _written), LocalStepFunctions(runtime) as step_functions:
+    with (
+        _seeded_local_aws(review_demo) as (_cloud, runtime, _written),
+        LocalStepFunctions(runtime) as step_functions,
+    ):
         server = local_server(runtime, port, LoggingHandler)
         stop = threading.Event()
         if calibrate_every > 0:
@@ -413,6 +422,8 @@ def serve(port: int, calibrate_every: float = 60.0) -> int:
             print(f"slea-ssem on {url}")
             print(f"  learner app:  {url}/   (a new name or a seeded learner; tick 'reviewer' to review)")
             print(f"  reviewer app: {url}/review")
+            if review_demo:
+                print("  (simulated learners' answers wait there in review groups; --no-review-demo: none)")
             print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
             print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
             print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
@@ -501,6 +512,12 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument(
         "--calibrate-every", type=float, default=60.0, help="seconds between calibration runs (0: never)"
     )
+    serve_parser.add_argument(
+        "--no-review-demo",
+        dest="review_demo",
+        action="store_false",
+        help="start without the simulated learners whose short answers wait for reviewers in groups",
+    )
     stdio_parser = commands.add_parser("mcp-stdio", help="the MCP server over stdio (desktop agents), local AWS")
     stdio_parser.add_argument("--user", help="the caller's user id (a UUID); default: SLEA_USER")
     stdio_parser.add_argument(
@@ -521,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
         "generate": lambda: generate(_execution_input(args)),
         "session": lambda: session(args.user_id, args.session_id, args.category, args.count),
         "openapi": lambda: openapi(args.out),
-        "serve": lambda: serve(args.port, args.calibrate_every),
+        "serve": lambda: serve(args.port, args.calibrate_every, args.review_demo),
         "invoke": lambda: invoke(args.tool, args.event),
         "mcp-stdio": lambda: mcp_stdio(args.user, args.groups),
     }

@@ -166,6 +166,67 @@ def test_five_right_answers_in_a_row_read_as_a_rise_over_those_five(server, new_
     screenshot(page, f"level-panel-trend-{device}")
 
 
+def test_an_answers_row_keeps_its_value_and_a_re_estimate_is_a_row_that_says_why(server, new_page):
+    """The table under the chart: each answer's row reads the estimate stored when it was graded;
+    a reviewer's change of a grade and questions counted as wrong are rows of their own that say
+    so, in English and in Korean (an answer's row once took the later value: -0.5, then -0.9)."""
+    history = [
+        {"at": "2026-11-26T10:01:00Z", "category": "technical", "theta": -0.5, "se": 0.9, "answers": 1},
+        {
+            "at": "2026-11-26T10:02:00Z",
+            "category": "technical",
+            "theta": -0.9,
+            "se": 0.9,
+            "answers": 1,
+            "event": "review",
+        },
+        {"at": "2026-11-26T10:03:00Z", "category": "technical", "theta": -0.7, "se": 0.8, "answers": 2},
+        {
+            "at": "2026-11-26T10:04:00Z",
+            "category": "technical",
+            "theta": -1.1,
+            "se": 0.8,
+            "answers": 2,
+            "event": "skipped",
+        },
+    ]
+    measured = {
+        "abilities": [
+            {
+                "category": "technical",
+                "theta": -1.1,
+                "se": 0.8,
+                "level": "beginner",
+                "answers": 2,
+                "skipped": 1,
+                "updated_at": "2026-11-26T10:04:00Z",
+                "answers_to_precision": 40,
+            }
+        ],
+        "history": history,
+    }
+    page = new_page(LAPTOP)
+    page.route("**/learners/me/ability", lambda route: route.fulfill(json=measured))
+    sign_in_as(page, server, ENGLISH_LEARNER)
+    page.wait_for_selector("#ability .ability svg", state="visible")
+    rows = page.locator("#ability .ability tbody tr")
+
+    def cells(index: int) -> tuple[str, str]:
+        row = rows.nth(index).locator("td")
+        return row.nth(0).text_content() or "", row.nth(2).text_content() or ""
+
+    assert [cells(i) for i in range(4)] == [
+        ("Answer 1", "\u22120.5"),
+        ("Answer 1, re-estimated: a reviewer changed a grade", "\u22120.9"),
+        ("Answer 2", "\u22120.7"),
+        ("After answer 2: unanswered questions counted as wrong", "\u22121.1"),
+    ]
+    block = page.locator("#ability .ability")
+    assert block.get_by_role("img", name="Technical ability over your last 2 answers").count() == 1
+    page.select_option("#language", "ko")
+    assert cells(1)[0] == "1번째 답 이후 다시 추정: 검토자가 점수를 고쳤습니다"
+
+
 @pytest.mark.parametrize(("viewport", "device"), [(LAPTOP, "laptop"), (PHONE, "phone")])
 def test_a_small_fall_is_said_with_its_size_and_the_level_word_in_korean(server, korean_page, viewport, device):
     # The case a Korean learner met: "변화 없음" beside -1.7 -> -1.8, and "지금 기술 수준: novice".

@@ -61,6 +61,9 @@ def test_retire_and_bulk_accept_ask_for_a_reason_are_confirmed_and_can_be_undone
         page.click("#undo-yes")
     assert undone.value.status == 200
     page.wait_for_function("() => document.querySelector('#review-status').textContent.startsWith('Retirement undone')")
+    # The reported question is back in the queue, its learner's report with it.
+    page.wait_for_selector('#entries > article[data-entry="rq-002"]')
+    assert "unclear" in page.locator('article[data-entry="rq-002"]').inner_text()
 
     # Bulk accept: confirmed with a reason, then reverted: the answers come back to the queue.
     page.check("#select-all")
@@ -68,17 +71,17 @@ def test_retire_and_bulk_accept_ask_for_a_reason_are_confirmed_and_can_be_undone
     assert page.inner_text("#bulk-question").startswith("Accept 2 grades")
     page.get_by_role("button", name="Yes, accept them").click()
     assert "Give a reason for accepting" in _error(page)
-    assert page.locator("#entries article").count() == 2
+    assert page.locator("#entries article").count() == 3
     page.fill("#bulk-note", "Both name the retrieval step.")
     screenshot(page, f"trail-bulk-confirm-{_name(viewport)}", full_page=False)
     with page.expect_response(lambda response: response.url.endswith("/review/attempts/accept")):
         page.get_by_role("button", name="Yes, accept them").click()
-    page.wait_for_function("() => document.querySelectorAll('#entries article').length === 0")
+    page.wait_for_function("() => document.querySelectorAll('#entries article').length === 1")  # the question
     assert page.inner_text("#undo-what") == "Revert accepting 2 grades?"
     page.fill("#undo-note", "Accepted too fast.")
     with page.expect_response(lambda response: response.url.endswith("/revert")):
         page.click("#undo-yes")
-    page.wait_for_function("() => document.querySelectorAll('#entries article').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#entries article').length === 3")
     assert page.inner_text("#review-status") == "2 grades back in the queue."
     screenshot(page, f"trail-after-undo-{_name(viewport)}")
 

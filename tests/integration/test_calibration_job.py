@@ -561,3 +561,68 @@ def test_a_flagged_learner_is_marked_for_review_their_level_unchanged_and_unmark
     assert record["theta"] == Decimal("0.8")
     listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"})["Item"]["learners"]
     assert ABERRANT not in listed
+
+
+GAVE_UP = "3f2504e0-4f89-41d3-9a0c-0305e82c3302"  # answered up to their level, then gave up
+
+
+def given_up_answers(cloud, answer_given_up: str) -> None:
+    """Right on every item they answered, and `answer_given_up` to the easiest three (the round
+    they abandoned): counted as wrong answers, "wrong on easy ones, right on hard ones"."""
+    with table(cloud, "AttemptsTable").batch_writer() as batch:
+        for number, item_id in enumerate([*ITEMS, MISFIT]):
+            label = ITEMS[item_id][0] if item_id in ITEMS else 5
+            given_up = label <= 4
+            correct = not given_up
+            batch.put_item(
+                Item={
+                    "session_id": "s-gave-up",
+                    "attempt_key": f"{item_id}#gave-up",
+                    "question_id": item_id,
+                    "user_id": GAVE_UP,
+                    "score": 100 if correct else 0,
+                    "is_correct": correct,
+                    "question_type": "short_answer",
+                    "user_answer": answer_given_up if given_up else "an answer",
+                    "graded_at": f"2026-01-03T00:00:{number:02d}Z",
+                }
+            )
+
+
+@pytest.mark.parametrize("answer_given_up", ["I don't know", "모르겠습니다"])
+def test_a_learner_who_abandoned_a_round_is_not_flagged_while_an_aberrant_one_still_is(
+    simulated, cloud, answer_given_up
+):
+    """An abandoned round ("I don't know" to the rest) is not read as key sharing: person fit counts
+    only what was answered (slea.measurement.person_fit), in the same run that flags a real misfit."""
+    aberrant_answers(cloud)
+    given_up_answers(cloud, answer_given_up)
+    run_job(simulated)
+    listed = table(cloud, "AbilitiesTable").get_item(Key={"user_id": "#review", "entry": "person-fit"})["Item"]
+    assert ABERRANT in listed["learners"]
+    assert GAVE_UP not in listed["learners"]
+
+
+def test_the_export_marks_a_non_answer_declined_and_nothing_else():
+    from slea.dal.attempt_export import attempts_of
+
+    def line(answer: str) -> bytes:
+        item = {
+            "user_id": {"S": "u"},
+            "question_id": {"S": "q"},
+            "score": {"N": "0"},
+            "user_answer": {"S": answer},
+            "question_stem": {"S": "What is retrieval-augmented generation?"},
+        }
+        return json.dumps({"Item": item}).encode()
+
+    answers = [
+        "I don't know",
+        "모르겠습니다",
+        "I really don't know what retrieval-augmented generation is",
+        "The answer is 42.",
+        "I'm not sure, but it retrieves documents first",  # an answer with a doubt is an answer
+    ]
+    read = list(attempts_of([line(answer) for answer in answers]))
+    assert [attempt.get("declined", False) for attempt in read] == [True, True, True, False, False]
+    assert all("user_answer" not in attempt for attempt in read)  # the answer itself is still dropped

@@ -333,12 +333,15 @@ def test_an_override_rescores_the_ability_as_remove_then_add(cloud, runtime, mon
     assert int(after["answers"]) == 2
     assert int(after["version"]) == int(before["version"]) + 1
     assert len(history(cloud)) == 3  # the correction is a point of its own
-    # What the learner sees: one point per answer, the correction in the place of answer 2's.
+    # What the learner sees: one point per answer as it was stored then (answer 2's row still reads
+    # what it read before the review), and the correction as a later point of its own that says why.
     from slea.logic.learners.ability import learner_ability
 
     with cloud.environment(cloud.environment_of("ApiFunction")):
         seen = learner_ability(LEARNER)
-    assert [point.answers for point in seen.history] == [1, 2] == [1, seen.abilities[0].answers]
+    assert [point.answers for point in seen.history] == [1, 2, 2] == [1, 2, seen.abilities[0].answers]
+    assert [point.event for point in seen.history] == ["answer", "answer", "review"]
+    assert seen.history[1].theta == pytest.approx(float(before["theta"]), abs=1e-3)
     assert seen.history[-1].theta == pytest.approx(float(after["theta"]), abs=1e-3)
 
     _override(cloud, graded["attempt_id"], 10)  # a second correction starts from the first
@@ -406,6 +409,54 @@ def test_the_history_is_the_newest_points_oldest_first(cloud, monkeypatch):
     assert [point.theta for point in seen.history] == [3, 4, 5]
     assert [point.answers for point in seen.history] == [2, 3, 3]  # counted back from each category's 3
     assert [view.category for view in seen.abilities] == ["business", "technical"]
+
+
+def test_an_answers_row_never_changes_once_shown_whatever_is_counted_after_it(cloud):
+    """Rows shown once keep their value and number: a reviewer's correction and a batch of items
+    left unanswered (counted as wrong when the round ran out) come after the answer they follow,
+    as rows of their own (test changed to the new behaviour: a correction once took the place of
+    its answer's row, and a skip point took an answer's number, shifting every row before it)."""
+    from slea.logic.learners.ability import learner_ability
+
+    rows = table(cloud, "AbilitiesTable")
+    rows.put_item(
+        Item={
+            "user_id": LEARNER,
+            "entry": "ability#technical",
+            "category": "technical",
+            "theta": 0,
+            "se": 1,
+            "answers": 2,
+            "updated_at": "x",
+        }
+    )
+
+    def point(minute, suffix, theta):
+        at = f"2026-11-24T10:0{minute}:00.000Z"
+        rows.put_item(
+            Item={
+                "user_id": LEARNER,
+                "entry": f"history#technical#{at}#{suffix}",
+                "at": at,
+                "category": "technical",
+                "theta": Decimal(str(theta)),
+                "se": 1,
+            }
+        )
+
+    def shown():
+        with cloud.environment(cloud.environment_of("ApiFunction")):
+            return [(p.answers, p.event, p.theta) for p in learner_ability(LEARNER).history]
+
+    point(1, "a1", -0.5)
+    point(2, "a2", -0.7)
+    before = shown()
+    assert before == [(1, "answer", -0.5), (2, "answer", -0.7)]
+    point(3, "a2#review", -0.9)  # a reviewer lowered answer 2's grade
+    point(4, "sess#skipped#q9", -1.2)  # then the round ran out with an item left unanswered
+    after = shown()
+    assert after[: len(before)] == before  # the rows shown before are as they were
+    assert after[len(before) :] == [(2, "review", -0.9), (2, "skipped", -1.2)]
 
 
 # ---------------------------------------------------------------- through the HTTP API and MCP

@@ -116,7 +116,8 @@ def test_a_learner_is_offered_the_learner_tools_only(mcp_module):
 def test_an_author_is_offered_the_six_spec_tools_and_the_round_tools_with_their_contracts_schemas(mcp_module):
     tools = _listed(mcp_module, caller(DAVE, "authors"))
     assert set(tools) == SPEC_TOOLS | LEARNER_TOOLS
-    assert set(_listed(mcp_module, Caller.from_claims({"sub": DAVE, "scope": "openid slea/author"}))) == set(tools)
+    # A scope is the client's to ask for, not the user's role: it offers a learner's tools only.
+    assert set(_listed(mcp_module, Caller.from_claims({"sub": DAVE, "scope": "openid slea/author"}))) == LEARNER_TOOLS
     from slea.contracts.keywords import GetKeywordsInput
 
     assert tools["get_difficulty_keywords"].input_schema == GetKeywordsInput.model_json_schema()

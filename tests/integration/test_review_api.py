@@ -10,6 +10,7 @@ import boto3
 import pytest
 
 from slea_local import REPO_ROOT
+from slea_local.template import repository_template
 from tests.integration.test_api import (  # noqa: F401 - sessions_table: the autouse fixture own() needs
     ALICE,
     BOB,
@@ -33,7 +34,16 @@ def token(subject, **claims):
 
 
 REVIEWER = token(CAROL, **{"cognito:groups": ["reviewers", "admins"]})  # arrives as "[reviewers admins]"
-SCOPED_REVIEWER = token(CAROL, scope="openid slea/review")
+# Every scope the stack's own web app client allows (template.yaml), Cognito's own, and the old
+# review and author scopes: a client's scopes, which any of its users may ask for, never make a reviewer.
+EVERY_SCOPE = " ".join(
+    [
+        *repository_template().resources["UserPoolClientSignIn"]["Properties"]["ClientSettings"]["AllowedOAuthScopes"],
+        "aws.cognito.signin.user.admin",
+        "slea/review",
+        "slea/author",
+    ]
+)
 
 
 def table(cloud, logical_id):
@@ -331,6 +341,7 @@ def test_accepting_a_grade_keeps_it_and_leaves_the_queue(http, step_functions, f
         "questions_accepted": 0,
         "open": 0,
         "proposals": 0,
+        "correct_from": 80,  # the pass mark, for the page to show beside every score
     }
     (record,) = audit(http, attempt_id)
     assert (record["who"], record["action"], record["note"]) == (CAROL, "accept", "fair")
@@ -464,7 +475,7 @@ def test_accepting_a_question_leaves_the_queue_and_a_new_report_brings_it_back(h
     report = f"/sessions/s1/questions/{question['question_id']}/reports"
     http("POST", report, {"reason": "typo"}, ALICE)
     path = f"/review/questions/{question['question_id']}"
-    status, _, body = http("POST", path, {"action": "accept"}, SCOPED_REVIEWER)
+    status, _, body = http("POST", path, {"action": "accept"}, REVIEWER)
     assert (status, body["status"]) == (200, "active"), body
     assert entry_for(queue(http), question["question_id"]) is None
     assert stats(http)["questions_accepted"] == 1
@@ -506,8 +517,14 @@ REVIEW_ROUTES = [
 @pytest.mark.parametrize(("method", "path", "body"), REVIEW_ROUTES)
 @pytest.mark.parametrize(
     "who",
-    [ALICE, token(ALICE, **{"cognito:groups": ["admins"]}), token(ALICE, scope="openid profile")],
-    ids=["learner", "other-group", "other-scope"],
+    [
+        ALICE,
+        token(ALICE, **{"cognito:groups": ["admins"]}),
+        token(ALICE, scope="openid profile"),
+        token(ALICE, scope=EVERY_SCOPE),
+        token(ALICE, scope=EVERY_SCOPE, **{"cognito:groups": ["authors"]}),
+    ],
+    ids=["learner", "other-group", "other-scope", "every-scope", "author-with-every-scope"],
 )
 def test_everyone_but_a_reviewer_gets_403_on_every_review_route(http, step_functions, method, path, body, who):
     status, _, response = http(method, path, body, who)

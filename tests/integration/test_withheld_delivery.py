@@ -103,18 +103,20 @@ def test_what_was_held_back_is_shown_once_its_items_are_answered_and_not_before(
             if set(stored["withheld_for"]) - answered:
                 # Not yet: what was shown at answer time, with its note; nothing held back.
                 assert view["explanation"] == stored["explanation"]
-                assert NOTE[language] in view["explanation"]
+                assert view["held_back_note"] == NOTE[language]  # its own field, not the text's
+                assert NOTE[language] not in view["explanation"]
                 assert not any(sentence in " ".join(texts(view)) for sentence in hidden)
                 assert not any(sentence in str(summary) for sentence in hidden)
             if last:
                 # The round is answered: every sentence held back is shown, and no note.
                 assert NOTE[language] not in " ".join(texts(view))
+                assert view.get("held_back_note") is None
                 assert view["explanation"] == stored["unguarded"]["explanation"]
                 missing = [sentence for sentence in hidden if sentence not in " ".join(texts(view))]
                 assert missing == []
                 # Every answer given while another item was open waits (with the note): count the
                 # ones that really lost text.
-                at_answer = stored["explanation"].removesuffix(NOTE[language]).rstrip()
+                at_answer = stored["explanation"]
                 held_back += bool(hidden) or stored["unguarded"]["explanation"] != at_answer
     if session.startswith("leak-"):  # rounds known to have an item quoting another's key
         assert held_back, "nothing was held back: the round no longer has items that give each other away"
@@ -147,6 +149,7 @@ def test_a_round_the_session_has_moved_past_delivers_what_it_held_back_and_takes
     view = history(http, session, user)[pending["attempt_id"]]
     assert view["explanation"] == pending["unguarded"]["explanation"]
     assert NOTE["en"] not in view["explanation"]
+    assert view.get("held_back_note") is None
 
     # Its unanswered items can no longer be answered: their keys may be in what was delivered.
     left = next(q for q in stored_questions(cloud, session) if q["question_id"] not in answered and q["round"] == 1)
@@ -184,6 +187,7 @@ def test_a_session_left_for_a_newer_one_delivers_what_it_held_back_and_takes_no_
     view = history(http, session, user)[pending["attempt_id"]]
     assert view["explanation"] == pending["unguarded"]["explanation"]
     assert NOTE["en"] not in view["explanation"]
+    assert view.get("held_back_note") is None
     status, _, page = http("GET", "/learners/me/attempts?limit=20", None, user)
     assert {a["attempt_id"]: a for a in page["attempts"]}[pending["attempt_id"]] == view
 

@@ -170,12 +170,13 @@ def test_the_check_withholds_what_the_generator_let_through(
     monkeypatch.setattr(generator, "gives_away", lambda *args: False, raising=False)
     outcomes = play(http, step_functions, user, session, category)
     assert [(item["stem"], leaked) for item, _, leaked in outcomes if leaked] == []
-    noted = [item for item, result, _ in outcomes if NOTE[language] in result["explanation"]]
+    noted = [item for item, result, _ in outcomes if NOTE[language] in (result.get("held_back_note") or "")]
+    assert not any(NOTE[language] in result["explanation"] for _, result, _ in outcomes)  # never in the text
     assert noted, "nothing was withheld: the round no longer has the comparison item"
     # The learner's own item is still fully explained: its key is stated.
     assert all(own_key_stated(item, result["explanation"]) for item, result, _ in outcomes)
     # The last answer leaves nothing unanswered: nothing is withheld from it.
-    assert NOTE[language] not in outcomes[-1][1]["explanation"]
+    assert outcomes[-1][1].get("held_back_note") is None
     # What is stored, and returned to a retry, is the checked text.
     first, checked, _ = next(outcome for outcome in outcomes if outcome[0] in noted)
     assert answer(http, session, user, first["question_id"], wrong_answer(first)) == checked
@@ -301,7 +302,8 @@ def test_a_model_explanation_quoting_an_unanswered_items_key_is_withheld(gemini,
     result = answer(http, session, user, sa_id, vague)
 
     assert normalised(keyed_choice) not in normalised(result["explanation"])
-    assert NOTE[language] in result["explanation"]
+    assert NOTE[language] in result["held_back_note"]
+    assert NOTE[language] not in result["explanation"]
     assert len(result["explanation"]) >= 500
     # The answered item's own explanation stays: what fine-tuning changes.
     assert ("weights" if language == "en" else "가중치") in result["explanation"]
@@ -317,6 +319,7 @@ def test_a_model_explanation_quoting_an_unanswered_items_key_is_withheld(gemini,
     gemini.script(model_reply({"explanation": QUOTING_EXPLANATION[language], "reference_links": LINKS}))
     last = answer(http, session, user, mc_id, "B")
     assert NOTE[language] not in last["explanation"]
+    assert last.get("held_back_note") is None
     assert normalised(keyed_choice) in normalised(last["explanation"])
 
 
@@ -354,7 +357,7 @@ def test_a_stored_explanation_from_the_cache_is_checked_too(gemini, http, step_f
     result = answer(http, session, DEMO_USER, mc_id, "B")
     assert gemini.requests == []  # served from the cache
     assert "changes the model's weights" not in result["explanation"]
-    assert NOTE["en"] in result["explanation"]
+    assert NOTE["en"] in result["held_back_note"]
 
 
 def test_without_the_session_nothing_is_shown_unchecked(http, step_functions, faults):

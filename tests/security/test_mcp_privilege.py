@@ -75,7 +75,7 @@ def valid_arguments(tool: str, session: str = "s1") -> dict[str, Any]:
 
 
 def refusal(tool: str) -> str:
-    return f"{tool} is an authoring tool: it needs the 'authors' group (or the 'slea/author' scope)"
+    return f"{tool} is an authoring tool: it needs the 'authors' group"
 
 
 def _session_of(http: Any, user: str) -> str:
@@ -135,6 +135,8 @@ def test_over_http_a_learner_is_offered_no_authoring_tool_and_gets_no_concept_re
         {"cognito:groups": ["reviewers"]},
         {"scope": "openid slea/author,x"},
         {"scope": "openid slea/authors"},
+        {"scope": "openid slea/author"},  # a scope is the client's, never a user's role
+        {"scope": "openid email profile slea/author slea/review"},
     ],
     ids=json.dumps,
 )

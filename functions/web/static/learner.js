@@ -120,7 +120,9 @@ const SleaAbility = (() => {
           { tag: "text", attrs: { class: "tick", x: PAD.left, y: HEIGHT - 6 }, text: axis(first) },
           { tag: "text", attrs: { class: "tick", x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" }, text: axis(last) },
         ];
-    const name = plural("level.chart", points.length, { category: named("category", category) });
+    // Named by the answers drawn: a later re-estimate (a review, items counted as wrong) is a point, not an answer.
+    const answered = new Set(points.filter((p) => p.answers > 0).map((p) => p.answers)).size;
+    const name = plural("level.chart", answered, { category: named("category", category) });
     const moved = trend(points);
     const now = rangeOf(last);
     const summary = (moved ? `${moved.text} ` : "") + t("level.chart.summary", { low: now.low, high: now.high });
@@ -170,6 +172,12 @@ const SleaAbility = (() => {
   let userKey = "";
   const PANEL_SCREENS = ["start", "summary"]; // the level panel is shown with these screens
   let abilityKnown = false; // the level panel has something to show
+  // Feedback that earns its space: the note that what would answer an open item is held back is
+  // said once per round (the first feedback that carries it), not after every answer.
+  const PASS_MARK = 80; // slea.constants.HIGH_SCORE_THRESHOLD: a score from this is correct
+  const noteSaidFor = new Set(); // "session#round" whose held-back note the learner has been shown
+  const scoreWords = (key, score, type) =>
+    t(key, { score }) + (type === "short_answer" || (score > 0 && score < 100) ? t("feedback.pass_mark", { mark: PASS_MARK }) : "");
   let ability = null; // the panel's last data, drawn again when the language changes
   let redraw = () => {}; // the current screen's words, drawn again when the language changes
   // The placement test of the current session, if it is one (POST /sessions/{id}/next).
@@ -357,6 +365,15 @@ const SleaAbility = (() => {
     return entry.skipped ? el("li", { class: "skipped", text: SleaI18n.plural("level.skipped", entry.skipped) }) : null;
   }
 
+  /* A row of the ability table: an answer's estimate as it was stored then (it never changes); a
+     later re-estimate (a reviewer's change of a grade, questions left unanswered counted as wrong)
+     is a row of its own that says why. */
+  function rowLabel(point) {
+    if (point.event === "review") return t("level.row.review", { number: point.answers });
+    if (point.event === "skipped") return t(point.answers ? "level.row.skipped" : "level.row.skipped_first", { number: point.answers });
+    return t("level.row.answer", { number: point.answers });
+  }
+
   function abilityBlock(entry, history) {
     const words = SleaAbility.describe(entry);
     const id = `ability-${entry.category.replace(/[^a-z0-9_-]/gi, "")}`;
@@ -375,7 +392,7 @@ const SleaAbility = (() => {
     if (!drawn) return block;
     const { fixed, rangeOf } = SleaAbility;
     const rows = drawn.points.map((point) =>
-      el("tr", {}, el("td", { text: point.answers }), el("td", { text: String(point.at).slice(0, 16).replace("T", " ") }),
+      el("tr", {}, el("td", { text: rowLabel(point) }), el("td", { text: String(point.at).slice(0, 16).replace("T", " ") }),
         el("td", { text: fixed(point.theta) }), el("td", { text: t("level.range_value", rangeOf(point)) })));
     block.append(
       el("figure", {}, SleaAbility.render(drawn)),
@@ -762,7 +779,7 @@ const SleaAbility = (() => {
   function showFeedback(result, question, ownAnswer) {
     redraw = () => {
       $("#verdict").textContent = t(result.is_correct ? "feedback.correct" : "feedback.incorrect");
-      $("#score").textContent = t("feedback.score", { score: result.score });
+      $("#score").textContent = scoreWords("feedback.score", result.score, question && question.type);
       $("#feedback-details").replaceChildren(...partsList(feedbackParts(result, question, ownAnswer)));
       const last = state.index + 1 >= state.questions.length;
       $("#next").textContent = t(last ? "feedback.to_summary" : "feedback.next");
@@ -770,6 +787,11 @@ const SleaAbility = (() => {
     };
     redraw();
     $("#provisional").hidden = !result.needs_review;
+    const round = `${state.sessionId}#${state.round}`;
+    const note = result.held_back_note && !noteSaidFor.has(round) ? result.held_back_note : "";
+    if (note) noteSaidFor.add(round);
+    $("#held-back-note").textContent = note;
+    $("#held-back-note").hidden = !note;
     // With details, the prose says the same again: it is not shown (no repetition).
     $("#feedback-text").textContent = result.details ? "" : result.feedback || "";
     $("#feedback-text").hidden = !$("#feedback-text").textContent;
@@ -828,7 +850,7 @@ const SleaAbility = (() => {
       ...(summary.to_review.length
         ? summary.to_review.map((item) =>
           el("li", {}, el("span", { "data-content": true, text: `${item.stem} ` }),
-            el("span", { class: "meta", text: t("summary.to_review_meta", { round: item.round, score: item.score }) })))
+            el("span", { class: "meta", text: t("summary.to_review_meta", { round: item.round, score: item.score }) + t("feedback.pass_mark", { mark: PASS_MARK }) })))
         : [el("li", { text: t("summary.nothing") })]),
     );
     const next = summary.next_round;
@@ -913,7 +935,7 @@ const SleaAbility = (() => {
           : el("dd", { class: "meta", text: t("history.unknown_question") }),
         el("dt", { text: t("history.answer") }),
         el("dd", { class: "answer-text", "data-content": true, text: answerText(attempt) })),
-      el("p", { class: "grade" }, verdictOf(attempt), " · ", el("strong", { text: t("history.score", { score: attempt.score }) }),
+      el("p", { class: "grade" }, verdictOf(attempt), " · ", el("strong", { text: scoreWords("history.score", attempt.score, attempt.question_type) }),
         " · ", el("span", { class: "status", text: statusOf(attempt) })),
       attempt.review_note ? el("p", { class: "review-note", "data-content": true, text: t("history.review_note", { note: attempt.review_note }) }) : null,
       attempt.explanation || attempt.details
@@ -929,6 +951,10 @@ const SleaAbility = (() => {
       el("option", { value: "", text: t("history.all_sessions") }),
       ...answers.sessions.map((session) => el("option", { value: session.session_id, text: sessionName(session.session_id) })));
     filter.value = answers.filter || "";
+    // Said once above the list (the same words each answer still waiting for its round carries).
+    const waiting = answers.attempts.find((attempt) => attempt.held_back_note);
+    $("#history-held-back").textContent = waiting ? waiting.held_back_note : "";
+    $("#history-held-back").hidden = !waiting;
     $("#answers-list").replaceChildren(
       ...(answers.attempts.length ? answers.attempts.map(historyItem) : [el("li", { text: t("history.empty") })]));
     $("#answers-more").hidden = !answers.cursor;

@@ -20,6 +20,11 @@
   let query = new URLSearchParams(); // the filters and sort the shown entries were read with
   let rendered = 0;
   let generation = 0; // a newer filter choice outdates pages still being read for an older one
+  /* One state for the queue, shared by the one-by-one and group views: every open entry either
+     view has read, by id (a group lists its members' ids). An action settles entries (`settle`):
+     both views drop them at once, and the counts are read again from the server. */
+  const known = new Map();
+  const acting = new Set(); // entries whose action is on its way: a second click sends nothing
 
   // ---------------------------------------------------------------- text shown safely
   // Embeddings, overrides, isolates, marks (LRM, RLM, ALM): they change how the text around them reads.
@@ -70,6 +75,16 @@
     $("#stat-questions").textContent = `${stats.questions_retired} / ${stats.questions_edited}`;
   }
 
+  /* The counts as the server has them (GET /review/stats): read again after every action. */
+  async function refreshStats() {
+    try {
+      stats = await api("GET", "/review/stats");
+      renderStats();
+    } catch (error) {
+      reportError(error);
+    }
+  }
+
   const row = (label, value) => (value === null || value === undefined || value === "" ? null : el("p", {}, el("strong", { text: `${label}: ` }), userText(value)));
 
   function itemColumn(entry, name) {
@@ -84,6 +99,9 @@
       el("p", {}, el("strong", { text: "Key: " }), userText(key || "–", "bdi", { class: "key" })),
       row("Reference answer", q.reference_answer),
       q.explanation ? el("details", {}, el("summary", { text: `Explanation of ${name}` }), userText(q.explanation, "p", { class: "explanation" })) : null,
+      q.rested_at ? el("p", { class: "rested" }, SleaI18n.t("review.rested", {
+        when: when(q.rested_at), why: SleaI18n.t(`review.rested.${q.rest_reason === "farm" || q.rest_reason === "compromised" ? q.rest_reason : "exposure"}`),
+      })) : null,
       q.reports && q.reports.length ? el("div", {}, el("strong", { text: "Learners' reports:" }), el("ul", {}, q.reports.map((r) => el("li", {}, userText(r.reason))))) : null,
       entry.attempt ? el("div", {}, el("h4", { text: "Learner's answer" }), collapsible(entry.attempt.user_answer, name)) : null,
     );
@@ -147,6 +165,7 @@
     if (record.action === "revert_bulk" || record.action === "revert_group") return `${(after.reverted || []).length} reverted, ${(after.kept || []).length} kept`;
     if (record.action === "group_grade") return `${(after.reviewed || []).length} answers graded ${after.score}`;
     if (record.action === "revert_edit") return "text and key as before the edit";
+    if (before.drawable === false && after.drawable === true) return SleaI18n.t("review.change.drawable");
     if (record.changed === false) return record.action === "revert_accept" ? "back to unreviewed" : "kept as it was";
     if ("score" in before || "score" in after) return `score ${before.score ?? "–"} → ${after.score ?? "–"}`;
     if ("status" in after) return `status ${before.status ?? "–"} → ${after.status}`;
@@ -206,47 +225,65 @@
       $("#undo-note").focus();
       return reportError("Give a reason for undoing: it is kept in the review record.");
     }
+    if (!undoing) return undefined;
+    const send = undoing;
+    undoing = null; // one undo per offer, however often the button is pressed
+    $("#undo-yes").disabled = true;
     try {
-      const message = await undoing(note);
+      const message = await send(note);
       $("#undo").hidden = true;
       $("#review-status").textContent = message;
       if (!$("#recent").hidden) loadRecent();
     } catch (error) {
+      undoing = send;
       reportError(error);
+    } finally {
+      $("#undo-yes").disabled = false;
+    }
+    return undefined;
+  }
+
+  /* After an undo: the view shown read again (what came back to the queue shows in it), the
+     other view read when next shown, and the counts as the server has them. */
+  async function refreshQueue() {
+    await refreshStats();
+    grouped.entriesStale = true;
+    if (groupsShown()) await loadGroups();
+    else {
+      grouped.entriesStale = false;
+      await reload();
     }
   }
 
   const unretire = (questionId) => async (note) => {
     await api("POST", `/review/questions/${encodeURIComponent(questionId)}/unretire`, { note });
-    stats.questions_retired = Math.max(0, (stats.questions_retired || 0) - 1);
-    renderStats();
+    await refreshQueue();
     return "Retirement undone: the question is active again.";
   };
 
   const revertBulk = (bulkId) => async (note) => {
     const done = await api("POST", `/review/bulk/${encodeURIComponent(bulkId)}/revert`, { note });
-    await reload();
+    await refreshQueue();
     return `${done.reverted.length} grade${done.reverted.length === 1 ? "" : "s"} back in the queue` +
       (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
   };
 
   const undoReview = (attemptId) => async (note) => {
     const done = await api("POST", `/review/attempts/${encodeURIComponent(attemptId)}/undo`, { note });
-    await reload();
+    await refreshQueue();
     return `Grade change undone: the score is ${done.score} again.`;
   };
 
   const revertGroup = (groupId) => async (note) => {
     const done = await api("POST", `/review/groups/${encodeURIComponent(groupId)}/revert`, { note });
-    await reload();
+    await refreshQueue();
     return `${done.reverted.length} answer${done.reverted.length === 1 ? "" : "s"} of the group reverted` +
       (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
   };
 
   const revertEdit = (questionId) => async (note) => {
     await api("POST", `/review/questions/${encodeURIComponent(questionId)}/revert-edit`, { note });
-    stats.questions_edited = Math.max(0, (stats.questions_edited || 0) - 1);
-    renderStats();
+    await refreshQueue();
     return "Edit undone: the question's text and key are as they were.";
   };
 
@@ -259,6 +296,10 @@
     ];
     const send = (body) => {
       const reason = note.value.trim();
+      if (!reason && body.action === "accept" && entry.kind === "question" && entry.question.rested_at) {
+        note.focus();
+        return reportError(SleaI18n.t("review.rested.need_reason"));
+      }
       if (!reason && ["override", "retire", "edit"].includes(body.action)) {
         note.focus();
         return reportError(`Give a reason to ${body.action === "override" ? "override the grade" : `${body.action} the question`}: it is kept in the review record.`);
@@ -311,13 +352,24 @@
         : [el("label", { for: `answer-${id}`, text: "Correct answer" }), answer],
       el("button", { type: "submit", text: "Save edit", "aria-label": `Save edit of ${name}` }),
     );
+    let editConfirm = null; // made when first asked: until then the entry's one confirmation is the retirement's
     edit.addEventListener("submit", (event) => {
       event.preventDefault();
       const body = { action: "edit", stem: stem.value.trim() };
       if (q.choices && q.choices.length) body.choices = choices.value.split("\n").map((c) => c.trim()).filter(Boolean);
       if (q.correct_keywords) body.correct_keywords = keywords.value.split(",").map((k) => k.trim()).filter(Boolean);
       else body.correct_answer = answer.value.trim();
-      send(body);
+      // Asked first, as a retirement is: what the edit changes, and that it can be undone.
+      if (!editConfirm) {
+        editConfirm = el("div", { class: "confirm", hidden: true });
+        edit.after(editConfirm);
+      }
+      const yes = el("button", { type: "button", text: SleaI18n.t("review.edit.yes"), "aria-label": SleaI18n.t("review.edit.yes_named", { name }), "data-action": "edit", onclick: () => send(body) });
+      editConfirm.replaceChildren(
+        el("p", { text: SleaI18n.t("review.edit.confirm") }), yes,
+        el("button", { type: "button", class: "quiet", text: SleaI18n.t("review.edit.cancel"), "aria-label": SleaI18n.t("review.edit.cancel_named", { name }), onclick: () => { editConfirm.hidden = true; } }));
+      editConfirm.hidden = false;
+      yes.focus();
     });
     const retire = el("div", { class: "confirm", hidden: true },
       el("p", { text: "Retire this question? No learner who has not answered it will see it, and no later round will draw it (or its bank item). You can undo this." }),
@@ -374,54 +426,71 @@
     );
   }
 
-  function countReview(result, kind) {
-    if (kind === "attempt") {
-      stats.reviewed += 1;
-      stats[result.action === "override" ? "overridden" : "accepted"] += 1;
-    } else {
-      const counter = { retire: "questions_retired", edit: "questions_edited", accept: "questions_accepted" }[result.action];
-      stats[counter] = (stats[counter] || 0) + 1;
-    }
-    stats.open = Math.max(0, stats.open - 1);
-  }
+  const entryArticle = (id) => $(`:scope > article[data-entry="${CSS.escape(id)}"]`, $("#entries"));
 
-  /* Take the entry off the page and move the focus to the one after it (or before, at the end). */
-  function removeEntry(entryId) {
-    const article = document.querySelector(`[data-entry="${CSS.escape(entryId)}"]`);
-    if (!article) return;
-    const next = article.nextElementSibling || article.previousElementSibling;
-    const hadFocus = article.contains(document.activeElement);
-    article.remove();
-    if (next && hadFocus) next.querySelector("h3").focus();
-    if (!$("#entries").children.length && !cursor) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+  /* Settle entries: out of the one state at once (no second action on them), the counts read
+     again from the server, then out of both views. In the one-by-one view the focus moves to the
+     entry after the first one settled (or before it, at the end); the group view is read again by
+     its caller. An entry leaves the page once the counts shown are the server's. */
+  async function settle(ids) {
+    const gone = new Set(ids);
+    for (const id of gone) known.delete(id);
+    await refreshStats();
+    const shown = articles();
+    const first = shown.findIndex((article) => gone.has(article.dataset.entry));
+    const staying = shown.filter((article) => !gone.has(article.dataset.entry));
+    const next = first < 0 ? null
+      : shown.slice(first).find((article) => !gone.has(article.dataset.entry)) || staying[staying.length - 1] || null;
+    for (const id of gone) {
+      const article = entryArticle(id);
+      if (article) article.remove();
+    }
+    let regrouped = false;
+    for (const [groupId, members] of [...grouped.groups]) {
+      const left = members.filter((id) => !gone.has(id));
+      if (left.length === members.length) continue;
+      regrouped = true;
+      if (left.length) grouped.groups.set(groupId, left);
+      else grouped.groups.delete(groupId);
+    }
+    if (regrouped && !groupsShown()) showGroups(); // drawn again from the state, ready when shown
+    if (next && !groupsShown()) next.querySelector("h3").focus();
+    if (!articles().length && !cursor && !$("#entries > p")) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
     updateBulk();
   }
 
   async function act(entry, body) {
     clearError();
+    if (acting.has(entry.entry_id) || !known.has(entry.entry_id)) return undefined; // sent already, or settled
+    acting.add(entry.entry_id);
     const path = entry.kind === "attempt" ? `/review/attempts/${encodeURIComponent(entry.entry_id)}` : `/review/questions/${encodeURIComponent(entry.entry_id)}`;
     let result;
     try {
       result = await api("POST", path, body);
     } catch (error) {
       return reportError(error);
+    } finally {
+      acting.delete(entry.entry_id);
     }
-    if (result.status !== "proposed" && result.status !== "rejected") countReview(result, entry.kind);
+    let undo = null;
     if (entry.kind === "attempt") {
       $("#review-status").textContent = result.status === "proposed"
         ? `Change proposed: the grade is final, so a second reviewer must confirm ${result.previous_score} → ${body.score}.`
         : result.status === "rejected" ? "Proposed change rejected: the grade stays."
         : result.action === "accept" ? `Grade of ${result.score} accepted.`
         : `Score changed: ${result.previous_score} → ${result.score}.`;
+      if (result.status === "applied" && result.action !== "accept") {
+        undo = [SleaI18n.t("review.undo.override", { item: entryName(entry), score: result.score, before: result.previous_score }), undoReview(entry.entry_id)];
+      }
     } else {
       $("#review-status").textContent = `Question ${result.action === "retire" ? "retired" : result.action === "edit" ? "edited" : "accepted"}.`;
-      if (result.action === "retire") offerUndo(`Undo retiring ${entryName(entry)}?`, unretire(entry.entry_id));
+      if (result.action === "retire") undo = [`Undo retiring ${entryName(entry)}?`, unretire(entry.entry_id)];
+      if (result.action === "edit") undo = [SleaI18n.t("review.undo.edit", { item: entryName(entry) }), revertEdit(entry.entry_id)];
     }
-    renderStats();
-    // Focus follows the next entry, so a keyboard reviewer can go on at once.
-    const article = document.querySelector(`[data-entry="${CSS.escape(entry.entry_id)}"]`);
-    if (article && !article.contains(document.activeElement)) article.querySelector("h3").focus();
-    removeEntry(entry.entry_id);
+    // The undo beside the confirmation (an accept has none: an earlier offer is withdrawn with it).
+    if (undo) offerUndo(...undo);
+    else $("#undo").hidden = true;
+    return settle([entry.entry_id]);
   }
 
   // ---------------------------------------------------------------- bulk accept
@@ -458,6 +527,7 @@
     const failed = [];
     const bulks = [];
     let accepted = 0;
+    const settled = [];
     $("#bulk-accept").disabled = true;
     try {
       for (let start = 0; start < ids.length; start += BULK_MAX) {
@@ -465,11 +535,8 @@
         if (answer.bulk_id) bulks.push(answer.bulk_id);
         for (const result of answer.results) {
           if (result.status === "accepted" || result.status === "already_reviewed") {
-            if (result.status === "accepted") {
-              accepted += 1;
-              countReview({ action: "accept" }, "attempt");
-            }
-            removeEntry(result.attempt_id);
+            if (result.status === "accepted") accepted += 1;
+            settled.push(result.attempt_id);
           } else {
             failed.push(`${shortId(result.attempt_id)}: ${result.message || result.status.replace(/_/g, " ")}`);
           }
@@ -478,9 +545,8 @@
     } catch (error) {
       reportError(error);
     }
-    renderStats();
-    updateBulk();
     $("#review-status").textContent = `${accepted} grade${accepted === 1 ? "" : "s"} accepted.` + (failed.length ? ` Not accepted: ${failed.join("; ")}.` : "");
+    if (!bulks.length) $("#undo").hidden = true;
     if (bulks.length) {
       offerUndo(`Revert accepting ${accepted} grade${accepted === 1 ? "" : "s"}?`, async (reason) => {
         const messages = [];
@@ -488,6 +554,8 @@
         return messages.join(" ");
       });
     }
+    await settle(settled);
+    return undefined;
   }
 
   // ---------------------------------------------------------------- reading the queue
@@ -504,6 +572,7 @@
 
   function addPage(queue) {
     cursor = queue.next_cursor || null;
+    for (const entry of queue.entries) known.set(entry.entry_id, entry);
     $("#entries").append(...queue.entries.map((entry) => renderEntry(entry, ++rendered)));
     $("#more").hidden = !cursor;
     updateBulk();
@@ -577,7 +646,8 @@
      answer of a group (POST /review/groups/{id}); a ticked answer is split off and stays in the
      queue. Members are named by the item's short stem, the answer's time and the learner, never by
      their position. A group read over two pages is shown once, with the members of both. */
-  const grouped = { cursor: null, generation: 0, groups: new Map() };
+  const grouped = { cursor: null, generation: 0, groups: new Map() }; // a group: its members' ids (in `known`)
+  const membersOf = (groupId) => (grouped.groups.get(groupId) || []).map((id) => known.get(id)).filter(Boolean);
   const groupsShown = () => !$("#groups-view").hidden;
 
   function groupsQuery() {
@@ -676,7 +746,8 @@
   }
 
   function showGroups() {
-    const shown = [...grouped.groups.entries()].sort((one, other) => other[1].length - one[1].length);
+    const shown = [...grouped.groups.keys()].map((groupId) => [groupId, membersOf(groupId)])
+      .filter(([, entries]) => entries.length).sort((one, other) => other[1].length - one[1].length);
     $("#groups").replaceChildren(...shown.map(([groupId, entries]) => renderGroup(groupId, entries)));
     $("#groups-more").hidden = !grouped.cursor;
     const answers = shown.reduce((total, [, entries]) => total + entries.length, 0);
@@ -701,9 +772,12 @@
       if (mine !== grouped.generation) return;
       grouped.cursor = page.next_cursor || null;
       for (const group of page.groups) {
-        const known = grouped.groups.get(group.group_id) || [];
-        const ids = new Set(known.map((entry) => entry.entry_id));
-        grouped.groups.set(group.group_id, [...known, ...group.entries.filter((entry) => !ids.has(entry.entry_id))]);
+        const members = grouped.groups.get(group.group_id) || [];
+        for (const entry of group.entries) {
+          known.set(entry.entry_id, entry);
+          if (!members.includes(entry.entry_id)) members.push(entry.entry_id);
+        }
+        grouped.groups.set(group.group_id, members);
       }
       if (stats) {
         stats.open = page.open;
@@ -717,31 +791,44 @@
 
   async function gradeGroup(groupId, body) {
     clearError();
+    if (acting.has(groupId)) return undefined; // sent already
+    acting.add(groupId);
+    const position = [...$("#groups").querySelectorAll(":scope > article")].findIndex((article) => article.dataset.group === groupId);
     let done;
     try {
       done = await api("POST", `/review/groups/${encodeURIComponent(groupId)}`, body);
     } catch (error) {
       return reportError(error);
+    } finally {
+      acting.delete(groupId);
     }
-    const shown = grouped.groups.get(groupId) || [];
+    const shown = membersOf(groupId);
     const named = (attemptId) => {
       const entry = shown.find((member) => member.entry_id === attemptId);
       return entry ? memberName(entry) : `answer ${shortId(attemptId)}`;
     };
     const left = done.results.filter((result) => !["reviewed", "excluded"].includes(result.status));
-    for (const result of done.results.filter((r) => r.status === "reviewed")) {
-      const entry = shown.find((member) => member.entry_id === result.attempt_id);
-      countReview({ action: entry && entry.attempt.score === done.score ? "accept" : "override" }, "attempt");
-    }
-    renderStats();
     const excluded = done.results.length - done.reviewed - left.length;
-    $("#groups-status").textContent = `Group graded: ${done.reviewed} answer${done.reviewed === 1 ? "" : "s"} scored ${done.score}` +
+    const message = `Group graded: ${done.reviewed} answer${done.reviewed === 1 ? "" : "s"} scored ${done.score}` +
       (excluded ? `; ${excluded} split off, still in the queue` : "") +
       (left.length ? `; not graded: ${left.map((r) => `${named(r.attempt_id)} (${r.message || r.status.replace(/_/g, " ")})`).join("; ")}` : "") + ".";
-    const message = $("#groups-status").textContent;
-    await loadGroups();
+    $("#groups-status").textContent = message;
+    $("#review-status").textContent = message; // beside its undo
+    if (done.reviewed) {
+      const face = shown[0];
+      offerUndo(SleaI18n.plural("review.undo.group", done.reviewed, { item: face ? entryName(face).replace(/ · .*$/, "") : shortId(groupId), score: done.score }), revertGroup(groupId));
+    } else {
+      $("#undo").hidden = true;
+    }
+    const settled = done.results.filter((r) => ["reviewed", "already_reviewed"].includes(r.status)).map((r) => r.attempt_id);
+    await Promise.all([settle(settled), loadGroups()]);
     $("#groups-status").textContent = `${message} ${$("#groups-status").textContent}`;
-    grouped.entriesStale = true;
+    grouped.entriesStale = true; // the one-by-one view is read again when shown
+    // The focus on the group now at the graded one's place (what is left of it, or the next).
+    const groups = [...$("#groups").querySelectorAll(":scope > article")];
+    const next = groups[Math.min(Math.max(position, 0), groups.length - 1)];
+    if (next) next.querySelector("h3").focus();
+    return undefined;
   }
 
   /* One by one, or by group: the same filters, each view read when shown. */

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from slea.contracts.keywords import Concept, SourceLink
+from slea.contracts.keywords import ChoiceNote, Concept, SourceLink
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import ReferenceLink
 from slea.feedback.details import PHRASES, compose, details_of, next_steps, without_repeats
@@ -92,9 +92,67 @@ def mc_item(language="en", picked="C", is_correct=False, notes=True):
 
 
 def test_a_wrong_pick_without_a_note_has_no_made_up_reason():
+    """Without a note nothing is said of what the option means (no made-up meaning), but the pick
+    is still told why it does not fit (test changed to the new behaviour: it was told nothing)."""
     details = details_of(mc_item(notes=False), Explanation(), [SOURCE], needs_review=False)
     assert details.your_answer == "Regularisation"
-    assert details.why_yours_is_wrong is None
+    assert details.why_yours_is_wrong == (
+        "The option you chose does not fit what the question says about Overfitting; the correct answer does,"
+        " for the reason given with it."
+    )
+    assert "Regularisation" not in details.why_yours_is_wrong
+
+
+def definitions_item(language="en"):
+    """A name-to-definition item: the stem names the concept, the options are definitions."""
+    item = mc_item(language)
+    names = [choice[3:] for choice in item.choices]
+    definitions = [f"{name} definition text." for name in names]
+    return item.model_copy(
+        update={
+            "stem": {"en": "Which describes Overfitting?", "ko": "과적합을 설명하는 것은?"}[language],
+            "choices": [f"{label}) {text}" for label, text in zip("ABCD", definitions, strict=True)],
+            "choice_notes": [
+                ChoiceNote(option=text, concept=name, definition=text)
+                for name, text in zip(names, definitions, strict=True)
+            ],
+        }
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("shape", ["names", "definitions"])
+def test_a_wrong_pick_is_told_why_it_does_not_fit_while_the_round_is_open_and_what_it_means_after(language, shape):
+    """While the round is open a wrong pick's concept is not named (KeyGuard.naming), which once left
+    only "The option you chose is a different concept."; now the first sentence says why it does not
+    fit, against the key's record and without the pick's name, and the key's reason is there; the
+    pick's name and definition come with the history."""
+    from slea.logic.answering.explaining import explain
+    from slea.logic.answering.grading import Grade
+    from slea.security.key_leaks import KeyedItem
+
+    item = mc_item(language) if shape == "names" else definitions_item(language)
+    picked = "정규화" if language == "ko" else "Regularisation"
+    key = "과적합" if language == "ko" else "Overfitting"
+    later = KeyedItem(
+        question_type="multiple_choice",
+        stem="Which concept is the unrelated process described here?",
+        choices=("A) Gradient Boosting", "B) Something else entirely"),
+        correct_answer="A",
+        item_id="later",
+    )
+    explained = explain(item, Grade(score=0.0, is_correct=False), [later], None, cacheable=False)
+    wrong = explained.shown.details.why_yours_is_wrong or ""
+    phrase = "stem_defines_key" if shape == "names" else "pick_not_definition"
+    assert wrong == PHRASES[language][phrase].format(concept=key)
+    assert picked not in wrong  # (the prose quotes the learner's own pick, "Your answer: ...", and no more)
+    assert explained.shown.details.why_correct  # why the key is right, from its record
+    assert wrong.split(".")[0] in explained.shown.explanation
+    whole = explained.withheld["unguarded"]["details"]["why_yours_is_wrong"]
+    assert whole.startswith(wrong)
+    meaning = whole.removeprefix(wrong).strip()  # what the pick means: its name and definition, after the round
+    assert picked in meaning
+    assert meaning not in explained.shown.explanation
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
@@ -104,7 +162,23 @@ def test_next_steps_for_a_wrong_answer_never_suggest_a_harder_question(language)
     harder = {"en": "harder", "ko": "어려운"}[language]
     assert not any(harder in step for step in wrong)
     assert any(harder in step for step in right)
-    assert any(SOURCE.title in step for step in wrong)
+    # Sent to the references, without naming one: the title is listed once, under References
+    # (test changed to the new behaviour: a step named the first reference's title).
+    assert any(step == PHRASES[language]["reread"] for step in wrong)
+    assert not any(SOURCE.title in step or SOURCE.url in step for step in [*wrong, *right])
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_no_link_is_said_twice_in_the_prose(language):
+    """The next steps name no reference, and a link the explainer wrote into its prose is left out:
+    the references list each link once."""
+    item = mc_item(language)
+    written = Explanation(explanation=f"See {SOURCE.url} for more. Overfitting is common.", reference_links=[SOURCE])
+    details = details_of(item, written, [SOURCE], needs_review=False)
+    text = compose(details, item, written, ["Overfitting"])
+    assert SOURCE.url not in text
+    assert SOURCE.title not in text
+    assert "Overfitting is common." in text
 
 
 def test_without_repeats_drops_a_sentence_already_said():
@@ -171,6 +245,7 @@ def test_what_a_wrong_pick_is_told_is_the_same_whatever_the_unanswered_items_are
     assert alone.shown.details.why_yours_is_wrong == details.why_yours_is_wrong
     assert alone.withheld is None
     assert NOTE[language] not in alone.shown.explanation
+    assert alone.shown.note is None
     shown = {}
     for case, key in {
         "keyed on the pick's name": picked_name,
@@ -181,9 +256,11 @@ def test_what_a_wrong_pick_is_told_is_the_same_whatever_the_unanswered_items_are
         shown[case] = repr((beside.shown.explanation, beside.shown.details, beside.shown.feedback, beside.shown.links))
         assert f"{picked_name} definition text" not in beside.shown.explanation
         assert f"{picked_name} definition text" not in (beside.shown.details.why_yours_is_wrong or "")
-        assert beside.shown.explanation.endswith(NOTE[language])  # once, at the end
-        assert beside.shown.explanation.count(NOTE[language]) == 1
-        assert beside.shown.details.next_steps[-1] == NOTE[language]
+        # The note is its own field (the page says it once per round), never in the text or its parts
+        # (test changed to the new behaviour: it once ended every explanation and its next steps).
+        assert beside.shown.note == NOTE[language]
+        assert NOTE[language] not in beside.shown.explanation
+        assert NOTE[language] not in beside.shown.details.next_steps
         assert NOTE[language] not in (beside.shown.details.why_yours_is_wrong or "")
         assert beside.withheld is not None  # kept whole with the attempt, for the history
         assert beside.withheld["withheld_for"] == ["later"]
@@ -221,17 +298,19 @@ def test_a_right_answers_note_and_what_waits_for_the_history_do_not_depend_on_wh
     alone = explain(item, grade, [], None, cacheable=False)
     assert NOTE[language] not in alone.shown.explanation
     assert alone.withheld is None  # no other item open: nothing could be held back, nothing waits
+    assert alone.shown.note is None
     related = explain(item, grade, [open_item(said_too, "later"), open_item("Sky", "other")], None, False)
     unrelated = explain(item, grade, [open_item("Gradient boosting", "later"), open_item("Sky", "other")], None, False)
     assert said_too not in related.shown.explanation  # held back: it is the open item's key
     assert said_too in unrelated.shown.explanation
     for explained in (related, unrelated):
-        assert explained.shown.explanation.endswith(NOTE[language])
-        assert explained.shown.explanation.count(NOTE[language]) == 1
-        assert explained.shown.details.next_steps[-1] == NOTE[language]
+        assert explained.shown.note == NOTE[language]  # its own field, said once per round by the page
+        assert NOTE[language] not in explained.shown.explanation
+        assert NOTE[language] not in explained.shown.details.next_steps
         assert explained.withheld is not None
         assert explained.withheld["withheld_for"] == ["later", "other"]  # every open item, not the touched one
         assert NOTE[language] not in explained.withheld["unguarded"]["explanation"]
+        assert explained.withheld["unguarded"]["held_back_note"] is None  # delivered whole: no note
     assert related.withheld["unguarded"] == unrelated.withheld["unguarded"]
     assert said_too in related.withheld["unguarded"]["explanation"]  # what the history delivers later
 

@@ -4,11 +4,14 @@ summary's `ability`, and the MCP tool get_ability.
 theta and se are on the logit scale of slea.measurement (the item difficulties' scale); `level`
 is the word slea.measurement.scale.level_of gives theta."""
 
+from typing import Literal
+
 from pydantic import Field
 
 from slea.constants import CATEGORY_MAX_LENGTH
 from slea.contracts.common import Contract
 
+PointEvent = Literal["answer", "review", "skipped"]
 HISTORY_POINTS_MAX = 200  # the newest points of all categories: a chart's worth, one small response
 
 
@@ -49,12 +52,19 @@ class AbilityPoint(Contract):
     theta: float
     se: float = Field(ge=0)
     answers: int = Field(ge=0, description="graded answers the estimate rests on: the point's answer number")
+    event: PointEvent = Field(
+        default="answer",
+        description="what made the point: an answer (its estimate as stored then, never changed later), a"
+        " reviewer's change of a grade, or questions left unanswered counted as wrong (each a later point of"
+        " its own, resting on the same answers as the answer before it)",
+    )
 
 
 class LearnerAbility(Contract):
     abilities: list[AbilityView] = Field(description="one per category the learner has been graded in")
     history: list[AbilityPoint] = Field(
-        description=f"oldest first: the newest {HISTORY_POINTS_MAX} points of all categories, one per answer"
+        description=f"oldest first: the newest {HISTORY_POINTS_MAX} points of all categories, one per answer as"
+        " stored when it was graded, and one per later re-estimate (`event`), so a point once shown never changes"
         " (a category's last point is its current estimate, and its `answers` the ability's)"
     )
 

@@ -69,6 +69,9 @@ class ItemAnalysisRow(Contract):
     calibrated_at: str | None = None
 
 
+LearnerPattern = Literal["hard_right_easy_wrong", "right_where_keys_shown"]
+
+
 class FlaggedLearner(Contract):
     """A learner whose answers the last calibration run found misfitting (person fit): left out of
     the refit and waiting for a reviewer; their level was not changed."""
@@ -82,6 +85,11 @@ class FlaggedLearner(Contract):
     answers: int
     categories: list[str] = Field(default_factory=list, description="where their ability carries the review mark")
     flagged_at: str
+    seen: list[LearnerPattern] = Field(
+        default_factory=list,
+        description="what was seen in their answers, for the page to put in words: hard_right_easy_wrong (right "
+        "on hard items, wrong on easy ones), right_where_keys_shown (right mostly where keys had gone round)",
+    )
 
 
 class ItemAnalysis(Contract):

@@ -99,6 +99,9 @@ class GradingItem(BaseModel):
     difficulty: int | None = None
     category: str | None = None
     is_correct: bool | None = None
+    non_answer: bool = Field(
+        default=False, description='short answers: no answer at all ("I don\'t know", the question copied back)'
+    )
     sources: list[ReferenceLink] = Field(
         default_factory=list, description="the concept's real sources: the only references an explanation may cite"
     )

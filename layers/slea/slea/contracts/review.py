@@ -11,6 +11,7 @@ from pydantic_core import PydanticCustomError
 from slea.constants import (
     CORRECT_KEY_MAX_LENGTH,
     CORRECT_KEYWORDS_MAX,
+    HIGH_SCORE_THRESHOLD,
     ID_MAX_LENGTH,
     MAX_CHOICES,
     QUESTION_STEM_MAX,
@@ -72,6 +73,12 @@ class ReviewedQuestion(ReviewerContract):
     correct_count: int = 0
     status: Literal["active", "retired"] = "active"
     reports: list[Report] = Field(default_factory=list)
+    rested_at: str | None = Field(
+        default=None,
+        description="when the item was rested (left out of drawing: its key shown too widely, held by an account "
+        "farm, or compromised); accepting or editing it returns it to the bank, which requires a reason",
+    )
+    rest_reason: str | None = Field(default=None, description='why it was rested: "farm", "compromised" or none')
 
 
 class OverrideProposal(ReviewerContract):
@@ -82,6 +89,34 @@ class OverrideProposal(ReviewerContract):
     by_name: str | None = None
     at: str
     note: str
+
+
+# Why a provisional grade waits for a reviewer, for the page to say in words.
+QueuedBecause = Literal[
+    "grader_unavailable", "findings", "disagreement", "not_backed", "not_sure_enough", "second_look"
+]
+
+
+class ReasoningSummary(ReviewerContract):
+    """The automatic grade's reasoning as a teacher reads it: what the answer mentions, how close it
+    is to the reference, and why it waits (the page words it; the raw reasoning stays beside it)."""
+
+    key_ideas_found: int | None = Field(default=None, description="key terms of the question the answer mentions")
+    key_ideas_total: int | None = Field(default=None, description="key terms the question has (null: none)")
+    meaning: Literal["close", "partly", "far"] | None = Field(
+        default=None, description="how close the answer is to the reference in meaning (null: not measured)"
+    )
+    on_topic: bool | None = Field(default=None, description="the answer is about the question (null: not measured)")
+    not_an_answer: bool = Field(default=False, description='"I don\'t know" and the like')
+    unrelated: bool = Field(default=False, description="about something else than the question")
+    leans: Literal["correct", "wrong"] = Field(description="the automatic verdict (the score against correct_from)")
+    queued_because: QueuedBecause | None = Field(
+        default=None,
+        description="why it waits for a reviewer: grader_unavailable, findings (the answer has features a person "
+        "should see), disagreement (two graders disagree), not_backed (the text evidence does not back the verdict), "
+        "not_sure_enough (the verdict is below the certainty that makes a grade final), second_look (another check, "
+        "e.g. it resembles another question's reference); null for a final grade",
+    )
 
 
 class ReviewedAttempt(ReviewerContract):
@@ -98,6 +133,10 @@ class ReviewedAttempt(ReviewerContract):
     group_id: str | None = Field(default=None, description="the review group it waits in (GET /review/groups)")
     proposal: OverrideProposal | None = Field(
         default=None, description="a finalised grade's proposed change, waiting for a second reviewer"
+    )
+    correct_from: int = Field(default=HIGH_SCORE_THRESHOLD, description="the pass mark: a score from it is correct")
+    reasoning_summary: ReasoningSummary | None = Field(
+        default=None, description="the reasoning in parts a page puts in words (short answers)"
     )
 
 
@@ -403,6 +442,7 @@ class ReviewStats(ReviewerContract):
     questions_accepted: int
     open: int
     proposals: int = Field(default=0, description="changes to final grades waiting for a second reviewer")
+    correct_from: int = Field(default=HIGH_SCORE_THRESHOLD, description="the pass mark: a score from it is correct")
 
 
 class AuditRecord(ReviewerContract):

@@ -137,6 +137,12 @@ class ScoreAnswerOutput(Contract):
     rubric_points: RubricPoints | None = Field(default=None, description="short answer: points per criterion")
     grader_reasoning: str | None = Field(default=None, description="short answer: why the grader gave this score")
     details: FeedbackDetails | None = Field(default=None, description="the feedback in parts")
+    held_back_note: str | None = Field(
+        default=None,
+        description="while another item of the round is open: that what would answer it is held back from this"
+        " feedback until the round is answered (the same words after every such answer, whether or not anything"
+        " was; a page says it once per round). Never part of `explanation`",
+    )
 
 
 # ---------------------------------------------------------------- HTTP API contracts
@@ -175,6 +181,12 @@ class AttemptView(Contract):
     explanation: str | None = None
     reference_links: list[ReferenceLink] = Field(default_factory=list)
     details: FeedbackDetails | None = None
+    held_back_note: str | None = Field(
+        default=None,
+        description="while another item of the round is open: that what would answer it is held back from this"
+        " feedback until the round is answered (the same words after every such answer, whether or not anything"
+        " was; a page says it once per round). Never part of `explanation`",
+    )
 
 
 class AttemptList(Contract):

@@ -9,7 +9,8 @@ point-in-time export to S3, and the compact answers each file of it is reduced t
   told from them by its `data/` folder).
 - Reducing: one data file is read as a stream (GetObject, gunzip, line by line; never the whole
   file in memory) and each answer's calibration fields (CALIBRATION_FIELDS, the rest of the
-  attempt - answers, feedback, keys - is dropped) are written, gzip JSON lines, to
+  attempt - answers, feedback, keys - is dropped; an "I don't know" is marked `declined`) are
+  written, gzip JSON lines, to
   `refits/{run}/responses/{digest of the source key}.json.gz`: the same source always writes the
   same key, so a retried child overwrites what an earlier try wrote.
 - The fit reads every reduced file of its run, listed page by page, each streamed, and holds
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from slea.dal.wire_format import from_item
+from slea.grading import non_answers
 from slea.platform.aws import dynamodb, s3
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
@@ -50,6 +52,7 @@ CALIBRATION_FIELDS = (
     "question_type",
     "graded_at",
     "skipped",
+    "declined",  # computed on reducing: the answer was a non-answer ("I don't know"; declined_answer)
 )
 
 
@@ -126,7 +129,21 @@ def attempts_of(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
     """Each attempt of an export's DYNAMODB_JSON lines: its calibration fields as a plain dict."""
     for line in lines:
         item = json.loads(line)["Item"]
-        yield from_item({name: item[name] for name in CALIBRATION_FIELDS if name in item})
+        reduced = from_item({name: item[name] for name in CALIBRATION_FIELDS if name in item})
+        if declined_answer(item.get("user_answer", {}).get("S"), item.get("question_stem", {}).get("S")):
+            reduced["declined"] = True
+        yield reduced
+
+
+def declined_answer(text: str | None, stem: str | None = None) -> bool:
+    """The learner declined to answer, by the grader's own rule (slea.grading.non_answers: "I don't
+    know", "모르겠습니다", with nothing beyond the question's words): they stopped rather than
+    answered. Person fit counts it as an item left unanswered (slea.measurement.person_fit); the
+    item's fit counts it as the wrong answer it was graded. The rule is read only for an answer
+    with a decline in it (one regex), so a file of ordinary answers reduces as fast as before."""
+    if not isinstance(text, str) or not non_answers.DECLINE.search(text):
+        return False
+    return non_answers.kind(text, stem or "") == "declined"
 
 
 def export_file_attempts(key: str) -> Iterator[dict[str, Any]]:

@@ -261,6 +261,49 @@ def withdraw_copy(question_id: str, by_question: str, at: str) -> bool:
     return True
 
 
+def withdrawn_copies(item_id: str) -> list[str]:
+    """The ids of the copies of bank item `item_id` a retirement withdrew (marked retired, not
+    answered or skipped since); which retirement withdrew each is on the copy (`retired_with`)."""
+    with storage_errors("item copies query"):
+        found = query_all(
+            dynamodb(TOOL),
+            TableName=resource_name(QUESTIONS_TABLE),
+            IndexName=COPIES_INDEX,
+            KeyConditionExpression="item_id = :item",
+            ExpressionAttributeValues={":item": {"S": item_id}},
+        )
+    return [
+        str(copy["question_id"])
+        for copy in found
+        if copy["question_id"] != item_id
+        and copy.get("status") == "retired"
+        and not copy.get("answered_at")
+        and not copy.get("skipped_at")
+    ]
+
+
+def restore_copy(question_id: str, by_question: str) -> bool:
+    """Undo `withdraw_copy`: the copy `by_question`'s retirement withdrew is active again in its
+    learner's round, unless it was answered or skipped meanwhile, or another retirement withdrew
+    it (False then: it stays as it is)."""
+    with storage_errors("copy restore"):
+        try:
+            dynamodb(TOOL).update_item(
+                TableName=resource_name(QUESTIONS_TABLE),
+                Key={"question_id": {"S": question_id}},
+                UpdateExpression="SET #status = :active REMOVE retired_with, withdrawn_at",
+                ConditionExpression="attribute_exists(withdrawn_at) AND retired_with = :by "
+                "AND attribute_not_exists(answered_at) AND attribute_not_exists(skipped_at)",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=to_item({":active": "active", ":by": by_question}),
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
+                return False
+            raise
+    return True
+
+
 def template(template_id: str) -> dict[str, Any] | None:
     with storage_errors("template get"):
         item = (

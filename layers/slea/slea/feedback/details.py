@@ -14,11 +14,12 @@ from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.keywords import ChoiceNote
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink, RubricPoints
-from slea.feedback.short_answer import missed_terms, score_reason, study_terms, used_terms
+from slea.feedback.short_answer import key_terms, missed_terms, score_reason, study_terms, used_terms
 from slea.language.detect import question_language
 from slea.measurement import scale
 from slea.measurement.scale import NextRound
 
+URL = re.compile(r"\s*\(?<?https?://[^\s)>]+>?\)?")  # a link written into prose: the references list it
 SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|\n+")
 PARAGRAPH = re.compile(r"\n\s*\n")
 LABEL = re.compile(r"^\s*[A-Ea-e][).:]\s*")
@@ -41,7 +42,24 @@ PHRASES: dict[Language, dict[str, str]] = {
         "why_wrong": "Why your answer is not right:",
         "why_short": "What your answer is missing:",
         "other_concept_definition": "The option you chose is the definition of a different concept: {concept}.",
-        "other_concept_name": "The option you chose is a different concept. {concept}: {definition}",
+        "other_concept_name": "The option you chose is {concept}, which means: {definition}",
+        # Why a wrong pick does not fit, said without its name (sayable while the round is open).
+        "pick_not_definition": (
+            "The option you chose does not define {concept}, the concept the question asks about: it is the"
+            " definition of another concept, and it leaves out what makes {concept} what it is."
+        ),
+        "stem_defines_key": (
+            "The description in the question is the definition of {concept}, the correct answer; the option"
+            " you chose names a concept with another definition."
+        ),
+        "pick_does_not_fit": (
+            "The option you chose does not fit what the question says about {concept}; the correct answer"
+            " does, for the reason given with it."
+        ),
+        "pick_does_not_fit_any": (
+            "The option you chose does not fit what the question describes; the correct answer does, for the"
+            " reason given with it."
+        ),
         "definition_of": "That is the definition of {concept}.",
         "tf_true": "The statement is true.",
         "tf_false": "The statement is false: it does not agree with the concept's definition.",
@@ -50,7 +68,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "used": "It did cover: {terms}.",
         "review_concept": "Review the concept this question is about: {concept}.",
         "review": "Review this question's concept: its definition and key points are above.",
-        "reread": "Re-read the reference: {title}.",
+        "reread": "Re-read the first of the references below.",
         "same_level": "Then try another question at the same level.",
         "harder": "Ready for more: try a question one level harder.",
         # The next round as the planner will make it (target.next_round), beside the item just met.
@@ -63,7 +81,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "level.intermediate": "intermediate",
         "level.advanced": "advanced",
         "level.expert": "expert",
-        "deeper": "To go deeper, read: {title}.",
+        "deeper": "To go deeper, read the references below.",
         "next_heading": "Next steps:",
         "study": (
             "How to study this topic: restate the concept in one sentence of your own, then list the two or "
@@ -86,7 +104,19 @@ PHRASES: dict[Language, dict[str, str]] = {
         "why_wrong": "제출한 답이 틀린 이유:",
         "why_short": "답안에 부족한 점:",
         "other_concept_definition": "선택한 보기는 다른 개념의 정의입니다: {concept}.",
-        "other_concept_name": "선택한 보기는 다른 개념입니다. {concept}: {definition}",
+        "other_concept_name": "선택한 보기 {concept}의 뜻: {definition}",
+        "pick_not_definition": (
+            "선택한 보기는 문항이 묻는 개념의 정의가 아닙니다. 다른 개념의 정의이며, 다음 개념을 그 개념답게 만드는"
+            " 핵심이 빠져 있습니다: {concept}."
+        ),
+        "stem_defines_key": ("문항의 설명은 정답 개념의 정의입니다: {concept}. 선택한 보기는 정의가 다른 개념입니다."),
+        "pick_does_not_fit": (
+            "선택한 보기는 문항이 다음 개념에 대해 말하는 내용과 맞지 않습니다: {concept}. 정답이 맞는 이유는"
+            " 정답과 함께 설명되어 있습니다."
+        ),
+        "pick_does_not_fit_any": (
+            "선택한 보기는 문항이 설명하는 내용과 맞지 않습니다. 정답이 맞는 이유는 정답과 함께 설명되어 있습니다."
+        ),
         "definition_of": "정답 보기는 다음 개념의 정의입니다: {concept}.",
         "tf_true": "이 진술은 참입니다.",
         "tf_false": "이 진술은 거짓입니다. 개념의 정의와 맞지 않습니다.",
@@ -95,7 +125,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "used": "답안에서 다룬 용어: {terms}.",
         "review_concept": "이 문항의 개념을 복습하세요: {concept}.",
         "review": "이 문항의 개념을 복습하세요. 위의 정의와 핵심 요소를 다시 읽어 보세요.",
-        "reread": "참고 자료를 다시 읽어 보세요: {title}.",
+        "reread": "아래 참고 자료의 첫 번째 항목을 다시 읽어 보세요.",
         "same_level": "그다음 같은 난이도의 다른 문제에 도전해 보세요.",
         "harder": "준비가 되었다면 한 단계 더 어려운 문제에 도전해 보세요.",
         "next_harder": "준비가 되었습니다. 다음 라운드는 더 어려운 난이도({words})입니다.",
@@ -107,7 +137,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "level.intermediate": "중급",
         "level.advanced": "고급",
         "level.expert": "전문가",
-        "deeper": "더 깊이 알아보려면 읽어 보세요: {title}.",
+        "deeper": "더 깊이 알아보려면 아래 참고 자료를 읽어 보세요.",
         "next_heading": "다음 단계:",
         "study": (
             "학습 방법: 먼저 개념을 자신의 말로 한 문장으로 정리하고, "
@@ -189,7 +219,8 @@ def _correct_answer(item: GradingItem, text: dict[str, str]) -> str | None:
     if item.question_type == "short_answer":
         if item.reference_answer:
             return item.reference_answer
-        return text["covers_terms"].format(terms=", ".join(item.correct_keywords)) if item.correct_keywords else None
+        terms = key_terms(item)
+        return text["covers_terms"].format(terms=", ".join(terms)) if terms else None
     keyed = _keyed_option(item)
     if item.question_type == "multiple_choice" and keyed is not None:
         return option_text(item.choices[keyed])
@@ -226,6 +257,29 @@ def quoted_from_page(item: GradingItem) -> frozenset[str]:
     return frozenset(" ".join(paragraph.split()) for paragraph in quoted)
 
 
+def _wrong_pick(item: GradingItem, text: dict[str, str]) -> str:
+    """Why a wrong pick is wrong, from the item's own records: first why it does not fit the
+    stem, against the key's record and without naming the pick (the key-leak guard holds back
+    every sentence naming a wrong pick's concept while the round is open, KeyGuard.naming, so this
+    is what the learner reads then), then what the option picked means, its concept and
+    definition from its choice note (shown once the round is answered). Never only "a different
+    concept": the key's own record says why the key fits (why_correct)."""
+    concept = concept_of(item)
+    key_note = _note_for(item, _keyed_option(item))
+    if key_note is not None and concept:
+        defined = key_note.option.strip() == key_note.definition.strip()  # the options are definitions
+        said = [text["pick_not_definition" if defined else "stem_defines_key"].format(concept=concept)]
+    else:
+        said = [text["pick_does_not_fit"].format(concept=concept) if concept else text["pick_does_not_fit_any"]]
+    note = _note_for(item, picked_option(item))
+    if note is not None and note.concept != concept:
+        if note.option.strip() == note.definition.strip():
+            said.append(text["other_concept_definition"].format(concept=note.concept))
+        else:
+            said.append(text["other_concept_name"].format(concept=note.concept, definition=note.definition))
+    return " ".join(said)
+
+
 def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
     """(why the key is right, why the learner's answer is wrong) from the item's own records: the
     explanation stored with it, the concept each option was taken from, the terms an answer missed."""
@@ -239,12 +293,7 @@ def offline_parts(item: GradingItem) -> tuple[str | None, str | None]:
         if not item.is_correct:
             wrong = text["tf_wrong"].format(answer=item.user_answer.strip())
     elif item.question_type == "multiple_choice" and not item.is_correct:
-        note = _note_for(item, picked_option(item))
-        if note is not None and note.concept != concept_of(item):
-            if note.option.strip() == note.definition.strip():
-                wrong = text["other_concept_definition"].format(concept=note.concept)
-            else:
-                wrong = text["other_concept_name"].format(concept=note.concept, definition=note.definition)
+        wrong = _wrong_pick(item, text)
     elif item.question_type == "short_answer":
         # Here, not at import: a multiple-choice or true/false answer never needs it (cold start).
         from rapidfuzz import fuzz  # noqa: PLC0415
@@ -286,16 +335,18 @@ def next_steps(
     round does another. Without it (an answer that moves no ability), the result alone: a wrong
     answer to a question at the same level, a right one to a harder one. That a provisional
     grade will be confirmed by a reviewer is no step: the page says it once beside the score
-    (`needs_review`), the prose once (`compose`)."""
+    (`needs_review`), the prose once (`compose`). A step that sends the learner to read points at
+    the references shown with the feedback and names none: a title under the next steps and again
+    under the references is the same link twice."""
     text = PHRASES[language]
     steps: list[str] = []
     if item.is_correct:
         steps.append(_next_round_step(next_round, language) if next_round else text["harder"])
-        steps += [text["deeper"].format(title=link.title) for link in links[:1]]
+        steps += [text["deeper"] for _ in links[:1]]
         return steps
     concept = concept_of(item)
     steps.append(text["review_concept"].format(concept=concept) if concept else text["review"])
-    steps += [text["reread"].format(title=link.title) for link in links[:1]]
+    steps += [text["reread"] for _ in links[:1]]
     steps.append(_next_round_step(next_round, language) if next_round else text["same_level"])
     return steps
 
@@ -387,7 +438,9 @@ def compose(
     for phrase, body in headed.items():
         if body:
             paragraphs.append((text[phrase], body))
-    paragraphs += [explanation.explanation, text["study"], " ".join([text["next_heading"], *details.next_steps])]
+    # A link the explainer wrote into its prose is left out: the references list it, once.
+    free = URL.sub("", explanation.explanation or "")
+    paragraphs += [free, text["study"], " ".join([text["next_heading"], *details.next_steps])]
     kept = without_repeats([paragraph for paragraph in paragraphs if paragraph])
     return padded("\n\n".join(kept), details.language, terms)
 

@@ -11,6 +11,7 @@ like every other text shown)."""
 from slea.constants import Language
 from slea.contracts.llm import GradingItem
 from slea.contracts.scoring import RubricPoints
+from slea.language.required_terms import required_terms
 from slea.language.shown_terms import whole_terms
 
 FULL_MARKS = 100
@@ -37,21 +38,29 @@ def _sources(item: GradingItem) -> list[str]:
     return [text for text in (item.reference_answer, item.reference_explanation, item.stem) if text]
 
 
+def key_terms(item: GradingItem) -> list[str]:
+    """The key terms an answer is held to: its keywords that are ideas, not product names
+    (language/required_terms.py, the grader's key term set too)."""
+    sources = [text for text in (item.reference_answer, item.reference_explanation) if text]
+    return required_terms(item.correct_keywords, item.stem, sources)
+
+
 def missed_terms(item: GradingItem) -> list[str]:
     """The expected key terms the answer does not mention, as whole terms."""
-    missed = [keyword for keyword in item.correct_keywords if keyword not in item.keyword_matches]
+    missed = [keyword for keyword in key_terms(item) if keyword not in item.keyword_matches]
     return whole_terms(missed, _sources(item))
 
 
 def used_terms(item: GradingItem) -> list[str]:
     """The expected key terms the answer mentions, as whole terms."""
-    return whole_terms(item.keyword_matches, _sources(item))
+    required = set(key_terms(item))
+    return whole_terms([term for term in item.keyword_matches if term in required], _sources(item))
 
 
 def study_terms(item: GradingItem) -> list[str]:
     """The question's key terms for study checks ("check that you can state the definition of
     ..."), as whole terms."""
-    return whole_terms(item.correct_keywords, _sources(item))
+    return whole_terms(key_terms(item), _sources(item))
 
 
 def _weakest(points: RubricPoints) -> str:
@@ -73,7 +82,7 @@ def score_reason(item: GradingItem, score: int, points: RubricPoints | None, lan
         if item.is_correct:  # nothing else lists them: name them
             return text["missing_terms"].format(score=score, terms=", ".join(missed))
         # A wrong answer's feedback lists them under what it is missing: count them here.
-        total = len(whole_terms(item.correct_keywords, _sources(item)))
+        total = len(study_terms(item))
         return text["few_terms"].format(score=score, found=total - len(missed), total=total)
     if weakest == "clarity":
         return text["clarity"].format(score=score)

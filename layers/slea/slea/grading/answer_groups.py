@@ -20,6 +20,8 @@ words. Two uses of that, both pure (the caller stores and loads):
    - no exemplar of the other verdict lies within `CONFLICT_SIMILARITY` (exemplars that disagree
      near the answer send it to a reviewer: a verdict is never propagated from disagreeing
      exemplars),
+   - it says the exemplar's words in the exemplar's order (`word_order.py`: closeness reads
+     characters within words, so the exemplar's words shuffled are as close as the exemplar),
    - it does not contradict the exemplar it is closest to (`contradiction.compare`: "is" against
      "is not" is close in characters and opposite in meaning) nor hold a different number of
      negations, it claims nothing a right exemplar does not, and leaves out nothing a wrong one
@@ -42,7 +44,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from slea.grading import contradiction, terms
+from slea.grading import contradiction, terms, word_order
 
 NGRAM_SIZES = (3, 4, 5)
 _WORD = re.compile(r"\w+")
@@ -78,6 +80,11 @@ LEAN_PRIOR = 1.0
 # near copy of a wrong answer that leaves out its wrong part may be right, and one of a right
 # answer that adds a claim may be wrong, however close their characters are.
 PROPAGATE_SAME_TERMS = True
+# Whether a verdict reaches only an answer that keeps the word order of the exemplar it is closest
+# to (`word_order.py`): character n-grams are read within words, so the exemplar's words shuffled
+# into nonsense are as close as the exemplar itself. Set, not fitted: a near copy (0.9 close or
+# more) of a reviewed answer that a learner wrote honestly keeps its word pairs in order.
+PROPAGATE_IN_ORDER = True
 
 
 @lru_cache(maxsize=16384)
@@ -218,6 +225,7 @@ class Settings:
     lean_neighbours: int = LEAN_NEIGHBOURS
     lean_prior: float = LEAN_PRIOR
     propagate_same_terms: bool = PROPAGATE_SAME_TERMS
+    propagate_in_order: bool = PROPAGATE_IN_ORDER
 
 
 DEFAULT = Settings()
@@ -251,6 +259,11 @@ def lean(
     return (settings.lean_prior * prior + sum(s for s, correct in votes if correct)) / (settings.lean_prior + weight)
 
 
+def _out_of_order(answer: str, exemplar: str) -> bool:
+    """The exemplar's words with their order broken (`word_order.py`)."""
+    return word_order.order(answer, exemplar).out_of_order(word_order.NEAR_COPY_IN_ORDER)
+
+
 def propagate(
     answer: Graded,
     exemplars: Sequence[Exemplar],
@@ -278,6 +291,7 @@ def propagate(
         or (best.correct and answer.flagged)
         or negations_differ(answer.text, best.text)
         or contradicts(answer.text, best.text)
+        or (settings.propagate_in_order and _out_of_order(answer.text, best.text))
         or (
             settings.propagate_same_terms
             and claims_beyond(*((answer.text, best.text) if best.correct else (best.text, answer.text)))

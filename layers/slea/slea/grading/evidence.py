@@ -29,7 +29,7 @@ from itertools import pairwise
 
 from rapidfuzz import fuzz, process
 
-from slea.grading import comparison, contradiction
+from slea.grading import comparison, contradiction, non_answers, word_order
 from slea.grading.relatedness import is_unrelated
 from slea.grading.terms import KOREAN_SUFFIXES, UNKNOWN_ZIPF, Term, Text, is_inflected
 
@@ -45,6 +45,7 @@ COPY_MIN_LENGTH = 20
 # function.", "Abstraction and reusability.") is a real one: short questions have short answers.
 THIN_REFERENCE_UNITS = 2
 PROSE_REFERENCE_WORDS = 6
+SHUFFLED_MIN_RECALL = 0.6  # a reordering of this much of the reference is flagged, not only held back
 ENOUGH_REFERENCE_WEIGHT = 8.0  # about eight informative terms
 
 # Sentences that talk to the grader instead of answering (English and Korean).
@@ -320,15 +321,23 @@ class Evidence:
         return [name for name, check in checks.items() if check()]
 
     @cached_property
+    def non_answer_kind(self) -> str | None:
+        """Which kind of non-answer this is (`non_answers.py`): "declined" (an explicit "I don't
+        know", "?", "pass", "모르겠습니다"), "stem_repeated", "stem_with_term_list"; None: an answer."""
+        if NON_ANSWER.match(self.material.answer.strip()):
+            return "declined"
+        return non_answers.kind(self.material.answer, self.material.stem)
+
+    @cached_property
     def declined(self) -> bool:
-        """An explicit "I don't know" (or "?", "pass"): the learner says they have no answer."""
-        return bool(NON_ANSWER.match(self.material.answer.strip()))
+        """The learner gave no answer (`non_answer_kind`): finalised as incorrect."""
+        return self.non_answer_kind is not None
 
     @cached_property
     def non_answer(self) -> bool:
-        """An explicit "I don't know", or nothing but punctuation and function words. A one-word
-        answer is not a non-answer: to "Where does a C++ program start?", "main" is correct."""
-        return bool(NON_ANSWER.match(self.material.answer.strip())) or not self.answer.content_terms
+        """A declined answer, or nothing but punctuation and function words. A one-word answer is
+        not a non-answer: to "Where does a C++ program start?", "main" is correct."""
+        return self.declined or not self.answer.content_terms
 
     @cached_property
     def unrelated(self) -> bool:
@@ -383,7 +392,13 @@ class Evidence:
         # Most of the reference's vocabulary, with its phrases broken: a paraphrase that uses
         # that much of the reference keeps some of its word pairs.
         scrambled = len(self.matched) >= 6 and self.recall >= 0.6 and self.alignment < 0.5 and self.order < 0.2
-        return alphabetical or scrambled
+        # The same read word by word (Korean bigrams keep their order inside a shuffled word).
+        return alphabetical or scrambled or (self.reordered and self.recall >= SHUFFLED_MIN_RECALL)
+
+    @cached_property
+    def reordered(self) -> bool:
+        """Mostly the reference's words, with their order broken (`word_order.py`)."""
+        return word_order.order(self.material.answer, self.material.reference).reordered
 
     def _keywords_amid_unrelated_words(self) -> bool:
         return (

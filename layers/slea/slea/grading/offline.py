@@ -52,6 +52,7 @@ class OfflineGrade:
     probability_correct: float | None = None  # the fitted model's, where it decided
     one_sided_comparison: bool = False  # a comparison answered about one side only: never correct
     language: Language = "en"  # the question's: the reasoning's, and the notes a model's grade gets
+    non_answer: str | None = None  # `non_answers.py`'s kind: no answer at all, finalised as incorrect
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,12 @@ class AnswerEvidence:
         may be a correct paraphrase in other words, which text evidence cannot rule out (one that
         is about something else altogether is the `unrelated` rule's, not the model's)."""
         return bool(self.evidence.matched)
+
+    @property
+    def out_of_order(self) -> bool:
+        """Mostly the reference's words with their order broken (`word_order.py`): never
+        finalised as correct, however much of the reference's vocabulary it holds."""
+        return self.evidence.reordered
 
 
 def answer_evidence(material: Material) -> AnswerEvidence:
@@ -125,7 +132,7 @@ def _decide(found: AnswerEvidence, rubric_score: int) -> _Decision:
     # (or the reverse) would contradict each other.
     score = max(score, HIGH_SCORE_THRESHOLD) if passed else min(score, HIGH_SCORE_THRESHOLD - 1)
     confidence = probability if passed else 1.0 - probability
-    final = model.is_final(passed, confidence) and (passed or found.may_be_failed)
+    final = model.is_final(passed, confidence) and (found.may_be_failed if not passed else not found.out_of_order)
     if passed and evidence.one_sided_comparison:
         # Both sides of a comparison are the answer: one side alone is not correct, and how much
         # credit it earns is a reviewer's call.
@@ -173,4 +180,5 @@ def grade(material: Material) -> OfflineGrade:
         probability_correct=decision.probability,
         one_sided_comparison=evidence.one_sided_comparison,
         language=language,
+        non_answer=evidence.non_answer_kind,
     )

@@ -3,6 +3,9 @@ returned to the learner) in the question's language: the offline grader's rubric
 notes either grader adds. Numbers are formatted by the caller; the text around them is here.
 Flags keep their names in the attempt's `flags`; here they are only put into words."""
 
+import re
+from functools import cache
+
 from slea.constants import Language
 
 PHRASES: dict[Language, dict[str, str]] = {
@@ -54,3 +57,32 @@ def phrase(language: Language, key: str, **values: str) -> str:
 
 def flags_in_words(language: Language, flags: list[str]) -> str:
     return ", ".join(FLAG_WORDS[language].get(flag, flag.replace("_", " ")) for flag in flags)
+
+
+# ---------------------------------------------------------------- read back (for reviewers)
+# The review page says the reasoning in words a teacher reads; these read the numbers and notes
+# back out of a stored reasoning, by the very templates above (so the two cannot drift apart).
+@cache
+def _template_pattern(language: Language, key: str) -> re.Pattern[str]:
+    parts = re.split(r"\{(\w+)\}", PHRASES[language][key])
+    pattern = "".join(
+        re.escape(part) if index % 2 == 0 else rf"(?P<{part}>-?[0-9]+(?:\.[0-9]+)?)" for index, part in enumerate(parts)
+    )
+    return re.compile(pattern)
+
+
+def rubric_values(reasoning: str | None) -> dict[str, float] | None:
+    """The offline grader's rubric numbers in a stored reasoning (either language), else None (a
+    model grader's reasoning is its own prose)."""
+    for language in PHRASES:
+        found = _template_pattern(language, "rubric").search(reasoning or "")
+        if found:
+            return {name: float(value) for name, value in found.groupdict().items()}
+    return None
+
+
+def has_note(reasoning: str | None, key: str) -> bool:
+    """Whether a stored reasoning carries the note `key` (declined, unrelated, flags, disagreement,
+    not_backed) in either language: its text up to its first placeholder."""
+    text = reasoning or ""
+    return any(PHRASES[language][key].split("{", 1)[0] in text for language in PHRASES)

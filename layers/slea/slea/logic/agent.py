@@ -46,7 +46,7 @@ from slea.dal import questions
 from slea.logic.sessions import use_cases as sessions
 from slea.platform.clock import utc_now
 from slea.platform.errors import DomainError, Forbidden
-from slea.security.roles import AUTHOR_GROUP, AUTHOR_SCOPE, Caller
+from slea.security.roles import AUTHOR_GROUP, Caller
 
 AUTHORED_SESSION_PREFIX = "authored#"
 AUTHORING_TOOLS: set[str] = set()  # filled by @authoring
@@ -61,7 +61,7 @@ def require_may_call(caller: Caller, tool: str) -> None:
     if not may_call(caller, tool):
         raise Forbidden(
             "FORBIDDEN",
-            f"{tool} is an authoring tool: it needs the '{AUTHOR_GROUP}' group (or the '{AUTHOR_SCOPE}' scope)",
+            f"{tool} is an authoring tool: it needs the '{AUTHOR_GROUP}' group",
         )
 
 

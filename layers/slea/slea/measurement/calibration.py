@@ -64,6 +64,7 @@ class Response:
     floor: float = 0.0
     weight: float = 1.0  # the answer's share in the fit (calibrate_guarded lowers a new account's)
     exposure: float = 0.0  # the share of accounts the item's key has been shown to (person fit)
+    answered: bool = True  # False: a declined answer ("I don't know"): not counted by person fit
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def calibrate_guarded(
         for learner, answers in by_learner.items()
         if (
             fit := person_fit(
-                abilities[learner][0], [Answered(b[a.item_id], a.floor, a.score, a.exposure) for a in answers]
+                abilities[learner][0],
+                [Answered(b[a.item_id], a.floor, a.score, a.exposure, a.answered) for a in answers],
             )
         )
     }

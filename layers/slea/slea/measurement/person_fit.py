@@ -19,6 +19,12 @@ rate. The cut below, LZ_FLAG, is the nominal 1% one-sided point; bench/person_fi
 false alarms on simulated honest learners and the hits on simulated colluders (docs/measurement.md).
 Few answers say little: below MIN_ANSWERS no statistic is given.
 
+Only answers count: an item left unanswered (a round abandoned, a question skipped, an "I don't
+know") says the learner stopped, not how their knowledge varies with difficulty. Counted as wrong,
+a round abandoned on easier items reads as "right on hard items, wrong on easy ones", the pattern
+of an account answering from harvested keys; so such an item (`answered` False) enters neither
+statistic nor the count of answers.
+
 lz sees a pattern only across difficulties, and a round's items sit near one difficulty (they are
 chosen for the learner): an account answering from harvested keys is right on the items whose keys
 went round, whatever their difficulty, and lz hardly notices (bench/person_fit.py). What it does
@@ -51,6 +57,7 @@ class Answered:
     floor: float
     score: float
     exposure: float = 0.0  # the share of accounts the item's key was shown to before this answer
+    answered: bool = True  # False: left unanswered or declined (module docstring): not counted
 
 
 @dataclass(frozen=True)
@@ -66,10 +73,10 @@ class PersonFit:
 
 def person_fit(theta: float, answers: Iterable[Answered]) -> PersonFit | None:
     """lz of the answers at ability `theta`; None with fewer than MIN_ANSWERS answers or when no
-    answer carries information (every P at an end of the scale)."""
+    answer carries information (every P at an end of the scale). Unanswered items are left out."""
     observed = expected = variance = 0.0
     count = 0
-    seen = list(answers)
+    seen = [answer for answer in answers if answer.answered]
     for answer in seen:
         p = min(max(p_correct(theta, answer.b, answer.floor), MIN_PROBABILITY), 1.0 - MIN_PROBABILITY)
         log_p, log_q = math.log(p), math.log(1.0 - p)
@@ -86,6 +93,7 @@ def person_fit(theta: float, answers: Iterable[Answered]) -> PersonFit | None:
 
 def exposure_fit(theta: float, answers: list[Answered]) -> float | None:
     """The score test of success depending on key exposure beyond ability (module docstring)."""
+    answers = [answer for answer in answers if answer.answered]
     if not answers:
         return None
     mean = sum(answer.exposure for answer in answers) / len(answers)

@@ -22,7 +22,8 @@ false") are left out of claims, and a claim too light to be distinctive is dropp
 
 The check withholds, paragraph by paragraph, the sentence that carries most of a revealed claim
 until no claim is revealed. While any other item is open the caller adds one note in the learner's
-language at one fixed place (`KeyGuard.note`: the end of the feedback), whether or not text was taken
+language in a field of its own (`KeyGuard.note`: ScoreAnswerOutput.held_back_note, which a page says
+once per round, never inside the explanation), whether or not text was taken
 out (a note only when it was would say this explanation touches a question still to come), never
 beside a paragraph: a note there would point at the paragraph that holds an unanswered item's claim.
 The learner's own item is always explained: a claim its own key states anyway (two items keyed on
@@ -355,7 +356,7 @@ class KeyGuard:
     def note(self) -> str | None:
         """The one note, in the learner's language, that what would answer an open item is held
         back: said whenever another item is open (None: none is), never only when something was
-        held back, which would be an oracle. The caller puts it at the end of what is shown."""
+        held back, which would be an oracle. The caller shows it apart from the explanation."""
         return NOTE[self.language] if self.unanswered else None
 
     def explanation(self, text: str) -> str:

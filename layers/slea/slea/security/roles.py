@@ -1,15 +1,17 @@
 """Who is calling and what they may do: the one place roles are decided.
 
-- Reviewer: `cognito:groups` contains `reviewers` (a Cognito user pool group), or `scope`
-  contains `slea/review` (an OAuth resource-server scope, e.g. for a machine client).
-- Author: `cognito:groups` contains `authors`, or `scope` contains `slea/author`. Authors write
-  items for the bank (the MCP authoring tools); learners only answer their own.
+- Reviewer: `cognito:groups` contains `reviewers` (a Cognito user pool group).
+- Author: `cognito:groups` contains `authors`. Authors write items for the bank (the MCP
+  authoring tools); learners only answer their own.
+
+Roles come only from what the identity provider asserts about the user (its groups), never from a
+`scope`: a user pool allows scopes per app client, not per user, so any user of the web app's
+client may ask for any scope that client allows, and a scope would make every such user a reviewer.
 
 Membership is an exact match of the name. Cognito group names may hold punctuation but never
 whitespace, so a list's items are split on whitespace only: "reviewers,x" is a group of its own,
 not `reviewers`. API Gateway's HTTP API hands a JWT authorizer's array claim to the function as
-one string, "[reviewers admins]"; a list (a claim not yet through API Gateway) is taken as it is.
-`scope` is space-separated (RFC 6749, section 3.3)."""
+one string, "[reviewers admins]"; a list (a claim not yet through API Gateway) is taken as it is."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,9 +20,9 @@ from typing import Any
 from slea.contracts.profile import normalised_user_id
 
 REVIEWER_GROUP = "reviewers"
-REVIEW_SCOPE = "slea/review"
 AUTHOR_GROUP = "authors"
-AUTHOR_SCOPE = "slea/author"
+# The claim a Cognito user pool puts a user's groups in (ID and access tokens alike).
+GROUPS_CLAIM = "cognito:groups"
 
 
 def groups(value: Any) -> frozenset[str]:
@@ -35,24 +37,16 @@ def groups(value: Any) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def scopes(value: Any) -> frozenset[str]:
-    """The scopes of a `scope` claim: one space-separated string (or a list)."""
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return frozenset(str(item) for item in value)
-    return frozenset(value.split()) if isinstance(value, str) else frozenset()
-
-
-def _has_role(claims: Mapping[str, Any] | None, group: str, scope: str) -> bool:
-    claims = claims or {}
-    return group in groups(claims.get("cognito:groups")) or scope in scopes(claims.get("scope"))
+def _in_group(claims: Mapping[str, Any] | None, group: str) -> bool:
+    return group in groups((claims or {}).get(GROUPS_CLAIM))
 
 
 def is_reviewer(claims: Mapping[str, Any] | None) -> bool:
-    return _has_role(claims, REVIEWER_GROUP, REVIEW_SCOPE)
+    return _in_group(claims, REVIEWER_GROUP)
 
 
 def is_author(claims: Mapping[str, Any] | None) -> bool:
-    return _has_role(claims, AUTHOR_GROUP, AUTHOR_SCOPE)
+    return _in_group(claims, AUTHOR_GROUP)
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,20 @@ from slea.contracts.llm import GradingItem, ShortAnswerGrade
 from slea.contracts.scoring import RubricPoints
 from slea.grading.evidence import Material
 from slea.grading.offline import OfflineGrade, grade
+from slea.language.required_terms import required_terms
 
 
 def material_for(item: GradingItem) -> Material:
     """What the answer is compared with: the reference answer (else the stored explanation, else
-    the keywords alone), the keywords, the stem, and the text shown to the learner."""
+    the keywords alone), the keywords that are ideas (a product name the reference used as an
+    example is no key concept unless the question asks for one: language/required_terms.py, the
+    one rule the feedback's "did not mention" uses too), the stem, and the text shown to the learner."""
     reference = item.reference_answer or item.reference_explanation or ""
+    sources = [text for text in (item.reference_answer, item.reference_explanation) if text]
     return Material(
         answer=item.user_answer,
         reference=reference,
-        keywords=item.correct_keywords,
+        keywords=required_terms(item.correct_keywords, item.stem, sources),
         stem=item.stem or "",
         shown=[*item.choices, *item.shown_texts],
     )

@@ -16,7 +16,15 @@ from typing import Any
 
 from slea.contracts.llm import Explanation, GradingItem
 from slea.contracts.scoring import FeedbackDetails, ReferenceLink
-from slea.feedback.details import compose, details_of, padded, picked_concept, picked_option, quoted_from_page
+from slea.feedback.details import (
+    compose,
+    details_of,
+    offline_parts,
+    padded,
+    picked_concept,
+    picked_option,
+    quoted_from_page,
+)
 from slea.feedback.offline_explanation import explain_offline
 from slea.feedback.references import cited, topic_terms
 from slea.feedback.short_answer import study_terms
@@ -40,6 +48,9 @@ class Shown:
     details: FeedbackDetails
     feedback: str | None
     reasoning: str | None
+    # That what would answer another open item of the round is held back: said once beside the
+    # feedback, never inside the explanation (the page shows it once per round).
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,7 @@ def unguarded_fields(shown: Shown) -> dict[str, Any]:
         "details": shown.details.model_dump(mode="json"),
         "feedback": shown.feedback,
         "grader_reasoning": shown.reasoning,
+        "held_back_note": shown.note,
     }
 
 
@@ -109,6 +121,17 @@ def keyed(item: GradingItem) -> KeyedItem:
     )
 
 
+def _why_wrong(item: GradingItem, details: FeedbackDetails, guard: KeyGuard, named: str | None) -> str | None:
+    """Why the pick is wrong as the learner may read it now: a model's reason that named the pick
+    throughout (held back while the round is open) is replaced by the offline reason, whose first
+    sentence says why the pick does not fit without naming it; a wrong pick is never left with
+    nothing."""
+    checked = guard.naming(details.why_yours_is_wrong, named)
+    if checked or item.is_correct or item.question_type != "multiple_choice":
+        return checked
+    return guard.naming(offline_parts(item)[1], named)
+
+
 def _checked(
     explanation: Explanation, item: GradingItem, guard: KeyGuard, grade: Grade, next_round: NextRound | None = None
 ) -> tuple[str, list[ReferenceLink], FeedbackDetails]:
@@ -125,7 +148,7 @@ def _checked(
         update={
             "score_reason": guard.optional_text(details.score_reason),
             "why_correct": guard.optional_text(details.why_correct),
-            "why_yours_is_wrong": guard.naming(details.why_yours_is_wrong, named),
+            "why_yours_is_wrong": _why_wrong(item, details, guard, named),
             "next_steps": [guard.text(step) for step in details.next_steps],
         }
     )
@@ -134,11 +157,8 @@ def _checked(
     # Padded again after the check: what it holds back must not leave the text under the minimum.
     prose = guard.naming(compose(details, item, checked, terms, needs_review=needs_review), named)
     text = padded(guard.explanation(prose or ""), details.language, terms)
-    # One note at one place, the end, whichever part lost text: beside the paragraph it would
-    # point at the one that holds an unanswered item's claim.
-    if (note := guard.note()) is not None:
-        text = f"{text}\n\n{note}"
-        details = details.model_copy(update={"next_steps": [*details.next_steps, note]})
+    # The note that something may be held back (guard.note) is no part of the text: it is its own
+    # field, said once per round by the page, never beside a paragraph nor after every answer.
     return text, links, details
 
 
@@ -160,13 +180,13 @@ def explain(
         explanation = _generated(item)
         entry = (cache_variant(item), explanation.model_dump(mode="json")) if cacheable else None
     guard = KeyGuard(keyed(item), unanswered, on_page=quoted_from_page(item))
-    said = feedback_line(grade.score, language(item))
+    said = feedback_line(grade.score, language(item), non_answer=item.non_answer)
     if grade.note:
         said = f"{grade.note} {said or ''}".strip()
     feedback = guard.optional_text(said)
     said_reasoning = grade.short_answer.reasoning if grade.short_answer else None
     reasoning = guard.optional_text(said_reasoning)
-    text, links, details = _checked(explanation, item, guard, grade, next_round)  # last: it adds the note
+    text, links, details = _checked(explanation, item, guard, grade, next_round)
     withheld = guard.withheld.sentences + guard.withheld.links
     if withheld:
         logger.info("key material of unanswered items withheld", extra={"question_type": item.question_type})
@@ -181,7 +201,7 @@ def explain(
         unguarded = unguarded_fields(Shown(*full, feedback=said, reasoning=said_reasoning))
         kept = {"withheld_for": sorted(item.item_id for item in unanswered if item.item_id), "unguarded": unguarded}
     return Explained(
-        shown=Shown(text, links, details, feedback=feedback, reasoning=reasoning),
+        shown=Shown(text, links, details, feedback=feedback, reasoning=reasoning, note=guard.note()),
         cache_entry=entry,
         withheld=kept,
     )

@@ -36,6 +36,15 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class OtherPrints:
+    """The reference prints of the category's short-answer items (read with the answer), and the
+    ids the question's own item is kept under (its print is not another item's)."""
+
+    prints: dict[str, list[int]]
+    own_items: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Grade:
     score: int
     is_correct: bool
@@ -76,9 +85,11 @@ def language(item: GradingItem) -> Language:
     return question_language(item.stem, item.choices, item.reference_answer, item.reference_explanation)
 
 
-def feedback_line(score: int, in_language: Language = "en") -> str | None:
+def feedback_line(score: int, in_language: Language = "en", *, non_answer: bool = False) -> str | None:
     if score >= HIGH_SCORE_THRESHOLD:
         return None
+    if non_answer:  # "I don't know": no reproach, the way on
+        return phrase(in_language, "non_answer")
     low, high = PARTIAL_CREDIT_RANGE
     return phrase(in_language, "partial" if low <= score <= high else "constructive")
 
@@ -120,14 +131,29 @@ def other_references(question_id: str, session: list[dict[str, Any]]) -> list["R
 
 
 def _checked_against_others(
-    graded: ShortAnswerGrade, item: GradingItem, evidence: "OfflineGrade", others: Sequence["Reference"]
+    graded: ShortAnswerGrade,
+    item: GradingItem,
+    evidence: "OfflineGrade",
+    others: Sequence["Reference"],
+    prints: OtherPrints | None = None,
 ) -> ShortAnswerGrade:
     """The grade, not correct if the answer agrees better with another item's reference, and not
-    final if another reference is about as close. The flag is for reviewers; the learner is told
-    only that the grade is provisional (naming the other item would say what its key is like)."""
+    final if another reference is about as close; not correct either if it holds most of the
+    reference of another item of the category (its print: grading/reference_prints.py). The flag
+    is for reviewers; the learner is told only that the grade is provisional (naming the other
+    item would say what its key is like)."""
+    from slea.grading.other_items import FLAG, other_match  # noqa: PLC0415
+
+    if prints is not None and prints.prints:
+        from slea.grading.reference_prints import pasted_from  # noqa: PLC0415
+
+        pasted = pasted_from(item.user_answer, item.reference_answer or "", prints.prints, prints.own_items)
+        if pasted is not None:  # another item's reference, from any session or the bank
+            score = min(graded.score, HIGH_SCORE_THRESHOLD - 1)
+            flags = graded.flags if FLAG in graded.flags else [*graded.flags, FLAG]
+            graded = graded.model_copy(update={"score": score, "flags": flags, "final": False})
     if not others or graded.score <= 0:
         return graded
-    from slea.grading.other_items import FLAG, other_match  # noqa: PLC0415
     from slea.llm.offline.short_answers import material_for  # noqa: PLC0415
 
     match = other_match(material_for(item), evidence.score, others)
@@ -141,7 +167,10 @@ def _checked_against_others(
 
 
 def _short_answer_grade(
-    item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()
+    item: GradingItem,
+    others: Sequence["Reference"] = (),
+    exemplars: Sequence["Exemplar"] = (),
+    prints: OtherPrints | None = None,
 ) -> tuple[ShortAnswerGrade, str | None, float | None]:
     """The grade and, when the model was unavailable, a note for the learner. The offline
     evidence is always computed: it gives the keyword matches and the form checks, and with a
@@ -154,12 +183,17 @@ def _short_answer_grade(
 
     evidence = grade_with_evidence(item)
     item.keyword_matches = evidence.keyword_matches
+    item.non_answer = evidence.non_answer is not None
+    if item.non_answer:
+        # No answer at all ("I don't know", the question copied back): final and incorrect at once,
+        # whatever a model, another item's reference or a reviewed answer would add.
+        return as_short_answer_grade(evidence), None, None
     provider = get_provider()
     if provider.name != "offline" and not budget.call_fits(LLMSettings.from_environment()):
         logger.warning("no time left for the model's grading, using the offline grader")
         fallback = as_short_answer_grade(evidence)
         fallback = fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False})
-        return _checked_against_others(fallback, item, evidence, others), None, None
+        return _checked_against_others(fallback, item, evidence, others, prints), None, None
     from slea.logic.answering.exemplars import examples_for, with_exemplars  # noqa: PLC0415
 
     if provider.name != "offline":  # a model grades consistently with the item's reviewed answers
@@ -174,18 +208,24 @@ def _short_answer_grade(
         item.graded_examples = []  # other learners' answers go no further than the grader
     if provider.name != "offline":
         graded = with_second_opinion(graded, evidence)
-    graded = _checked_against_others(graded, item, evidence, others)
+    graded = _checked_against_others(graded, item, evidence, others, prints)
     # What reviewers graded of this item decides a grade the evidence left provisional.
     probability = evidence.probability_correct
     return with_exemplars(graded, evidence, item.user_answer, list(exemplars)), None, probability
 
 
-def grade(item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()) -> Grade:
+def grade(
+    item: GradingItem,
+    others: Sequence["Reference"] = (),
+    exemplars: Sequence["Exemplar"] = (),
+    prints: OtherPrints | None = None,
+) -> Grade:
     """Grade the answer in `item` and set `item.is_correct` (the explainer reads it); `others`:
     the references of the session's other short-answer items; a short answer is also compared
-    with its item's reviewed answers (`exemplars`)."""
+    with its item's reviewed answers (`exemplars`) and the reference prints of its category's
+    items (`prints`)."""
     if item.question_type == "short_answer":
-        graded, note, probability = _short_answer_grade(item, others, exemplars)
+        graded, note, probability = _short_answer_grade(item, others, exemplars, prints)
         result = Grade(
             score=graded.score,
             is_correct=graded.score >= HIGH_SCORE_THRESHOLD and note is None,

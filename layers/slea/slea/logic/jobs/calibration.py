@@ -74,7 +74,14 @@ def _prepare(attempts: Collection[dict[str, Any]]) -> _Prepared:
         responses.append(
             (
                 str(attempt.get("graded_at", "")),
-                Response(str(item_id), learner, answer_score(attempt), answer_floor(attempt, item)),
+                Response(
+                    str(item_id),
+                    learner,
+                    answer_score(attempt),
+                    answer_floor(attempt, item),
+                    # A non-answer counts in the item's fit as graded, never as a person-fit misfit.
+                    answered=not attempt.get("declined"),
+                ),
             )
         )
         learners[_category(item)].add(learner)

@@ -16,6 +16,7 @@ were. What a reviewer decides is what the learner will see.
 from collections.abc import Iterable
 from typing import Any
 
+from slea.contracts.item_analysis import LearnerPattern
 from slea.dal import person_review as store
 from slea.measurement.person_fit import EXPOSURE_Z_FLAG, LZ_FLAG, PersonFit
 from slea.platform.errors import DataAccessError
@@ -25,20 +26,42 @@ DECIMALS = 2
 
 
 def reason(fit: PersonFit) -> str:
-    """Why the learner was flagged, in words a reviewer reads without the statistics."""
+    """Why the learner was flagged, in words a reviewer reads without the statistics: what was seen
+    in the answers and what to do, the statistic and its cut last (for whoever checks the numbers)."""
     parts = []
     if fit.lz < LZ_FLAG:
         parts.append(
             "Right on hard items and wrong on easy ones far more often than their level explains "
-            f"(lz {fit.lz:.2f} over {fit.answers} answers; below {LZ_FLAG} is flagged)."
+            f'({fit.answers} answers; questions left unanswered or answered "I don\'t know" are not counted).'
         )
     if fit.exposure_z is not None and fit.exposure_z > EXPOSURE_Z_FLAG:
         parts.append(
             "Right mostly on items whose answers had already been shown to many other accounts, beyond "
-            f"what their level explains (z {fit.exposure_z:.2f} over {fit.answers} answers; above "
-            f"{EXPOSURE_Z_FLAG} is flagged)."
+            f"what their level explains ({fit.answers} answers)."
         )
+    if parts:
+        parts.append(
+            "It can mean answers taken from shared keys, or guessing: read their recent answers before "
+            "acting; their level has not been changed."
+        )
+    statistics = []
+    if fit.lz < LZ_FLAG:
+        statistics.append(f"lz {fit.lz:.2f}, below {LZ_FLAG} is flagged")
+    if fit.exposure_z is not None and fit.exposure_z > EXPOSURE_Z_FLAG:
+        statistics.append(f"z {fit.exposure_z:.2f}, above {EXPOSURE_Z_FLAG} is flagged")
+    if statistics:
+        parts.append(f"({'; '.join(statistics)})")
     return " ".join(parts)
+
+
+def seen_in(lz: float, exposure_z: float | None) -> list[LearnerPattern]:
+    """What a flag's statistics saw in the answers, as the page names it (in the reader's language)."""
+    seen: list[LearnerPattern] = []
+    if lz < LZ_FLAG:
+        seen.append("hard_right_easy_wrong")
+    if exposure_z is not None and exposure_z > EXPOSURE_Z_FLAG:
+        seen.append("right_where_keys_shown")
+    return seen
 
 
 def _aberrance(fit: PersonFit) -> float:

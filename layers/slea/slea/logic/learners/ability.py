@@ -9,6 +9,7 @@ from slea.contracts.ability import (
     AbilityPoint,
     AbilityView,
     LearnerAbility,
+    PointEvent,
     SessionAbility,
 )
 from slea.dal import abilities
@@ -65,29 +66,40 @@ def learner_ability(user_id: str, category: str | None = None) -> LearnerAbility
     )
 
 
+def _event(point: dict[str, Any]) -> PointEvent:
+    """What made a stored history point: an answer, a reviewer's correction (its entry ends
+    "#review") or items left unanswered counted as wrong (its key holds "#skipped#")."""
+    entry = str(point.get("entry", ""))
+    if entry.endswith("#review"):
+        return "review"
+    return "skipped" if "#skipped#" in entry else "answer"
+
+
 def _one_point_per_answer(points: list[dict[str, Any]], answers: dict[str, int]) -> list[AbilityPoint]:
-    """The history (oldest first) with each point's answer number, counted back from the ability's
-    `answers` (the newest answer is the last): a reviewer's correction (its entry ends "#review")
-    rests on as many answers as the point before it and takes that point's place, so a chart of
-    the history has exactly one point per answer, and the answer count beside it is the same."""
+    """The history (oldest first), every point as it was stored, with its answer number counted
+    back from the ability's `answers` (the newest answer is the last). Only an answer's point
+    takes a number of its own: a reviewer's correction or a batch of items left unanswered
+    counted as wrong rests on as many answers as the point before it and is a point of its own
+    beside it (`event`), so an answer's row never changes once shown (it read -0.5, then -0.9
+    when a later re-estimate took its place) and the numbers stay the answers'."""
     numbered: list[AbilityPoint] = []
     counted = dict(answers)
     for point in reversed(points):
         category = str(point["category"])
         number = counted.get(category, 0)
-        if number <= 0:
-            continue  # older than the first answer counted (it cannot be): nothing to number it with
-        if not str(point.get("entry", "")).endswith("#review"):
+        event = _event(point)
+        if event == "answer":
+            if number <= 0:
+                continue  # older than the first answer counted (it cannot be): nothing to number it with
             counted[category] = number - 1
-        if any(kept.category == category and kept.answers == number for kept in numbered):
-            continue  # a later correction of this answer's estimate is already kept
         numbered.append(
             AbilityPoint(
                 at=str(point["at"]),
                 category=category,
                 theta=round(float(point["theta"]), 3),
                 se=round(float(point["se"]), 3),
-                answers=number,
+                answers=max(number, 0),
+                event=event,
             )
         )
     return numbered[::-1]

@@ -19,6 +19,7 @@ from slea.constants import SUPPORTED_CATEGORIES, Language
 from slea.contracts.item_analysis import FlaggedLearner, ItemAnalysis, ItemAnalysisRow, ItemsCursor, SortColumn
 from slea.dal import calibration as store
 from slea.dal import person_review
+from slea.logic.jobs.person_review import seen_in
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
 
@@ -128,5 +129,14 @@ def item_analysis(
 def _flagged_learners() -> list[FlaggedLearner]:
     """The learners the last calibration run flagged (one GetItem), most aberrant first."""
     listed = person_review.flagged_learners("review")
-    learners = [FlaggedLearner.model_validate({"user_id": user_id, **mark}) for user_id, mark in listed.items()]
+    learners = [
+        FlaggedLearner.model_validate(
+            {"user_id": user_id, **mark, "seen": seen_in(float(mark["lz"]), _number(mark.get("exposure_z")))}
+        )
+        for user_id, mark in listed.items()
+    ]
     return sorted(learners, key=lambda learner: (-max(-learner.lz, learner.exposure_z or 0.0), learner.user_id))
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)

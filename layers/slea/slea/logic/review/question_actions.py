@@ -107,6 +107,57 @@ def _snapshot(stored: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# Why an item was rested (dal/bank.py, dal/calibration_sums.py), in the words a refusal gives.
+_REST_WORDS = {
+    "farm": "an account farm held its key",
+    "compromised": "its answers showed its key had leaked",
+}
+
+
+def _retirement(stored: dict[str, Any], now: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """What retiring `stored` writes beyond the question itself (its templates deactivated, its
+    bank item and twins retired with it), and what its audit record keeps of that for an undo."""
+    question_id = str(stored["question_id"])
+    templates = review.templates_with_stem(str(stored.get("stem", "")))
+    extra = [review.deactivate_template(tid, question_id) for tid in templates]
+    # A transaction holds 100 items: the review's own three, the templates, then the twins.
+    with_it = _bank_items_of(stored)[: 97 - len(extra)]
+    extra += [_retire_with(other, now, question_id) for other in with_it]
+    return extra, {
+        "status": "retired",
+        "templates_deactivated": len(templates),
+        "template_ids": templates,
+        "retired_with": [str(other["question_id"]) for other in with_it],
+        # The twins' places in the queue, which the retirement takes them out of (an undo restores them).
+        "retired_with_queued": {str(o["question_id"]): _queued(o) for o in with_it if _queued(o)},
+    }
+
+
+def _rested(stored: Mapping[str, Any], request: QuestionReviewRequest) -> dict[str, Any]:
+    """If the reviewer's accept (or edit) of the bank item `stored` draws a rested item again
+    (its key shown too widely, held by an account farm, or compromised), what its audit record
+    keeps of the rest (else nothing): a change to what learners can be given, so it takes a
+    reason (Invalid without one) and is audited as a change."""
+    if "rested_at" not in stored:
+        return {}
+    if not request.note:
+        why = _REST_WORDS.get(str(stored.get("rest_reason")), "its key was shown too widely")
+        raise Invalid(
+            "VALIDATION_ERROR",
+            f"note: a reason is required to {request.action} this item: it was rested ({why}), "
+            "and this returns it to the question bank",
+        )
+    return {"drawable": False, "rested_at": stored["rested_at"], "rest_reason": stored.get("rest_reason")}
+
+
+def _queued(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """Where a question waits in the review queue (when and why), if it does: kept with an action
+    that takes it out, so that undoing the action puts it back as it was."""
+    if stored.get("review_state") != review.OPEN:
+        return {}
+    return {"queued_at": stored.get("queued_at"), "review_reasons": sorted(stored.get("review_reasons") or [])}
+
+
 @tracer.capture_method
 def review_question(
     question_id: str, reviewer: str, request: QuestionReviewRequest, reviewer_name: str | None = None
@@ -130,6 +181,7 @@ def review_question(
         names, values[":retired"] = {"#status": "status"}, "retired"
         condition += " AND (attribute_not_exists(#status) OR #status <> :retired)"
     setting = "reviewed_by = :by, reviewed_by_name = :by_name, reviewed_at = :at, review_action = :action"
+    before = _snapshot(stored) | _queued(stored)  # what an undo puts back, its place in the queue included
     after = _snapshot(stored) | {"review_reasons": []}
     extra: list[dict[str, Any]] = []
     removing = "review_reasons"
@@ -137,20 +189,19 @@ def review_question(
         setting += ", #status = :retired, retired_at = :at, retired_category = :category"
         removing += ", bank_key"  # out of the question bank's index: no round draws it again
         values[":category"] = stored.get("category") or "general"
-        after["status"] = "retired"
-        templates = review.templates_with_stem(str(stored.get("stem", "")))
-        extra = [review.deactivate_template(tid, question_id) for tid in templates]
-        after["templates_deactivated"] = len(extra)
-        after["template_ids"] = templates
-        # A transaction holds 100 items: the review's own three, the templates, then the twins.
-        with_it = _bank_items_of(stored)[: 97 - len(extra)]
-        extra += [_retire_with(other, now, question_id) for other in with_it]
-        after["retired_with"] = [str(other["question_id"]) for other in with_it]
+        extra, retiring = _retirement(stored, now)
+        after |= retiring
+    rested: dict[str, Any] = {}
     if request.action != "retire" and not retired and stored.get("item_id") == question_id:
         # A bank item a reviewer has approved (a revise-band or an author's item, or one queued
         # for its statistics) may be drawn by later rounds; copies keep to the session they serve.
         setting += ", bank_key = :bank_key"
         values[":bank_key"] = bank_key(str(stored.get("category") or "general"), str(stored.get("language") or "en"))
+        rested = _rested(stored, request)
+    if rested:  # out of rest: drawn again
+        removing += ", rested_at, rest_reason"
+        before |= rested
+        after |= {"drawable": True}
     if request.action == "edit":
         edited = _edited(stored, request)
         setting += ", stem = :stem, choices = :choices, answer_schema = :answer, edited_at = :at"
@@ -187,10 +238,10 @@ def review_question(
                 "who": reviewer,
                 "who_name": reviewer_name or reviewer,
                 "at": now,
-                "before": _snapshot(stored),
+                "before": before,
                 "after": after,
                 "note": request.note,
-                "changed": request.action != "accept",
+                "changed": request.action != "accept" or bool(rested),
                 "stem": short_stem(stored.get("stem")),
                 "question_id": question_id,
                 "session_id": stored.get("session_id") if "#" not in str(stored.get("session_id", "#")) else None,
@@ -372,20 +423,33 @@ def _restored(question: Mapping[str, Any], snapshot: Mapping[str, Any]) -> dict[
     return {"stem": snapshot.get("stem"), "choices": choices, "answer_schema": answer}
 
 
-def _restore_text(question: Mapping[str, Any], snapshot: Mapping[str, Any], edited_at: str, now: str) -> dict[str, Any]:
+def _restore_text(
+    question: Mapping[str, Any], snapshot: Mapping[str, Any], edited_at: str, now: str, *, requeue: bool = False
+) -> dict[str, Any]:
     """The transaction item that puts a question's stem, choices and key back as `snapshot`
-    (an audit record's), if the edit made at `edited_at` is still its latest."""
+    (an audit record's), if the edit made at `edited_at` is still its latest. `requeue`: and
+    back in the review queue where the snapshot says it waited (the edit took it out), and
+    rested again if the edit returned a rested item to the bank."""
     text = _restored(question, snapshot)
     setting = "SET stem = :stem, answer_schema = :answer, edit_undone_at = :now"
     values: dict[str, Any] = {":stem": text["stem"], ":answer": text["answer_schema"], ":now": now}
     values[":edited"] = edited_at
+    if requeue and snapshot.get("queued_at"):
+        setting += _requeue(snapshot, values)
+    removing = "edited_at"
+    if requeue and snapshot.get("drawable") is False and snapshot.get("rested_at"):
+        setting += ", rested_at = :rested_at" + (", rest_reason = :rest_reason" if snapshot.get("rest_reason") else "")
+        values[":rested_at"] = snapshot["rested_at"]
+        if snapshot.get("rest_reason"):
+            values[":rest_reason"] = snapshot["rest_reason"]
+        removing += ", bank_key"
     if snapshot.get("choices") is not None:
         setting += ", choices = :choices"
         values[":choices"] = snapshot["choices"]
     return review.update(
         review.QUESTIONS_TABLE,
         {"question_id": question["question_id"]},
-        f"{setting} REMOVE edited_at",
+        f"{setting} REMOVE {removing}",
         "attribute_exists(question_id) AND edited_at = :edited",
         values,
     )
@@ -408,7 +472,9 @@ def revert_edit(
     if stored.get("edited_at") != edit.get("at"):
         raise Conflict("QUESTION_CHANGED", f"question {question_id} was edited again since: undo that first")
     now, done = utc_now(), edit.get("after") or {}
-    items = [_restore_text(stored, edit.get("before") or {}, str(edit["at"]), now)]
+    # Back in the queue if the edit took it out of it (and nothing queued it again since).
+    requeue = stored.get("review_state") != review.OPEN
+    items = [_restore_text(stored, edit.get("before") or {}, str(edit["at"]), now, requeue=requeue)]
     claims: list[dict[str, Any]] = []
     if _bank_item_id(stored) == question_id:  # its claim goes back with its text
         claims = _move_claim(stored, _restored(stored, edit.get("before") or {}), now)
@@ -433,7 +499,12 @@ def revert_edit(
                 "who_name": reviewer_name or reviewer,
                 "at": now,
                 "before": _snapshot(stored),
-                "after": {**(edit.get("before") or {}), "restored_with": restored_with, "undid_at": edit.get("at")},
+                "after": {
+                    **(edit.get("before") or {}),
+                    "restored_with": restored_with,
+                    "undid_at": edit.get("at"),
+                    "requeued": requeue and bool((edit.get("before") or {}).get("queued_at")),
+                },
                 "note": request.note,
                 "stem": short_stem(stored.get("stem")),
                 "question_id": question_id,
@@ -445,12 +516,51 @@ def revert_edit(
     return _reviewed(question_id, "revert_edit", "active", reviewer=reviewer, reviewer_name=reviewer_name, now=now)
 
 
+def _requeue(place: Mapping[str, Any], values: dict[str, Any]) -> str:
+    """The SET clauses (and their `values`) that put a question back in the review queue where
+    `place` (as `_queued` kept it) says it waited, with the reasons it waited for."""
+    values |= {":open": review.OPEN, ":queued": place["queued_at"]}
+    if not place.get("review_reasons"):
+        return ", review_state = :open, queued_at = :queued"
+    values[":reasons"] = set(place["review_reasons"])
+    return ", review_state = :open, queued_at = :queued, review_reasons = :reasons"
+
+
+def _queued_before(retirement: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Where the retired question waited in the queue before its retirement (its audit record's
+    `before`; a record written before it kept that: not queued)."""
+    before = (retirement or {}).get("before") or {}
+    if not before.get("queued_at"):
+        return {}
+    return {"queued_at": before["queued_at"], "review_reasons": before.get("review_reasons")}
+
+
+def _restore_copies(restored: list[dict[str, Any]], question_id: str) -> int:
+    """After an unretirement's own transaction: the copies of the restored bank items that the
+    retirement withdrew from open rounds, active again (as `_withdraw_copies`, best effort: a copy
+    this misses stays withdrawn, as a retirement left it)."""
+    given_back = 0
+    try:
+        for item_id in sorted({_bank_item_id(question) for question in restored}):
+            for copy_id in review.withdrawn_copies(item_id):
+                if copy_id != question_id and review.restore_copy(copy_id, question_id):
+                    given_back += 1
+    except DataAccessError as error:
+        logger.error("withdrawn copies not all restored", extra={"question_id": question_id, "reason": str(error)})
+    if given_back:
+        logger.info("withdrawn copies restored", extra={"question_id": question_id, "copies": given_back})
+    return given_back
+
+
 @tracer.capture_method
 def unretire_question(
     question_id: str, reviewer: str, request: UndoRequest, reviewer_name: str | None = None
 ) -> QuestionReviewed:
     """Undo a retirement: the question, and what its retirement retired with it (its bank item,
-    its twins, the templates it deactivated), active again; audited like the retirement."""
+    its twins, the templates it deactivated), active again; each back in the review queue where
+    it waited (its learners' reports with it), and the copies the retirement withdrew from
+    learners' open rounds given back (unless answered or skipped since); audited like the
+    retirement."""
     stored = review.get_question(question_id)
     if stored is None:
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
@@ -464,9 +574,15 @@ def unretire_question(
     done = (retirement or {}).get("after") or {}
     now = utc_now()
     restored = [stored] + [q for q in map(review.get_question, done.get("retired_with") or []) if q is not None]
+    queued = {question_id: _queued_before(retirement)} | dict(done.get("retired_with_queued") or {})
     items: list[dict[str, Any]] = []
+    requeued: list[str] = []
     for question in restored:
         setting, values = "SET #status = :active, unretired_at = :at", {":active": "active", ":at": now}
+        place = queued.get(str(question["question_id"])) or {}
+        if place.get("queued_at") and question.get("review_state") != review.OPEN:  # back in the queue
+            setting += _requeue(place, values)
+            requeued.append(str(question["question_id"]))
         if _bank_item_id(question) == question["question_id"]:  # back in the bank
             setting += ", bank_key = :bank_key"
             values[":bank_key"] = bank_key(
@@ -498,6 +614,7 @@ def unretire_question(
                     "status": "active",
                     "restored_with": [str(q["question_id"]) for q in restored[1:]],
                     "templates_reactivated": len(items) - len(restored),
+                    "requeued": requeued,
                 },
                 "note": request.note,
                 "stem": short_stem(stored.get("stem")),
@@ -507,4 +624,5 @@ def unretire_question(
         review.count("questions_retired", by=-1),
     ]
     commit_reviewed(items, f"question {question_id}")
+    _restore_copies(restored, question_id)
     return _reviewed(question_id, "unretire", "active", reviewer=reviewer, reviewer_name=reviewer_name, now=now)

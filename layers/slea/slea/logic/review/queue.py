@@ -38,6 +38,7 @@ from slea.contracts.review import (
 )
 from slea.dal import review, sessions
 from slea.language.shown_terms import whole_terms
+from slea.logic.review.reasoning import reasoning_summary
 from slea.platform.errors import Invalid
 from slea.platform.observability import logger, tracer
 
@@ -95,6 +96,8 @@ def reviewed_question(stored: dict[str, Any]) -> ReviewedQuestion:
         correct_count=int(stored.get("correct_count", 0)),
         status=stored.get("status", "active"),
         reports=[Report(reason=r.get("reason", ""), at=r.get("at", "")) for r in stored.get("reports") or []],
+        rested_at=stored.get("rested_at"),
+        rest_reason=stored.get("rest_reason"),
     )
 
 
@@ -145,6 +148,7 @@ def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> Re
             graded_at=attempt["graded_at"],
             group_id=attempt.get("review_group"),
             proposal=OverrideProposal.model_validate(proposal) if isinstance(proposal, dict) else None,
+            reasoning_summary=reasoning_summary(attempt, question.correct_keywords, waiting=not proposal),
         ),
     )
 
