@@ -381,7 +381,7 @@
     "desk.seen.hard_right_easy_wrong": "Got hard questions right and easy ones wrong, more often than their level explains.",
     "desk.seen.right_where_keys_shown": "Was right mostly on questions whose answers had already been shown to many other learners.",
     "desk.flagged.todo": "What to do: read their recent answers before deciding anything. Right answers that read like a copied key suggest keys shared by others; otherwise they may have guessed or rushed. Their level has not been changed.",
-    "desk.flagged.details": "Details: {reason}",
+    "desk.flagged.recorded": "Recorded reason",
   });
   Object.assign(SleaI18n.MESSAGES.ko, {
     "desk.page.title": "slea-ssem · 검토",
@@ -760,6 +760,6 @@
     "desk.seen.hard_right_easy_wrong": "수준에 비해 어려운 문항은 맞히고 쉬운 문항은 틀리는 일이 너무 잦았습니다.",
     "desk.seen.right_where_keys_shown": "이미 다른 학습자 여럿에게 정답이 보여진 문항에서 주로 맞혔습니다.",
     "desk.flagged.todo": "할 일: 무엇이든 결정하기 전에 최근 답을 읽어 보세요. 맞힌 답이 베낀 정답처럼 읽히면 다른 사람이 공유한 정답일 수 있고, 그렇지 않다면 찍었거나 서둘렀을 수 있습니다. 학습자의 수준은 바뀌지 않았습니다.",
-    "desk.flagged.details": "자세히: {reason}",
+    "desk.flagged.recorded": "기록된 사유",
   });
 })();

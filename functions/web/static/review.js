@@ -1116,7 +1116,7 @@
       }) }),
       ...(learner.seen || []).map((seen) => el("p", { class: "seen", text: hasWords(`desk.seen.${seen}`) ? t(`desk.seen.${seen}`) : seen })),
       el("p", { class: "todo", text: t("desk.flagged.todo") }),
-      detailsFold([[t("desk.details"), learner.reason], ["lz", learner.lz], ["z", learner.exposure_z]], learner.user_id))));
+      detailsFold([[t("desk.flagged.recorded"), learner.reason], ["lz", learner.lz], ["z", learner.exposure_z]], learner.user_id))));
   }
 
   async function loadItems(more = false) {
