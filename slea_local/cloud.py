@@ -7,7 +7,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 from unittest import mock
 
 import boto3
@@ -29,6 +29,8 @@ OFFLINE_ENVIRONMENT = {
     "POWERTOOLS_TRACE_DISABLED": "true",
 }
 
+# The unique part of a local stack's id (AWS::StackId), fixed so that names derived from it are too.
+_STACK_ID = "0b5e1d2c-3f4a-4b6c-8d7e-9f0a1b2c3d4e"
 NO_VALUE = object()  # AWS::NoValue: the key or item disappears
 # GenerateSecretString properties that GetRandomPassword takes as they are.
 _PASSWORD = (
@@ -83,6 +85,7 @@ class LocalCloud:
         self._saved_environment: dict[str, str | None] = {}
         self._atomic_writes = _AtomicItemWrites()
         self._honest_exports = _ExportArns()
+        self._pool_signing_key = _PoolSigningKey()
         # Transactions copy the items they write, not whole tables (False: moto's own copies,
         # for the before/after figure of bench/local_answers.py).
         self.fast_transactions = FastTransactions() if fast_transactions else None
@@ -105,16 +108,21 @@ class LocalCloud:
 
         reset_warm_state()
         self._honest_exports.start()
+        self._pool_signing_key.start()
         self._create_tables()
         self._create_buckets()
         self._create_queues()
         self._create_secrets()
         for logical_id in self.template.of_type("AWS::Serverless::Function"):
             self.physical_names[logical_id] = f"{self.stack_name}-{logical_id}"
+        for logical_id in self.template.of_type("AWS::Serverless::HttpApi"):  # API Gateway's API id
+            self.physical_names[logical_id] = f"{self.stack_name}-{logical_id}".lower()
+        self._create_user_pools()
         self._create_state_machines()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self._pool_signing_key.stop()
         self._honest_exports.stop()
         self._atomic_writes.stop()
         if self.fast_transactions is not None:
@@ -193,6 +201,43 @@ class LocalCloud:
             name = properties.get("Name", f"{self.stack_name}-{logical_id}")
             self.physical_names[logical_id] = client.create_secret(Name=name, SecretString=value)["ARN"]
 
+    def present(self, resource_type: str) -> dict[str, dict[str, Any]]:
+        """The resources of a type that the stack holds: those whose Condition is true."""
+        return {
+            logical_id: spec
+            for logical_id, spec in self.template.of_type(resource_type).items()
+            if "Condition" not in spec or self.condition(spec["Condition"])
+        }
+
+    def _create_user_pools(self) -> None:
+        """The stack's own user pool when the template creates one (JwtIssuer empty): its groups,
+        its clients with the settings their Custom::UserPoolClientSignIn applies in AWS, and the
+        sign-in domain. With a JwtIssuer given none is present and nothing is created."""
+        client = boto3.client("cognito-idp", region_name=REGION)
+        for logical_id, spec in self.present("AWS::Cognito::UserPool").items():
+            properties = self.resolve(spec["Properties"])
+            name = properties.pop("UserPoolName", f"{self.stack_name}-{logical_id}")
+            self.physical_names[logical_id] = client.create_user_pool(PoolName=name, **properties)["UserPool"]["Id"]
+        for logical_id, spec in self.present("AWS::Cognito::UserPoolGroup").items():
+            properties = self.resolve(spec["Properties"])
+            client.create_group(**properties)
+            self.physical_names[logical_id] = properties["GroupName"]
+        for logical_id, spec in self.present("AWS::Cognito::UserPoolClient").items():
+            properties = self.resolve(spec["Properties"])
+            created = client.create_user_pool_client(**properties)["UserPoolClient"]
+            self.physical_names[logical_id] = created["ClientId"]
+        for spec in self.present("Custom::UserPoolClientSignIn").values():
+            properties = self.resolve(
+                {name: value for name, value in spec["Properties"].items() if name != "ServiceToken"}
+            )
+            client.update_user_pool_client(
+                UserPoolId=properties["UserPoolId"], ClientId=properties["ClientId"], **properties["ClientSettings"]
+            )
+        for logical_id, spec in self.present("AWS::Cognito::UserPoolDomain").items():
+            properties = self.resolve(spec["Properties"])
+            client.create_user_pool_domain(**properties)
+            self.physical_names[logical_id] = properties["Domain"]
+
     def _create_state_machines(self) -> None:
         client = boto3.client("stepfunctions", region_name=REGION)
         for logical_id, spec in self.template.of_type("AWS::Serverless::StateMachine").items():
@@ -222,10 +267,11 @@ class LocalCloud:
     def _attribute(self, logical_id: str, attribute: str) -> str:
         name = self.physical_names[logical_id]
         resource_type = self.template.resources[logical_id]["Type"]
-        if resource_type == "AWS::DynamoDB::Table" and attribute == "Arn":
-            return f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}"
-        if resource_type == "AWS::DynamoDB::Table" and attribute == "StreamArn":
-            return self.stream_arns[logical_id]
+        if resource_type == "AWS::DynamoDB::Table":
+            return {
+                "Arn": lambda: f"arn:aws:dynamodb:{REGION}:{ACCOUNT}:table/{name}",
+                "StreamArn": lambda: self.stream_arns[logical_id],
+            }[attribute]()
         if resource_type == "AWS::Serverless::Function" and attribute == "Arn":
             return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
         if resource_type == "AWS::SQS::Queue":
@@ -235,6 +281,8 @@ class LocalCloud:
             ]
         if resource_type == "AWS::S3::Bucket":
             return {"Arn": f"arn:aws:s3:::{name}", "DomainName": f"{name}.s3.amazonaws.com"}[attribute]
+        if resource_type == "AWS::Cognito::UserPool":
+            return {"Arn": f"arn:aws:cognito-idp:{REGION}:{ACCOUNT}:userpool/{name}"}[attribute]
         if resource_type == "AWS::Serverless::StateMachine":  # the physical name is its ARN
             return {"Arn": name, "Name": name.rsplit(":", 1)[-1]}[attribute]
         raise NotImplementedError(f"!GetAtt {logical_id}.{attribute} is not resolved locally yet")
@@ -247,7 +295,9 @@ class LocalCloud:
             intrinsic: Callable[[Any], Any] | None = {
                 "Ref": self._reference,
                 "Fn::GetAtt": lambda argument: self._attribute(*argument),
-                "Fn::Sub": lambda text: re.sub(r"\$\{([^}]+)\}", lambda match: self._substitute(match.group(1)), text),
+                "Fn::Sub": self._sub,
+                "Fn::Select": lambda argument: self.resolve(argument[1])[int(argument[0])],
+                "Fn::Split": lambda argument: str(self.resolve(argument[1])).split(argument[0]),
                 "Fn::If": lambda argument: self.resolve(argument[1] if self.condition(argument[0]) else argument[2]),
             }.get(function)
             if intrinsic is not None:
@@ -266,6 +316,8 @@ class LocalCloud:
             "AWS::AccountId": ACCOUNT,
             "AWS::Partition": "aws",
             "AWS::StackName": self.stack_name,
+            "AWS::StackId": f"arn:aws:cloudformation:{REGION}:{ACCOUNT}:stack/{self.stack_name}/{_STACK_ID}",
+            "AWS::URLSuffix": "amazonaws.com",
         }
         if name in pseudo:
             return pseudo[name]
@@ -287,6 +339,17 @@ class LocalCloud:
         if function == "Condition":
             return self.condition(argument)
         raise NotImplementedError(f"condition function {function} is not evaluated locally")
+
+    def _sub(self, argument: str | list[Any]) -> str:
+        """!Sub text, or [text, {name: value}] whose names are substituted before the template's."""
+        text, variables = (argument, {}) if isinstance(argument, str) else (argument[0], self.resolve(argument[1]))
+        return re.sub(
+            r"\$\{([^}]+)\}",
+            lambda match: (
+                str(variables[match.group(1)]) if match.group(1) in variables else self._substitute(match.group(1))
+            ),
+            text,
+        )
 
     def _substitute(self, reference: str) -> str:
         if "." in reference and not reference.startswith("AWS::"):
@@ -372,6 +435,39 @@ class _AtomicItemWrites:
         for patch in reversed(self._patches):
             patch.stop()
         self._patches.clear()
+
+
+class _PoolSigningKey:
+    """moto gives every user pool the same fixed RSA key and imports it anew for each pool, which
+    takes most of a second (recovering the key's primes); the imported key is kept once per
+    process, and every local pool still signs its tokens with it, as moto would."""
+
+    _imported: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self) -> None:
+        self._patch: Any = None
+
+    def start(self) -> None:
+        from types import SimpleNamespace
+
+        from joserfc import jwk
+        from moto.cognitoidp import models
+
+        original = jwk.RSAKey.import_key  # the one moto's models call
+
+        def import_key(value: Any, *args: Any, **kwargs: Any) -> Any:
+            key = json.dumps(value, sort_keys=True, default=str) + repr((args, sorted(kwargs.items())))
+            if key not in self._imported:
+                self._imported[key] = original(value, *args, **kwargs)
+            return self._imported[key]
+
+        self._patch = mock.patch.object(models, "jwk", SimpleNamespace(RSAKey=SimpleNamespace(import_key=import_key)))
+        self._patch.start()
+
+    def stop(self) -> None:
+        if self._patch is not None:
+            self._patch.stop()
+            self._patch = None
 
 
 class _ExportArns:

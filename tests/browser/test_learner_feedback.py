@@ -133,3 +133,44 @@ def test_please_choose_goes_once_a_choice_is_made(server, new_page):
     page.locator("button.choice").first.click()
     assert not page.is_visible("#answer-message")
     assert not page.is_visible("#error")
+
+
+def test_the_held_back_note_is_said_once_per_round_and_every_score_says_the_pass_mark(server, new_page):
+    """The note that what would answer an open item is held back comes in its own field
+    (held_back_note) after every answer while the round is open; the page says it once, with the
+    round's first feedback, never inside the explanation. A score short of full marks says where
+    the pass mark is ("correct from 80"), beside right or wrong, in English and in Korean."""
+    page = new_page(LAPTOP)
+    _sign_in(page, server, "Once a round")
+    _only(page, ["multiple_choice"])
+    graded: list[dict[str, Any]] = []
+
+    def partial(route: Any) -> None:
+        response = route.fetch()
+        body = response.json()
+        if len(graded) == 1:  # the second answer: a reviewer-like partial score below the mark
+            body.update(score=70, is_correct=False)
+        graded.append(body)
+        route.fulfill(response=response, json=body)
+
+    page.route("**/sessions/*/answers", partial)
+    start_round(page, 3)
+    notes = []
+    for _ in range(3):
+        answer_on_screen(page)
+        notes.append(page.inner_text("#held-back-note") if page.is_visible("#held-back-note") else "")
+        assert "held back" not in page.inner_text("#feedback-details")
+        if len(notes) == 2:
+            assert page.inner_text("#score") == "Score: 70 / 100 (correct from 80)"
+            assert page.inner_text("#verdict") == "Not quite"
+            page.select_option("#language", "ko")
+            assert page.inner_text("#score") == "점수: 70 / 100 (80점부터 정답)"
+            page.select_option("#language", "en")
+        page.click("#next")
+    assert graded[0]["held_back_note"]  # the API says it after each answer of the open round...
+    assert graded[1]["held_back_note"] == graded[0]["held_back_note"]
+    assert graded[2].get("held_back_note") is None  # (the last leaves nothing open)
+    assert notes[0] == graded[0]["held_back_note"]  # ...the page once
+    assert notes[1:] == ["", ""]
+    page.wait_for_selector("#summary", state="visible")
+    assert page.inner_text("#pass-mark") == "An answer is correct from a score of 80 out of 100."

@@ -251,7 +251,18 @@ def test_http_api_requires_a_jwt_with_configurable_issuer_and_audience():
     (api,) = TEMPLATE.of_type("AWS::Serverless::HttpApi").values()
     auth = api["Properties"]["Auth"]
     authorizer = auth["Authorizers"][auth["DefaultAuthorizer"]]
-    assert authorizer["JwtConfiguration"] == {"issuer": {"Ref": "JwtIssuer"}, "audience": [{"Ref": "JwtAudience"}]}
+    # The stack's own user pool and client, or the given issuer and audience
+    # (tests/infrastructure/test_user_pool.py resolves both ways).
+    assert authorizer["JwtConfiguration"] == {
+        "issuer": {
+            "Fn::If": [
+                "CreatesUserPool",
+                {"Fn::Sub": "https://cognito-idp.${AWS::Region}.amazonaws.com/${UserPool}"},
+                {"Ref": "JwtIssuer"},
+            ]
+        },
+        "audience": [{"Fn::If": ["CreatesUserPool", {"Ref": "UserPoolClient"}, {"Ref": "JwtAudience"}]}],
+    }
     routes = {
         (event["Properties"]["Method"], event["Properties"]["Path"])
         for event in FUNCTIONS["ApiFunction"]["Properties"]["Events"].values()

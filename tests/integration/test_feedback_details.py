@@ -9,6 +9,7 @@ import boto3
 import pytest
 
 from slea.contracts.llm import ShortAnswerGrade
+from slea.feedback.details import PHRASES
 from slea.llm.offline import OfflineProvider
 from slea.security.key_leaks import NOTE as KEY_NOTE
 
@@ -121,7 +122,14 @@ def test_a_wrong_choice_is_named_by_its_text_and_told_why_it_is_wrong(runtime, l
     assert HARDER[language] not in steps
     assert SAME_LEVEL[language] in steps
     assert CONCEPTS[language][0][0] in steps  # review this concept
-    assert SOURCES[language][0]["title"] in steps  # re-read the reference
+    # Re-read the reference, without naming it: its title is listed once, under the references
+    # (test changed to the new behaviour: the step named it, the same link twice).
+    assert PHRASES[language]["reread"] in details["next_steps"]
+    assert SOURCES[language][0]["title"] not in steps
+    # Why the pick does not fit, against the key's record, before what the pick means.
+    assert details["why_yours_is_wrong"].startswith(
+        PHRASES[language]["stem_defines_key"].format(concept=CONCEPTS[language][0][0])
+    )
     assert picked_definition in result["explanation"]
     assert len(result["explanation"]) >= 500
     assert_no_sentence_repeated(result["explanation"])
@@ -154,8 +162,12 @@ def test_a_definition_option_is_said_to_define_another_concept(runtime):
     )
     details = answer_choice(runtime, question_id, "D")["details"]
     assert details["your_answer"] == concepts[3][1]
-    assert (
-        details["why_yours_is_wrong"] == "The option you chose is the definition of a different concept: Quantization."
+    # Why it does not fit the concept asked about, then what it is (test changed to the new
+    # behaviour: only the second sentence was said, and the round's guard held it back).
+    assert details["why_yours_is_wrong"] == (
+        "The option you chose does not define Retrieval-Augmented Generation, the concept the question asks"
+        " about: it is the definition of another concept, and it leaves out what makes Retrieval-Augmented"
+        " Generation what it is. The option you chose is the definition of a different concept: Quantization."
     )
 
 

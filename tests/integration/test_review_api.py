@@ -10,6 +10,7 @@ import boto3
 import pytest
 
 from slea_local import REPO_ROOT
+from slea_local.template import repository_template
 from tests.integration.test_api import (  # noqa: F401 - sessions_table: the autouse fixture own() needs
     ALICE,
     BOB,
@@ -33,9 +34,16 @@ def token(subject, **claims):
 
 
 REVIEWER = token(CAROL, **{"cognito:groups": ["reviewers", "admins"]})  # arrives as "[reviewers admins]"
-# Every scope the stack's own web app client allows, and the old review and author scopes: a
-# client's scopes, which any of its users may ask for, never make a reviewer.
-EVERY_SCOPE = "openid email profile slea/review slea/author"
+# Every scope the stack's own web app client allows (template.yaml), Cognito's own, and the old
+# review and author scopes: a client's scopes, which any of its users may ask for, never make a reviewer.
+EVERY_SCOPE = " ".join(
+    [
+        *repository_template().resources["UserPoolClientSignIn"]["Properties"]["ClientSettings"]["AllowedOAuthScopes"],
+        "aws.cognito.signin.user.admin",
+        "slea/review",
+        "slea/author",
+    ]
+)
 
 
 def table(cloud, logical_id):

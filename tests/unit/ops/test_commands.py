@@ -72,6 +72,8 @@ def _scrubbed_env(tmp_path: Path) -> dict[str, str]:
         ("ops.retry_queue_admin", ["count"]),
         ("ops.seed", [str(REPO_ROOT / "data" / "demo_seed.json")]),
         ("ops.bank_fingerprints", ["--dry-run"]),
+        ("ops.users", ["list"]),
+        ("ops.users", ["invite", "ann@example.com", "--user-pool-id", "us-east-1_x", "--region", "us-east-1"]),
     ],
 )
 def test_operator_command_without_credentials_prints_one_line(tmp_path, module, args):
@@ -157,7 +159,7 @@ def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
     assert "cannot read" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module", ["ops.retry_queue_admin", "ops.seed", "ops.bank_fingerprints"])
+@pytest.mark.parametrize("module", ["ops.retry_queue_admin", "ops.seed", "ops.bank_fingerprints", "ops.users"])
 def test_help_is_whole_sentences(module, capsys):
     main = __import__(module, fromlist=["main"]).main
     with pytest.raises(SystemExit) as exit_info:
@@ -176,7 +178,13 @@ def test_help_is_whole_sentences(module, capsys):
 
 def test_console_scripts_name_real_functions():
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert set(project["scripts"]) == {"slea-retry-queue", "slea-seed", "slea-bank-fingerprints", "slea-local"}
+    assert set(project["scripts"]) == {
+        "slea-retry-queue",
+        "slea-seed",
+        "slea-bank-fingerprints",
+        "slea-local",
+        "slea-users",
+    }
     for target in project["scripts"].values():
         module, _, function = target.partition(":")
         assert callable(getattr(__import__(module, fromlist=[function]), function))

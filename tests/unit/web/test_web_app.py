@@ -146,7 +146,10 @@ def test_the_web_routes_alone_are_served_without_a_token():
     assert {(e["Properties"]["Method"], e["Properties"]["Path"]) for e in web_function["Events"].values()} == WEB_ROUTES
     assert "Policies" not in web_function  # it touches no AWS resource
     variables = web_function["Environment"]["Variables"]
-    assert variables["OAUTH_CLIENT_ID"] == {"Ref": "JwtAudience"}  # the client the authorizer accepts
+    # The client the authorizer accepts (the stack's own pool's, or the given audience).
+    (api,) = repository_template().of_type("AWS::Serverless::HttpApi").values()
+    authorizer = api["Properties"]["Auth"]["Authorizers"][api["Properties"]["Auth"]["DefaultAuthorizer"]]
+    assert [variables["OAUTH_CLIENT_ID"]] == authorizer["JwtConfiguration"]["audience"]
 
 
 # ---------------------------------------------------------------- the learner's "Your level" panel

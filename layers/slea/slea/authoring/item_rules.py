@@ -21,7 +21,11 @@ Grounding (an item with a `source` concept), by fuzzy matching (rapidfuzz) again
 - multiple choice: the key must be the concept's name, acronym, definition or one of its key
   points; no distractor may be one of them (a second right answer);
 - true/false: a statement keyed true must state the definition or a key point; one keyed false
-  must state neither;
+  must state neither, and must be checkably false: a record lists what holds for its concept, never
+  what does not, so a statement that some characteristic "holds for" the concept (the key-point
+  frame) cannot be keyed false from it ("'redundant power supplies and cooling systems' holds for
+  cloud computing": a data center's key point, true of cloud computing as well). Keyed false, a
+  statement must claim to be what the concept is (its definition) and say something else;
 - short answer: every keyword must be a term of the concept's text (as the grader finds a key
   term in an answer);
 - an acronym shown in the stem must be one the record defines.
@@ -38,6 +42,7 @@ from slea.authoring.question_quality import lengths_unequal
 from slea.constants import HANGUL, Language, QuestionType
 from slea.contracts.answers import choice_index, choice_text, truth_value
 from slea.contracts.keywords import Concept
+from slea.language.item_frames import FRAMES
 
 Problem = tuple[float, str]
 
@@ -52,6 +57,11 @@ WRONG_LANGUAGE = (0.3, "Not written in the learner's language ({language}); no m
 KEY_NOT_FROM_SOURCE = (0.4, "The key does not match the source concept")
 DISTRACTOR_TRUE_OF_SOURCE = (0.3, "Option {label} is also true of the source concept: two right answers")
 STATEMENT_CONTRADICTS_SOURCE = (0.4, "The true/false key contradicts the source concept")
+STATEMENT_NOT_CHECKABLY_FALSE = (
+    0.4,
+    "The statement is keyed false, but the source concept's record cannot show it false: a characteristic"
+    ' ("... holds for ...") may be true of the concept without being one of its key points',
+)
 # Enough that one such term keeps the item from passing (revise) and two reject it: each costs a
 # learner who restates the model answer its share of the key-concept points and names a term the
 # item's own model answer never uses.
@@ -139,6 +149,38 @@ def _states(statement: str, facts: list[str]) -> bool:
     )
 
 
+def _frame_pattern(phrasing: str) -> re.Pattern[str]:
+    """A frame's phrasing as a pattern: its placeholders match any text."""
+    parts = re.split(r"\{\w+\}", phrasing)
+    return re.compile("^" + "(.+?)".join(re.escape(part.strip()) for part in parts) + "$", re.DOTALL)
+
+
+CHARACTERISTIC_FRAMES = tuple(
+    _frame_pattern(phrasing) for frames in FRAMES.values() for phrasing in frames.get("tf_key_point", ())
+)
+
+
+def claims_a_characteristic(stem: str) -> bool:
+    """The statement says that something holds for the concept (the key-point frame, either
+    language): a claim its record can confirm (a key point) but never refute."""
+    return any(pattern.match(stem.strip()) for pattern in CHARACTERISTIC_FRAMES)
+
+
+def true_false_problems(stem: str, key: str | None, source: Concept) -> list[Problem]:
+    """A true/false key checked against the record: keyed true, the statement states the concept's
+    definition or a key point; keyed false, it states neither and is checkably false (no
+    characteristic claim, which the record can confirm but never refute)."""
+    truth = truth_value(key or "")
+    if truth is None:
+        return []
+    states = _states(stem, _facts(source))
+    if truth != states:
+        return [STATEMENT_CONTRADICTS_SOURCE]
+    if not truth and claims_a_characteristic(stem):
+        return [STATEMENT_NOT_CHECKABLY_FALSE]
+    return []
+
+
 def grounding_problems(  # noqa: PLR0917 - the item's own fields, as Tool 4 receives them
     question_type: QuestionType,
     stem: str,
@@ -159,9 +201,7 @@ def grounding_problems(  # noqa: PLR0917 - the item's own fields, as Tool 4 rece
                     label = _label(choice, position)
                     found.append((DISTRACTOR_TRUE_OF_SOURCE[0], DISTRACTOR_TRUE_OF_SOURCE[1].format(label=label)))
     elif question_type == "true_false":
-        truth = truth_value(key or "")
-        if truth is not None and truth != _states(stem, _facts(source)):
-            found.append(STATEMENT_CONTRADICTS_SOURCE)
+        found.extend(true_false_problems(stem, key, source))
     else:
         found.extend(_keywords_not_in_source(keywords, source))
     found.extend(_acronym_problems(stem, source))

@@ -439,7 +439,7 @@ def compose(
         if body:
             paragraphs.append((text[phrase], body))
     # A link the explainer wrote into its prose is left out: the references list it, once.
-    free = URL.sub("", explanation.explanation) if explanation.explanation else None
+    free = URL.sub("", explanation.explanation or "")
     paragraphs += [free, text["study"], " ".join([text["next_heading"], *details.next_steps])]
     kept = without_repeats([paragraph for paragraph in paragraphs if paragraph])
     return padded("\n\n".join(kept), details.language, terms)
