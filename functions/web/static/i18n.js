@@ -530,7 +530,7 @@ const SleaI18n = (() => {
     root.documentElement.lang = language;
     for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
     for (const node of root.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
-    root.title = t("page.title");
+    root.title = t(root.documentElement.dataset.i18nTitle || "page.title"); // a page may name its own title
   }
 
   function set(value) {
@@ -542,8 +542,10 @@ const SleaI18n = (() => {
   /* Before sign-in: the browser's remembered choice, else its preferred language. */
   function initial() {
     const remembered = globalThis.localStorage && supported(localStorage.getItem(CHOICE_KEY));
-    const preferred = globalThis.navigator && String(navigator.language || "").slice(0, 2);
-    return remembered || supported(preferred) || "en";
+    // The first of the browser's languages this page has (navigator.languages: "ko-KR" is Korean).
+    const listed = globalThis.navigator ? [...(navigator.languages || []), navigator.language || ""] : [];
+    const preferred = listed.map((value) => supported(String(value).slice(0, 2).toLowerCase())).find(Boolean);
+    return remembered || preferred || "en";
   }
 
   return { LANGUAGES, MESSAGES, CHOICE_KEY, t, named, plural, set, apply, initial, supported, current: () => language };
