@@ -49,3 +49,29 @@ def test_the_catalogue_holds_only_sources_recorded_with_english_concepts_of_the_
         for link in links:
             assert (link["title"], link["url"]) in recorded
     assert catalogue_key("Few-Shot Prompting") == catalogue_key("few shot prompting")
+
+
+def test_the_grading_item_of_a_stored_korean_question_carries_the_labelled_sources():
+    # Where Tool 6 reads a stored question (logic/answering/grading.py): the learner's explanation
+    # and its reference links are built from these sources.
+    from slea.contracts.scoring import ScoreAnswerInput
+    from slea.logic.answering.grading import grading_item
+
+    request = ScoreAnswerInput(
+        session_id="s-1",
+        user_id="u-1",
+        question_id="q-1",
+        question_type="multiple_choice",
+        user_answer="B",
+        correct_answer="B",
+        choices=["A) 데이터베이스", "B) 대규모 텍스트로 학습한 신경망", "C) 웹 서버", "D) 프로그래밍 언어"],
+    )
+    stored = {
+        "stem": "다음 중 대규모 언어 모델(LLM)에 대한 설명으로 가장 적절한 것은?",
+        "answer_schema": {"explanation": "대규모 언어 모델(LLM): 방대한 텍스트로 학습한 거대한 신경망."},
+    }
+    item = grading_item(request, stored, [])
+    assert item.sources
+    assert all(link.title.startswith(f"{ENGLISH_LABEL}: ") for link in item.sources)
+    english = {**stored, "stem": "Which best describes a large language model (LLM)?", "answer_schema": {}}
+    assert grading_item(request.model_copy(update={"choices": ["A) x", "B) y"]}), english, []).sources == []

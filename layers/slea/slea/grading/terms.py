@@ -109,6 +109,7 @@ def _known_suffix(word: str) -> str:
     return ""
 
 
+@lru_cache(maxsize=65536)
 def _strip_particle(word: str) -> str:
     """The stem of a Korean word: its listed particle and ending dropped ("검색하기를" -> "검색"),
     else one trailing syllable or two as common as a particle (the frequency lists' rule)."""
