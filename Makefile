@@ -93,7 +93,7 @@ demo: $(VENV)/.installed
 	$(PY) -m slea_local demo
 
 serve: $(VENV)/.installed
-	$(PY) -m slea_local serve
+	$(PY) -m slea_local serve --review-demo
 
 bench: $(VENV)/.installed
 	$(PY) bench/run.py

@@ -397,7 +397,7 @@ def _fold_stream(runtime: Any, seconds: float, stop: threading.Event) -> None:
             print(f"stream fold failed: {error}", flush=True)
 
 
-def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = True) -> int:
+def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False) -> int:
     """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine),
     with the calibration job run every `calibrate_every` seconds (0: never) and, with
     `review_demo`, simulated learners' answers waiting for reviewers in groups."""
@@ -423,7 +423,7 @@ def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = True) ->
             print(f"  learner app:  {url}/   (a new name or a seeded learner; tick 'reviewer' to review)")
             print(f"  reviewer app: {url}/review")
             if review_demo:
-                print("  (simulated learners' answers wait there in review groups; --no-review-demo: none)")
+                print("  (simulated learners' answers wait there in review groups)")
             print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
             print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
             print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
@@ -512,11 +512,13 @@ def main(argv: list[str] | None = None) -> int:
     serve_parser.add_argument(
         "--calibrate-every", type=float, default=60.0, help="seconds between calibration runs (0: never)"
     )
+    # Off unless asked (make serve asks): scripts and outside checks that start `serve` keep its
+    # start-up time (the demo adds about 5 s of CPU) and an empty review queue.
     serve_parser.add_argument(
-        "--no-review-demo",
-        dest="review_demo",
-        action="store_false",
-        help="start without the simulated learners whose short answers wait for reviewers in groups",
+        "--review-demo",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="start with simulated learners whose short answers wait for reviewers in groups",
     )
     stdio_parser = commands.add_parser("mcp-stdio", help="the MCP server over stdio (desktop agents), local AWS")
     stdio_parser.add_argument("--user", help="the caller's user id (a UUID); default: SLEA_USER")

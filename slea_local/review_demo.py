@@ -31,12 +31,13 @@ DIFFICULTY = 4
 ITEMS = 3  # short-answer items every learner is given: one review group each
 SUBMITTED_AT = "2026-03-01T00:00:00Z"
 
-# (user id, display name): the first writes the round the others draw from the bank.
+# (user id, display name): the first writes the round the others draw from the bank. The ids
+# differ in their first characters: the review page names a learner by them.
 LEARNERS = (
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000001", "Mina (simulated learner)"),
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000002", "Joon (simulated learner)"),
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000003", "Sara (simulated learner)"),
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000004", "Tom (simulated learner)"),
+    ("75f99bcf-9a07-4d10-8945-6b92bd457626", "Mina (simulated learner)"),
+    ("d87d3b5d-3a02-42c5-8afe-0d3ce0475815", "Joon (simulated learner)"),
+    ("f6c44e47-9866-418d-8910-d15afd224b90", "Sara (simulated learner)"),
+    ("0b0614ff-9ae5-4cae-ba09-dca931931f42", "Tom (simulated learner)"),
 )
 # How many of the round's items each learner answers (the rest are left open, as a learner who
 # stops early leaves them): the groups then differ in size, 4, 4 and 3 answers.
@@ -156,7 +157,7 @@ def token(subject: str, **claims: Any) -> str:
 
 
 # Who reads the groups for the summary: not one of the learners (a reviewer never sees their own).
-DEMO_REVIEWER = token("d3e0c1a0-5b7e-4c41-9a10-0000000000ff", name="review demo", **{"cognito:groups": ["reviewers"]})
+DEMO_REVIEWER = token("28b7f48e-7175-4333-b52c-fcef55738054", name="review demo", **{"cognito:groups": ["reviewers"]})
 
 
 def surveys() -> list[dict[str, Any]]:

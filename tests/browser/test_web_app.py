@@ -200,7 +200,8 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     entry.wait_for(state="detached")
     # The override, then the counts read again from the server (they are always the server's).
     assert len(api_requests) == before + 2
-    assert api_requests[-1].startswith("GET ") and api_requests[-1].endswith("/review/stats")
+    assert api_requests[-1].startswith("GET ")
+    assert api_requests[-1].endswith("/review/stats")
     assert reviewer.inner_text("#review-status") == f"Score changed: {graded['score']} → 90."
     assert reviewer.inner_text("#stat-overridden") == "1"
     screenshot(reviewer, "reviewer-after-override")

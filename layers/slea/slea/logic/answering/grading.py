@@ -20,6 +20,7 @@ from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD, PART
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.llm import GradingItem, ShortAnswerGrade
 from slea.contracts.scoring import ScoreAnswerInput
+from slea.feedback.references import for_learner
 from slea.language.detect import question_language
 from slea.language.scoring_phrases import phrase
 from slea.llm import budget
@@ -58,7 +59,7 @@ def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts:
     """What the grader and the explainer know of the question: the request's key, the stored
     question's stem, reference, explanation, sources and per-option notes."""
     answer_schema = stored.get("answer_schema") or {}
-    return GradingItem(
+    item = GradingItem(
         question_type=request.question_type,
         user_answer=request.user_answer,
         stem=stored.get("stem"),
@@ -73,6 +74,10 @@ def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts:
         sources=answer_schema.get("sources") or [],
         choice_notes=answer_schema.get("choice_notes") or [],
     )
+    # A Korean item with no source of its own is offered its English twin's, labelled as English.
+    keywords = " ".join(item.correct_keywords)
+    item.sources = for_learner(item.sources, language(item), item.reference_explanation, item.stem, keywords)
+    return item
 
 
 def language(item: GradingItem) -> Language:
