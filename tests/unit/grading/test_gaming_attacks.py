@@ -172,12 +172,41 @@ def test_an_answer_with_a_doubt_or_one_word_added_to_the_question_is_not_a_non_a
     assert non_answers.kind(answer, "What is the base case for a recursive implementation of merge sort?") is None
 
 
-def test_a_bare_list_of_terms_alone_still_goes_to_a_reviewer():
-    # To "What are the objectives of IPv6?" a list is often right: it is flagged, not failed.
-    case = questions("english")[0]
-    graded = grading.grade(item(case, ", ".join(case["keywords"])))
+def keyword_list_cases():
+    for _language, case in ALL:
+        if not non_answers.ASKS_FOR_NAMES.search(case["question"]) and len(case["keywords"]) >= 3:
+            yield pytest.param(case, ", ".join(case["keywords"]), id=f"{case['id']}-keywords")
+            yield pytest.param(case, "\n".join(reversed(case["keywords"])), id=f"{case['id']}-keywords-lines")
+
+
+@pytest.mark.parametrize(("case", "answer"), list(keyword_list_cases()))
+def test_the_items_keywords_listed_bare_to_a_what_or_why_question_are_a_non_answer(case, answer):
+    graded_item = item(case, answer)
+    graded = grading.grade(graded_item)
+    assert (graded.is_correct, graded.needs_review, graded_item.non_answer) == (False, False, True)
+
+
+def test_a_bare_list_to_a_question_that_asks_for_names_still_goes_to_a_reviewer():
+    # To "Which data structure does BFS use, and which does DFS use?" a list may be the answer.
+    case = next(case for _, case in ALL if case["question"].startswith("Which data structure"))
+    graded_item = item(case, ", ".join(case["keywords"]))
+    graded = grading.grade(graded_item)
     assert graded.needs_review is True
     assert not graded.is_correct
+    assert graded_item.non_answer is False
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Back and forth, side to side, up and down.",  # words of its own, not the keywords
+        "queue, stack",  # two terms: may answer a question about two things
+        "It retrieves external knowledge, adds it to the prompt, keeps the answer grounded.",
+    ],
+)
+def test_a_list_in_words_of_its_own_or_of_two_terms_is_an_answer(answer):
+    keywords = ["retrieve", "external knowledge", "prompt", "grounded", "queue", "stack"]
+    assert non_answers.kind(answer, "What is RAG and why is it used with LLMs?", keywords) is None
 
 
 def test_the_feedback_for_a_non_answer_is_kind_and_in_the_question_language():

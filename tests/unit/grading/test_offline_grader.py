@@ -76,7 +76,9 @@ def test_keywords_match_their_acronym_or_expansion(keyword, answer):
 
 
 GAMING = {
-    "term_list": "retrieval, documents, generation, grounded",
+    # Terms of its own (not only the item's keywords): flagged for a reviewer. The keywords alone
+    # listed bare are no answer at all (test_the_keywords_listed_bare_are_no_answer).
+    "term_list": "retrieval, documents, generation, vectors",
     "repetition": "retrieval documents generation grounded " * 3,
     "keywords_amid_unrelated_words": (
         "The purple retrieval banana sings documents while generation of grounded elephants dance in moonlight."
@@ -137,8 +139,24 @@ def test_a_korean_answer_that_covers_the_reference_passes_as_an_english_one_does
     assert korean.needs_review is english.needs_review
 
 
-def test_a_korean_keyword_list_is_flagged():
-    result = graded("검색, 문서, 생성", reference=KOREAN_REFERENCE, keywords=KOREAN_KEYWORDS, stem=KOREAN_STEM)
+@pytest.mark.parametrize(
+    ("answer", "reference", "keywords", "stem"),
+    [
+        ("retrieval, documents, generation, grounded", REFERENCE, KEYWORDS, STEM),
+        ("검색, 문서, 생성", KOREAN_REFERENCE, KOREAN_KEYWORDS, KOREAN_STEM),
+    ],
+)
+def test_the_keywords_listed_bare_are_no_answer(answer, reference, keywords, stem):
+    # Test changed to the new behaviour: a bare list of the item's keywords to an "explain" question
+    # was flagged for a reviewer; it is now finalised as incorrect at once (grading/non_answers.py).
+    result = graded(answer, reference=reference, keywords=keywords, stem=stem)
+    assert result.non_answer == "keyword_list"
+    assert result.needs_review is False
+    assert result.score < 80
+
+
+def test_a_korean_list_with_terms_of_its_own_is_flagged():
+    result = graded("검색, 문서, 벡터", reference=KOREAN_REFERENCE, keywords=KOREAN_KEYWORDS, stem=KOREAN_STEM)
     assert "term_list" in result.flags
     assert result.needs_review is True
 

@@ -75,6 +75,9 @@ class Material:
     keywords: list[str] = field(default_factory=list)
     stem: str = ""
     shown: list[str] = field(default_factory=list)  # choices and other text shown to the learner
+    # The item's keywords as written, product names included (`keywords` holds only the ideas): a
+    # bare list of them is no answer, whichever they are.
+    listed_keywords: list[str] = field(default_factory=list)
 
 
 def _acronym_of(words: list[str]) -> str:
@@ -323,10 +326,12 @@ class Evidence:
     @cached_property
     def non_answer_kind(self) -> str | None:
         """Which kind of non-answer this is (`non_answers.py`): "declined" (an explicit "I don't
-        know", "?", "pass", "모르겠습니다"), "stem_repeated", "stem_with_term_list"; None: an answer."""
+        know", "?", "pass", "모르겠습니다"), "stem_repeated", "stem_with_term_list", "keyword_list"; None: an answer."""
         if NON_ANSWER.match(self.material.answer.strip()):
             return "declined"
-        return non_answers.kind(self.material.answer, self.material.stem)
+        return non_answers.kind(
+            self.material.answer, self.material.stem, self.material.listed_keywords or self.material.keywords
+        )
 
     @cached_property
     def declined(self) -> bool:

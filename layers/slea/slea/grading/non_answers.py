@@ -5,12 +5,16 @@
   about the question itself ("I don't know what RAG is" holds only the question's own words);
 - **stem repeated**: the question copied back, once or several times, with nothing added;
 - **stem with a term list**: the question copied back with a bare list of terms (its keywords,
-  say) after or before it.
+  say) after or before it;
+- **keyword list**: three or more bare terms, all of them the item's own keywords or the
+  question's words, to a question that asks what something is, why or how (not one that asks to
+  name or list things): the terms named, nothing said about them.
 
-A bare list of terms on its own is not one of them: to "What are the objectives of IPv6?" or "How
+Any other bare list of terms is not one of them: to "What are the objectives of IPv6?" or "How
 many comparisons ...?" a list ("O(log n)") is often right (on the human-graded corpora, 52 of the
-145 answers that are lists to a reference written in sentences were graded correct), so it stays
-flagged for a reviewer (`evidence.py`). Nor is an answer that names the concept with a doubt
+145 answers that are lists to a reference written in sentences were graded correct, and 4 of the 6
+lists of three or more terms to a "describe" or "explain" question, each in words of its own), so
+it stays flagged for a reviewer (`evidence.py`). Nor is an answer that names the concept with a doubt
 ("I'm not sure, but it retrieves documents first"): it holds words of its own.
 """
 
@@ -138,6 +142,14 @@ FILLER = frozenset(
 STEM_COPY_RATIO = 90  # rapidfuzz partial_ratio: the stem appears in the answer
 LIST_PIECE_WORDS = 3  # a piece of a bare list: a term, not a sentence
 LIST_SEPARATORS = re.compile(r"[,;/|\n·•]+")
+KEYWORD_LIST_PIECES = 3  # "TCP, UDP" may be the answer to a question about two things
+# A question that asks for names or a list: a bare list of its keywords may be its answer.
+ASKS_FOR_NAMES = re.compile(
+    r"\b(?:list|name|names|which|identify|enumerate|how\s+many|give\s+(?:\w+\s+)?examples?"
+    r"|what\s+are\s+the\s+(?:\w+\s+)?(?:types|kinds|steps|stages|layers|components|parts|elements|objectives))\b"
+    r"|나열|열거|종류|몇\s*(?:개|가지)|이름을",
+    re.IGNORECASE,
+)
 
 
 def _beyond(text: str, stem_units: set[str]) -> list[str]:
@@ -199,11 +211,14 @@ def _reads_as_sentence(text: str) -> bool:
     return any(term.is_function_word for term in parsed.terms)
 
 
-def kind(answer: str, stem: str) -> str | None:
-    """Which kind of non-answer `answer` is to the question `stem` (None: it is an answer)."""
+def kind(answer: str, stem: str, keywords: list[str] | None = None) -> str | None:
+    """Which kind of non-answer `answer` is to the question `stem` whose item lists `keywords`
+    (None: it is an answer)."""
     stem_units = set(Text(stem).units)
     if _declined(answer, stem_units):
         return "declined"
+    if keywords and _keyword_list(answer, stem, stem_units, keywords):
+        return "keyword_list"
     rest = _without_stem(answer, stem)
     if rest is None:
         return None
@@ -213,6 +228,19 @@ def kind(answer: str, stem: str) -> str | None:
     if _bare_list(rest):
         return "stem_with_term_list"
     return None
+
+
+def _keyword_list(answer: str, stem: str, stem_units: set[str], keywords: list[str]) -> bool:
+    """Three or more bare terms, every one the item's keywords' or the question's words, to a
+    question that does not ask for names: e.g. "producer-consumer, RabbitMQ, dead-letter"."""
+    if ASKS_FOR_NAMES.search(stem):
+        return False
+    pieces = [piece for piece in LIST_SEPARATORS.split(answer) if piece.strip()]
+    if len(pieces) < KEYWORD_LIST_PIECES or not _bare_list(answer):
+        return False
+    keyword_units = {unit for keyword in keywords for unit in Text(keyword).units}
+    named = {term.unit for term in Text(answer).content_terms}
+    return bool(named) and named <= keyword_units | stem_units and bool(named & keyword_units)
 
 
 def _added_words(answer: str, stem_units: set[str]) -> list[str]:

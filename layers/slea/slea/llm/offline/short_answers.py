@@ -22,6 +22,7 @@ def material_for(item: GradingItem) -> Material:
         keywords=required_terms(item.correct_keywords, item.stem, sources),
         stem=item.stem or "",
         shown=[*item.choices, *item.shown_texts],
+        listed_keywords=list(item.correct_keywords or []),
     )
 
 
