@@ -50,7 +50,7 @@ def verdict(grading: Any) -> tuple[bool, bool]:
 
 def measure(name: str, verbose: bool = False) -> dict[str, Any]:
     per_kind: dict[str, dict[str, int]] = {kind: {"pairs": 0, "agree": 0} for kind in KINDS}
-    passed = {"en": {kind: 0 for kind in KINDS}, "ko": {kind: 0 for kind in KINDS}}
+    passed = {"en": dict.fromkeys(KINDS, 0), "ko": dict.fromkeys(KINDS, 0)}
     gaps: list[int] = []
     for case in cases(name):
         for kind in KINDS:
@@ -65,7 +65,8 @@ def measure(name: str, verbose: bool = False) -> dict[str, Any]:
                 mark = " " if agree else "x"
                 print(
                     f"{mark} {case['id']:<20} {kind:<10} en {english.score:3d}{'?' if english.needs_review else '!'}"
-                    f" ko {korean.score:3d}{'?' if korean.needs_review else '!'} {english.flags or ''} {korean.flags or ''}"
+                    f" ko {korean.score:3d}{'?' if korean.needs_review else '!'}"
+                    f" {english.flags or ''} {korean.flags or ''}"
                 )
     pairs = sum(entry["pairs"] for entry in per_kind.values())
     agree = sum(entry["agree"] for entry in per_kind.values())

@@ -4,7 +4,9 @@ by people.
 Each CSV file (columns question_id, question, reference, answer, label; label 1 = correct, 0 = not;
 other columns ignored) is played as a bank whose items gather answers over time:
 - each question's answers arrive in a seeded order; each is graded by the offline provider's own
-  grader (`slea.llm.offline.short_answers`); a grade the grader finalises stands;
+  grader (`slea.llm.offline.short_answers`), and held back (not correct, flagged, to a reviewer)
+  where it holds another question's reference (its print, grading/reference_prints.py), as Tool 6
+  does with its category's prints; a grade the grader finalises stands;
 - otherwise the product's propagation (`slea.grading.answer_groups.propagate`) tries the item's
   exemplars (the answers reviewers graded so far): agreeing exemplars close enough finalise it;
 - otherwise it waits in the review queue, grouped as it arrives (`answer_groups.assign`);
@@ -99,9 +101,13 @@ def grade_all(answers: list[Answer]) -> dict[str, GraderView]:
     from bench.grading_agreement import informative_words
     from slea.constants import HIGH_SCORE_THRESHOLD
     from slea.contracts.llm import GradingItem
+    from slea.grading.reference_prints import pasted_from, sketch
     from slea.llm.offline.short_answers import grade_with_evidence
 
     keywords: dict[str, list[str]] = {}
+    # The file's questions are one category: each answer is also checked against the reference
+    # prints of the other questions, as Tool 6 checks the category's (grading/reference_prints.py).
+    prints = {answer.question_id: sketch(answer.reference) for answer in answers}
     views = {}
     for answer in answers:
         words = keywords.setdefault(answer.question_id, informative_words(answer.reference))
@@ -114,12 +120,14 @@ def grade_all(answers: list[Answer]) -> dict[str, GraderView]:
                 correct_keywords=words,
             )
         )
+        pasted = pasted_from(answer.text, answer.reference, prints, [answer.question_id]) is not None
+        score = min(graded.score, HIGH_SCORE_THRESHOLD - 1) if pasted else graded.score
         views[answer.answer_id] = GraderView(
-            correct=graded.score >= HIGH_SCORE_THRESHOLD,
-            score=graded.score,
-            final=not graded.needs_review,
+            correct=score >= HIGH_SCORE_THRESHOLD,
+            score=score,
+            final=not graded.needs_review and not pasted,
             probability=graded.probability_correct,
-            flagged=bool(graded.flags) or (graded.probability_correct is None and not graded.needs_review),
+            flagged=pasted or bool(graded.flags) or (graded.probability_correct is None and not graded.needs_review),
         )
     return views
 

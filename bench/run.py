@@ -13,6 +13,7 @@ import calibration_scale
 import cat_simulation
 import cold_import
 import grading_agreement
+import grading_attacks
 import item_quality
 import llm_calls
 import local_answers
@@ -35,6 +36,7 @@ def main() -> None:
         "mode1_round": mode1_round.measure(10),
         "mode2_100_answers_to_one_mc_question": mode2_answers.measure(100),
         "grading_agreement": grading_agreement.measure(),
+        "grading_attacks_en_ko": grading_attacks.measure(),
         "tool5_retry_path_1000_questions": retry_path.measure(1000, write_failure_rate=0.2, duplicate_rate=0.1),
         "cold_import_ratio_to_boto3_plus_client": cold_import.measure(runs=21),
         "tool4_batch_near_duplicates": near_duplicates.measure(),

@@ -6,11 +6,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from slea_local import REPO_ROOT
 from slea_local.cloud import LocalCloud, prepare_process_environment
-from slea_local.review_demo import ReviewDemo
 from slea_local.runtime import LocalRuntime
+
+if TYPE_CHECKING:  # the demo loads moto's Step Functions interpreter: only when asked for
+    from slea_local.review_demo import ReviewDemo
 
 DEMO_SEED = REPO_ROOT / "data" / "demo_seed.json"
 DEMO_USER = "550e8400-e29b-41d4-a716-446655440000"
@@ -21,7 +24,7 @@ class SeededAWS:
     cloud: LocalCloud
     runtime: LocalRuntime
     written: dict[str, int]
-    review_demo: ReviewDemo | None = None  # what the simulated learners left for reviewers, if asked for
+    review_demo: "ReviewDemo | None" = None  # what the simulated learners left for reviewers, if asked for
 
 
 @contextmanager

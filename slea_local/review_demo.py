@@ -23,8 +23,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from slea_local.executions import LocalStepFunctions
-from slea_local.http import HttpApiAdapter, call
 from slea_local.runtime import LocalRuntime
 
 CATEGORY = "technical"
@@ -33,12 +31,13 @@ DIFFICULTY = 4
 ITEMS = 3  # short-answer items every learner is given: one review group each
 SUBMITTED_AT = "2026-03-01T00:00:00Z"
 
-# (user id, display name): the first writes the round the others draw from the bank.
+# (user id, display name): the first writes the round the others draw from the bank. The ids
+# differ in their first characters: the review page names a learner by them.
 LEARNERS = (
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000001", "Mina (simulated learner)"),
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000002", "Joon (simulated learner)"),
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000003", "Sara (simulated learner)"),
-    ("d3e0c1a0-5b7e-4c41-9a10-000000000004", "Tom (simulated learner)"),
+    ("75f99bcf-9a07-4d10-8945-6b92bd457626", "Mina (simulated learner)"),
+    ("d87d3b5d-3a02-42c5-8afe-0d3ce0475815", "Joon (simulated learner)"),
+    ("f6c44e47-9866-418d-8910-d15afd224b90", "Sara (simulated learner)"),
+    ("0b0614ff-9ae5-4cae-ba09-dca931931f42", "Tom (simulated learner)"),
 )
 # How many of the round's items each learner answers (the rest are left open, as a learner who
 # stops early leaves them): the groups then differ in size, 4, 4 and 3 answers.
@@ -158,7 +157,7 @@ def token(subject: str, **claims: Any) -> str:
 
 
 # Who reads the groups for the summary: not one of the learners (a reviewer never sees their own).
-DEMO_REVIEWER = token("d3e0c1a0-5b7e-4c41-9a10-0000000000ff", name="review demo", **{"cognito:groups": ["reviewers"]})
+DEMO_REVIEWER = token("28b7f48e-7175-4333-b52c-fcef55738054", name="review demo", **{"cognito:groups": ["reviewers"]})
 
 
 def surveys() -> list[dict[str, Any]]:
@@ -201,9 +200,13 @@ class _Client:
     """The HTTP API in process (slea_local.http.call): the same routes and functions a browser reaches."""
 
     def __init__(self, runtime: LocalRuntime) -> None:
+        from slea_local.http import HttpApiAdapter
+
         self.app = HttpApiAdapter(runtime)
 
     def __call__(self, method: str, path: str, who: str, body: Any = None) -> Any:
+        from slea_local.http import call
+
         status, _headers, answer = call(self.app, method, path, body, who)
         if status >= 300:
             raise RuntimeError(f"review demo: {method} {path} -> {status}: {answer}")
@@ -217,12 +220,12 @@ def _start_round(client: _Client, who: str) -> str:
     return session_id
 
 
-def _references(runtime: LocalRuntime, question_ids: list[str]) -> dict[str, str]:
+def _references(runtime: LocalRuntime, tables: dict[str, str], question_ids: list[str]) -> dict[str, str]:
     """The reference answers the simulated learners half-remember (read from the stored
     questions, as the demo reads its keys: the API never gives a key before the answer)."""
     from slea.dal import questions
 
-    with runtime.cloud.environment(runtime.cloud.seed_environment()):
+    with runtime.cloud.environment(tables):
         stored = {question_id: questions.get_question(question_id) or {} for question_id in question_ids}
     return {
         question_id: str((item.get("answer_schema") or {}).get("reference_answer") or "")
@@ -234,8 +237,10 @@ def seed_review_groups(runtime: LocalRuntime) -> ReviewDemo:
     """The simulated learners' rounds and answers on the local stack (seeded with the demo seed);
     returns what they did and the groups it left."""
     from ops.seed import load_seed
+    from slea_local.executions import LocalStepFunctions
 
-    with runtime.cloud.environment(runtime.cloud.seed_environment()):
+    tables = runtime.cloud.seed_environment()  # the tables' names, as ops.seed reads them
+    with runtime.cloud.environment(tables):
         load_seed({"profiles": surveys()})
     client = _Client(runtime)
     who = [token(user_id, name=name) for user_id, name in LEARNERS]
@@ -250,7 +255,7 @@ def seed_review_groups(runtime: LocalRuntime) -> ReviewDemo:
             listed = client("GET", f"/sessions/{session_id}/questions", learner)["questions"]
             # In the order of the items they copy, so every learner leaves the same items open.
             shown = sorted(listed, key=lambda question: str(question.get("stem")))
-            references = _references(runtime, [question["question_id"] for question in shown])
+            references = _references(runtime, tables, [question["question_id"] for question in shown])
             for question in shown[: ANSWERED[number]]:
                 answer = simulated_answer(references[question["question_id"]], number)
                 graded = client(

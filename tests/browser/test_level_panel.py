@@ -36,7 +36,9 @@ def expected_trend(points: list[dict[str, Any]]) -> tuple[str, int, str, str]:
     last, then = points[-1], points[max(0, len(points) - 1 - TREND_ANSWERS)]
     start, end = fixed(then["theta"]), fixed(last["theta"])
     change = round(float(end.replace("\u2212", "-")) - float(start.replace("\u2212", "-")), 1)
-    direction = "steady" if abs(change) < 0.2 else "up" if change > 0 else "down"
+    # "Steady" only where the printed numbers are equal; a smaller move than 0.2 is "slightly".
+    slight = "slightly_up" if change > 0 else "slightly_down"
+    direction = "steady" if change == 0 else slight if abs(change) < 0.2 else "up" if change > 0 else "down"
     return direction, last["answers"] - then["answers"], start, end
 
 
@@ -49,6 +51,8 @@ WORDS = {
             "up": "Up {change} over your last {count} answers (from {start} to {end}).",
             "down": "Down {change} over your last {count} answers (from {start} to {end}).",
             "steady": "Steady over your last {count} answers (from {start} to {end}).",
+            "slightly_up": "Slightly up ({change}) over your last {count} answers (from {start} to {end}).",
+            "slightly_down": "Slightly down ({change}) over your last {count} answers (from {start} to {end}).",
         },
         "axis": "answer {number}",
     },
@@ -60,6 +64,8 @@ WORDS = {
             "up": "마지막 답 {count}개 동안 {change} 상승 ({start} → {end}).",
             "down": "마지막 답 {count}개 동안 {change} 하락 ({start} → {end}).",
             "steady": "마지막 답 {count}개 동안 변화 없음 ({start} → {end}).",
+            "slightly_up": "마지막 답 {count}개 동안 {change} 소폭 상승 ({start} → {end}).",
+            "slightly_down": "마지막 답 {count}개 동안 {change} 소폭 하락 ({start} → {end}).",
         },
         "axis": "{number}번째 답",
     },
@@ -219,3 +225,35 @@ def test_an_answers_row_keeps_its_value_and_a_re_estimate_is_a_row_that_says_why
     assert block.get_by_role("img", name="Technical ability over your last 2 answers").count() == 1
     page.select_option("#language", "ko")
     assert cells(1)[0] == "1번째 답 이후 다시 추정: 검토자가 점수를 고쳤습니다"
+
+
+@pytest.mark.parametrize(("viewport", "device"), [(LAPTOP, "laptop"), (PHONE, "phone")])
+def test_a_small_fall_is_said_with_its_size_and_the_level_word_in_korean(server, korean_page, viewport, device):
+    # The case a Korean learner met: "변화 없음" beside -1.7 -> -1.8, and "지금 기술 수준: novice".
+    thetas = [-1.7, -1.8]
+    measured = {
+        "abilities": [
+            {
+                "category": "technical",
+                "theta": -1.8,
+                "se": 0.9,
+                "level": "novice",
+                "answers": len(thetas),
+                "updated_at": "2026-11-26T10:02:00Z",
+                "answers_to_precision": 40,
+            }
+        ],
+        "history": _history_of_one_day(thetas),
+    }
+    page = korean_page(viewport)
+    page.route("**/learners/me/ability", lambda route: route.fulfill(json=measured))
+    sign_in_as(page, server, KOREAN_LEARNER)
+    page.wait_for_selector("#ability .ability svg", state="visible")
+    block = page.locator("#ability .ability")
+    trend = block.locator(".ability-trend").inner_text()
+    assert trend == "마지막 답 1개 동안 0.1 소폭 하락 (\u22121.7 → \u22121.8).", trend
+    assert "변화 없음" not in trend
+    panel = page.locator("#ability").inner_text()
+    assert "입문" in panel
+    assert "novice" not in panel
+    screenshot(page, f"level-panel-small-fall-ko-{device}")

@@ -198,7 +198,10 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     entry.get_by_label("Reason for your decision").fill("Right idea in other words.")
     entry.get_by_role("button", name="Override score").click()
     entry.wait_for(state="detached")
-    assert len(api_requests) == before + 1
+    # The override, then the counts read again from the server (they are always the server's).
+    assert len(api_requests) == before + 2
+    assert api_requests[-1].startswith("GET ")
+    assert api_requests[-1].endswith("/review/stats")
     assert reviewer.inner_text("#review-status") == f"Score changed: {graded['score']} → 90."
     assert reviewer.inner_text("#stat-overridden") == "1"
     screenshot(reviewer, "reviewer-after-override")

@@ -205,6 +205,7 @@ def test_the_sign_in_function_may_update_only_the_pools_clients_and_write_its_lo
     function = RESOURCES["UserPoolClientSignInFunction"]["Properties"]
     assert function["LoggingConfig"] == {"LogGroup": {"Ref": "UserPoolClientSignInLogGroup"}}
     assert function["Runtime"] == TEMPLATE.function_globals["Runtime"]
+    assert len(function["Code"]["ZipFile"]) < 4096  # CloudFormation's limit for inline code
 
 
 # ---------------------------------------------------------------- the custom resource's code
@@ -276,17 +277,29 @@ def test_the_custom_resource_applies_the_sign_in_settings_and_answers_cloudforma
     assert client["EnableTokenRevocation"] is True
     assert client["CallbackURLs"] == settings["CallbackURLs"]
     assert client["AllowedOAuthFlows"] == ["code"]
-    (answer,) = sign_in.answers
-    assert (answer["Status"], answer["PhysicalResourceId"], answer["RequestId"]) == ("SUCCESS", sign_in.client_id, "r1")
+    # An update after the client was replaced records the new client.
+    replaced = {**_event(sign_in, "Update", **{**settings, "CallbackURLs": ["https://other.example/"]})}
+    sign_in.module.handler({**replaced, "PhysicalResourceId": "the-replaced-client"}, None)
+    client = sign_in.idp.describe_user_pool_client(UserPoolId=sign_in.pool_id, ClientId=sign_in.client_id)[
+        "UserPoolClient"
+    ]
+    assert client["CallbackURLs"] == ["https://other.example/"]
+    created, updated = sign_in.answers
+    assert (created["Status"], created["PhysicalResourceId"], created["RequestId"]) == (
+        "SUCCESS",
+        sign_in.client_id,
+        "r1",
+    )
+    assert (updated["Status"], updated["PhysicalResourceId"]) == ("SUCCESS", sign_in.client_id)
 
 
 def test_the_custom_resource_does_nothing_on_delete_and_reports_a_failure(sign_in):
-    sign_in.module.handler({**_event(sign_in, "Delete"), "PhysicalResourceId": sign_in.client_id}, None)
+    sign_in.module.handler({**_event(sign_in, "Delete"), "PhysicalResourceId": "the-id-it-was-given"}, None)
     failing = _event(sign_in, "Update", ClientName="web")
     failing["ResourceProperties"]["ClientId"] = "no-such-client"
     sign_in.module.handler(failing, None)
     deleted, failed = sign_in.answers
-    assert deleted["Status"] == "SUCCESS"
+    assert (deleted["Status"], deleted["PhysicalResourceId"]) == ("SUCCESS", "the-id-it-was-given")
     assert failed["Status"] == "FAILED"
     assert "ResourceNotFound" in failed["Reason"]
 

@@ -1,10 +1,11 @@
-"""The local review demo (slea_local.review_demo): `python -m slea_local serve` opens the review desk
+"""The local review demo (slea_local.review_demo): `make serve` (`serve --review-demo`) opens the review desk
 on groups of several answers that simulated learners left through the answer path, offline; the
 local stack that tests and benchmarks build has none unless asked."""
 
 import json
 import os
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +75,16 @@ def test_a_simulated_answer_says_part_of_the_reference_in_its_order(learner):
     # ... and never all of it (the grader is left unsure), nor stopping on a word left hanging.
     assert sentence.casefold() not in answer.casefold()
     assert answer.split(",")[0].rstrip(".").split()[-1].casefold() not in {"a", "an", "the", "of", "from", "to"}
+
+
+def test_serve_has_the_review_demo_when_asked_and_make_serve_asks(monkeypatch):
+    import slea_local.__main__ as cli
+
+    calls = []
+    monkeypatch.setattr(cli, "serve", lambda port, calibrate_every, review_demo: calls.append(review_demo) or 0)
+    assert cli.main(["serve"]) == 0
+    assert cli.main(["serve", "--review-demo"]) == 0
+    assert cli.main(["serve", "--no-review-demo"]) == 0
+    assert calls == [False, True, False]
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    assert "-m slea_local serve --review-demo" in makefile

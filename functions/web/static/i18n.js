@@ -256,6 +256,11 @@ const SleaI18n = (() => {
       "level.row.review": "Answer {number}, re-estimated: a reviewer changed a grade",
       "level.row.skipped": "After answer {number}: unanswered questions counted as wrong",
       "level.row.skipped_first": "Before the first answer: unanswered questions counted as wrong",
+      // Level trend: a move smaller than the steady band, said with its size (never "no change" when the numbers differ)
+      "level.trend.slightly_up.one": "Slightly up ({change}) over your last answer (from {from} to {to}).",
+      "level.trend.slightly_up.other": "Slightly up ({change}) over your last {count} answers (from {from} to {to}).",
+      "level.trend.slightly_down.one": "Slightly down ({change}) over your last answer (from {from} to {to}).",
+      "level.trend.slightly_down.other": "Slightly down ({change}) over your last {count} answers (from {from} to {to}).",
     },
     ko: {
       "page.title": "slea-ssem · 연습",
@@ -495,6 +500,11 @@ const SleaI18n = (() => {
       "level.row.review": "{number}번째 답 이후 다시 추정: 검토자가 점수를 고쳤습니다",
       "level.row.skipped": "{number}번째 답 이후: 답하지 않은 문항을 오답으로 계산",
       "level.row.skipped_first": "첫 답 이전: 답하지 않은 문항을 오답으로 계산",
+      // Level trend: a move smaller than the steady band, said with its size (never "no change" when the numbers differ)
+      "level.trend.slightly_up.one": "마지막 답 1개 동안 {change} 소폭 상승 ({from} → {to}).",
+      "level.trend.slightly_up.other": "마지막 답 {count}개 동안 {change} 소폭 상승 ({from} → {to}).",
+      "level.trend.slightly_down.one": "마지막 답 1개 동안 {change} 소폭 하락 ({from} → {to}).",
+      "level.trend.slightly_down.other": "마지막 답 {count}개 동안 {change} 소폭 하락 ({from} → {to}).",
     },
   };
 
@@ -520,7 +530,7 @@ const SleaI18n = (() => {
     root.documentElement.lang = language;
     for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
     for (const node of root.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
-    root.title = t("page.title");
+    root.title = t(root.documentElement.dataset.i18nTitle || "page.title"); // a page may name its own title
   }
 
   function set(value) {
@@ -532,8 +542,10 @@ const SleaI18n = (() => {
   /* Before sign-in: the browser's remembered choice, else its preferred language. */
   function initial() {
     const remembered = globalThis.localStorage && supported(localStorage.getItem(CHOICE_KEY));
-    const preferred = globalThis.navigator && String(navigator.language || "").slice(0, 2);
-    return remembered || supported(preferred) || "en";
+    // The first of the browser's languages this page has (navigator.languages: "ko-KR" is Korean).
+    const listed = globalThis.navigator ? [...(navigator.languages || []), navigator.language || ""] : [];
+    const preferred = listed.map((value) => supported(String(value).slice(0, 2).toLowerCase())).find(Boolean);
+    return remembered || preferred || "en";
   }
 
   return { LANGUAGES, MESSAGES, CHOICE_KEY, t, named, plural, set, apply, initial, supported, current: () => language };

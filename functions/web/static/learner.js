@@ -79,7 +79,10 @@ const SleaAbility = (() => {
     // From the numbers as printed, so the words add up: "up 0.6 ... from −1.6 to −1.0".
     const [from, to] = [fixed(then.theta), fixed(last.theta)];
     const change = Math.round((number(to) - number(from)) * 10) / 10;
-    const direction = Math.abs(change) < STEADY ? "steady" : change > 0 ? "up" : "down";
+    // "Steady" only where the two printed numbers are the same; a move inside the steady band is
+    // said as slight, with its size, so the words never contradict the numbers beside them.
+    const slight = change > 0 ? "slightly_up" : "slightly_down";
+    const direction = change === 0 ? "steady" : Math.abs(change) < STEADY ? slight : change > 0 ? "up" : "down";
     return { direction, count, change, text: plural(`level.trend.${direction}`, count, { change: Math.abs(change).toFixed(1), from, to }) };
   }
 

@@ -11,6 +11,8 @@
 
 (() => {
   const { $, el, show, api, reportError, clearError } = Slea;
+  const { t, plural } = SleaI18n; // the desk's words in the reviewer's language (i18n.js, desk.*)
+  const PASS_MARK = 80; // correct from this score; the API says so (correct_from), this is until it has
   const PAGE_SIZE = 50;
   const BULK_MAX = 50; // POST /review/attempts/accept takes at most 50 ids
   const COLLAPSE_AT = 300; // characters of a long answer or stem shown before "Show all"
@@ -38,7 +40,7 @@
     let last = 0;
     for (const match of value.matchAll(BIDI_CONTROLS)) {
       if (match.index > last) parts.push(value.slice(last, match.index));
-      parts.push(el("span", { class: "control-char", title: "a bidirectional control character, shown not applied", text: `[${codePoint(match[0])}]` }));
+      parts.push(el("span", { class: "control-char", title: t("desk.bidi"), text: `[${codePoint(match[0])}]` }));
       last = match.index + match[0].length;
     }
     if (last < value.length) parts.push(value.slice(last));
@@ -55,7 +57,7 @@
     return el("details", { class: "long" },
       el("summary", {},
         userText(`${value.slice(0, COLLAPSE_AT)}…`, "span", { class: "stem" }),
-        el("span", { class: "more-hint", text: ` Show all of ${what} (${value.length.toLocaleString()} characters)` })),
+        el("span", { class: "more-hint", text: t("desk.show_all", { what, count: value.length.toLocaleString() }) })),
       userText(value, "p", { class: "stem" }));
   }
 
@@ -73,6 +75,7 @@
     $("#stat-overridden").textContent = stats.overridden;
     $("#stat-agreement").textContent = agreement === null || agreement === undefined ? "–" : `${Math.round(agreement * 100)}%`;
     $("#stat-questions").textContent = `${stats.questions_retired} / ${stats.questions_edited}`;
+    $("#stat-pass").textContent = t("desk.stats.pass_value", { pass: passMark() });
   }
 
   /* The counts as the server has them (GET /review/stats): read again after every action. */
@@ -85,68 +88,121 @@
     }
   }
 
-  const row = (label, value) => (value === null || value === undefined || value === "" ? null : el("p", {}, el("strong", { text: `${label}: ` }), userText(value)));
+  const row = (label, value, kind = null) => (value === null || value === undefined || value === "" ? null : el("p", kind ? { class: kind } : {}, el("strong", { text: `${label}: ` }), userText(value)));
 
   function itemColumn(entry, name) {
     const q = entry.question;
     // A short answer's key: its terms as the learner's feedback names them (whole words).
     const key = q.correct_answer || (q.key_terms || q.correct_keywords || []).join(", ");
     return el("div", {},
-      el("h4", { text: "Item" }),
-      el("p", { class: "meta", text: `${q.type || "item"} · ${q.category || "?"} · ${q.language || "?"} · difficulty ${q.difficulty ?? "?"} · ${q.status}` }),
-      collapsible(q.stem, `the stem of ${name}`),
+      el("h4", { text: t("desk.item") }),
+      el("p", { class: "meta", text: itemLine(q) }),
+      collapsible(q.stem, t("desk.what.stem", { name })),
       q.choices && q.choices.length ? el("ul", {}, q.choices.map((c) => el("li", {}, userText(c)))) : null,
-      el("p", {}, el("strong", { text: "Key: " }), userText(key || "–", "bdi", { class: "key" })),
-      row("Reference answer", q.reference_answer),
-      q.explanation ? el("details", {}, el("summary", { text: `Explanation of ${name}` }), userText(q.explanation, "p", { class: "explanation" })) : null,
+      el("p", {}, el("strong", { text: `${t("desk.key")}: ` }), userText(key || "–", "bdi", { class: "key" })),
+      row(t("desk.reference"), q.reference_answer),
+      q.explanation ? el("details", {}, el("summary", { text: t("desk.explanation_of", { name }) }), userText(q.explanation, "p", { class: "explanation" })) : null,
       q.rested_at ? el("p", { class: "rested" }, SleaI18n.t("review.rested", {
         when: when(q.rested_at), why: SleaI18n.t(`review.rested.${q.rest_reason === "farm" || q.rest_reason === "compromised" ? q.rest_reason : "exposure"}`),
       })) : null,
-      q.reports && q.reports.length ? el("div", {}, el("strong", { text: "Learners' reports:" }), el("ul", {}, q.reports.map((r) => el("li", {}, userText(r.reason))))) : null,
-      entry.attempt ? el("div", {}, el("h4", { text: "Learner's answer" }), collapsible(entry.attempt.user_answer, name)) : null,
+      q.reports && q.reports.length ? el("div", {}, el("strong", { text: t("desk.reports") }), el("ul", {}, q.reports.map((r) => el("li", {}, userText(r.reason))))) : null,
+      entry.attempt ? el("div", {}, el("h4", { text: t("desk.learner_answer") }), collapsible(entry.attempt.user_answer, name)) : null,
     );
   }
 
-  function gradeColumn(entry) {
+  function gradeColumn(entry, name) {
     const a = entry.attempt;
     const q = entry.question;
     if (!a) {
       return el("div", {},
-        el("h4", { text: "Statistics" }),
-        row("Validation score", q.validation_score),
-        row("Answered", q.usage_count),
-        row("Answered correctly", q.correct_count),
+        el("h4", { text: t("desk.statistics") }),
+        row(t("desk.answered"), q.usage_count),
+        row(t("desk.answered_correctly"), q.correct_count),
+        detailsFold([[t("desk.details.codes"), codes(q)], [t("desk.details.validation"), q.validation_score]], name),
       );
     }
-    return el("div", {},
-      el("h4", { text: a.proposal ? "Grade (final)" : "Automatic grade" }),
-      el("p", { class: "score", text: `${a.score} / 100 ${a.is_correct ? "(pass)" : "(fail)"}` }),
+    const pass = passMark(a);
+    const summary = a.reasoning_summary;
+    return el("div", { "data-confidence": Math.round(a.confidence * 100) },
+      el("h4", { text: a.proposal ? t("desk.grade.final") : t("desk.grade.auto") }),
+      el("p", { class: "score", text: t(a.score >= pass ? "desk.score.correct" : "desk.score.wrong", { score: a.score, pass }) }),
       a.proposal
         ? el("p", { class: "proposal" },
-          el("strong", { text: `Proposed change: ${a.score} → ${a.proposal.score}, by ` }),
+          el("strong", { text: t("desk.proposal.head", { score: a.score, proposed: a.proposal.score, verdict: verdict(a.proposal.score, pass) }) }),
           userText(a.proposal.by_name || a.proposal.by), " — “", userText(a.proposal.note), "”. ",
-          "A final grade changes only when a second reviewer confirms it.")
+          t("desk.proposal.tail"))
         : null,
-      row("Confidence", `${Math.round(a.confidence * 100)}%`),
-      row("Reasoning", a.reasoning),
-      row("Keywords matched", (a.keyword_matches || []).join(", ")),
-      row("Feedback", a.feedback),
+      summary ? row(t("desk.summary.label"), inWords(summary), "summary") : null,
+      summary && summary.queued_because ? row(t("desk.why.label"), whyItWaits(summary, a), "why") : null,
+      row(t("desk.feedback"), a.feedback),
+      detailsFold([
+        [t("desk.details.confidence"), `${Math.round(a.confidence * 100)}%`],
+        [t("desk.details.reasoning"), a.reasoning],
+        [t("desk.details.keywords"), (a.keyword_matches || []).join(", ")],
+        [t("desk.details.codes"), codes(q)],
+      ], name),
     );
+  }
+
+  /* The pass mark: a score from it is correct (the API's correct_from, the same for every grade). */
+  const passMark = (attempt) => (attempt && attempt.correct_from) || (stats && stats.correct_from) || PASS_MARK;
+  const verdict = (score, pass = passMark()) => t(score >= pass ? "desk.verdict.correct" : "desk.verdict.wrong", { pass });
+
+  /* The item in words ("Short answer · Technical · Korean · difficulty 5 of 10"); its codes are in Details. */
+  function itemLine(q) {
+    const line = t("desk.meta", {
+      type: q.type ? SleaI18n.named("desk.type", q.type) : t("desk.item"),
+      category: q.category ? SleaI18n.named("category", q.category) : t("desk.meta.unknown"),
+      language: q.language ? SleaI18n.named("language", q.language) : t("desk.meta.unknown"),
+      difficulty: q.difficulty ?? t("desk.meta.unknown"),
+    });
+    return q.status === "retired" ? t("desk.meta.retired", { meta: line }) : line;
+  }
+  const codes = (q) => `${q.type || "?"} · ${q.category || "?"} · ${q.language || "?"} · ${q.difficulty ?? "?"} · ${q.status || "?"}`;
+
+  /* The automatic grade's reasoning as a sentence a teacher reads (GET /review/queue's reasoning_summary). */
+  function inWords(summary) {
+    const parts = [];
+    if (summary.not_an_answer) parts.push(t("desk.summary.not_an_answer"));
+    else if (summary.unrelated) parts.push(t("desk.summary.unrelated"));
+    const total = summary.key_ideas_total;
+    if (total && !summary.not_an_answer) {
+      const found = summary.key_ideas_found || 0;
+      parts.push(t(found === 0 ? "desk.summary.keys_none" : found >= total ? "desk.summary.keys_all" : "desk.summary.keys_some", { found, total }));
+    }
+    if (summary.meaning && !summary.not_an_answer) parts.push(t(`desk.summary.meaning.${summary.meaning}`));
+    if (summary.on_topic === false && !summary.unrelated && !summary.not_an_answer) parts.push(t("desk.summary.off_topic"));
+    return parts.length ? t("desk.summary.sentence", { parts: parts.join(t("desk.summary.join")) }) : null;
+  }
+
+  /* Why a provisional grade waits, in words: never "unsure" beside a confidence that reads sure. */
+  function whyItWaits(summary, attempt) {
+    const reason = summary.queued_because;
+    return t(`desk.why.${reason}`, {
+      verdict: t(`desk.leans.${summary.leans}`), confidence: Math.round(attempt.confidence * 100),
+    });
+  }
+
+  /* Raw codes, internal scores and the grader's own reasoning: folded, for whoever wants them. */
+  function detailsFold(rows, name) {
+    const shown = rows.map(([label, value]) => row(label, value)).filter(Boolean);
+    const summary = el("summary", { text: t("desk.details"), "aria-label": t("desk.details_of", { name }) });
+    return shown.length ? el("details", { class: "details-fold" }, summary, shown) : null;
   }
 
   /* The review record of the entry, read when first opened (GET /review/audit). */
   function historyOf(entry, name) {
     const list = el("ol", { class: "review-history" });
     const details = el("details", { class: "history-box" },
-      el("summary", { text: `Review history of ${name}` }), list);
+      el("summary", { text: t("desk.history_of", { name }) }), list);
     let read = false;
     details.addEventListener("toggle", async () => {
       if (!details.open || read) return;
       read = true;
-      list.replaceChildren(el("li", { text: "Loading…" }));
+      list.replaceChildren(el("li", { text: t("loading") }));
       try {
         const { records } = await api("GET", `/review/audit?target_id=${encodeURIComponent(entry.entry_id)}`);
-        list.replaceChildren(...(records.length ? records.map(auditItem) : [el("li", { text: "No earlier reviews." })]));
+        list.replaceChildren(...(records.length ? records.map(auditItem) : [el("li", { text: t("desk.history.none") })]));
       } catch (error) {
         read = false;
         list.replaceChildren();
@@ -160,36 +216,23 @@
   const change = (record) => {
     const before = record.before || {};
     const after = record.after || {};
-    if ("proposed_score" in after) return `proposed score ${before.score ?? "–"} → ${after.proposed_score}, not applied`;
-    if (record.action === "bulk_accept") return `${(after.accepted || []).length} grades accepted`;
-    if (record.action === "revert_bulk" || record.action === "revert_group") return `${(after.reverted || []).length} reverted, ${(after.kept || []).length} kept`;
-    if (record.action === "group_grade") return `${(after.reviewed || []).length} answers graded ${after.score}`;
-    if (record.action === "revert_edit") return "text and key as before the edit";
+    if ("proposed_score" in after) return t("desk.change.proposed", { before: before.score ?? "–", after: after.proposed_score });
+    if (record.action === "bulk_accept") return plural("desk.change.bulk", (after.accepted || []).length);
+    if (record.action === "revert_bulk" || record.action === "revert_group") return t("desk.change.reverted", { reverted: (after.reverted || []).length, kept: (after.kept || []).length });
+    if (record.action === "group_grade") return t("desk.change.group", { count: (after.reviewed || []).length, score: after.score });
+    if (record.action === "revert_edit") return t("desk.change.revert_edit");
     if (before.drawable === false && after.drawable === true) return SleaI18n.t("review.change.drawable");
-    if (record.changed === false) return record.action === "revert_accept" ? "back to unreviewed" : "kept as it was";
-    if ("score" in before || "score" in after) return `score ${before.score ?? "–"} → ${after.score ?? "–"}`;
-    if ("status" in after) return `status ${before.status ?? "–"} → ${after.status}`;
+    if (record.changed === false) return record.action === "revert_accept" ? t("desk.change.unreviewed") : t("desk.change.kept");
+    if ("score" in before || "score" in after) {
+      const scores = { before: before.score ?? "–", after: after.score ?? "–" };
+      return typeof after.score === "number" ? t("desk.change.score_verdict", { ...scores, verdict: verdict(after.score) }) : t("desk.change.score", scores);
+    }
+    if ("status" in after) return t("desk.change.status", { before: before.status ? SleaI18n.named("desk.status", before.status) : "–", after: SleaI18n.named("desk.status", after.status) });
     return "";
   };
 
-  const ACTIONS = {
-    accept: "accepted",
-    override: "overrode the grade",
-    propose_override: "proposed a change",
-    confirm: "confirmed a proposed change",
-    reject_override: "rejected a proposed change",
-    retire: "retired",
-    unretire: "un-retired",
-    edit: "edited",
-    bulk_accept: "accepted in bulk",
-    revert_bulk: "reverted a bulk accept",
-    revert_accept: "reverted an accept",
-    undo_review: "undid a review",
-    group_grade: "graded a group",
-    revert_group: "reverted a group grade",
-    revert_edit: "undid an edit",
-  };
-  const actionWords = (record) => ACTIONS[record.action] || record.action.replace(/_/g, " ");
+  // An action in words (desk.action.*), else its name with spaces.
+  const actionWords = (record) => (`desk.action.${record.action}` in SleaI18n.MESSAGES.en ? t(`desk.action.${record.action}`) : record.action.replace(/_/g, " "));
 
   function auditItem(record) {
     return el("li", { class: "audit" },
@@ -202,7 +245,7 @@
   /* A short, stable name for an entry: its stem's start and the answer's (or report's) time. */
   function entryName(entry) {
     const stem = String(entry.question.stem || "").replace(/\s+/g, " ").trim();
-    const short = stem.length > 48 ? `${stem.slice(0, 47)}…` : stem || `item ${shortId(entry.question.question_id)}`;
+    const short = stem.length > 48 ? `${stem.slice(0, 47)}…` : stem || t("desk.item_id", { id: shortId(entry.question.question_id) });
     const at = entry.attempt ? entry.attempt.graded_at : entry.queued_at;
     return `“${short}” · ${when(at)}`;
   }
@@ -223,7 +266,7 @@
     const note = $("#undo-note").value.trim();
     if (!note) {
       $("#undo-note").focus();
-      return reportError("Give a reason for undoing: it is kept in the review record.");
+      return reportError(t("desk.undo.need_reason"));
     }
     if (!undoing) return undefined;
     const send = undoing;
@@ -246,52 +289,50 @@
   /* After an undo: the view shown read again (what came back to the queue shows in it), the
      other view read when next shown, and the counts as the server has them. */
   async function refreshQueue() {
+    await refreshStats();
     grouped.entriesStale = true;
     if (groupsShown()) await loadGroups();
     else {
       grouped.entriesStale = false;
       await reload();
     }
-    await refreshStats();
   }
 
   const unretire = (questionId) => async (note) => {
     await api("POST", `/review/questions/${encodeURIComponent(questionId)}/unretire`, { note });
     await refreshQueue();
-    return "Retirement undone: the question is active again.";
+    return t("desk.undo.retire_done");
   };
 
   const revertBulk = (bulkId) => async (note) => {
     const done = await api("POST", `/review/bulk/${encodeURIComponent(bulkId)}/revert`, { note });
     await refreshQueue();
-    return `${done.reverted.length} grade${done.reverted.length === 1 ? "" : "s"} back in the queue` +
-      (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
+    return plural("desk.undo.bulk_done", done.reverted.length) + (done.kept.length ? t("desk.undo.kept", { count: done.kept.length }) : ".");
   };
 
   const undoReview = (attemptId) => async (note) => {
     const done = await api("POST", `/review/attempts/${encodeURIComponent(attemptId)}/undo`, { note });
     await refreshQueue();
-    return `Grade change undone: the score is ${done.score} again.`;
+    return t("desk.undo.review_done", { score: done.score });
   };
 
   const revertGroup = (groupId) => async (note) => {
     const done = await api("POST", `/review/groups/${encodeURIComponent(groupId)}/revert`, { note });
     await refreshQueue();
-    return `${done.reverted.length} answer${done.reverted.length === 1 ? "" : "s"} of the group reverted` +
-      (done.kept.length ? `; ${done.kept.length} reviewed since, kept.` : ".");
+    return plural("desk.undo.group_done", done.reverted.length) + (done.kept.length ? t("desk.undo.kept", { count: done.kept.length }) : ".");
   };
 
   const revertEdit = (questionId) => async (note) => {
     await api("POST", `/review/questions/${encodeURIComponent(questionId)}/revert-edit`, { note });
     await refreshQueue();
-    return "Edit undone: the question's text and key are as they were.";
+    return t("desk.undo.edit_done");
   };
 
   function decisionColumn(entry, id, name) {
-    const note = el("textarea", { id: `note-${id}`, rows: 2, maxlength: 1000, "aria-label": `Reason for your decision on ${name}` });
+    const note = el("textarea", { id: `note-${id}`, rows: 2, maxlength: 1000, "aria-label": t("desk.note.named", { name }) });
     const parts = [
-      el("h4", { text: "Your decision" }),
-      el("label", { for: `note-${id}`, text: entry.kind === "attempt" ? "Reason (required to override; the learner sees it)" : "Reason (required to retire or edit)" }),
+      el("h4", { text: t("desk.decision") }),
+      el("label", { for: `note-${id}`, text: entry.kind === "attempt" ? t("desk.note.attempt") : t("desk.note.question") }),
       note,
     ];
     const send = (body) => {
@@ -302,25 +343,25 @@
       }
       if (!reason && ["override", "retire", "edit"].includes(body.action)) {
         note.focus();
-        return reportError(`Give a reason to ${body.action === "override" ? "override the grade" : `${body.action} the question`}: it is kept in the review record.`);
+        return reportError(t(`desk.need_reason.${body.action}`));
       }
       return act(entry, { ...body, ...(reason ? { note: reason } : {}) });
     };
     if (entry.kind === "attempt" && entry.attempt.proposal) {
       parts.push(el("div", { class: "actions" },
-        el("button", { type: "button", text: "Confirm change", "aria-label": `Confirm the proposed change to ${name}`, "data-action": "accept", onclick: () => send({ action: "confirm" }) }),
-        el("button", { type: "button", class: "quiet", text: "Reject change", "aria-label": `Reject the proposed change to ${name}`, onclick: () => send({ action: "reject" }) })));
+        el("button", { type: "button", text: t("desk.confirm_change"), "aria-label": t("desk.confirm_change_named", { name }), "data-action": "accept", onclick: () => send({ action: "confirm" }) }),
+        el("button", { type: "button", class: "quiet", text: t("desk.reject_change"), "aria-label": t("desk.reject_change_named", { name }), onclick: () => send({ action: "reject" }) })));
       return el("div", {}, parts);
     }
     if (entry.kind === "attempt") {
       const score = el("input", {
         id: `score-${id}`, type: "number", min: 0, max: 100, value: entry.attempt.score,
-        "aria-label": `Corrected score (0–100) for ${name}`, "data-action": "score",
+        "aria-label": t("desk.score_named", { name }), "data-action": "score",
       });
       const override = () => {
         const value = Number(score.value);
         if (score.value === "" || !Number.isInteger(value) || value < 0 || value > 100) {
-          return reportError("The corrected score must be a whole number from 0 to 100.");
+          return reportError(t("desk.score_range"));
         }
         send({ action: "override", score: value });
       };
@@ -331,28 +372,28 @@
         }
       });
       parts.push(
-        el("button", { type: "button", text: "Accept grade", "aria-label": `Accept grade for ${name}`, "data-action": "accept", onclick: () => send({ action: "accept" }) }),
-        el("label", { for: `score-${id}`, text: "Corrected score (0–100)" }),
+        el("button", { type: "button", text: t("desk.accept_grade"), "aria-label": t("desk.accept_grade_named", { name }), "data-action": "accept", onclick: () => send({ action: "accept" }) }),
+        el("label", { for: `score-${id}`, text: t("desk.corrected_score", { pass: passMark(entry.attempt) }) }),
         score,
-        el("button", { type: "button", text: "Override score", "aria-label": `Override score for ${name}`, onclick: override }),
+        el("button", { type: "button", text: t("desk.override"), "aria-label": t("desk.override_named", { name }), onclick: override }),
       );
       return el("div", {}, parts);
     }
     const q = entry.question;
-    const stem = el("textarea", { id: `stem-${id}`, rows: 3, "aria-label": `Stem of ${name}` });
+    const stem = el("textarea", { id: `stem-${id}`, rows: 3, "aria-label": t("desk.edit.stem_named", { name }) });
     stem.value = q.stem || "";
-    const choices = el("textarea", { id: `choices-${id}`, rows: 4, "aria-label": `Choices of ${name} (one per line)` });
+    const choices = el("textarea", { id: `choices-${id}`, rows: 4, "aria-label": t("desk.edit.choices_named", { name }) });
     choices.value = (q.choices || []).join("\n");
-    const answer = el("input", { id: `answer-${id}`, value: q.correct_answer || "", "aria-label": `Correct answer of ${name}` });
-    const keywords = el("input", { id: `keywords-${id}`, value: (q.correct_keywords || []).join(", "), "aria-label": `Keywords of ${name} (comma-separated)` });
+    const answer = el("input", { id: `answer-${id}`, value: q.correct_answer || "", "aria-label": t("desk.edit.answer_named", { name }) });
+    const keywords = el("input", { id: `keywords-${id}`, value: (q.correct_keywords || []).join(", "), "aria-label": t("desk.edit.keywords_named", { name }) });
     const edit = el("form", { hidden: true },
-      el("label", { for: `stem-${id}`, text: "Stem" }), stem,
-      q.choices && q.choices.length ? [el("label", { for: `choices-${id}`, text: "Choices (one per line)" }), choices] : null,
-      q.correct_keywords ? [el("label", { for: `keywords-${id}`, text: "Keywords (comma-separated)" }), keywords]
-        : [el("label", { for: `answer-${id}`, text: "Correct answer" }), answer],
-      el("button", { type: "submit", text: "Save edit", "aria-label": `Save edit of ${name}` }),
+      el("label", { for: `stem-${id}`, text: t("desk.edit.stem") }), stem,
+      q.choices && q.choices.length ? [el("label", { for: `choices-${id}`, text: t("desk.edit.choices") }), choices] : null,
+      q.correct_keywords ? [el("label", { for: `keywords-${id}`, text: t("desk.edit.keywords") }), keywords]
+        : [el("label", { for: `answer-${id}`, text: t("desk.edit.answer") }), answer],
+      el("button", { type: "submit", text: t("desk.edit.save"), "aria-label": t("desk.edit.save_named", { name }) }),
     );
-    const editConfirm = el("div", { class: "confirm", hidden: true });
+    let editConfirm = null; // made when first asked: until then the entry's one confirmation is the retirement's
     edit.addEventListener("submit", (event) => {
       event.preventDefault();
       const body = { action: "edit", stem: stem.value.trim() };
@@ -360,6 +401,10 @@
       if (q.correct_keywords) body.correct_keywords = keywords.value.split(",").map((k) => k.trim()).filter(Boolean);
       else body.correct_answer = answer.value.trim();
       // Asked first, as a retirement is: what the edit changes, and that it can be undone.
+      if (!editConfirm) {
+        editConfirm = el("div", { class: "confirm", hidden: true });
+        edit.after(editConfirm);
+      }
       const yes = el("button", { type: "button", text: SleaI18n.t("review.edit.yes"), "aria-label": SleaI18n.t("review.edit.yes_named", { name }), "data-action": "edit", onclick: () => send(body) });
       editConfirm.replaceChildren(
         el("p", { text: SleaI18n.t("review.edit.confirm") }), yes,
@@ -368,10 +413,10 @@
       yes.focus();
     });
     const retire = el("div", { class: "confirm", hidden: true },
-      el("p", { text: "Retire this question? No learner who has not answered it will see it, and no later round will draw it (or its bank item). You can undo this." }),
-      el("button", { type: "button", text: "Yes, retire it", "aria-label": `Yes, retire ${name}`, "data-action": "retire", onclick: () => send({ action: "retire" }) }));
+      el("p", { text: t("desk.retire.confirm") }),
+      el("button", { type: "button", text: t("desk.retire.yes"), "aria-label": t("desk.retire.yes_named", { name }), "data-action": "retire", onclick: () => send({ action: "retire" }) }));
     const toggle = el("button", {
-      type: "button", class: "quiet", text: "Edit…", "aria-expanded": "false", "aria-label": `Edit ${name}`,
+      type: "button", class: "quiet", text: t("desk.edit.toggle"), "aria-expanded": "false", "aria-label": t("desk.edit.toggle_named", { name }),
       onclick: () => {
         edit.hidden = !edit.hidden;
         toggle.setAttribute("aria-expanded", String(!edit.hidden));
@@ -380,63 +425,68 @@
     });
     parts.push(
       el("div", { class: "actions" },
-        el("button", { type: "button", text: "Accept question", "aria-label": `Accept ${name}`, "data-action": "accept", onclick: () => send({ action: "accept" }) }),
-        el("button", { type: "button", class: "quiet", text: "Retire question…", "aria-label": `Retire ${name}`, "aria-expanded": "false", onclick: (event) => {
+        el("button", { type: "button", text: t("desk.accept_question"), "aria-label": t("desk.accept_question_named", { name }), "data-action": "accept", onclick: () => send({ action: "accept" }) }),
+        el("button", { type: "button", class: "quiet", text: t("desk.retire.toggle"), "aria-label": t("desk.retire.toggle_named", { name }), "aria-expanded": "false", onclick: (event) => {
           retire.hidden = !retire.hidden;
           event.currentTarget.setAttribute("aria-expanded", String(!retire.hidden));
         } }),
         toggle),
       retire,
       edit,
-      editConfirm,
     );
     return el("div", {}, parts);
   }
 
-  const SOURCES = { grade: "unsure grade", report: "learner's report", item: "item flag" };
+  // Where an entry came from, and why it is queued, in words (desk.source_tag.*, desk.reason_tag.*).
+  const sourceWords = (source) => SleaI18n.named("desk.source_tag", source);
+  const reasonWords = (reason) => (`desk.reason_tag.${reason}` in SleaI18n.MESSAGES.en ? t(`desk.reason_tag.${reason}`) : reason.replace(/_/g, " "));
 
   function renderEntry(entry, number) {
     const id = `e${number}`;
-    const learner = entry.learner_id ? `learner ${shortId(entry.learner_id)}` : null;
-    const name = entry.kind === "attempt" ? `answer to ${entryName(entry)}${learner ? ` by ${learner}` : ""}` : `question ${entryName(entry)}`;
+    const learner = entry.learner_id ? t("desk.learner_short", { id: shortId(entry.learner_id) }) : null;
+    const name = entry.kind === "attempt"
+      ? (learner ? t("desk.name.attempt_by", { entry: entryName(entry), learner }) : t("desk.name.attempt", { entry: entryName(entry) }))
+      : t("desk.name.question", { entry: entryName(entry) });
     const context = [
       learner ? el("span", { title: entry.learner_id }, learner) : null,
-      entry.session_id ? el("span", { title: entry.session_id }, `session ${shortId(entry.session_id)}`) : null,
-      entry.round ? `round ${entry.round}` : null,
-      el("span", {}, "queued ", el("time", { datetime: entry.queued_at, text: when(entry.queued_at) })),
-      SOURCES[entry.source] || entry.source,
+      entry.session_id ? el("span", { title: entry.session_id }, t("desk.session_short", { id: shortId(entry.session_id) })) : null,
+      entry.round ? t("desk.round", { round: entry.round }) : null,
+      el("span", {}, t("desk.queued"), el("time", { datetime: entry.queued_at, text: when(entry.queued_at) })),
+      sourceWords(entry.source),
     ].filter(Boolean);
     const select = entry.kind === "attempt"
       ? el("label", { class: "check pick" },
-        el("input", { type: "checkbox", class: "bulk-pick", "data-attempt": entry.entry_id, "aria-label": `Select ${name} for bulk accept`, onchange: updateBulk }),
-        "Select")
+        el("input", { type: "checkbox", class: "bulk-pick", "data-attempt": entry.entry_id, "aria-label": t("desk.select_named", { name }), onchange: updateBulk }),
+        t("desk.select"))
       : null;
     return el("article", { class: "entry section", "aria-labelledby": `title-${id}`, "data-entry": entry.entry_id, "data-kind": entry.kind },
       el("div", { class: "entry-head" },
         el("h3", { id: `title-${id}`, tabindex: "-1" },
-          entry.kind === "attempt" ? `Answer to ${entryName(entry)} ` : `Question ${entryName(entry)} `,
-          entry.reasons.map((reason) => el("span", { class: "tag", text: reason.replace(/_/g, " ") }))),
+          entry.kind === "attempt" ? t("desk.head.attempt", { entry: entryName(entry) }) : t("desk.head.question", { entry: entryName(entry) }),
+          entry.reasons.map((reason) => el("span", { class: "tag", "data-reason": reason, text: reasonWords(reason) }))),
         select),
       el("p", { class: "meta context" }, context.flatMap((part, index) => (index ? [" · ", part] : [part]))),
-      el("div", { class: "cols" }, itemColumn(entry, name), gradeColumn(entry), decisionColumn(entry, id, name)),
+      el("div", { class: "cols" }, itemColumn(entry, name), gradeColumn(entry, name), decisionColumn(entry, id, name)),
       historyOf(entry, name),
     );
   }
 
   const entryArticle = (id) => $(`:scope > article[data-entry="${CSS.escape(id)}"]`, $("#entries"));
 
-  /* Settle entries: out of the one state and of both views. In the one-by-one view the focus
-     moves to the entry after the first one settled (or before it, at the end); the group view is
-     read again by its caller. The counts are read again from the server. */
-  function settle(ids) {
+  /* Settle entries: out of the one state at once (no second action on them), the counts read
+     again from the server, then out of both views. In the one-by-one view the focus moves to the
+     entry after the first one settled (or before it, at the end); the group view is read again by
+     its caller. An entry leaves the page once the counts shown are the server's. */
+  async function settle(ids) {
     const gone = new Set(ids);
+    for (const id of gone) known.delete(id);
+    await refreshStats();
     const shown = articles();
     const first = shown.findIndex((article) => gone.has(article.dataset.entry));
     const staying = shown.filter((article) => !gone.has(article.dataset.entry));
     const next = first < 0 ? null
       : shown.slice(first).find((article) => !gone.has(article.dataset.entry)) || staying[staying.length - 1] || null;
     for (const id of gone) {
-      known.delete(id);
       const article = entryArticle(id);
       if (article) article.remove();
     }
@@ -450,9 +500,8 @@
     }
     if (regrouped && !groupsShown()) showGroups(); // drawn again from the state, ready when shown
     if (next && !groupsShown()) next.querySelector("h3").focus();
-    if (!articles().length && !cursor && !$("#entries > p")) $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+    if (!articles().length && !cursor && !$("#entries > p")) $("#entries").append(el("p", { text: t("desk.queue.empty") }));
     updateBulk();
-    return refreshStats();
   }
 
   async function act(entry, body) {
@@ -471,16 +520,16 @@
     let undo = null;
     if (entry.kind === "attempt") {
       $("#review-status").textContent = result.status === "proposed"
-        ? `Change proposed: the grade is final, so a second reviewer must confirm ${result.previous_score} → ${body.score}.`
-        : result.status === "rejected" ? "Proposed change rejected: the grade stays."
-        : result.action === "accept" ? `Grade of ${result.score} accepted.`
-        : `Score changed: ${result.previous_score} → ${result.score}.`;
+        ? t("desk.status.proposed", { before: result.previous_score, after: body.score })
+        : result.status === "rejected" ? t("desk.status.rejected")
+        : result.action === "accept" ? t("desk.status.accepted", { score: result.score, verdict: verdict(result.score) })
+        : t("desk.status.changed", { before: result.previous_score, after: result.score, verdict: verdict(result.score) });
       if (result.status === "applied" && result.action !== "accept") {
         undo = [SleaI18n.t("review.undo.override", { item: entryName(entry), score: result.score, before: result.previous_score }), undoReview(entry.entry_id)];
       }
     } else {
-      $("#review-status").textContent = `Question ${result.action === "retire" ? "retired" : result.action === "edit" ? "edited" : "accepted"}.`;
-      if (result.action === "retire") undo = [`Undo retiring ${entryName(entry)}?`, unretire(entry.entry_id)];
+      $("#review-status").textContent = t(`desk.status.question.${["retire", "edit"].includes(result.action) ? result.action : "accept"}`);
+      if (result.action === "retire") undo = [t("desk.undo.retire_offer", { item: entryName(entry) }), unretire(entry.entry_id)];
       if (result.action === "edit") undo = [SleaI18n.t("review.undo.edit", { item: entryName(entry) }), revertEdit(entry.entry_id)];
     }
     // The undo beside the confirmation (an accept has none: an earlier offer is withdrawn with it).
@@ -495,7 +544,7 @@
   function updateBulk() {
     const chosen = picks().filter((box) => box.checked).length;
     $("#bulk-accept").disabled = chosen === 0;
-    $("#bulk-accept").textContent = chosen ? `Accept ${chosen} selected grade${chosen === 1 ? "" : "s"}` : "Accept selected grades";
+    $("#bulk-accept").textContent = chosen ? plural("desk.bulk.accept", chosen) : t("desk.bulk.accept_none");
     const all = picks();
     $("#select-all").checked = all.length > 0 && chosen === all.length;
   }
@@ -504,7 +553,7 @@
   function askBulk() {
     const chosen = picks().filter((box) => box.checked).length;
     if (!chosen) return;
-    $("#bulk-question").textContent = `Accept ${chosen} grade${chosen === 1 ? "" : "s"} as the grader gave ${chosen === 1 ? "it" : "them"}? You can revert this.`;
+    $("#bulk-question").textContent = plural("desk.bulk.question", chosen);
     $("#bulk-confirm").hidden = false;
     $("#bulk-note").focus();
   }
@@ -515,7 +564,7 @@
     const note = $("#bulk-note").value.trim();
     if (!note) {
       $("#bulk-note").focus();
-      return reportError("Give a reason for accepting these grades: it is kept in the review record.");
+      return reportError(t("desk.bulk.need_reason"));
     }
     $("#bulk-confirm").hidden = true;
     $("#bulk-note").value = "";
@@ -523,12 +572,12 @@
     const failed = [];
     const bulks = [];
     let accepted = 0;
+    const settled = [];
     $("#bulk-accept").disabled = true;
     try {
       for (let start = 0; start < ids.length; start += BULK_MAX) {
         const answer = await api("POST", "/review/attempts/accept", { attempt_ids: ids.slice(start, start + BULK_MAX), note });
         if (answer.bulk_id) bulks.push(answer.bulk_id);
-        const settled = [];
         for (const result of answer.results) {
           if (result.status === "accepted" || result.status === "already_reviewed") {
             if (result.status === "accepted") accepted += 1;
@@ -537,21 +586,21 @@
             failed.push(`${shortId(result.attempt_id)}: ${result.message || result.status.replace(/_/g, " ")}`);
           }
         }
-        await settle(settled);
       }
     } catch (error) {
       reportError(error);
     }
-    updateBulk();
-    $("#review-status").textContent = `${accepted} grade${accepted === 1 ? "" : "s"} accepted.` + (failed.length ? ` Not accepted: ${failed.join("; ")}.` : "");
+    $("#review-status").textContent = plural("desk.bulk.done", accepted) + (failed.length ? t("desk.bulk.not_accepted", { list: failed.join("; ") }) : "");
     if (!bulks.length) $("#undo").hidden = true;
     if (bulks.length) {
-      offerUndo(`Revert accepting ${accepted} grade${accepted === 1 ? "" : "s"}?`, async (reason) => {
+      offerUndo(plural("desk.bulk.revert_offer", accepted), async (reason) => {
         const messages = [];
         for (const bulkId of bulks) messages.push(await revertBulk(bulkId)(reason));
         return messages.join(" ");
       });
     }
+    await settle(settled);
+    return undefined;
   }
 
   // ---------------------------------------------------------------- reading the queue
@@ -591,8 +640,8 @@
     renderStats();
     const total = $("#entries").querySelectorAll("article").length;
     $("#review-status").textContent = !total && !cursor
-      ? (query.toString() === `limit=${PAGE_SIZE}` ? "" : "No open entries match these filters.")
-      : `${total} entr${total === 1 ? "y" : "ies"} shown${cursor ? "; more with Load more" : ""}.`;
+      ? (query.toString() === `limit=${PAGE_SIZE}` ? "" : t("desk.queue.no_match"))
+      : `${plural("desk.queue.shown", total)}${cursor ? t("desk.queue.more_hint") : ""}.`;
   }
 
   async function loadMore() {
@@ -618,7 +667,7 @@
       reportError(error);
     }
     if (mine === generation && !$("#entries").children.length && !cursor && query.toString() === `limit=${PAGE_SIZE}`) {
-      $("#entries").append(el("p", { text: "The queue is empty. Thank you!" }));
+      $("#entries").append(el("p", { text: t("desk.queue.empty") }));
     }
   }
 
@@ -663,13 +712,15 @@
   function spread(entries) {
     const attempts = entries.map((entry) => entry.attempt);
     const learners = new Set(entries.map((entry) => entry.learner_id)).size;
-    return `grader scores ${range(attempts.map((a) => a.score), String)} · grader confidence ` +
-      `${range(attempts.map((a) => a.confidence), (c) => `${Math.round(c * 100)}%`)} · ` +
-      `${learners} learner${learners === 1 ? "" : "s"}`;
+    return t("desk.group.spread", {
+      scores: range(attempts.map((a) => a.score), String),
+      confidences: range(attempts.map((a) => a.confidence), (c) => `${Math.round(c * 100)}%`),
+      learners: plural("desk.group.learners", learners),
+    });
   }
 
   function memberName(entry) {
-    return `${entryName(entry)}${entry.learner_id ? ` by learner ${shortId(entry.learner_id)}` : ""}`;
+    return entry.learner_id ? t("desk.member.name", { entry: entryName(entry), id: shortId(entry.learner_id) }) : entryName(entry);
   }
 
   function renderMember(entry, groupId) {
@@ -677,10 +728,10 @@
     const name = memberName(entry);
     return el("li", { class: "member", "data-entry": entry.entry_id },
       el("label", { class: "check" },
-        el("input", { type: "checkbox", class: "split", "data-attempt": entry.entry_id, "data-group": groupId, "aria-label": `Split off ${name}` }),
-        el("span", {}, "Split off ", el("span", { class: "meta", text: name }))),
-      collapsible(a.user_answer, "the answer"),
-      el("p", { class: "meta", text: `grader: ${a.score}/100 (${a.is_correct ? "correct" : "not correct"}), confidence ${Math.round(a.confidence * 100)}%` }));
+        el("input", { type: "checkbox", class: "split", "data-attempt": entry.entry_id, "data-group": groupId, "aria-label": t("desk.member.split_named", { name }) }),
+        el("span", {}, t("desk.member.split"), el("span", { class: "meta", text: name }))),
+      collapsible(a.user_answer, t("desk.what.answer")),
+      el("p", { class: "meta", text: t("desk.member.grade", { score: a.score, verdict: verdict(a.score, passMark(a)), confidence: Math.round(a.confidence * 100) }) }));
   }
 
   function renderGroup(groupId, entries) {
@@ -688,11 +739,11 @@
     const q = face.question;
     const key = q.correct_answer || (q.key_terms || q.correct_keywords || []).join(", ");
     const id = `g${[...grouped.groups.keys()].indexOf(groupId)}`;
-    const title = `${entries.length} answer${entries.length === 1 ? "" : "s"} to ${entryName(face).replace(/ · .*$/, "")}`;
+    const title = plural("desk.group.title", entries.length, { stem: entryName(face).replace(/ · .*$/, "") });
     const members = el("ul", { class: "members" }, entries.map((entry) => renderMember(entry, groupId)));
     const score = el("input", { id: `gscore-${id}`, type: "number", min: 0, max: 100, value: face.attempt.score });
     const note = el("textarea", { id: `gnote-${id}`, rows: 2, maxlength: 1000 });
-    const grade = el("button", { type: "button", text: "Grade the group…", disabled: true, "aria-label": `Grade the group of ${title}` });
+    const grade = el("button", { type: "button", text: t("desk.group.grade"), disabled: true, "aria-label": t("desk.group.grade_named", { title }) });
     const confirm = el("div", { class: "confirm", hidden: true });
     const split = () => [...members.querySelectorAll(".split")].filter((box) => box.checked).map((box) => box.dataset.attempt);
     note.addEventListener("input", () => {
@@ -706,38 +757,39 @@
       clearError();
       const value = Number(score.value);
       if (score.value === "" || !Number.isInteger(value) || value < 0 || value > 100) {
-        return reportError("The group's score must be a whole number from 0 to 100.");
+        return reportError(t("desk.group.score_range"));
       }
       if (!note.value.trim()) {
         note.focus();
-        return reportError("Give a reason for grading the group: it is kept in the review record, and a learner whose grade changes sees it.");
+        return reportError(t("desk.group.need_reason"));
       }
       const excluded = split();
       const graded = entries.length - excluded.length;
       confirm.replaceChildren(
-        el("p", { text: `Give ${graded} answer${graded === 1 ? "" : "s"} shown (and any other answer still waiting in this group) a score of ${value}?` +
-          (excluded.length ? ` ${excluded.length} split off stay${excluded.length === 1 ? "s" : ""} in the queue.` : "") }),
-        el("button", { type: "button", text: "Yes, grade them", onclick: () => gradeGroup(groupId, { score: value, note: note.value.trim(), exclude: excluded }) }),
-        el("button", { type: "button", class: "quiet", text: "Cancel", onclick: () => { confirm.hidden = true; } }));
+        el("p", { text: plural("desk.group.confirm", graded, { score: value, verdict: verdict(value, passMark(face.attempt)) }) +
+          (excluded.length ? plural("desk.group.split_stay", excluded.length) : "") }),
+        el("button", { type: "button", text: t("desk.group.yes"), onclick: () => gradeGroup(groupId, { score: value, note: note.value.trim(), exclude: excluded }) }),
+        el("button", { type: "button", class: "quiet", text: t("desk.cancel"), onclick: () => { confirm.hidden = true; } }));
       confirm.hidden = false;
     });
     return el("article", { class: "entry group", "data-group": groupId, "aria-labelledby": `title-${id}` },
-      el("h3", { id: `title-${id}`, tabindex: "-1" }, `Group of ${title}`),
+      el("h3", { id: `title-${id}`, tabindex: "-1" }, t("desk.group.heading", { title })),
       el("p", { class: "meta context", text: spread(entries) }),
       el("div", { class: "cols" },
         el("div", {},
-          el("h4", { text: "Representative answer" }),
-          collapsible(face.attempt.user_answer, "the answer"),
+          el("h4", { text: t("desk.group.representative") }),
+          collapsible(face.attempt.user_answer, t("desk.what.answer")),
           el("p", { class: "meta", text: memberName(face) }),
-          row("Key", key),
-          row("Reference answer", q.reference_answer)),
+          row(t("desk.key"), key),
+          row(t("desk.reference"), q.reference_answer),
+          face.attempt.reasoning_summary ? row(t("desk.summary.label"), inWords(face.attempt.reasoning_summary), "summary") : null),
         el("div", {},
-          el("h4", { text: "Grade the whole group" }),
-          el("label", { for: `gscore-${id}`, text: "Score for every answer (0–100)" }), score,
-          el("label", { for: `gnote-${id}`, text: "Reason (required; a learner whose grade changes sees it)" }), note,
+          el("h4", { text: t("desk.group.whole") }),
+          el("label", { for: `gscore-${id}`, text: t("desk.group.score", { pass: passMark(face.attempt) }) }), score,
+          el("label", { for: `gnote-${id}`, text: t("desk.group.reason") }), note,
           grade, confirm)),
       el("details", { class: "members-box" },
-        el("summary", { text: `Show the ${entries.length} answer${entries.length === 1 ? "" : "s"} (tick one to split it off)` }),
+        el("summary", { text: plural("desk.group.show", entries.length) }),
         members));
   }
 
@@ -748,8 +800,8 @@
     $("#groups-more").hidden = !grouped.cursor;
     const answers = shown.reduce((total, [, entries]) => total + entries.length, 0);
     $("#groups-status").textContent = shown.length
-      ? `${shown.length} group${shown.length === 1 ? "" : "s"} of ${answers} answer${answers === 1 ? "" : "s"} shown${grouped.cursor ? "; more with Load more groups" : ""}.`
-      : grouped.cursor ? "No group on this page: more with Load more groups." : "No provisional grade waits for a reviewer here.";
+      ? t("desk.groups.shown", { groups: plural("desk.groups.count", shown.length), answers: plural("desk.groups.answers", answers), more: grouped.cursor ? t("desk.groups.more_hint") : "" })
+      : grouped.cursor ? t("desk.groups.none_page") : t("desk.groups.none");
   }
 
   /* A page of groups; `fresh`: from the queue's start (a new filter, or after grading). */
@@ -801,13 +853,13 @@
     const shown = membersOf(groupId);
     const named = (attemptId) => {
       const entry = shown.find((member) => member.entry_id === attemptId);
-      return entry ? memberName(entry) : `answer ${shortId(attemptId)}`;
+      return entry ? memberName(entry) : t("desk.answer_short", { id: shortId(attemptId) });
     };
     const left = done.results.filter((result) => !["reviewed", "excluded"].includes(result.status));
     const excluded = done.results.length - done.reviewed - left.length;
-    const message = `Group graded: ${done.reviewed} answer${done.reviewed === 1 ? "" : "s"} scored ${done.score}` +
-      (excluded ? `; ${excluded} split off, still in the queue` : "") +
-      (left.length ? `; not graded: ${left.map((r) => `${named(r.attempt_id)} (${r.message || r.status.replace(/_/g, " ")})`).join("; ")}` : "") + ".";
+    const message = plural("desk.group.done", done.reviewed, { score: done.score }) +
+      (excluded ? t("desk.group.done.split", { count: excluded }) : "") +
+      (left.length ? t("desk.group.done.left", { list: left.map((r) => `${named(r.attempt_id)} (${r.message || r.status.replace(/_/g, " ")})`).join("; ") }) : "") + ".";
     $("#groups-status").textContent = message;
     $("#review-status").textContent = message; // beside its undo
     if (done.reviewed) {
@@ -889,7 +941,7 @@
   // ---------------------------------------------------------------- recent reviews
   async function loadRecent() {
     clearError();
-    $("#recent-status").textContent = "Loading…";
+    $("#recent-status").textContent = t("loading");
     try {
       const { records } = await api("GET", "/review/audit/recent?limit=50");
       // Newest first: an action is undoable only if nothing undid it since.
@@ -903,12 +955,12 @@
         el("td", {}, targetCell(record)),
         el("td", {}, record.learner_id
           ? [record.learner_name ? userText(record.learner_name) : null, record.learner_name ? " " : null,
-            el("span", { class: "meta", title: record.learner_id, text: `learner ${shortId(record.learner_id)}` })]
+            el("span", { class: "meta", title: record.learner_id, text: t("desk.learner_short", { id: shortId(record.learner_id) }) })]
           : "–"),
         el("td", { text: change(record) || "–" }),
         el("td", {}, record.note ? userText(record.note) : "–"),
         el("td", {}, undoable(record) ? undoButton(record) : "–"))));
-      $("#recent-status").textContent = records.length ? `${records.length} latest actions.` : "No reviews yet.";
+      $("#recent-status").textContent = records.length ? t("desk.recent.count", { count: records.length }) : t("desk.recent.none");
     } catch (error) {
       $("#recent-status").textContent = "";
       reportError(error);
@@ -918,32 +970,32 @@
   /* The item (its stem, linking to its history) and, for an answer, a link to the answer's history. */
   function targetCell(record) {
     const link = (id, text) => el("a", { href: `#history=${encodeURIComponent(id)}`, text });
-    if (record.target_kind === "bulk") return `${(record.after.accepted || record.before.accepted || []).length} answers (bulk)`;
-    if (record.target_kind === "group") return `${(record.after.reviewed || record.after.reverted || []).length} answers (group)`;
+    if (record.target_kind === "bulk") return t("desk.target.bulk", { count: (record.after.accepted || record.before.accepted || []).length });
+    if (record.target_kind === "group") return t("desk.target.group", { count: (record.after.reviewed || record.after.reverted || []).length });
     const item = record.question_id || (record.target_kind === "question" ? record.target_id : null);
     return [
-      record.stem ? userText(record.stem, "bdi", { class: "stem-short" }) : el("span", { class: "meta", text: `${record.target_kind} ${shortId(record.target_id)}` }),
+      record.stem ? userText(record.stem, "bdi", { class: "stem-short" }) : el("span", { class: "meta", text: SleaI18n.named("desk.target.kind", record.target_kind) === record.target_kind ? `${record.target_kind} ${shortId(record.target_id)}` : t(`desk.target.kind.${record.target_kind}`, { id: shortId(record.target_id) }) }),
       el("br"),
-      item ? link(item, "item history") : null,
+      item ? link(item, t("desk.target.item_history")) : null,
       record.target_kind === "attempt" ? " · " : null,
-      record.target_kind === "attempt" ? link(record.target_id, "answer history") : null,
+      record.target_kind === "attempt" ? link(record.target_id, t("desk.target.answer_history")) : null,
     ];
   }
 
   function undoButton(record) {
-    const offer = (what, send) => el("button", { type: "button", class: "quiet", text: "Undo…", "aria-label": what, onclick: () => {
+    const offer = (what, send) => el("button", { type: "button", class: "quiet", text: t("desk.undo.button"), "aria-label": what, onclick: () => {
       offerUndo(what, send);
       showView("queue");
       $("#undo-note").focus();
     } });
-    if (record.action === "retire") return offer(`Undo retiring “${record.stem || shortId(record.target_id)}”?`, unretire(record.target_id));
-    if (record.action === "bulk_accept") return offer(`Revert this bulk accept of ${(record.after.accepted || []).length} grades?`, revertBulk(record.target_id));
+    if (record.action === "retire") return offer(t("desk.undo.retire_recent", { stem: record.stem || shortId(record.target_id) }), unretire(record.target_id));
+    if (record.action === "bulk_accept") return offer(t("desk.undo.bulk_recent", { count: (record.after.accepted || []).length }), revertBulk(record.target_id));
     const item = record.stem ? `“${record.stem}”` : shortId(record.target_id);
     if (record.action === "override" || record.action === "confirm") {
-      return offer(`Undo this grade change on ${item} (score ${record.after.score} back to ${record.before.score})?`, undoReview(record.target_id));
+      return offer(t("desk.undo.grade_recent", { item, after: record.after.score, before: record.before.score }), undoReview(record.target_id));
     }
-    if (record.action === "group_grade") return offer(`Revert this group grade of ${(record.after.reviewed || []).length} answers?`, revertGroup(record.target_id));
-    if (record.action === "edit") return offer(`Undo the edit of ${item}?`, revertEdit(record.target_id));
+    if (record.action === "group_grade") return offer(t("desk.undo.group_recent", { count: (record.after.reviewed || []).length }), revertGroup(record.target_id));
+    if (record.action === "edit") return offer(t("desk.undo.edit_recent", { item }), revertEdit(record.target_id));
     return "–";
   }
 
@@ -954,8 +1006,8 @@
     const target = decodeURIComponent(match[1]);
     try {
       const { records } = await api("GET", `/review/audit?target_id=${encodeURIComponent(target)}`);
-      $("#target-title").textContent = records.length && records[0].stem ? `History of “${records[0].stem}”` : `History of ${shortId(target)}`;
-      $("#target-records").replaceChildren(...(records.length ? records.map(auditItem) : [el("li", { text: "No reviews of this yet." })]));
+      $("#target-title").textContent = records.length && records[0].stem ? t("desk.history.of_stem", { stem: records[0].stem }) : t("desk.history.of_id", { id: shortId(target) });
+      $("#target-records").replaceChildren(...(records.length ? records.map(auditItem) : [el("li", { text: t("desk.history.none_target") })]));
       $("#target-history").hidden = false;
       $("#target-history").scrollIntoView({ block: "start" });
     } catch (error) {
@@ -971,29 +1023,25 @@
   const fixed = (digits) => (value) => (given(value) ? Number(value).toFixed(digits) : dash);
   const percent = (value) => (given(value) ? `${Math.round(value * 100)}%` : dash);
   const COLUMNS = [
-    // [sort key, heading, how a value is shown (null: text), its description for the heading's title]
-    ["question_id", "Item", null, "the item's id and stem"],
-    ["category", "Category", null, ""],
-    ["item_type", "Type", null, ""],
-    ["label", "Label", (v) => (given(v) ? String(v) : dash), "the generator's difficulty label, 1–10"],
-    ["b", "b", fixed(2), "calibrated difficulty in logits"],
-    ["se", "SE", fixed(2), "standard error of b"],
-    ["answers", "Answers", (v) => String(v), ""],
-    ["facility", "Facility", percent, "mean score"],
-    ["discrimination", "Discrimination", fixed(2), "point-biserial correlation with ability"],
-    ["infit", "Infit", fixed(2), "information-weighted fit; near 1 is good"],
-    ["outfit", "Outfit", fixed(2), "outlier-sensitive fit; near 1 is good"],
-    ["exposure", "Exposure", percent, "share of the category's learners who answered it"],
+    // [sort key, its heading's key, how a value is shown (null: text), its description's key (the heading's title)]
+    ["question_id", "desk.col.question_id", null, "desk.col.question_id.desc"],
+    ["category", "desk.col.category", (v) => (v ? SleaI18n.named("category", v) : dash), ""],
+    ["item_type", "desk.col.item_type", (v) => (v ? SleaI18n.named("desk.type", v) : dash), ""],
+    ["label", "desk.col.label", (v) => (given(v) ? String(v) : dash), "desk.col.label.desc"],
+    ["b", "desk.col.b", fixed(2), "desk.col.b.desc"],
+    ["se", "desk.col.se", fixed(2), "desk.col.se.desc"],
+    ["answers", "desk.col.answers", (v) => String(v), ""],
+    ["facility", "desk.col.facility", percent, "desk.col.facility.desc"],
+    ["discrimination", "desk.col.discrimination", fixed(2), "desk.col.discrimination.desc"],
+    ["infit", "desk.col.infit", fixed(2), "desk.col.infit.desc"],
+    ["outfit", "desk.col.outfit", fixed(2), "desk.col.outfit.desc"],
+    ["exposure", "desk.col.exposure", percent, "desk.col.exposure.desc"],
   ];
   const listing = { sort: "b", order: "asc", cursor: null, shown: 0 };
-  /* What a flag means and what to do about it, in plain words. */
-  const FLAG_ADVICE = {
-    too_easy: "Almost everyone gets it right: make it harder or label it easier.",
-    too_hard: "Almost no one gets it right: check the key and the wording, or label it harder.",
-    difficulty_mismatch: "Its label does not match how hard learners find it: correct the label or the item.",
-    label_far: "Its measured difficulty is far from its label: correct the label, or edit the item to fit it.",
-    misfit: "Answers do not follow the expected pattern: check for an ambiguous wording or a wrong key, then edit or retire it.",
-  };
+  /* What a flag means and what to do about it, in plain words (desk.flag.*; its tag: desk.flag_tag.*). */
+  const hasWords = (key) => key in SleaI18n.MESSAGES.en;
+  const flagAdvice = (flag) => (hasWords(`desk.flag.${flag}`) ? t(`desk.flag.${flag}`) : "");
+  const flagWords = (flag) => (hasWords(`desk.flag_tag.${flag}`) ? t(`desk.flag_tag.${flag}`) : flag.replace(/_/g, " "));
 
   function itemsQuery() {
     const query = new URLSearchParams({ limit: "50", sort: listing.sort, order: listing.order });
@@ -1008,10 +1056,10 @@
       ...COLUMNS.map(([key, heading, , description]) => {
         const active = listing.sort === key;
         const direction = listing.order === "asc" ? "ascending" : "descending";
-        return el("th", { scope: "col", "aria-sort": active ? direction : "none", title: description || null },
+        return el("th", { scope: "col", "aria-sort": active ? direction : "none", title: description ? t(description) : null },
           el("button", {
             type: "button",
-            text: `${heading}${active ? (listing.order === "asc" ? " ▲" : " ▼") : ""}`,
+            text: `${t(heading)}${active ? (listing.order === "asc" ? " ▲" : " ▼") : ""}`,
             onclick: () => {
               listing.order = active && listing.order === "asc" ? "desc" : "asc";
               listing.sort = key;
@@ -1019,7 +1067,7 @@
             },
           }));
       }),
-      el("th", { scope: "col", text: "Flags" }),
+      el("th", { scope: "col", text: t("desk.col.flags") }),
     );
   }
 
@@ -1031,9 +1079,9 @@
       cells,
       el("td", {},
         row.flags.map((flag) => el("p", { class: "flag" },
-          el("span", { class: "tag", text: flag.replace(/_/g, " ") }), " ", FLAG_ADVICE[flag] || "")),
-        row.in_review ? el("span", { class: "meta", text: " in the queue" }) : null,
-        row.status === "retired" ? el("span", { class: "meta", text: " retired" }) : null),
+          el("span", { class: "tag", "data-flag": flag, text: flagWords(flag) }), " ", flagAdvice(flag))),
+        row.in_review ? el("span", { class: "meta", text: t("desk.items.in_queue") }) : null,
+        row.status === "retired" ? el("span", { class: "meta", text: t("desk.items.retired") }) : null),
     );
   }
 
@@ -1047,23 +1095,28 @@
     listing.shown += page.items.length;
     $("#items-more").hidden = !listing.cursor;
     $("#items-status").textContent = page.total
-      ? `${listing.shown} of ${page.total} items shown.`
+      ? t("desk.items.shown", { shown: listing.shown, total: page.total })
       : page.last_calibrated_at
-        ? "No calibrated items match these filters."
-        : "No item has been calibrated yet: statistics appear a few seconds after items are answered, the difficulty and flags when the refit next runs (locally every minute while make serve runs).";
+        ? t("desk.items.no_match")
+        : t("desk.items.none_yet");
     $("#items-calibrated").textContent = page.last_calibrated_at
-      ? `Calibration last changed an item at ${when(page.last_calibrated_at)}.`
-      : "The calibration job has not calibrated any item yet.";
+      ? t("desk.items.calibrated_at", { when: when(page.last_calibrated_at) })
+      : t("desk.items.never");
     if (replace) showFlaggedLearners(page.flagged_learners || []);
   }
 
-  /* Learners person fit flagged (first page only): who, since when, and why in plain words. */
+  /* Learners person fit flagged (first page only): who, what was seen in their answers and what to
+     do, in the reader's words; the statistics and the stored reason in a Details fold. */
   function showFlaggedLearners(learners) {
     $("#flagged-learners").hidden = !learners.length;
-    $("#flagged-learners-list").replaceChildren(...learners.map((learner) => el("li", {},
-      el("strong", { text: learner.user_id }),
-      el("span", { class: "meta", text: ` ${learner.answers} answers, ${learner.categories.join(", ")}, flagged ${when(learner.flagged_at)}` }),
-      el("p", { text: learner.reason }))));
+    $("#flagged-learners-list").replaceChildren(...learners.map((learner) => el("li", { "data-learner": learner.user_id },
+      el("strong", {}, t("desk.flagged.learner", { id: "" }), userText(learner.user_id)),
+      el("span", { class: "meta", text: t("desk.flagged.meta", {
+        answers: learner.answers, categories: learner.categories.map((c) => SleaI18n.named("category", c)).join(", "), when: when(learner.flagged_at),
+      }) }),
+      ...(learner.seen || []).map((seen) => el("p", { class: "seen", text: hasWords(`desk.seen.${seen}`) ? t(`desk.seen.${seen}`) : seen })),
+      el("p", { class: "todo", text: t("desk.flagged.todo") }),
+      detailsFold([[t("desk.flagged.recorded"), learner.reason], ["lz", learner.lz], ["z", learner.exposure_z]], learner.user_id))));
   }
 
   async function loadItems(more = false) {
@@ -1089,7 +1142,36 @@
     if (view === "recent") loadRecent();
   }
 
+  // ---------------------------------------------------------------- language
+  /* The desk in the reviewer's language: their choice (remembered in this browser), else the
+     browser's (navigator.languages: ko-KR reads Korean). A change redraws what is shown from the
+     state already read (the queue's entries, the groups), and reads the other views again. */
+  function useLanguage(language) {
+    $("#language").value = SleaI18n.set(language);
+  }
+
+  function redraw() {
+    if ($("#who").dataset.name) $("#who").textContent = t("signed_in_as", { name: $("#who").dataset.name });
+    if (stats) renderStats();
+    for (const article of articles()) {
+      const entry = known.get(article.dataset.entry);
+      if (entry) article.replaceWith(renderEntry(entry, ++rendered));
+    }
+    const empty = $("#entries > p");
+    if (empty) empty.textContent = t("desk.queue.empty");
+    updateBulk();
+    if (grouped.groups.size) showGroups();
+    if (!$("#items").hidden) loadItems().catch(reportError);
+    if (!$("#recent").hidden) loadRecent();
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
+    useLanguage(SleaI18n.initial());
+    $("#language").addEventListener("change", () => {
+      localStorage.setItem(SleaI18n.CHOICE_KEY, $("#language").value);
+      useLanguage($("#language").value);
+      redraw();
+    });
     $("#more").addEventListener("click", loadMore);
     $("#queue-filters").addEventListener("submit", (event) => {
       event.preventDefault();

@@ -47,9 +47,11 @@ def test_the_item_analysis_view_has_uniquely_labelled_filters_and_a_table():
     assert filters <= set(page.label_targets)  # each select has its visible label
     html = (STATIC / "review.html").read_text(encoding="utf-8")
     assert re.search(
-        r'<label class="check"><input id="items-flagged" type="checkbox"> Flagged items only</label>', html
+        r'<label class="check"><input id="items-flagged" type="checkbox"> '
+        r'<span data-i18n="desk.items.flagged_only">Flagged items only</span></label>',
+        html,
     )
-    assert "<caption>" in html.split('id="items-table"')[1].split("</table>")[0]
+    assert "<caption" in html.split('id="items-table"')[1].split("</table>")[0]
 
 
 def test_the_page_sorts_by_the_apis_columns_and_asks_the_api_for_each_listing():

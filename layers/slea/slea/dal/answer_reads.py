@@ -1,7 +1,8 @@
 """Everything answering a question reads, in one BatchGetItem across the tables that hold it: the
 session (its owner), this very attempt (a retry finds its grading), the learner's ability in the
 question's category, the bank item a drawn copy stands for, the reviewed answers of the bank item
-(its exemplars, dal/exemplars.py) and the cached explanation of the outcome. Each table's key
+(its exemplars, dal/exemplars.py), the reference prints of the category's short-answer items
+(dal/reference_prints.py) and the cached explanation of the outcome. Each table's key
 design is its own module's (sessions, attempts, abilities, questions, explanations, exemplars);
 this module only gathers the keys into one round trip.
 
@@ -12,7 +13,7 @@ DynamoDB answers a throttled table's keys as UnprocessedKeys: they are asked aga
 from dataclasses import dataclass, field
 from typing import Any
 
-from slea.dal import abilities, attempts, exemplars, explanations, questions, sessions
+from slea.dal import abilities, attempts, exemplars, explanations, questions, reference_prints, sessions
 from slea.dal.wire_format import batch_get, from_item
 from slea.platform.aws import dynamodb
 from slea.platform.settings import resource_name
@@ -31,6 +32,7 @@ class AnswerReads:
     bank_item_id: str | None = None  # the bank item of a drawn copy
     explanation: tuple[str, str] | None = None  # (question_id, variant)
     exemplars_of: str | None = None  # the bank item whose reviewed answers a short answer is compared with
+    prints_of: str | None = None  # the category whose items' reference prints a short answer is compared with
 
 
 @dataclass
@@ -41,6 +43,7 @@ class AnswerRecords:
     bank_item: dict[str, Any] | None = None
     explanation: dict[str, Any] | None = None
     exemplars: dict[str, Any] | None = None
+    reference_prints: dict[str, Any] | None = None
     unanswered: set[str] = field(default_factory=set)  # the parts DynamoDB left unprocessed
 
 
@@ -67,6 +70,11 @@ def _requests(reads: AnswerReads) -> dict[str, tuple[str, dict[str, Any]]]:
         parts["exemplars"] = (
             resource_name(exemplars.TABLE_VARIABLE),
             {"question_id": {"S": exemplars.key_of(reads.exemplars_of)}},
+        )
+    if reads.prints_of:
+        parts["reference_prints"] = (
+            resource_name(reference_prints.TABLE_VARIABLE),
+            {"question_id": {"S": reference_prints.key_of(reads.prints_of)}},
         )
     if reads.explanation:
         question_id, variant = reads.explanation

@@ -1,11 +1,28 @@
 """Reference links for explanations: only the real sources recorded with the question's concept
 (references are real or absent). A link an explainer proposes is kept only when
 it is one of those sources; nothing is made up, and there are no search pages: a question whose
-concept has no sources gets no references rather than noise."""
+concept has no sources gets no references rather than noise.
 
+Korean learners: most Korean concept records carry no source, while their English twins do. A
+Korean item with no source of its own is offered the sources recorded with its English twin (the
+concept its stem or stored explanation names in English, "퓨샷 프롬프팅(Few-Shot Prompting)", or
+by its acronym), labelled "영문 자료" (English material) so the learner knows before opening it
+(`for_learner`; the catalogue is `english_sources.json`, built from the seed's English records by
+scripts/build_english_sources.py)."""
+
+import json
+import re
+from functools import cache
+from importlib import resources
 from urllib.parse import urlsplit
 
 from slea.contracts.scoring import ReferenceLink
+
+ENGLISH_LABEL = "영문 자료"  # "English material": an English source offered to a Korean learner
+# An English name in parentheses after a Korean one, or a Latin acronym: what a Korean item names.
+PARENTHESISED = re.compile(r"\(([A-Za-z][^()\uac00-\ud7a3]*)\)")
+# Latin letters next to Hangul ("API란") have no \b between them: bounded by what is not Latin.
+ACRONYM = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*(?![A-Za-z0-9])")
 
 
 def _same_page(url: str) -> str:
@@ -35,3 +52,40 @@ def topic_terms(keywords: list[str], explanation: str | None, stem: str | None, 
         name, _, acronym = head.partition(" (")
         return [term for term in (name.strip(), acronym.rstrip(")").strip()) if term]
     return [term for term in (category, stem) if term][:1]
+
+
+def catalogue_key(name: str) -> str:
+    """How a name is looked up: letters and digits only, case folded, a plural "s" dropped."""
+    return re.sub(r"[^a-z0-9]", "", name.casefold()).removesuffix("s")
+
+
+@cache
+def _english_sources() -> dict[str, list[dict[str, str]]]:
+    text = resources.files("slea.feedback").joinpath("english_sources.json").read_text(encoding="utf-8")
+    catalogue: dict[str, list[dict[str, str]]] = json.loads(text)["sources"]
+    return catalogue
+
+
+def english_names(*texts: str | None) -> list[str]:
+    """The English names a Korean item gives its concept: parenthesised English first, then
+    acronyms, in the order the texts are given (explanation, stem, keywords)."""
+    names: list[str] = []
+    for text in texts:
+        names.extend(match.strip() for match in PARENTHESISED.findall(text or ""))
+    for text in texts:
+        names.extend(ACRONYM.findall(text or ""))
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def for_learner(sources: list[ReferenceLink], language: str, *texts: str | None) -> list[ReferenceLink]:
+    """The item's sources, and for a Korean item with none of its own, its English twin's sources
+    labelled as English material (`texts`: the item's explanation, stem and keywords, where its
+    English name is found). Other items keep exactly their own sources."""
+    if language != "ko" or sources:
+        return sources
+    catalogue = _english_sources()
+    for name in english_names(*texts):
+        found = catalogue.get(catalogue_key(name))
+        if found:
+            return [ReferenceLink(title=f"{ENGLISH_LABEL}: {link['title']}", url=link["url"]) for link in found]
+    return []

@@ -29,9 +29,9 @@ from itertools import pairwise
 
 from rapidfuzz import fuzz, process
 
-from slea.grading import contradiction, non_answers, word_order
+from slea.grading import comparison, contradiction, non_answers, word_order
 from slea.grading.relatedness import is_unrelated
-from slea.grading.terms import UNKNOWN_ZIPF, Term, Text, is_inflected
+from slea.grading.terms import KOREAN_SUFFIXES, UNKNOWN_ZIPF, Term, Text, is_inflected
 
 QUESTION_TERM_FACTOR = 0.35  # weight kept by a reference term that the question already states
 NEAR_MISS_CREDIT = 0.8
@@ -160,6 +160,15 @@ class Evidence:
         return {unit: credit for unit, credit in credits.items() if credit > 0}
 
     @cached_property
+    def one_sided_comparison(self) -> bool:
+        """A comparison question ("how does X differ from Y?") answered about one side only
+        (`comparison.py`): never correct, however well it describes that side."""
+        coverage = comparison.side_coverage(
+            self.material.stem, self.material.reference, self.reference_weights, self.matched
+        )
+        return coverage is not None and coverage.one_sided
+
+    @cached_property
     def reference_is_thin(self) -> bool:
         """No reference text to judge meaning (keywords alone, or a single word): the grader then
         scores by the keywords but never finalises a verdict on them."""
@@ -275,7 +284,12 @@ class Evidence:
         if len(words) < 3:
             return False
         if self.answer.is_korean:
-            inflected = sum(1 for word in words if word.script == "hangul" and is_inflected(word.text))
+            # A particle after a Latin word ("LLM이", "API를") is a word of its own here: it marks one.
+            inflected = sum(
+                1
+                for word in words
+                if word.script == "hangul" and (is_inflected(word.text) or word.text in KOREAN_SUFFIXES)
+            )
             return inflected / len(words) >= 0.25
         terms = self.answer.terms
         if sum(term.zipf > UNKNOWN_ZIPF for term in terms) < 0.5 * len(terms):
@@ -379,12 +393,18 @@ class Evidence:
         # that much of the reference keeps some of its word pairs.
         scrambled = len(self.matched) >= 6 and self.recall >= 0.6 and self.alignment < 0.5 and self.order < 0.2
         # The same read word by word (Korean bigrams keep their order inside a shuffled word).
-        return alphabetical or scrambled or (self.reordered and self.recall >= SHUFFLED_MIN_RECALL)
+        reordered = self._order.reordered_below(word_order.FLAG_IN_ORDER) and self.recall >= SHUFFLED_MIN_RECALL
+        return alphabetical or scrambled or reordered
+
+    @cached_property
+    def _order(self) -> word_order.Order:
+        return word_order.order(self.material.answer, self.material.reference)
 
     @cached_property
     def reordered(self) -> bool:
-        """Mostly the reference's words, with their order broken (`word_order.py`)."""
-        return word_order.order(self.material.answer, self.material.reference).reordered
+        """Mostly the reference's words, with their order broken (`word_order.py`): never final
+        as correct; flagged as shuffled where hardly any of its pairs keep their order."""
+        return self._order.reordered
 
     def _keywords_amid_unrelated_words(self) -> bool:
         return (

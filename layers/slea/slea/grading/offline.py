@@ -50,6 +50,7 @@ class OfflineGrade:
     flags: list[str]
     reasoning: str
     probability_correct: float | None = None  # the fitted model's, where it decided
+    one_sided_comparison: bool = False  # a comparison answered about one side only: never correct
     language: Language = "en"  # the question's: the reasoning's, and the notes a model's grade gets
     non_answer: str | None = None  # `non_answers.py`'s kind: no answer at all, finalised as incorrect
 
@@ -132,6 +133,10 @@ def _decide(found: AnswerEvidence, rubric_score: int) -> _Decision:
     score = max(score, HIGH_SCORE_THRESHOLD) if passed else min(score, HIGH_SCORE_THRESHOLD - 1)
     confidence = probability if passed else 1.0 - probability
     final = model.is_final(passed, confidence) and (found.may_be_failed if not passed else not found.out_of_order)
+    if passed and evidence.one_sided_comparison:
+        # Both sides of a comparison are the answer: one side alone is not correct, and how much
+        # credit it earns is a reviewer's call.
+        return _Decision(HIGH_SCORE_THRESHOLD - 1, round(1.0 - probability, 3), False, probability)
     return _Decision(score, round(confidence, 3), final, probability)
 
 
@@ -162,6 +167,8 @@ def grade(material: Material) -> OfflineGrade:
         reasoning += phrase(language, "unrelated")
     if evidence.flags:
         reasoning += phrase(language, "flags", flags=flags_in_words(language, evidence.flags))
+    if evidence.one_sided_comparison:
+        reasoning += phrase(language, "one_sided_comparison")
     return OfflineGrade(
         score=score,
         points=scaled_points(rubric, score),
@@ -171,6 +178,7 @@ def grade(material: Material) -> OfflineGrade:
         flags=evidence.flags,
         reasoning=reasoning,
         probability_correct=decision.probability,
+        one_sided_comparison=evidence.one_sided_comparison,
         language=language,
         non_answer=evidence.non_answer_kind,
     )

@@ -73,13 +73,13 @@ def _korean_zipf(gram: str) -> float:
 # (이다), longest first: what follows the word's stem the way "-ing", "-ed" and "the" follow or
 # precede an English one. Nominal endings (함, 됨, 임) are the note style of Korean answers and of
 # the generator's reference answers ("충돌은 체이닝으로 해결함").
-_PARTICLES = (
+_PARTICLE_TEXT = (
     "에서부터 에게서 에서는 에서도 에서의 으로부터 으로서 으로써 으로는 으로도 이라는 이라고 이라면 이라도 "
     "에게는 에게도 까지는 부터는 처럼 보다는 에서 에게 께서 으로 로서 로써 로는 로도 부터 까지 처럼 보다 "
     "마다 이나 이란 라는 라고 에는 에도 와의 과의 와는 과는 만의 조차 마저 밖에 은 는 이 가 을 를 에 로 와 과 "
     "의 도 만 나 란"
-).split()
-_PREDICATE_ENDINGS = (
+)
+_ENDING_TEXT = (
     "했습니다 하였습니다 합니다만 하였으며 하였다 하였고 했으며 했지만 했는데 했어요 하려면 하도록 하므로 하니까 "
     "하는데 하지만 하기에 하면서 합니다 한다면 했다 했고 하고 하며 하면 하는 하게 하지 하기 하여 해서 해야 해요 "
     "하던 한다 하다 함을 함이 한 할 함 해 하 "
@@ -87,20 +87,29 @@ _PREDICATE_ENDINGS = (
     "되는 되게 되지 되기 되어 돼서 돼요 된 될 됨 돼 되 "
     "시켰습니다 시킵니다 시켰다 시킨다 시키다 시키고 시키는 시키지 시키기 시켜서 시켜 시킨 시킬 시킴 시키 "
     "이었습니다 였습니다 입니다 이었다 였다 이다 이며 이고 이라서 이므로 이지만 이에요 예요 이라 임 인 "
-    "습니다 니다"
-).split()
-KOREAN_SUFFIXES: tuple[str, ...] = tuple(sorted(set(_PARTICLES) | set(_PREDICATE_ENDINGS), key=len, reverse=True))
+    "습니다 니다 "
+    # endings of other verbs, two syllables or more (one-syllable ones are the frequency rule's)
+    "었습니다 았습니다 었으며 았으며 거나 지만 면서 는데 니까 므로 도록 려고 려면 어서 아서 어요 아요 어야 아야 "
+    "었다 았다 었고 았고 겠다 는다 다가"
+)
+KOREAN_SUFFIXES: tuple[str, ...] = tuple(
+    sorted(set(_PARTICLE_TEXT.split()) | set(_ENDING_TEXT.split()), key=len, reverse=True)
+)
 KOREAN_STEM_MIN = 2  # syllables a stem keeps: "차이", "부하", "권한" are never cut to one syllable
 
 
 def _known_suffix(word: str) -> str:
-    """The longest listed particle or ending `word` ends in that leaves a stem of two syllables."""
+    """The longest listed particle or ending `word` ends in that leaves a stem of two syllables,
+    or of one when the suffix has two or more ("쌍으로", "씁니다"): a one-syllable ending cut
+    from a two-syllable word would take the noun apart ("차이", "부하", "권한")."""
     for suffix in KOREAN_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= KOREAN_STEM_MIN:
+        least = 1 if len(suffix) > 1 else KOREAN_STEM_MIN
+        if word.endswith(suffix) and len(word) - len(suffix) >= least:
             return suffix
     return ""
 
 
+@lru_cache(maxsize=65536)
 def _strip_particle(word: str) -> str:
     """The stem of a Korean word: its listed particle and ending dropped ("검색하기를" -> "검색"),
     else one trailing syllable or two as common as a particle (the frequency lists' rule)."""

@@ -39,6 +39,11 @@ def with_second_opinion(model: ShortAnswerGrade, offline: OfflineGrade) -> Short
     confidence = round(max(0.0, min(model.confidence, max(backing, 0.5)) - penalty), 2)
     final = backed and model.confidence >= MODEL_SURE and not offline.flags
     reasoning, language = model.reasoning, offline.language
+    score = model.score
+    if offline.one_sided_comparison and passed:
+        # A comparison answered about one side: not correct whoever graded (comparison.py).
+        score, final = HIGH_SCORE_THRESHOLD - 1, False
+        reasoning += phrase(language, "one_sided_comparison")
     if penalty:
         reasoning += phrase(language, "disagreement", score=str(offline.score))
     if not backed:
@@ -46,5 +51,11 @@ def with_second_opinion(model: ShortAnswerGrade, offline: OfflineGrade) -> Short
     if offline.flags:
         reasoning += phrase(language, "flags", flags=flags_in_words(language, offline.flags))
     return model.model_copy(
-        update={"confidence": confidence, "reasoning": reasoning, "flags": offline.flags, "final": final}
+        update={
+            "score": score,
+            "confidence": confidence,
+            "reasoning": reasoning,
+            "flags": offline.flags,
+            "final": final,
+        }
     )

@@ -18,6 +18,8 @@ PHRASES: dict[Language, dict[str, str]] = {
         "flags": "; needs a human look: {flags}",
         "disagreement": " (the text evidence suggests {score}: confidence lowered)",
         "not_backed": "; the calibrated text evidence does not back this verdict firmly enough: a reviewer decides",
+        "one_sided_comparison": "; a comparison question, and the answer describes only one of the two things "
+        "compared: not correct without the other",
     },
     "ko": {
         "rubric": "루브릭 기준 핵심 개념 {key_concepts}/40(키워드 {expected}개 중 {found}개), 정확성 {correctness}/40, "
@@ -28,6 +30,7 @@ PHRASES: dict[Language, dict[str, str]] = {
         "flags": "; 사람의 검토 필요: {flags}",
         "disagreement": " (텍스트 근거로는 {score}점: 신뢰도를 낮춤)",
         "not_backed": "; 보정된 텍스트 근거가 이 판정을 충분히 뒷받침하지 않음: 검토자가 결정",
+        "one_sided_comparison": "; 비교 문제인데 답이 비교하는 두 대상 중 하나만 설명함: 다른 쪽 없이는 정답이 아님",
     },
 }
 

@@ -65,6 +65,15 @@ def _exemplars(context: AnswerContext) -> list[Any]:
     return list(stored(context.records.exemplars))
 
 
+def _prints(context: AnswerContext) -> grading.OtherPrints | None:
+    """The reference prints of the category's other items, read with the context (short answers)."""
+    if context.records.reference_prints is None:
+        return None
+    from slea.dal.reference_prints import prints_in  # noqa: PLC0415
+
+    return grading.OtherPrints(prints_in(context.records.reference_prints), context.own_items)
+
+
 def _group(context: AnswerContext, grade: grading.Grade) -> None:
     """A short answer sent to a reviewer joins a review group of its bank item (the groups' faces
     were read with the exemplars), so one reviewer action can grade the answers saying one thing."""
@@ -108,7 +117,7 @@ def _graded(
     """Grade and explain (no storage: the cache entry read with the context, any new one and what
     the key-leak guard held back returned for the recording transaction). A grading recorded
     nowhere advises nothing about a next round (it moves no ability)."""
-    grade = grading.grade(context.item, context.other_references, _exemplars(context))
+    grade = grading.grade(context.item, context.other_references, _exemplars(context), _prints(context))
     context.grader_probability = grade.probability
     context.grader_flagged = bool(grade.short_answer and grade.short_answer.flags)
     if recorded:  # a grading recorded nowhere joins no review group

@@ -74,6 +74,11 @@ class AnswerContext:
         return self.bank_item_id or str(self.stored.get("question_id") or "") or None
 
     @property
+    def own_items(self) -> tuple[str, ...]:
+        """The ids the question's own reference print is kept under (the bank item and this copy)."""
+        return tuple(str(found) for found in (self.stored.get("question_id"), self.stored.get("item_id")) if found)
+
+    @property
     def cacheable(self) -> bool:
         """Only stored MC/TF questions have their explanations cached: their content is fixed."""
         return self.request.question_type != "short_answer" and bool(self.stored)
@@ -133,6 +138,7 @@ def reads_for(context: AnswerContext, session_id: str | None) -> AnswerReads:
         bank_item_id=context.bank_item_id,
         explanation=(request.question_id, cache_variant(context.item)) if context.cacheable else None,
         exemplars_of=context.exemplar_item_id,
+        prints_of=context.category if context.exemplar_item_id else None,
     )
 
 
@@ -148,7 +154,9 @@ def read(context: AnswerContext, session_id: str | None = None) -> AnswerContext
             raise
         logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
         context.records = answer_reads.read(
-            AnswerReads(reads.session_id, reads.attempt_key, None, None, reads.explanation, reads.exemplars_of)
+            AnswerReads(
+                reads.session_id, reads.attempt_key, None, None, reads.explanation, reads.exemplars_of, reads.prints_of
+            )
         )
         context.ability_unreadable = True
     unanswered = context.records.unanswered

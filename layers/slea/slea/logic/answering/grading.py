@@ -20,6 +20,7 @@ from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD, PART
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.llm import GradingItem, ShortAnswerGrade
 from slea.contracts.scoring import ScoreAnswerInput
+from slea.feedback.references import for_learner
 from slea.language.detect import question_language
 from slea.language.scoring_phrases import phrase
 from slea.llm import budget
@@ -32,6 +33,15 @@ if TYPE_CHECKING:
     from slea.grading.answer_groups import Exemplar
     from slea.grading.offline import OfflineGrade
     from slea.grading.other_items import Reference
+
+
+@dataclass(frozen=True)
+class OtherPrints:
+    """The reference prints of the category's short-answer items (read with the answer), and the
+    ids the question's own item is kept under (its print is not another item's)."""
+
+    prints: dict[str, list[int]]
+    own_items: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,7 @@ def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts:
     """What the grader and the explainer know of the question: the request's key, the stored
     question's stem, reference, explanation, sources and per-option notes."""
     answer_schema = stored.get("answer_schema") or {}
-    return GradingItem(
+    item = GradingItem(
         question_type=request.question_type,
         user_answer=request.user_answer,
         stem=stored.get("stem"),
@@ -64,6 +74,10 @@ def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts:
         sources=answer_schema.get("sources") or [],
         choice_notes=answer_schema.get("choice_notes") or [],
     )
+    # A Korean item with no source of its own is offered its English twin's, labelled as English.
+    keywords = " ".join(item.correct_keywords)
+    item.sources = for_learner(item.sources, language(item), item.reference_explanation, item.stem, keywords)
+    return item
 
 
 def language(item: GradingItem) -> Language:
@@ -117,14 +131,29 @@ def other_references(question_id: str, session: list[dict[str, Any]]) -> list["R
 
 
 def _checked_against_others(
-    graded: ShortAnswerGrade, item: GradingItem, evidence: "OfflineGrade", others: Sequence["Reference"]
+    graded: ShortAnswerGrade,
+    item: GradingItem,
+    evidence: "OfflineGrade",
+    others: Sequence["Reference"],
+    prints: OtherPrints | None = None,
 ) -> ShortAnswerGrade:
     """The grade, not correct if the answer agrees better with another item's reference, and not
-    final if another reference is about as close. The flag is for reviewers; the learner is told
-    only that the grade is provisional (naming the other item would say what its key is like)."""
+    final if another reference is about as close; not correct either if it holds most of the
+    reference of another item of the category (its print: grading/reference_prints.py). The flag
+    is for reviewers; the learner is told only that the grade is provisional (naming the other
+    item would say what its key is like)."""
+    from slea.grading.other_items import FLAG, other_match  # noqa: PLC0415
+
+    if prints is not None and prints.prints:
+        from slea.grading.reference_prints import pasted_from  # noqa: PLC0415
+
+        pasted = pasted_from(item.user_answer, item.reference_answer or "", prints.prints, prints.own_items)
+        if pasted is not None:  # another item's reference, from any session or the bank
+            score = min(graded.score, HIGH_SCORE_THRESHOLD - 1)
+            flags = graded.flags if FLAG in graded.flags else [*graded.flags, FLAG]
+            graded = graded.model_copy(update={"score": score, "flags": flags, "final": False})
     if not others or graded.score <= 0:
         return graded
-    from slea.grading.other_items import FLAG, other_match  # noqa: PLC0415
     from slea.llm.offline.short_answers import material_for  # noqa: PLC0415
 
     match = other_match(material_for(item), evidence.score, others)
@@ -138,7 +167,10 @@ def _checked_against_others(
 
 
 def _short_answer_grade(
-    item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()
+    item: GradingItem,
+    others: Sequence["Reference"] = (),
+    exemplars: Sequence["Exemplar"] = (),
+    prints: OtherPrints | None = None,
 ) -> tuple[ShortAnswerGrade, str | None, float | None]:
     """The grade and, when the model was unavailable, a note for the learner. The offline
     evidence is always computed: it gives the keyword matches and the form checks, and with a
@@ -161,7 +193,7 @@ def _short_answer_grade(
         logger.warning("no time left for the model's grading, using the offline grader")
         fallback = as_short_answer_grade(evidence)
         fallback = fallback.model_copy(update={"confidence": min(fallback.confidence, 0.5), "final": False})
-        return _checked_against_others(fallback, item, evidence, others), None, None
+        return _checked_against_others(fallback, item, evidence, others, prints), None, None
     from slea.logic.answering.exemplars import examples_for, with_exemplars  # noqa: PLC0415
 
     if provider.name != "offline":  # a model grades consistently with the item's reviewed answers
@@ -176,18 +208,24 @@ def _short_answer_grade(
         item.graded_examples = []  # other learners' answers go no further than the grader
     if provider.name != "offline":
         graded = with_second_opinion(graded, evidence)
-    graded = _checked_against_others(graded, item, evidence, others)
+    graded = _checked_against_others(graded, item, evidence, others, prints)
     # What reviewers graded of this item decides a grade the evidence left provisional.
     probability = evidence.probability_correct
     return with_exemplars(graded, evidence, item.user_answer, list(exemplars)), None, probability
 
 
-def grade(item: GradingItem, others: Sequence["Reference"] = (), exemplars: Sequence["Exemplar"] = ()) -> Grade:
+def grade(
+    item: GradingItem,
+    others: Sequence["Reference"] = (),
+    exemplars: Sequence["Exemplar"] = (),
+    prints: OtherPrints | None = None,
+) -> Grade:
     """Grade the answer in `item` and set `item.is_correct` (the explainer reads it); `others`:
     the references of the session's other short-answer items; a short answer is also compared
-    with its item's reviewed answers (`exemplars`)."""
+    with its item's reviewed answers (`exemplars`) and the reference prints of its category's
+    items (`prints`)."""
     if item.question_type == "short_answer":
-        graded, note, probability = _short_answer_grade(item, others, exemplars)
+        graded, note, probability = _short_answer_grade(item, others, exemplars, prints)
         result = Grade(
             score=graded.score,
             is_correct=graded.score >= HIGH_SCORE_THRESHOLD and note is None,

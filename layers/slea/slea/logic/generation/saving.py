@@ -122,6 +122,8 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
         existing = questions.put_new_question(as_copy_of(item, joined.owner))
         if request.rest_reason:  # a farm's round shows the owner's stem and key: it rests as if drawn
             bank.rest_repeated_for_farm(joined.owner, saved_at)
+    elif existing is None:
+        _leave_print(item)
     if existing is not None:
         if any(
             existing.get(field) != item[field]
@@ -130,6 +132,18 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
             raise ValueError(f"question_id {question_id} already belongs to a different question")
         logger.info("question was already saved by an earlier attempt", extra={"question_id": question_id})
     return saved_at
+
+
+def _leave_print(item: dict[str, Any]) -> None:
+    """A new short-answer bank item leaves its reference's print in its category's record, so an
+    answer to another item that pastes this reference is recognised (grading/reference_prints.py)."""
+    reference = (item.get("answer_schema") or {}).get("reference_answer")
+    if item.get("item_type") != "short_answer" or not reference:
+        return
+    from slea.dal import reference_prints  # noqa: PLC0415
+    from slea.grading.reference_prints import sketch  # noqa: PLC0415 - short answers only
+
+    reference_prints.add(str(item["category"]), str(item["question_id"]), sketch(str(reference)))
 
 
 def question_id_of(request: SaveQuestionInput) -> str:
