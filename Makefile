@@ -92,8 +92,9 @@ unit: $(VENV)/.installed $(CHROMIUM)
 demo: $(VENV)/.installed
 	$(PY) -m slea_local demo
 
+# SERVE_ARGS=--signed-tokens: only tokens the local user pool signs, checked as API Gateway does.
 serve: $(VENV)/.installed
-	$(PY) -m slea_local serve --review-demo
+	$(PY) -m slea_local serve --review-demo $(SERVE_ARGS)
 
 bench: $(VENV)/.installed
 	$(PY) bench/run.py

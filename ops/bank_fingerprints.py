@@ -14,7 +14,10 @@ It prints a line per page on stderr, ending with the --start-after that resumes 
 and the counts as JSON on stdout: claimed, already held (by the item itself), and duplicates
 found: two items with one stem and key, each listed with the item holding the claim. Nothing is
 deleted: a duplicate is for a reviewer to retire or edit. --dry-run reads the claims and writes
-nothing (its "claimed" counts the claims a run would write).
+nothing (its "claimed" counts the claims a run would write). It also leaves each short-answer
+item's reference print in its category's record (slea.dal.reference_prints; "reference_prints"
+counts them), as Tool 5 does for items saved since, so an answer pasting an older item's
+reference is recognised too.
 
 With --stale it reads the claims instead, a page at a time (--start-after then takes the claim
 last read), and lists those whose item no longer has that stem and key (an edit made before edits
@@ -50,7 +53,7 @@ TOOL = "bank_fingerprints"
 STACK_OUTPUTS = {QUESTIONS_VARIABLE: "QuestionsTableName", ABILITIES_VARIABLE: "AbilitiesTableName"}
 PAGE_SIZE = 200  # questions read per Scan page (copies included: most of a busy table)
 # What a claim is computed from, and the item's id: a page reads no more of each question.
-PROJECTION = "question_id, item_id, item_type, stem, choices, answer_schema, created_at, #status"
+PROJECTION = "question_id, item_id, item_type, stem, choices, answer_schema, created_at, #status, category"
 
 
 @dataclass
@@ -63,6 +66,7 @@ class Backfill:
     bank_items: int = 0
     claimed: int = 0
     already_held: int = 0
+    prints: int = 0
     duplicates: list[dict[str, str]] = field(default_factory=list)
     resume: str | None = None
 
@@ -73,6 +77,7 @@ class Backfill:
             "bank_items": self.bank_items,
             "claimed": self.claimed,
             "already_held": self.already_held,
+            "reference_prints": self.prints,
             "duplicates_found": len(self.duplicates),
             "duplicates": self.duplicates,
             "complete": self.resume is None,
@@ -119,8 +124,11 @@ def _walked[Run: (Backfill, Stale)](
 
 
 def is_bank_item(question: dict[str, Any]) -> bool:
-    """A question that is its own bank item (a copy carries the id of the item it copies)."""
-    return str(question.get("item_id") or question["question_id"]) == str(question["question_id"])
+    """A question that is its own bank item (a copy carries the id of the item it copies; a record
+    that is no question, an item's exemplars or a category's reference prints, has "#" in its id,
+    which a question id never holds)."""
+    question_id = str(question["question_id"])
+    return "#" not in question_id and str(question.get("item_id") or question_id) == question_id
 
 
 def backfill(
@@ -139,10 +147,26 @@ def backfill(
             for question in filter(is_bank_item, questions):
                 done.bank_items += 1
                 _claim(question, seen if dry_run else None, done)
+                done.prints += _leave_print(question, dry_run)
     except (DataAccessError, ClientError, BotoCoreError) as error:
         where = f"--start-after {done.resume}" if done.resume else "no --start-after (from the start)"
         raise cli.CommandError(f"{error}; the claims written stay: run again with {where}") from error
     return done
+
+
+def _leave_print(question: dict[str, Any], dry_run: bool) -> int:
+    """A short-answer item's reference print in its category's record (slea.dal.reference_prints),
+    as Tool 5 leaves it for items saved since: 1 if written (or, dry, if it would be)."""
+    from slea.dal import reference_prints  # noqa: PLC0415
+    from slea.grading.reference_prints import sketch  # noqa: PLC0415
+
+    reference = (question.get("answer_schema") or {}).get("reference_answer")
+    if question.get("item_type") != "short_answer" or not reference or not question.get("category"):
+        return 0
+    hashes = sketch(str(reference))
+    if not hashes:
+        return 0
+    return int(dry_run or reference_prints.add(str(question["category"]), str(question["question_id"]), hashes))
 
 
 def _claim(question: dict[str, Any], dry_run: dict[str, str] | None, done: Backfill) -> None:

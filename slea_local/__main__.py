@@ -397,10 +397,11 @@ def _fold_stream(runtime: Any, seconds: float, stop: threading.Event) -> None:
             print(f"stream fold failed: {error}", flush=True)
 
 
-def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False) -> int:
+def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False, signed_tokens: bool = False) -> int:
     """The HTTP API on 127.0.0.1 over the seeded local AWS (rounds run on the local state machine),
     with the calibration job run every `calibrate_every` seconds (0: never) and, with
-    `review_demo`, simulated learners' answers waiting for reviewers in groups."""
+    `review_demo`, simulated learners' answers waiting for reviewers in groups. `signed_tokens`:
+    only tokens signed by the local user pool are accepted (as API Gateway's authorizer does)."""
     from slea_local.executions import LocalStepFunctions
     from slea_local.http import QuietRequestHandler, local_server
 
@@ -409,10 +410,10 @@ def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False) -
             print(f"{self.command} {self.path} -> {code}", flush=True)
 
     with (
-        _seeded_local_aws(review_demo) as (_cloud, runtime, _written),
+        _seeded_local_aws(review_demo) as (cloud, runtime, _written),
         LocalStepFunctions(runtime) as step_functions,
     ):
-        server = local_server(runtime, port, LoggingHandler)
+        server = local_server(runtime, port, LoggingHandler, signed_tokens=signed_tokens)
         stop = threading.Event()
         if calibrate_every > 0:
             threading.Thread(target=_calibrate_every, args=(step_functions, calibrate_every, stop), daemon=True).start()
@@ -424,9 +425,12 @@ def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False) -
             print(f"  reviewer app: {url}/review")
             if review_demo:
                 print("  (simulated learners' answers wait there in review groups)")
-            print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
-            print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
-            print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
+            if signed_tokens:
+                _print_signed_tokens(url, cloud)
+            else:
+                print("  HTTP API (local JWT stand-in: 'Authorization: Bearer <user id>'), e.g.")
+                print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer {DEMO_USER}'   # -> session_id")
+                print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
             if calibrate_every > 0:
                 print(f"  item calibration runs every {calibrate_every:g} s (--calibrate-every)")
             print("Ctrl-C stops the server.", flush=True)
@@ -435,6 +439,25 @@ def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False) -
             finally:
                 stop.set()
     return 0
+
+
+def _print_signed_tokens(url: str, cloud: Any) -> None:
+    """Signed-token mode: a learner and a reviewer of the local pool, signed in, to call with."""
+    from slea.security.roles import REVIEWER_GROUP
+    from slea_local.identity import LocalUserPool
+
+    pool = LocalUserPool(cloud)
+    learner, reviewer = (
+        pool.user(email="learner@example.com"),
+        pool.user([REVIEWER_GROUP], email="reviewer@example.com"),
+    )
+    print("  HTTP API: signed tokens only (the local user pool's; checked as API Gateway's authorizer does).")
+    print("  (the web page's local sign-in sends development tokens, refused here: call with these)")
+    print(f"  user pool {pool.pool_id}, app client {pool.client_id}; ID tokens, valid for an hour:")
+    print(f"  learner  ({learner.subject}): {learner.id_token}")
+    print(f"  reviewer ({reviewer.subject}): {reviewer.id_token}")
+    print(f"  curl -X POST {url}/sessions -H 'Authorization: Bearer <learner token>'   # -> session_id")
+    print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
 
 
 def mcp_stdio(user: str | None, groups: str | None) -> int:
@@ -520,6 +543,12 @@ def main(argv: list[str] | None = None) -> int:
         default=False,
         help="start with simulated learners whose short answers wait for reviewers in groups",
     )
+    serve_parser.add_argument(
+        "--signed-tokens",
+        action="store_true",
+        help="accept only tokens the local user pool signed, checked as API Gateway's JWT authorizer does"
+        " (default: the development stand-in, where the bearer token is the user id)",
+    )
     stdio_parser = commands.add_parser("mcp-stdio", help="the MCP server over stdio (desktop agents), local AWS")
     stdio_parser.add_argument("--user", help="the caller's user id (a UUID); default: SLEA_USER")
     stdio_parser.add_argument(
@@ -540,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
         "generate": lambda: generate(_execution_input(args)),
         "session": lambda: session(args.user_id, args.session_id, args.category, args.count),
         "openapi": lambda: openapi(args.out),
-        "serve": lambda: serve(args.port, args.calibrate_every, args.review_demo),
+        "serve": lambda: serve(args.port, args.calibrate_every, args.review_demo, args.signed_tokens),
         "invoke": lambda: invoke(args.tool, args.event),
         "mcp-stdio": lambda: mcp_stdio(args.user, args.groups),
     }

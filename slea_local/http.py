@@ -3,10 +3,15 @@ by the HttpApi events of template.yaml (path templates, methods, each route's Au
 the HTTP API (payload 2.0) event of the function behind that route, and its result back into a
 response.
 
-Authorization stands in for API Gateway's JWT authorizer, locally only: `Authorization: Bearer
-<token>` where the token is a JWT (its claims are read, not verified) or simply the subject's id.
-Without it a request to a route that needs one is refused with 401 before any function runs, as
-API Gateway does; routes whose Auth is `Authorizer: NONE` (the web app's pages) need none."""
+Authorization stands in for API Gateway's JWT authorizer in one of two modes:
+- development (the default): `Authorization: Bearer <token>` where the token is a JWT (its claims
+  are read, not verified) or simply the subject's id;
+- signed tokens (`signed_tokens=True`, `serve --signed-tokens`): the token must be one the stack's
+  own user pool signed (slea_local/identity.py), checked for key, signature, issuer, audience and
+  expiry exactly as the deployed authorizer checks it.
+Without an accepted token a request to a route that needs one is refused with 401 before any
+function runs, as API Gateway does; routes whose Auth is `Authorizer: NONE` (the web app's pages)
+need none."""
 
 import base64
 import binascii
@@ -177,9 +182,15 @@ class HttpApiAdapter:
     """WSGI application serving template.yaml's HTTP API: each request goes to the function whose
     HttpApi event matches it (and, locally only, the OpenAPI document is at /openapi.json)."""
 
-    def __init__(self, runtime: LocalRuntime, openapi: Path = OPENAPI_PATH) -> None:
+    def __init__(self, runtime: LocalRuntime, openapi: Path = OPENAPI_PATH, *, signed_tokens: bool = False) -> None:
         self.runtime, self.openapi = runtime, openapi
         self.routes = http_api_routes(runtime.cloud.template)
+        # Signed tokens: the stack's authorizer with its pool's keys; else the development stand-in.
+        self.claims_from: Callable[[str], dict[str, Any] | None] = claims_from
+        if signed_tokens:
+            from slea_local.identity import JwtAuthorizer
+
+            self.claims_from = JwtAuthorizer.of_stack(runtime.cloud).claims
 
     def route(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
         for route in self.routes:
@@ -208,7 +219,7 @@ class HttpApiAdapter:
             headers["content-type"] = environ["CONTENT_TYPE"]
         claims = None
         if route.authorized:
-            claims = claims_from(headers.get("authorization", ""))
+            claims = self.claims_from(headers.get("authorization", ""))
             if claims is None:  # API Gateway's JWT authorizer answers so, with the challenge
                 return self._reply(start_response, 401, {**JSON, **CHALLENGE}, b'{"message":"Unauthorized"}')
         event = http_api_event(
@@ -316,18 +327,30 @@ class QuietRequestHandler(WSGIRequestHandler):
         return environ
 
 
-def local_server(runtime: LocalRuntime, port: int, handler: type[WSGIRequestHandler] = QuietRequestHandler) -> Any:
-    """The local HTTP API's server on 127.0.0.1:`port` (0: any free port)."""
+def local_server(
+    runtime: LocalRuntime,
+    port: int,
+    handler: type[WSGIRequestHandler] = QuietRequestHandler,
+    *,
+    signed_tokens: bool = False,
+) -> Any:
+    """The local HTTP API's server on 127.0.0.1:`port` (0: any free port); `signed_tokens`: only
+    tokens the local user pool signed are accepted, as in AWS (else the development stand-in)."""
     return make_server(
-        "127.0.0.1", port, HttpApiAdapter(runtime), server_class=_ThreadingWSGIServer, handler_class=handler
+        "127.0.0.1",
+        port,
+        HttpApiAdapter(runtime, signed_tokens=signed_tokens),
+        server_class=_ThreadingWSGIServer,
+        handler_class=handler,
     )
 
 
 @contextmanager
-def serve_in_background(runtime: LocalRuntime) -> Iterator[str]:
+def serve_in_background(runtime: LocalRuntime, *, signed_tokens: bool = False) -> Iterator[str]:
     """The local HTTP API (pages, routes, /mcp) on an ephemeral 127.0.0.1 port from a background
-    thread, for the demo and the tests that drive it as a client would: yields its base URL."""
-    server = local_server(runtime, 0)
+    thread, for the demo and the tests that drive it as a client would: yields its base URL.
+    `signed_tokens`: every authorised route checks tokens as API Gateway does (slea_local/identity.py)."""
+    server = local_server(runtime, 0, signed_tokens=signed_tokens)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

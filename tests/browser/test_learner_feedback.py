@@ -174,3 +174,9 @@ def test_the_held_back_note_is_said_once_per_round_and_every_score_says_the_pass
     assert notes[1:] == ["", ""]
     page.wait_for_selector("#summary", state="visible")
     assert page.inner_text("#pass-mark") == "An answer is correct from a score of 80 out of 100."
+    # The history: the round is answered, so everything is delivered whole and no note is said,
+    # neither above the list nor with any answer.
+    page.click("#show-answers")
+    page.wait_for_selector("#answers-list li.attempt", state="visible")
+    assert not page.is_visible("#history-held-back")
+    assert "held back" not in page.inner_text("#answers")

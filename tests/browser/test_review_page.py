@@ -62,7 +62,8 @@ def test_a_reviewer_filters_pages_with_the_cursor_and_accepts_in_bulk(server, ne
     assert _shown(page) == wanted
     item_lines = page.locator("#entries .cols > div:first-child > p.meta").all_inner_texts()
     assert len(item_lines) == 8
-    assert all(line.startswith("multiple_choice · technical · ko") for line in item_lines)
+    # The item in words; its codes ("multiple_choice · technical · ko") are in the Details fold.
+    assert all(line.startswith("Multiple choice · Technical · Korean · difficulty 5 of 10") for line in item_lines)
     _shot(page, "review-filtered-laptop")
 
     # Search and sort: least sure first.
@@ -70,8 +71,11 @@ def test_a_reviewer_filters_pages_with_the_cursor_and_accepts_in_bulk(server, ne
     with page.expect_response(lambda response: "q=RAG" in response.url and "sort=confidence" in response.url):
         page.select_option("#queue-sort", "confidence")  # a choice of a list applies at once
     page.wait_for_function("() => document.querySelector('#review-status').textContent.includes('8 entries shown')")
-    confidences = page.locator("#entries article .cols > div:nth-child(2)").all_inner_texts()
-    values = [int(text.split("Confidence: ")[1].split("%")[0]) for text in confidences]
+    # The confidence is in the Details fold (and on the grade column, for this check).
+    confidences = page.locator("#entries article .cols > div:nth-child(2)").evaluate_all(
+        "(columns) => columns.map((column) => column.dataset.confidence)"
+    )
+    values = [int(value) for value in confidences]
     assert values == sorted(values)
 
     # Bulk: select every answer shown, accept them in one request.
@@ -218,7 +222,7 @@ def test_keyboard_shortcuts_accept_override_and_move_but_not_inside_text_boxes(s
     with page.expect_response(lambda response: "/review/attempts/ra-000" in response.url):
         page.keyboard.press("a")
     page.locator('article[data-entry="ra-000"]').wait_for(state="detached")
-    assert page.inner_text("#review-status") == "Grade of 40 accepted."
+    assert page.inner_text("#review-status") == "Grade of 40 (not correct; correct from 80) accepted."
     assert page.evaluate(focused) == "ra-001"
 
     # o: to the corrected score; type it, Enter overrides - once a reason is given (without one the
@@ -234,14 +238,14 @@ def test_keyboard_shortcuts_accept_override_and_move_but_not_inside_text_boxes(s
     with page.expect_response(lambda response: "/review/attempts/ra-001" in response.url):
         page.keyboard.press("Enter")
     page.locator('article[data-entry="ra-001"]').wait_for(state="detached")
-    assert page.inner_text("#review-status") == "Score changed: 40 → 75."
+    assert page.inner_text("#review-status") == "Score changed: 40 → 75 (not correct; correct from 80)."
 
     # x: select for bulk accept.
     page.locator('article[data-entry="ra-002"] h3').focus()
     page.keyboard.press("x")
     assert page.is_checked('article[data-entry="ra-002"] .bulk-pick')
     assert page.inner_text("#bulk-accept") == "Accept 1 selected grade"
-    assert "select it for bulk accept" in page.locator(".shortcuts p").text_content()
+    assert "select it for bulk accept" in page.locator(".shortcuts").text_content()  # now a list of keys
 
 
 def test_every_control_in_the_queue_has_a_unique_accessible_name(server, new_page, step_functions):

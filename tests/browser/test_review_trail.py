@@ -123,7 +123,9 @@ def test_the_item_analysis_explains_itself_and_says_when_calibration_ran(server,
     page.get_by_role("button", name="Item analysis").click()
     page.wait_for_function("() => document.querySelector('#items-status').textContent !== ''")
     assert "No item has been calibrated yet" in page.inner_text("#items-status")
-    assert "every minute while make serve runs" in page.inner_text("#items-status")
+    # When the figures come, in words a teacher reads (no operator command, no cloud name).
+    assert "at the next regular recalculation" in page.inner_text("#items-status")
+    assert "make serve" not in page.inner_text("#items")
     glossary = page.inner_text("#items-glossary")
     for plain in ("How hard the item turned out to be", "stronger learners do better", "near 1 is good"):
         assert plain in glossary  # in the page, not only in a tooltip
@@ -167,6 +169,11 @@ def test_the_item_analysis_lists_the_learners_person_fit_flagged_with_why(server
     listed = page.inner_text("#flagged-learners")
     assert "Learners whose answers need a look" in listed
     assert "4a0c-flagged" in listed
-    assert reason in listed
+    # What was seen and what to do in words; the stored reason and the statistic in the fold.
+    assert "Got hard questions right and easy ones wrong" in listed
+    assert "What to do: read their recent answers" in listed
+    assert reason not in listed
+    page.locator("#flagged-learners .details-fold summary").click()
+    assert reason in page.inner_text("#flagged-learners")
     assert "Their level is unchanged and they are not told" in listed
     screenshot(page, f"items-flagged-learners-{_name(viewport)}", full_page=False)

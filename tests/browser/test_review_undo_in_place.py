@@ -36,7 +36,7 @@ def test_an_override_is_undone_in_place(server, new_page, step_functions):
     answer.get_by_label("Reason for your decision").fill("Right idea.")
     answer.get_by_role("button", name="Override score").click()
     answer.wait_for(state="detached")
-    assert page.inner_text("#review-status") == "Score changed: 40 → 85."
+    assert page.inner_text("#review-status") == "Score changed: 40 → 85 (correct; correct from 80)."
     asked = page.inner_text("#undo-what")
     assert asked.startswith("Undo the change of score on “Explain item 0 of the queue.” · ")
     assert asked.endswith("(85 back to 40)?")

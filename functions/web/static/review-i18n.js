@@ -153,6 +153,7 @@
     "desk.leans.correct": "correct",
     "desk.leans.wrong": "not correct",
     "desk.details": "Details",
+    "desk.details_of": "Details of {name}",
     "desk.details.codes": "Codes",
     "desk.details.confidence": "Confidence",
     "desk.details.reasoning": "Grader's reasoning",
@@ -262,7 +263,7 @@
     "desk.select_named": "Select {name} for bulk accept",
     "desk.status.proposed": "Change proposed: the grade is final, so a second reviewer must confirm {before} → {after}.",
     "desk.status.rejected": "Proposed change rejected: the grade stays.",
-    "desk.status.accepted": "Grade of {score} accepted ({verdict}).",
+    "desk.status.accepted": "Grade of {score} ({verdict}) accepted.",
     "desk.status.changed": "Score changed: {before} → {after} ({verdict}).",
     "desk.status.question.retire": "Question retired.",
     "desk.status.question.edit": "Question edited.",
@@ -380,7 +381,7 @@
     "desk.seen.hard_right_easy_wrong": "Got hard questions right and easy ones wrong, more often than their level explains.",
     "desk.seen.right_where_keys_shown": "Was right mostly on questions whose answers had already been shown to many other learners.",
     "desk.flagged.todo": "What to do: read their recent answers before deciding anything. Right answers that read like a copied key suggest keys shared by others; otherwise they may have guessed or rushed. Their level has not been changed.",
-    "desk.flagged.details": "Details: {reason}",
+    "desk.flagged.recorded": "Recorded reason",
   });
   Object.assign(SleaI18n.MESSAGES.ko, {
     "desk.page.title": "slea-ssem · 검토",
@@ -531,6 +532,7 @@
     "desk.leans.correct": "정답",
     "desk.leans.wrong": "오답",
     "desk.details": "자세히",
+    "desk.details_of": "{name} 자세히",
     "desk.details.codes": "코드",
     "desk.details.confidence": "확신도",
     "desk.details.reasoning": "채점기의 근거",
@@ -640,7 +642,7 @@
     "desk.select_named": "{name}을(를) 일괄 수락 대상으로 선택",
     "desk.status.proposed": "변경을 제안했습니다. 확정된 채점이므로 두 번째 검토자가 {before} → {after}을(를) 확인해야 합니다.",
     "desk.status.rejected": "제안된 변경을 거절했습니다. 채점은 그대로입니다.",
-    "desk.status.accepted": "{score}점 채점을 수락했습니다({verdict}).",
+    "desk.status.accepted": "{score}점({verdict}) 채점을 수락했습니다.",
     "desk.status.changed": "점수를 바꿨습니다: {before} → {after}({verdict}).",
     "desk.status.question.retire": "문항을 폐기했습니다.",
     "desk.status.question.edit": "문항을 수정했습니다.",
@@ -758,6 +760,6 @@
     "desk.seen.hard_right_easy_wrong": "수준에 비해 어려운 문항은 맞히고 쉬운 문항은 틀리는 일이 너무 잦았습니다.",
     "desk.seen.right_where_keys_shown": "이미 다른 학습자 여럿에게 정답이 보여진 문항에서 주로 맞혔습니다.",
     "desk.flagged.todo": "할 일: 무엇이든 결정하기 전에 최근 답을 읽어 보세요. 맞힌 답이 베낀 정답처럼 읽히면 다른 사람이 공유한 정답일 수 있고, 그렇지 않다면 찍었거나 서둘렀을 수 있습니다. 학습자의 수준은 바뀌지 않았습니다.",
-    "desk.flagged.details": "자세히: {reason}",
+    "desk.flagged.recorded": "기록된 사유",
   });
 })();

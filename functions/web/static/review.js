@@ -110,7 +110,7 @@
     );
   }
 
-  function gradeColumn(entry) {
+  function gradeColumn(entry, name) {
     const a = entry.attempt;
     const q = entry.question;
     if (!a) {
@@ -118,7 +118,7 @@
         el("h4", { text: t("desk.statistics") }),
         row(t("desk.answered"), q.usage_count),
         row(t("desk.answered_correctly"), q.correct_count),
-        detailsFold([[t("desk.details.codes"), codes(q)], [t("desk.details.validation"), q.validation_score]]),
+        detailsFold([[t("desk.details.codes"), codes(q)], [t("desk.details.validation"), q.validation_score]], name),
       );
     }
     const pass = passMark(a);
@@ -140,7 +140,7 @@
         [t("desk.details.reasoning"), a.reasoning],
         [t("desk.details.keywords"), (a.keyword_matches || []).join(", ")],
         [t("desk.details.codes"), codes(q)],
-      ]),
+      ], name),
     );
   }
 
@@ -184,9 +184,10 @@
   }
 
   /* Raw codes, internal scores and the grader's own reasoning: folded, for whoever wants them. */
-  function detailsFold(rows) {
+  function detailsFold(rows, name) {
     const shown = rows.map(([label, value]) => row(label, value)).filter(Boolean);
-    return shown.length ? el("details", { class: "details-fold" }, el("summary", { text: t("desk.details") }), shown) : null;
+    const summary = el("summary", { text: t("desk.details"), "aria-label": t("desk.details_of", { name }) });
+    return shown.length ? el("details", { class: "details-fold" }, summary, shown) : null;
   }
 
   /* The review record of the entry, read when first opened (GET /review/audit). */
@@ -465,7 +466,7 @@
           entry.reasons.map((reason) => el("span", { class: "tag", "data-reason": reason, text: reasonWords(reason) }))),
         select),
       el("p", { class: "meta context" }, context.flatMap((part, index) => (index ? [" · ", part] : [part]))),
-      el("div", { class: "cols" }, itemColumn(entry, name), gradeColumn(entry), decisionColumn(entry, id, name)),
+      el("div", { class: "cols" }, itemColumn(entry, name), gradeColumn(entry, name), decisionColumn(entry, id, name)),
       historyOf(entry, name),
     );
   }
@@ -1115,7 +1116,7 @@
       }) }),
       ...(learner.seen || []).map((seen) => el("p", { class: "seen", text: hasWords(`desk.seen.${seen}`) ? t(`desk.seen.${seen}`) : seen })),
       el("p", { class: "todo", text: t("desk.flagged.todo") }),
-      detailsFold([[t("desk.details"), learner.reason], ["lz", learner.lz], ["z", learner.exposure_z]]))));
+      detailsFold([[t("desk.flagged.recorded"), learner.reason], ["lz", learner.lz], ["z", learner.exposure_z]], learner.user_id))));
   }
 
   async function loadItems(more = false) {

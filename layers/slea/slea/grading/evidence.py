@@ -393,12 +393,18 @@ class Evidence:
         # that much of the reference keeps some of its word pairs.
         scrambled = len(self.matched) >= 6 and self.recall >= 0.6 and self.alignment < 0.5 and self.order < 0.2
         # The same read word by word (Korean bigrams keep their order inside a shuffled word).
-        return alphabetical or scrambled or (self.reordered and self.recall >= SHUFFLED_MIN_RECALL)
+        reordered = self._order.reordered_below(word_order.FLAG_IN_ORDER) and self.recall >= SHUFFLED_MIN_RECALL
+        return alphabetical or scrambled or reordered
+
+    @cached_property
+    def _order(self) -> word_order.Order:
+        return word_order.order(self.material.answer, self.material.reference)
 
     @cached_property
     def reordered(self) -> bool:
-        """Mostly the reference's words, with their order broken (`word_order.py`)."""
-        return word_order.order(self.material.answer, self.material.reference).reordered
+        """Mostly the reference's words, with their order broken (`word_order.py`): never final
+        as correct; flagged as shuffled where hardly any of its pairs keep their order."""
+        return self._order.reordered
 
     def _keywords_amid_unrelated_words(self) -> bool:
         return (

@@ -108,6 +108,9 @@ def review_attempt(
         return decide_proposal(attempt, reviewer, request, reviewer_name)
     if attempt.get("proposal"):
         raise Conflict("OVERRIDE_PROPOSED", f"attempt {attempt_id} has a proposed change: confirm or reject it")
+    if request.action == "accept" and attempt.get("reviewed"):
+        # A repeat (a second click, a retry, a second tab) neither counts nor records it again.
+        raise Conflict("ALREADY_REVIEWED", f"attempt {attempt_id} was reviewed already: its grade stands")
     if request.action == "override" and not provisional(attempt):
         return propose_override(attempt, reviewer, request, reviewer_name)
     return _apply_grade(

@@ -71,7 +71,7 @@ def review_group(group_id: str, reviewer: str, request: GroupReviewRequest, name
                 attempt_id, reviewer, graded, name, attempt=member, first_review=True, group_id=group_id
             )
         except DomainError as error:
-            status = "already_reviewed" if error.code == "REVIEW_CONFLICT" else "conflict"
+            status = "already_reviewed" if error.code in {"REVIEW_CONFLICT", "ALREADY_REVIEWED"} else "conflict"
             results.append(GroupMemberResult(attempt_id=attempt_id, status=status, message=error.message))
             continue
         results.append(GroupMemberResult(attempt_id=attempt_id, status="reviewed", score=done.score))
