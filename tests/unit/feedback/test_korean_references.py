@@ -23,16 +23,28 @@ def test_a_korean_item_without_sources_gets_its_english_twins_labelled_as_englis
 
 def test_the_english_name_in_parentheses_or_the_acronym_finds_the_twin():
     assert english_names("퓨샷 프롬프팅(Few-Shot Prompting): 예시 몇 개", "API란?") == ["Few-Shot Prompting", "API"]
-    by_name = for_learner([], "ko", "애플리케이션 프로그래밍 인터페이스(Application Programming Interface): 정의")
+    by_name = for_learner([], "ko", "애플리케이션 프로그래밍 인터페이스(Application Programming Interface): 정의", None)
     by_acronym = for_learner([], "ko", None, "API는 무엇을 정의하나요?")
     assert by_name
     assert by_name == by_acronym
 
 
 def test_own_sources_and_english_items_are_left_as_they_are():
-    assert for_learner(OWN, "ko", "대규모 언어 모델(LLM): 정의") == OWN
-    assert for_learner([], "en", "Large language model (LLM): a neural network") == []
-    assert for_learner([], "ko", "이해관계자: 프로젝트에 영향을 주는 사람") == []  # no English name: nothing guessed
+    assert for_learner(OWN, "ko", "대규모 언어 모델(LLM): 정의", None) == OWN
+    assert for_learner([], "en", "Large language model (LLM): a neural network", None) == []
+    assert (
+        for_learner([], "ko", "이해관계자: 프로젝트에 영향을 주는 사람", None) == []
+    )  # no English name: nothing guessed
+
+
+def test_a_comparison_never_gets_the_other_concepts_sources():
+    # The stem's only English name is the other side's: its sources are about another concept
+    # (and may name another item's key), so none is offered.
+    stem = "미세 조정은 검색 증강 생성(RAG)과 어떻게 다른가? 핵심 차이를 설명하시오."
+    assert for_learner([], "ko", None, stem) == []
+    # The explanation's head names the item's own concept first.
+    explanation = "대규모 언어 모델(LLM): 방대한 텍스트로 학습한 신경망. 검색 증강 생성(RAG)과 함께 쓰임."
+    assert for_learner([], "ko", explanation, stem) == for_learner([], "ko", "(LLM): x", None)
 
 
 def test_the_catalogue_holds_only_sources_recorded_with_english_concepts_of_the_seed():

@@ -5,10 +5,10 @@ concept has no sources gets no references rather than noise.
 
 Korean learners: most Korean concept records carry no source, while their English twins do. A
 Korean item with no source of its own is offered the sources recorded with its English twin (the
-concept its stem or stored explanation names in English, "퓨샷 프롬프팅(Few-Shot Prompting)", or
-by its acronym), labelled "영문 자료" (English material) so the learner knows before opening it
-(`for_learner`; the catalogue is `english_sources.json`, built from the seed's English records by
-scripts/build_english_sources.py)."""
+concept the head of its stored explanation, or a stem that names one concept, names in English,
+"퓨샷 프롬프팅(Few-Shot Prompting)", or by its acronym), labelled "영문 자료" (English material)
+so the learner knows before opening it (`for_learner`; the catalogue is `english_sources.json`,
+built from the seed's English records by scripts/build_english_sources.py)."""
 
 import json
 import re
@@ -17,7 +17,9 @@ from importlib import resources
 from urllib.parse import urlsplit
 
 from slea.contracts.scoring import ReferenceLink
+from slea.grading.comparison import is_comparison
 
+EXPLANATION_HEAD_MAX = 80  # the "Name (ACR)" before a stored explanation's first colon, as topic_terms reads it
 ENGLISH_LABEL = "영문 자료"  # "English material": an English source offered to a Korean learner
 # An English name in parentheses after a Korean one, or a Latin acronym: what a Korean item names.
 PARENTHESISED = re.compile(r"\(([A-Za-z][^()\uac00-\ud7a3]*)\)")
@@ -77,14 +79,31 @@ def english_names(*texts: str | None) -> list[str]:
     return list(dict.fromkeys(name for name in names if name))
 
 
-def for_learner(sources: list[ReferenceLink], language: str, *texts: str | None) -> list[ReferenceLink]:
+def own_names(explanation: str | None, stem: str | None) -> list[str]:
+    """The English names of the item's own concept: those in the head of its stored explanation
+    ("대규모 언어 모델(LLM): ..."), else those of a stem that names one concept. A comparison's
+    stem names two, and the first English name in it may be the other one's ("미세 조정은 검색 증강
+    생성(RAG)과 어떻게 다른가?"), whose sources would be about another item's concept."""
+    head, colon, _ = (explanation or "").partition(":")
+    if colon and 0 < len(head) <= EXPLANATION_HEAD_MAX:
+        names = english_names(head)
+        if names:
+            return names
+    if stem and not is_comparison(stem):
+        return english_names(stem)
+    return []
+
+
+def for_learner(
+    sources: list[ReferenceLink], language: str, explanation: str | None, stem: str | None
+) -> list[ReferenceLink]:
     """The item's sources, and for a Korean item with none of its own, its English twin's sources
-    labelled as English material (`texts`: the item's explanation, stem and keywords, where its
-    English name is found). Other items keep exactly their own sources."""
+    labelled as English material (the twin: the concept `own_names` finds). Other items keep
+    exactly their own sources."""
     if language != "ko" or sources:
         return sources
     catalogue = _english_sources()
-    for name in english_names(*texts):
+    for name in own_names(explanation, stem):
         found = catalogue.get(catalogue_key(name))
         if found:
             return [ReferenceLink(title=f"{ENGLISH_LABEL}: {link['title']}", url=link["url"]) for link in found]

@@ -75,8 +75,7 @@ def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts:
         choice_notes=answer_schema.get("choice_notes") or [],
     )
     # A Korean item with no source of its own is offered its English twin's, labelled as English.
-    keywords = " ".join(item.correct_keywords)
-    item.sources = for_learner(item.sources, language(item), item.reference_explanation, item.stem, keywords)
+    item.sources = for_learner(item.sources, language(item), item.reference_explanation, item.stem)
     return item
 
 
