@@ -67,6 +67,34 @@ def test_undoing_a_retirement_brings_the_reported_question_back_to_the_queue_wit
             "created_at": "2026-11-24T08:00:00.000Z",
         }
     )
+    # Its learner's round is still open (a round of another session, left, keeps its copy withdrawn).
+    _table(cloud, "SessionsTable").put_item(
+        Item={
+            "session_id": "sess-open",
+            "user_id": "5d7c1e2a-3b4f-4a6d-8e9f-0a1b2c3d4e5f",
+            "created_at": "2026-11-24T07:59:00.000Z",
+            "open_for": "5d7c1e2a-3b4f-4a6d-8e9f-0a1b2c3d4e5f",
+            "round_started_at": "2026-11-24T07:59:30.000Z",
+        }
+    )
+    _table(cloud, "QuestionsTable").put_item(
+        Item={
+            "question_id": "rq-copy-left",
+            "item_id": "rq-item",
+            "session_id": "sess-left",
+            "round": 1,
+            "item_type": "multiple_choice",
+            "stem": "Which step of RAG comes first?",
+            "choices": CHOICES,
+            "answer_schema": {"correct_key": "A"},
+            "category": "technical",
+            "language": "en",
+            "created_at": "2026-11-24T08:01:00.000Z",
+        }
+    )
+    _table(cloud, "SessionsTable").put_item(
+        Item={"session_id": "sess-left", "user_id": "2d4e9f10-6b3a-4c2d-8e1f-7a9b0c1d2e3f", "closed_at": QUEUED_AT}
+    )
     before = entry_for(queue(http), "rq-item")
     assert [report["reason"] for report in before["question"]["reports"]] == ["two choices are right", "typo in B"]
     open_before = stats(http)["open"]
@@ -91,6 +119,7 @@ def test_undoing_a_retirement_brings_the_reported_question_back_to_the_queue_wit
     assert copy["status"] == "active"
     assert "withdrawn_at" not in copy
     assert "retired_with" not in copy
+    assert _stored(cloud, "rq-copy-left")["status"] == "retired"  # its learner has left that round
     (_, unretire) = audit(http, "rq-item")
     assert sorted(unretire["after"]["requeued"]) == ["rq-item", "rq-twin"]
 

@@ -535,15 +535,27 @@ def _queued_before(retirement: Mapping[str, Any] | None) -> dict[str, Any]:
     return {"queued_at": before["queued_at"], "review_reasons": before.get("review_reasons")}
 
 
+def _round_still_open(copy_id: str) -> bool:
+    """Whether the round a withdrawn copy was drawn into is still its learner's open round (the
+    session open, not closed, its latest round started no later than the copy was drawn): only
+    then is it given back. A round the learner has left stays as it ended, so the copy is never
+    counted as a skip they had no chance to answer."""
+    copy = review.get_question(copy_id) or {}
+    session = sessions.record(str(copy.get("session_id") or "")) if copy.get("session_id") else None
+    if not session or not session.get("open_for") or session.get("closed_at"):
+        return False
+    return str(copy.get("created_at") or "") >= str(session.get("round_started_at") or "~")
+
+
 def _restore_copies(restored: list[dict[str, Any]], question_id: str) -> int:
     """After an unretirement's own transaction: the copies of the restored bank items that the
-    retirement withdrew from open rounds, active again (as `_withdraw_copies`, best effort: a copy
-    this misses stays withdrawn, as a retirement left it)."""
+    retirement withdrew from rounds still open, active again (as `_withdraw_copies`, best effort:
+    a copy this misses stays withdrawn, as a retirement left it)."""
     given_back = 0
     try:
         for item_id in sorted({_bank_item_id(question) for question in restored}):
             for copy_id in review.withdrawn_copies(item_id):
-                if copy_id != question_id and review.restore_copy(copy_id, question_id):
+                if copy_id != question_id and _round_still_open(copy_id) and review.restore_copy(copy_id, question_id):
                     given_back += 1
     except DataAccessError as error:
         logger.error("withdrawn copies not all restored", extra={"question_id": question_id, "reason": str(error)})
