@@ -91,3 +91,12 @@ def test_a_partial_local_target_is_one_line(argv: list[str], capsys) -> None:
     assert (
         capsys.readouterr().err.strip() == "python -m ops.smoke: error: --url needs --user-pool-id and --client-id too"
     )
+
+
+def test_python_m_slea_local_smoke_runs_the_same_check_on_a_local_stack_of_its_own(capsys) -> None:
+    from slea_local.__main__ import main
+
+    assert main(["smoke"]) == 0
+    printed = capsys.readouterr().out
+    assert " 9. remove the user" in printed
+    assert printed.rstrip().splitlines()[-1].startswith("passed in ")
