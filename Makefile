@@ -25,7 +25,7 @@ LOCK := $(UV) pip compile --quiet --generate-hashes --python-version 3.13 --pyth
 export PYTHONPATH := layers/slea:.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help test lint typecheck sam-validate sam-build build deploy lock unit demo serve bench clean
+.PHONY: help test lint typecheck sam-validate sam-build build deploy lock unit demo serve smoke bench clean
 
 help:
 	@echo "make demo   - run the main job locally (offline, no AWS account, no API key)"
@@ -34,6 +34,7 @@ help:
 	@echo "make bench  - the benchmarks in bench/"
 	@echo "make build  - sam build (with the Python 3.13 that the layer and functions need)"
 	@echo "make deploy - sam deploy (first time: make deploy ARGS=--guided)"
+	@echo "make smoke  - sign in, play a round and read the level on the deployed stack (ARGS=--stack NAME)"
 	@echo "make lock   - recompile the hashed lock files from the .in files (needs uv)"
 
 # The locks (exact versions, hashes), then this project with no dependencies of its own to
@@ -95,6 +96,10 @@ demo: $(VENV)/.installed
 # SERVE_ARGS=--signed-tokens: only tokens the local user pool signs, checked as API Gateway does.
 serve: $(VENV)/.installed
 	$(PY) -m slea_local serve --review-demo $(SERVE_ARGS)
+
+# The deployed stack end to end (python -m ops.smoke): ARGS=--stack NAME, else samconfig.toml's.
+smoke: $(VENV)/.installed
+	$(PY) -m ops.smoke $(ARGS)
 
 bench: $(VENV)/.installed
 	$(PY) bench/run.py

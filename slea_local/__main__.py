@@ -441,6 +441,25 @@ def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False, s
     return 0
 
 
+def smoke() -> int:
+    """The operator's smoke check (python -m ops.smoke) against the local stack, in one process
+    (moto's user pool lives in this process): the HTTP API with signed tokens, rounds on the local
+    state machine."""
+    from ops import smoke as smoke_check
+    from slea_local.executions import LocalStepFunctions
+    from slea_local.http import serve_in_background
+    from slea_local.identity import LocalUserPool
+
+    with (
+        _seeded_local_aws() as (cloud, runtime, _written),
+        LocalStepFunctions(runtime),
+        serve_in_background(runtime, signed_tokens=True) as url,
+    ):
+        pool = LocalUserPool(cloud)
+        report = smoke_check.run(smoke_check.Target(url, pool.pool_id, pool.client_id), round_seconds=120)
+    return 0 if report.passed else 1
+
+
 def _print_signed_tokens(url: str, cloud: Any) -> None:
     """Signed-token mode: a learner and a reviewer of the local pool, signed in, to call with."""
     from slea.security.roles import REVIEWER_GROUP
@@ -549,6 +568,7 @@ def main(argv: list[str] | None = None) -> int:
         help="accept only tokens the local user pool signed, checked as API Gateway's JWT authorizer does"
         " (default: the development stand-in, where the bearer token is the user id)",
     )
+    commands.add_parser("smoke", help="the operator's smoke check (python -m ops.smoke) against the local stack")
     stdio_parser = commands.add_parser("mcp-stdio", help="the MCP server over stdio (desktop agents), local AWS")
     stdio_parser.add_argument("--user", help="the caller's user id (a UUID); default: SLEA_USER")
     stdio_parser.add_argument(
@@ -571,6 +591,7 @@ def main(argv: list[str] | None = None) -> int:
         "openapi": lambda: openapi(args.out),
         "serve": lambda: serve(args.port, args.calibrate_every, args.review_demo, args.signed_tokens),
         "invoke": lambda: invoke(args.tool, args.event),
+        "smoke": smoke,
         "mcp-stdio": lambda: mcp_stdio(args.user, args.groups),
     }
     return commands_by_name[args.command]()

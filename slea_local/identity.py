@@ -143,6 +143,7 @@ class LocalUserPool:
         self.pool_id = self.issuer.rsplit("/", 1)[-1]
         self.client_id: str = configuration["audience"][0]
         self.cognito: Any = boto3.client("cognito-idp", region_name=REGION)
+        self._stand_in = False  # the user whose tokens token_for signs, once created
 
     def create_user(self, email: str, groups: Iterable[str] = (), secret: str | None = None) -> str:
         """A confirmed user with a permanent password (returned) in `groups`."""
@@ -171,6 +172,15 @@ class LocalUserPool:
         """A new user of the pool in `groups`, signed in through the web app's client."""
         email = email or f"user-{uuid.uuid4().hex[:12]}@example.com"
         return self.sign_in(email, self.create_user(email, groups))
+
+    def token_for(self, claims: Mapping[str, Any], use: str = "id") -> str:
+        """A token the pool signs (its key, issuer, audience, an hour's expiry) carrying `claims`
+        too, e.g. a test's own subject and groups: for tests written with subjects of their own."""
+        stand_in = "stand-in@example.com"
+        if not self._stand_in:
+            self.create_user(stand_in)
+            self._stand_in = True
+        return self.signed(stand_in, use, **claims)
 
     def signed(self, username: str, use: str = "access", expires_in: int = 3600, **claims: Any) -> str:
         """A token the pool itself signs for `username` (with its key and issuer), with `claims`

@@ -94,6 +94,25 @@ def http(step_functions: Any) -> Any:
 
 
 @pytest.fixture
+def signed_http(step_functions: Any) -> Any:
+    """`http` through the signed-token path (API Gateway's checks, slea_local/identity.py): each
+    token a test passes (a subject, or an unsigned JWT's claims) is signed by the local user pool
+    with the same claims first; one the development mode would refuse is sent as it is. A test
+    file of authorisation overrides `http` with it."""
+    from slea_local.http import HttpApiAdapter, call, claims_from
+    from slea_local.identity import LocalUserPool
+
+    adapter = HttpApiAdapter(step_functions.runtime, signed_tokens=True)
+    pool = LocalUserPool(step_functions.runtime.cloud)
+
+    def request(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        claims = claims_from(f"Bearer {token}") if token is not None else None
+        return call(adapter, method, path, body, pool.token_for(claims) if claims else token)
+
+    return request
+
+
+@pytest.fixture
 def unlimited_rates(monkeypatch: pytest.MonkeyPatch) -> None:
     """Per-user rate limits out of the way, for tests that answer a whole round at machine speed
     (tests/security/test_limits.py tests the limits themselves)."""

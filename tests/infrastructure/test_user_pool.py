@@ -14,6 +14,7 @@ import pytest
 
 from slea.security.roles import AUTHOR_GROUP, GROUPS_CLAIM, REVIEWER_GROUP
 from slea_local.cloud import REGION, LocalCloud
+from slea_local.identity import JwtAuthorizer, LocalUserPool
 from slea_local.template import repository_template
 
 TEMPLATE = repository_template()
@@ -135,6 +136,12 @@ def test_a_given_issuer_keeps_its_own_settings_and_no_pool_is_created():
         assert boto3.client("cognito-idp", region_name=REGION).list_user_pools(MaxResults=10)["UserPools"] == []
         for resource_type in {spec["Type"] for name, spec in RESOURCES.items() if name in POOL_RESOURCES}:
             assert not set(cloud.present(resource_type)) & POOL_RESOURCES
+        # Signed tokens locally check against the stack's own pool: a given issuer's keys are not
+        # reachable offline, and saying so beats accepting tokens unchecked.
+        with pytest.raises(ValueError, match="signed tokens need the stack's own user pool"):
+            JwtAuthorizer.of_stack(cloud)
+        with pytest.raises(ValueError, match="no user pool of its own"):
+            LocalUserPool(cloud)
 
 
 def test_the_pool_invites_people_keeps_cognitos_password_policy_and_signs_in_by_e_mail():

@@ -15,6 +15,13 @@ BOB = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
 SESSIONS = {}
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and the subject reaches the functions only as API Gateway's authorizer passes it."""
+    return signed_http
+
+
 @pytest.fixture(autouse=True)
 def sessions_table(step_functions):
     SESSIONS["table"] = boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("SessionsTable"))

@@ -24,6 +24,13 @@ from tests.integration.test_api import (  # noqa: F401 - sessions_table: the aut
 CAROL = "0b7e3c52-4f5e-4c1c-9d4e-2a6f8b1c3d5e"  # the reviewer
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and roles reach the functions only as API Gateway's authorizer passes them."""
+    return signed_http
+
+
 def token(subject, **claims):
     """A local stand-in JWT (the adapter reads its claims, API Gateway would verify them)."""
 

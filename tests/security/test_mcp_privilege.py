@@ -24,6 +24,7 @@ from mcp import Client
 
 from slea_local import REPO_ROOT
 from slea_local.http import serve_in_background
+from slea_local.identity import LocalUserPool
 from tests.integration.test_api import ALICE, BOB, own, start, wait_for_questions
 from tests.integration.test_api import sessions_table as _sessions_table  # noqa: F401 - autouse fixture
 from tests.integration.test_mcp import (
@@ -55,7 +56,9 @@ def author_call(step_functions: Any) -> Any:
 
 @pytest.fixture
 def local_server(step_functions: Any) -> Iterator[str]:
-    with serve_in_background(step_functions.runtime) as url:
+    """/mcp of the local server with signed tokens only (the local user pool's, checked as API
+    Gateway's authorizer does): sign a test's claims with `LocalUserPool.token_for`."""
+    with serve_in_background(step_functions.runtime, signed_tokens=True) as url:
         yield f"{url}/mcp"
 
 
@@ -97,8 +100,10 @@ def test_a_learners_agent_is_refused_each_authoring_tool_and_told_why(call, auth
     assert not is_error, served
 
 
-def test_over_http_a_learner_is_offered_no_authoring_tool_and_gets_no_concept_record(local_server):
-    """The official client with a learner's bearer token, through the local server."""
+def test_over_http_a_learner_is_offered_no_authoring_tool_and_gets_no_concept_record(local_server, step_functions):
+    """The official client with a learner's bearer token, through the local server: tokens the
+    local user pool signed, the roles only from their groups."""
+    pool = LocalUserPool(step_functions.runtime.cloud)
 
     async def session(bearer: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
         async with (
@@ -109,9 +114,9 @@ def test_over_http_a_learner_is_offered_no_authoring_tool_and_gets_no_concept_re
             return tools, [await client.call_tool(name, arguments) for name, arguments in calls]
 
     calls = [(tool, valid_arguments(tool)) for tool in ("get_difficulty_keywords", "search_question_templates")]
-    author = token(DAVE, **{"cognito:groups": ["authors"]})
+    author = pool.token_for({"sub": DAVE, "cognito:groups": ["authors"]})
     authors_tools, (records, _) = _run(lambda: session(author, calls))
-    learners_tools, refused = _run(lambda: session(ALICE, calls))
+    learners_tools, refused = _run(lambda: session(pool.token_for({"sub": ALICE}), calls))
     assert authors_tools == AUTHORING_TOOLS | LEARNER_TOOLS
     assert learners_tools == LEARNER_TOOLS
     assert [json.loads(result.content[0].text)["error_code"] for result in refused] == ["FORBIDDEN"] * len(calls)

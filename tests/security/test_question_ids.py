@@ -41,6 +41,13 @@ def candidate_keys(item: dict[str, Any]) -> list[str]:
     return keys
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and the subject reaches the functions only as API Gateway's authorizer passes it."""
+    return signed_http
+
+
 def candidate_round_ids(session_id: str, round_number: int, started_at: str) -> list[str]:
     started = datetime.datetime.fromisoformat(started_at.replace("Z", "+00:00"))
     return [

@@ -1,6 +1,8 @@
 """Rules reviewers and learners rely on, tried as a hostile learner or reviewer would: a retired
 question cannot be answered, no reviewer grades their own attempt or keys their own items."""
 
+import pytest
+
 from tests.integration.test_api import (  # noqa: F401 - sessions_table: the autouse fixture own() needs
     ALICE,
     own,
@@ -13,6 +15,13 @@ from tests.integration.test_review_api import answer, low_confidence_grades, rig
 CAROL = "0b7e3c52-4f5e-4c1c-9d4e-2a6f8b1c3d5e"
 REVIEWER = token(CAROL, **{"cognito:groups": ["reviewers"]})
 ALICE_AS_REVIEWER = token(ALICE, **{"cognito:groups": ["reviewers"]})
+
+
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and roles reach the functions only as API Gateway's authorizer passes them."""
+    return signed_http
 
 
 def retire(http, question_id):

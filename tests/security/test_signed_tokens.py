@@ -250,3 +250,15 @@ def test_pool_tokens_are_what_the_pool_signed_in(stack: Stack) -> None:
     assert id_claims["token_use"] == "id"
     assert access_claims["token_use"] == "access"
     assert id_claims["cognito:groups"] == access_claims["cognito:groups"] == [REVIEWER_GROUP]
+
+
+@pytest.mark.parametrize(("argv", "signed"), [([], False), (["--signed-tokens"], True)])
+def test_serve_checks_signed_tokens_only_when_asked(
+    argv: list[str], signed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import slea_local.__main__ as local_main
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(local_main, "serve", lambda *args: seen.setdefault("args", args) and 0)
+    local_main.main(["serve", "--port", "0", *argv])
+    assert seen["args"][-1] is signed

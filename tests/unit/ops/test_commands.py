@@ -74,6 +74,20 @@ def _scrubbed_env(tmp_path: Path) -> dict[str, str]:
         ("ops.bank_fingerprints", ["--dry-run"]),
         ("ops.users", ["list"]),
         ("ops.users", ["invite", "ann@example.com", "--user-pool-id", "us-east-1_x", "--region", "us-east-1"]),
+        ("ops.smoke", ["--stack", "slea-ssem", "--region", "us-east-1"]),
+        (
+            "ops.smoke",
+            [
+                "--url",
+                "http://127.0.0.1:9",
+                "--user-pool-id",
+                "us-east-1_x",
+                "--client-id",
+                "c",
+                "--region",
+                "us-east-1",
+            ],
+        ),
     ],
 )
 def test_operator_command_without_credentials_prints_one_line(tmp_path, module, args):
@@ -159,7 +173,9 @@ def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
     assert "cannot read" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module", ["ops.retry_queue_admin", "ops.seed", "ops.bank_fingerprints", "ops.users"])
+@pytest.mark.parametrize(
+    "module", ["ops.retry_queue_admin", "ops.seed", "ops.bank_fingerprints", "ops.users", "ops.smoke"]
+)
 def test_help_is_whole_sentences(module, capsys):
     main = __import__(module, fromlist=["main"]).main
     with pytest.raises(SystemExit) as exit_info:
