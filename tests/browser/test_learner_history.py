@@ -50,6 +50,15 @@ def no_prevention(monkeypatch):
     monkeypatch.setattr(generator, "gives_away", lambda *args: False, raising=False)
 
 
+def attempted_wrong(item: dict[str, Any]) -> str:
+    """A wrong answer a reviewer may be asked about: a short answer says something (an "I do not
+    know" is no answer, finalised at once, so it never waits for a reviewer)."""
+    if item["item_type"] != "short_answer":
+        return str(wrong_answer(item))
+    topic = max(item["stem"].replace("?", " ").split(), key=len)
+    return f"I think {topic} is about storing a copy of the data, but I am not sure how it works."
+
+
 def first_session(
     http: Any, step_functions: Any, user: str, session: str, category: str
 ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
@@ -59,7 +68,7 @@ def first_session(
     items = generated_round(http, step_functions, user, session, category)
     for position, item in enumerate(items):
         # The last is a choice (short answers come first): answered right.
-        given = item["answer_schema"]["correct_key"] if position == len(items) - 1 else wrong_answer(item)
+        given = item["answer_schema"]["correct_key"] if position == len(items) - 1 else attempted_wrong(item)
         answer(http, session, user, item["question_id"], given)
     stored = sorted(stored_attempts(step_functions.runtime.cloud, session), key=lambda a: a["graded_at"])
     # A reviewer corrects a provisional grade (one reviewer may change only those), preferably one

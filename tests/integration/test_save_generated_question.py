@@ -35,8 +35,10 @@ def question(**changes):
 
 
 def stored(cloud):
+    """The questions stored (not the table's other records, whose ids hold "#": a category's
+    reference prints, "refprints#technical")."""
     items = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).scan()["Items"]
-    return {item["question_id"]: item for item in items}
+    return {item["question_id"]: item for item in items if "#" not in item["question_id"]}
 
 
 def queued(cloud, queue="RetryQueue"):

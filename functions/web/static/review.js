@@ -94,12 +94,13 @@
     const q = entry.question;
     // A short answer's key: its terms as the learner's feedback names them (whole words).
     const key = q.correct_answer || (q.key_terms || q.correct_keywords || []).join(", ");
+    const keyLabel = t(q.correct_answer ? "desk.key" : "desk.key_terms");
     return el("div", {},
       el("h4", { text: t("desk.item") }),
       el("p", { class: "meta", text: itemLine(q) }),
       collapsible(q.stem, t("desk.what.stem", { name })),
       q.choices && q.choices.length ? el("ul", {}, q.choices.map((c) => el("li", {}, userText(c)))) : null,
-      el("p", {}, el("strong", { text: `${t("desk.key")}: ` }), userText(key || "–", "bdi", { class: "key" })),
+      el("p", {}, el("strong", { text: `${keyLabel}: ` }), userText(key || "–", "bdi", { class: "key" })),
       row(t("desk.reference"), q.reference_answer),
       q.explanation ? el("details", {}, el("summary", { text: t("desk.explanation_of", { name }) }), userText(q.explanation, "p", { class: "explanation" })) : null,
       q.rested_at ? el("p", { class: "rested" }, SleaI18n.t("review.rested", {
@@ -780,7 +781,7 @@
           el("h4", { text: t("desk.group.representative") }),
           collapsible(face.attempt.user_answer, t("desk.what.answer")),
           el("p", { class: "meta", text: memberName(face) }),
-          row(t("desk.key"), key),
+          row(t(q.correct_answer ? "desk.key" : "desk.key_terms"), key),
           row(t("desk.reference"), q.reference_answer),
           face.attempt.reasoning_summary ? row(t("desk.summary.label"), inWords(face.attempt.reasoning_summary), "summary") : null),
         el("div", {},
