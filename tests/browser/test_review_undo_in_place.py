@@ -1,4 +1,4 @@
-"""Every reviewer action undone the same way, in place, in headless chromium: an override, a group
+"""Every reviewer action undone the same way, in place, in headless chromium: an accept, an override, a group
 grade, an edit (confirmed first, as a retirement is) and a retirement each show an Undo beside
 their confirmation, ask a reason for the undo, and the undo restores what the action changed (the
 entry back in the queue, a reported question with every report); the counts stay the server's.
@@ -50,6 +50,20 @@ def test_an_override_is_undone_in_place(server, new_page, step_functions):
     page.get_by_role("button", name="Recent reviews").click()
     page.wait_for_function("() => document.querySelector('#recent-rows').innerText.includes('undid a review')")
     assert page.locator("#recent-rows button", has_text="Undo").count() == 0
+
+
+def test_an_accept_is_undone_in_place(server, new_page, step_functions):
+    seed_queue(step_functions.runtime.cloud, [{"kind": "attempt"}, {"kind": "attempt"}])
+    page = new_page(LAPTOP)
+    _sign_in(page, server)
+    answer = page.locator('#entries > article[data-entry="ra-000"]')
+    answer.get_by_role("button", name="Accept grade").click()
+    answer.wait_for(state="detached")
+    assert page.inner_text("#undo-what").startswith("Undo accepting 40 for “Explain item 0 of the queue.”")
+    _counts_are_the_servers(page)
+    _undo_in_place(page, "Accepted the wrong entry.", "/review/attempts/ra-000/undo")
+    page.wait_for_selector('#entries > article[data-entry="ra-000"]')
+    _counts_are_the_servers(page)
 
 
 def test_a_group_grade_is_undone_in_place(server, new_page, step_functions):

@@ -75,6 +75,20 @@ def test_an_override_is_undone_with_a_reason_back_to_the_queue_and_audited(http,
     assert http("POST", f"{path}/undo", {"note": "again"}, REVIEWER)[2]["score"] == 65
 
 
+def test_an_accept_is_undone_in_place_back_to_the_queue(http, step_functions, flagged_attempt):  # noqa: F811 - the fixture
+    attempt_id = flagged_attempt["attempt_id"]
+    path = f"/review/attempts/{attempt_id}"
+    assert http("POST", path, {"action": "accept"}, REVIEWER)[0] == 200
+    assert entry_for(queue(http), attempt_id) is None
+    status, _, body = http("POST", f"{path}/undo", {"note": "accepted the wrong entry"}, REVIEWER)
+    assert (status, body["status"], body["score"]) == (200, "undone", 65), body
+    (seen,) = http("GET", "/sessions/s1/attempts", None, ALICE)[2]["attempts"]
+    assert (seen["reviewed"], seen["needs_review"]) == (False, True)
+    assert entry_for(queue(http), attempt_id) is not None
+    assert [r["action"] for r in audit(http, attempt_id)] == ["accept", "undo_review"]
+    assert stats(http)["reviewed"] == 0
+
+
 def test_an_undo_is_refused_when_the_attempt_changed_since(http, step_functions, flagged_attempt):  # noqa: F811 - the fixture
     attempt_id = flagged_attempt["attempt_id"]
     path = f"/review/attempts/{attempt_id}"

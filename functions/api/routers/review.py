@@ -149,7 +149,7 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
 
 @router.post(
     "/review/attempts/<attempt_id>/undo",
-    summary="Reviewers: undo the attempt's latest override or confirmed change (its grade and state as "
+    summary="Reviewers: undo the attempt's latest accept, override or confirmed change (its grade and state as "
     "before, refused if it was reviewed since); a reason is required",
     responses=review_responses(200, AttemptReviewed, "The attempt as restored"),
 )

@@ -525,15 +525,17 @@
         : result.status === "rejected" ? t("desk.status.rejected")
         : result.action === "accept" ? t("desk.status.accepted", { score: result.score, verdict: verdict(result.score) })
         : t("desk.status.changed", { before: result.previous_score, after: result.score, verdict: verdict(result.score) });
-      if (result.status === "applied" && result.action !== "accept") {
-        undo = [SleaI18n.t("review.undo.override", { item: entryName(entry), score: result.score, before: result.previous_score }), undoReview(entry.entry_id)];
+      if (result.status === "applied") {
+        undo = result.action === "accept"
+          ? [t("desk.undo.accept_offer", { item: entryName(entry), score: result.score }), undoReview(entry.entry_id)]
+          : [SleaI18n.t("review.undo.override", { item: entryName(entry), score: result.score, before: result.previous_score }), undoReview(entry.entry_id)];
       }
     } else {
       $("#review-status").textContent = t(`desk.status.question.${["retire", "edit"].includes(result.action) ? result.action : "accept"}`);
       if (result.action === "retire") undo = [t("desk.undo.retire_offer", { item: entryName(entry) }), unretire(entry.entry_id)];
       if (result.action === "edit") undo = [SleaI18n.t("review.undo.edit", { item: entryName(entry) }), revertEdit(entry.entry_id)];
     }
-    // The undo beside the confirmation (an accept has none: an earlier offer is withdrawn with it).
+    // The undo beside the confirmation (a question's accept has none: an earlier offer is withdrawn with it).
     if (undo) offerUndo(...undo);
     else $("#undo").hidden = true;
     return settle([entry.entry_id]);
@@ -992,7 +994,7 @@
     if (record.action === "retire") return offer(t("desk.undo.retire_recent", { stem: record.stem || shortId(record.target_id) }), unretire(record.target_id));
     if (record.action === "bulk_accept") return offer(t("desk.undo.bulk_recent", { count: (record.after.accepted || []).length }), revertBulk(record.target_id));
     const item = record.stem ? `“${record.stem}”` : shortId(record.target_id);
-    if (record.action === "override" || record.action === "confirm") {
+    if (record.action === "override" || record.action === "confirm" || record.action === "accept") {
       return offer(t("desk.undo.grade_recent", { item, after: record.after.score, before: record.before.score }), undoReview(record.target_id));
     }
     if (record.action === "group_grade") return offer(t("desk.undo.group_recent", { count: (record.after.reviewed || []).length }), revertGroup(record.target_id));

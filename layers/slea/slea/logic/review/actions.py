@@ -535,7 +535,9 @@ def revert_bulk(bulk_id: str, reviewer: str, request: UndoRequest, name: str | N
     return BulkReverted(bulk_id=bulk_id, reverted=reverted, kept=kept)
 
 
-_UNDOABLE = ("override", "confirm")  # one review of one attempt; a group's reviews are undone by the group
+# One review of one attempt (an accept too: it made a provisional grade final); a group's reviews
+# are undone by the group, a bulk accept's by the bulk.
+_UNDOABLE = ("override", "confirm", "accept")
 
 
 def latest_review(attempt_id: str, actions: tuple[str, ...]) -> dict[str, Any] | None:
@@ -552,7 +554,7 @@ def latest_review(attempt_id: str, actions: tuple[str, ...]) -> dict[str, Any] |
 def undo_attempt_review(
     attempt_id: str, reviewer: str, request: UndoRequest, reviewer_name: str | None = None
 ) -> AttemptReviewed:
-    """Undo the attempt's latest override (or confirmed proposal): its score, state and review
+    """Undo the attempt's latest accept, override (or confirmed proposal): its score, state and review
     fields as they were, its ability re-scored back, the exemplar that review stored taken away.
     Refused if the attempt changed since. A confirmed change to a final grade is undone only by
     one of the two reviewers who made it: either could have refused it in the first place, so
@@ -564,7 +566,7 @@ def undo_attempt_review(
         raise Forbidden("OWN_ATTEMPT", f"attempt {attempt_id} is your own: another reviewer must review it")
     record = latest_review(attempt_id, _UNDOABLE)
     if record is None:
-        raise Conflict("NOTHING_TO_UNDO", f"attempt {attempt_id} has no override to undo")
+        raise Conflict("NOTHING_TO_UNDO", f"attempt {attempt_id} has no review to undo")
     if record.get("action") == "confirm" and not (
         same_user(record.get("who"), reviewer) or same_user((record.get("after") or {}).get("proposed_by"), reviewer)
     ):
