@@ -32,6 +32,7 @@ def questions(language):
 
 
 ALL = [(language, case) for language in ("english", "korean") for case in questions(language)]
+ENGLISH = [(language, case) for language, case in ALL if language == "english"]
 
 
 def item(case, answer):
@@ -89,6 +90,18 @@ def test_spliced_references_are_never_finalised(language, case):
             spliced(other.reference, case["reference_answer"]),
         ):
             assert not finalised_correct(grading.grade(item(case, answer), exemplars=exemplars)), answer
+
+
+@pytest.mark.parametrize(
+    ("language", "case"), ENGLISH, ids=lambda value: value if isinstance(value, str) else value["id"]
+)
+def test_an_english_reference_shuffled_is_never_marked_correct_even_provisionally(language, case):
+    # Korean: 3 of 100 shuffles of a short reference that repeats its words ("먼저 넣은 데이터가
+    # 먼저 나오는") keep enough pairs by chance (bench/grading_attacks.py).
+    exemplars = accepted_twice(case)
+    for seed in range(5):
+        answer = shuffled(case["reference_answer"], seed)
+        assert not grading.grade(item(case, answer), exemplars=exemplars).is_correct, answer
 
 
 def test_the_order_measure_tells_a_shuffle_from_a_paraphrase_in_both_languages():

@@ -133,6 +133,11 @@ def _decide(found: AnswerEvidence, rubric_score: int) -> _Decision:
     score = max(score, HIGH_SCORE_THRESHOLD) if passed else min(score, HIGH_SCORE_THRESHOLD - 1)
     confidence = probability if passed else 1.0 - probability
     final = model.is_final(passed, confidence) and (found.may_be_failed if not passed else not found.out_of_order)
+    if passed and found.out_of_order:
+        # Mostly the reference's words, their order broken: never correct before a reviewer reads
+        # it (a shuffled reference says nothing in that order; an honest answer this close to the
+        # reference's words keeps most of their order).
+        return _Decision(HIGH_SCORE_THRESHOLD - 1, round(1.0 - probability, 3), False, probability)
     if passed and evidence.one_sided_comparison:
         # Both sides of a comparison are the answer: one side alone is not correct, and how much
         # credit it earns is a reviewer's call.
