@@ -1,5 +1,6 @@
 """bench/grading_attacks.py in both languages: no attack is finalised as correct, another
-question's reference is never marked correct, a shuffled or spliced one seldom even provisionally, every non-answer is final and incorrect, and honest
+question's reference is never marked correct, a shuffled or spliced one seldom even
+provisionally, every non-answer is final and incorrect, and honest
 answers are graded the same with the defences in the way as without them."""
 
 from bench import grading_attacks
