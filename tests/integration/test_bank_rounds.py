@@ -58,7 +58,9 @@ def run(step_functions, user, session, **changes):
 
 
 def stored(cloud):
-    return {item["question_id"]: item for item in table(cloud, "QuestionsTable").scan()["Items"]}
+    """The questions stored (not a category's reference-prints record, "refprints#technical")."""
+    items = table(cloud, "QuestionsTable").scan()["Items"]
+    return {item["question_id"]: item for item in items if "#" not in item["question_id"]}
 
 
 def seen_items(cloud, user, category="technical"):

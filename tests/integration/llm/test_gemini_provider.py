@@ -300,9 +300,17 @@ def test_an_unsure_model_is_never_final_even_where_the_evidence_backs_it(gemini,
     assert seeded.invoke("score_and_explain", AGREEING)["needs_review"] is True
 
 
-def test_a_gaming_answer_goes_to_review_whatever_the_model_says(gemini, seeded):
+def test_a_gaming_answer_is_never_correct_whatever_the_model_says(gemini, seeded):
+    # Test changed to the new behaviour: the keywords listed bare were sent to a reviewer; they
+    # are now no answer at all, final and incorrect before the model is asked.
     gemini.script(model_grade(40, 40, 20, confidence=0.95), model_reply(EXPLANATION))
     event = {**SHORT_ANSWER, "user_answer": "RAG, retrieval, generation, RAG, retrieval, generation"}
+    result = seeded.invoke("score_and_explain", event)
+    assert (result["is_correct"], result["needs_review"]) == (False, False)
+    assert result["score"] <= 10
+    # Terms of its own beside the keywords: flagged for a reviewer, whatever the model says.
+    gemini.script(model_grade(40, 40, 20, confidence=0.95), model_reply(EXPLANATION))
+    event = {**SHORT_ANSWER, "user_answer": "RAG, retrieval, generation, vectors, RAG, retrieval, generation"}
     result = seeded.invoke("score_and_explain", event)
     assert result["needs_review"] is True
 
