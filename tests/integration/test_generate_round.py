@@ -30,7 +30,9 @@ def run(step_functions, **changes):
 
 
 def saved_questions(cloud):
-    return boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).scan()["Items"]
+    """The questions saved (not a category's reference-prints record, "refprints#technical")."""
+    items = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).scan()["Items"]
+    return [item for item in items if "#" not in item["question_id"]]
 
 
 def record_attempts(cloud, session_id, outcomes, difficulty, round_number=1):

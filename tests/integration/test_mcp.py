@@ -317,7 +317,7 @@ def _stored_all(cloud: Any) -> dict[str, Any]:
     import boto3
 
     items = boto3.resource("dynamodb").Table(cloud.table_name("QuestionsTable")).scan()["Items"]
-    return {item["question_id"]: item for item in items}
+    return {item["question_id"]: item for item in items if "#" not in item["question_id"]}  # not reference prints
 
 
 def _stored(cloud: Any, question_id: str) -> dict[str, Any]:
