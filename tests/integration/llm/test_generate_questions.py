@@ -143,7 +143,8 @@ def test_true_false_keys_are_balanced_in_every_frame(seeded, round_input, langua
             language=language,
         )
         for question in seeded.invoke(TOOL, event)["questions"]:
-            frame = "key point" if ("holds for" in question["stem"] or "해당한다" in question["stem"]) else "definition"
+            stem = question["stem"]
+            frame = "key point" if ("set" in stem and "apart" in stem) or "구별하는 특징" in stem else "definition"
             truth = question["correct_answer"] in ("True", "참")
             keys_by_frame.setdefault(frame, Counter())[truth] += 1
             if frame == "key point" and not truth:

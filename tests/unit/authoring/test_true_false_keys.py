@@ -98,3 +98,18 @@ def test_the_offline_generator_writes_no_false_statement_its_record_cannot_show_
                 keyed[bool(truth_value(draft.correct_answer or ""))] += 1
     assert keyed[True]
     assert keyed[False]  # both keys are still written
+
+
+@pytest.mark.parametrize(
+    ("point", "key", "problems"),
+    [
+        ("pay-as-you-go pricing model", "True", []),  # its own point: sets it apart
+        ("redundant power supplies and cooling systems", "False", []),  # a data center's, not its own
+        ("pay-as-you-go pricing model", "False", [STATEMENT_CONTRADICTS_SOURCE]),
+        ("redundant power supplies and cooling systems", "True", [STATEMENT_CONTRADICTS_SOURCE]),
+    ],
+)
+def test_the_generators_key_point_frame_is_settled_by_the_records_either_way(point, key, problems):
+    stem = f'True or False: "{point}" is one of the characteristics that set cloud computing apart.'
+    assert not claims_a_characteristic(stem)
+    assert true_false_problems(stem, key, CLOUD) == problems

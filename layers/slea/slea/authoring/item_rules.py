@@ -25,7 +25,8 @@ Grounding (an item with a `source` concept), by fuzzy matching (rapidfuzz) again
   what does not, so a statement that some characteristic "holds for" the concept (the key-point
   frame) cannot be keyed false from it ("'redundant power supplies and cooling systems' holds for
   cloud computing": a data center's key point, true of cloud computing as well). Keyed false, a
-  statement must claim to be what the concept is (its definition) and say something else;
+  statement must claim what the records settle: that a text is the concept's definition, or a
+  characteristic that sets it apart (a sibling's key point, which sets the sibling apart);
 - short answer: every keyword must be a term of the concept's text (as the grader finds a key
   term in an answer);
 - an acronym shown in the stem must be one the record defines.
@@ -42,7 +43,6 @@ from slea.authoring.question_quality import lengths_unequal
 from slea.constants import HANGUL, Language, QuestionType
 from slea.contracts.answers import choice_index, choice_text, truth_value
 from slea.contracts.keywords import Concept
-from slea.language.item_frames import FRAMES
 
 Problem = tuple[float, str]
 
@@ -155,9 +155,11 @@ def _frame_pattern(phrasing: str) -> re.Pattern[str]:
     return re.compile("^" + "(.+?)".join(re.escape(part.strip()) for part in parts) + "$", re.DOTALL)
 
 
-CHARACTERISTIC_FRAMES = tuple(
-    _frame_pattern(phrasing) for frames in FRAMES.values() for phrasing in frames.get("tf_key_point", ())
-)
+# Statements that a characteristic merely "holds for" the concept (as generators phrase them):
+# the record can confirm one but never refute it. The offline generator's own key-point frame
+# claims a characteristic sets the concept apart, which a sibling's record settles.
+HOLDS_FOR_PHRASINGS = ('True or False: "{point}" holds for {name}.', '참/거짓: "{point}"은(는) {name}에 해당한다.')
+CHARACTERISTIC_FRAMES = tuple(_frame_pattern(phrasing) for phrasing in HOLDS_FOR_PHRASINGS)
 
 
 def claims_a_characteristic(stem: str) -> bool:

@@ -598,35 +598,37 @@ class ItemBank:
             yield Item("tf_definition", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
 
     def _tf_key_point(self, concept: Concept, variant: int) -> Iterator[Item]:
-        """One statement per key point (a concept's later items, once concepts run out): true (the
-        concept's own point, "... holds for X") or, as often, false. A false one is never a
-        sibling's point said to hold for the concept: a record lists what holds, never what does
-        not, and a neighbour's characteristic may hold as well ("redundant power supplies and
-        cooling systems", a data center's point, holds for cloud computing too), so Tool 4 rejects
-        it (item_rules.true_false_problems). It is a sibling's definition given as the concept's
-        (the definition frame), which the concept's own definition shows false. Always true would
-        be a pattern a learner who reads this code answers without knowing anything."""
+        """One statement per key point (a concept's later items, once concepts run out), in a frame
+        the records can settle either way: that a characteristic is one of those that set the
+        concept apart. True: the concept's own point. As often false: a sibling's point sharing no
+        content word with anything the concept's record says; it sets the sibling apart, not this
+        concept. (A frame claiming only that a characteristic "holds for" the concept cannot be
+        keyed false from a record: a data center's "redundant power supplies" hold for cloud
+        computing too; Tool 4 rejects that: item_rules.true_false_problems.) Always true would be a
+        pattern a learner who reads this code answers without knowing anything."""
         points = (
             concept.key_points[variant % len(concept.key_points) :]
             + concept.key_points[: variant % len(concept.key_points)]
         )
-        foreign = self._foreign_definitions(concept)
+        foreign = self._foreign_points(concept)
         name, agree = self._noun(concept)
         for index, point in enumerate(points):
             truth = not foreign or self.rng.random() < 0.5
-            if truth:
-                stem = self._phrase(
-                    "tf_key_point", variant + index, point=point.strip().rstrip("."), name=name, **agree
-                )
-            else:
-                definition = foreign[index % len(foreign)]
-                stem = self._phrase("tf_definition", variant + index, name=name, definition=definition, **agree)
+            stated = point if truth else foreign[index % len(foreign)]
+            stem = self._phrase("tf_key_point", variant + index, point=stated.strip().rstrip("."), name=name, **agree)
             yield Item("tf_key_point", concept.name, "true_false", partial(self._true_false, stem, truth, concept))
 
-    def _foreign_definitions(self, concept: Concept) -> list[str]:
-        """Definitions of siblings of the concept's domain (`_partners`, nearest first), each
-        stated as the concept's: plainly false, as its own definition shows."""
-        return [sibling.definition for sibling in self._partners(concept) if sibling.definition != concept.definition]
+    def _foreign_points(self, concept: Concept) -> list[str]:
+        """Key points of siblings of the concept's domain (`_partners`, nearest first) sharing no
+        content word with the concept's own name, definition and key points."""
+        own = " ".join([concept.name, concept.definition, *concept.key_points])
+        own_units = {term.unit for term in Text(own).content_terms}
+        return [
+            point
+            for sibling in self._partners(concept)
+            for point in sibling.key_points
+            if not own_units & {term.unit for term in Text(point).content_terms}
+        ]
 
     def _sa_explain(self, concept: Concept, variant: int) -> Iterator[Item]:
         """Explain the concept: the model answer is its definition and key points, the key terms

@@ -35,7 +35,7 @@ FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
             "A team observes these points in its system: {needs}. Which concept do they describe?",
         ),
         "tf_definition": ("True or False: {name} can be described as follows. {definition}",),
-        "tf_key_point": ('True or False: "{point}" holds for {name}.',),
+        "tf_key_point": ('True or False: "{point}" is one of the characteristics that set {name} apart.',),
         "sa_explain": (
             "Explain {label} and describe {its} key aspects.",
             "In your own words, what {be} {label}, and why does this matter in practice?",
@@ -68,7 +68,7 @@ FRAMES: dict[Language, dict[str, tuple[str, ...]]] = {
             "한 팀이 시스템에서 다음을 관찰했다: {needs}. 이 내용이 설명하는 개념을 고르시오.",
         ),
         "tf_definition": ("다음은 {name}에 대한 올바른 설명이다. (참/거짓) {definition}",),
-        "tf_key_point": ('참/거짓: "{point}"은(는) {name}에 해당한다.',),
+        "tf_key_point": ('참/거짓: "{point}"은(는) {name}을(를) 다른 개념과 구별하는 특징 중 하나이다.',),
         "sa_explain": (
             "{label}의 개념과 핵심 요소를 설명하시오.",
             "{label}이(가) 실무에서 왜 중요한지 자신의 말로 설명하시오.",
