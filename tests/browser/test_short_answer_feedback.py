@@ -70,7 +70,8 @@ def test_a_typed_answer_is_told_what_it_is_missing_why_its_score_and_once_that_i
     # The question restated with a guess of its own: an answer the grader never finalises (a
     # reviewer decides), which names few of the key terms. (The question alone is no answer at
     # all: final and incorrect at once. Test changed to the new behaviour.)
-    guess = " 아마 데이터를 미리 저장해 두는 것 같아요." if language == "ko" else " I think it keeps a copy of the data."
+    guesses = {"ko": " 아마 데이터를 미리 저장해 두는 것 같아요.", "en": " I think it keeps a copy of the data."}
+    guess = guesses[language]
     page.fill("#short-answer", page.inner_text("#stem") + guess)
     # Waited for with the click (a "response" listener may run after the page shows the feedback).
     with page.expect_response(_is_answer) as answered:

@@ -83,7 +83,8 @@ def _answer_round_by_keyboard(page: Any, step_functions: Any, api_requests: list
         page.keyboard.press("Enter")
         page.wait_for_selector("#feedback", state="visible")
         assert len(api_requests) == before + 1, api_requests[before:]  # one request per interaction
-        assert re.fullmatch(r"Score: \d+ / 100", page.inner_text("#score"))
+        # The pass mark beside a typed answer's score (test changed to the new behaviour).
+        assert re.fullmatch(r"Score: \d+ / 100( \(correct from 80\))?", page.inner_text("#score"))
         assert len(page.inner_text("#explanation")) >= 200
         if number == 0 and question["type"] != "short_answer":  # its key (a short answer is graded on meaning)
             assert page.inner_text("#verdict") == "Correct"
@@ -202,7 +203,8 @@ def test_a_reviewer_overrides_a_flagged_grade_and_the_learner_sees_it(server, ne
     assert len(api_requests) == before + 2
     assert api_requests[-1].startswith("GET ")
     assert api_requests[-1].endswith("/review/stats")
-    assert reviewer.inner_text("#review-status") == f"Score changed: {graded['score']} → 90."
+    # Where the new score falls beside the pass mark (test changed to the new behaviour).
+    assert reviewer.inner_text("#review-status") == f"Score changed: {graded['score']} → 90 (correct; correct from 80)."
     assert reviewer.inner_text("#stat-overridden") == "1"
     screenshot(reviewer, "reviewer-after-override")
 
