@@ -81,7 +81,7 @@ def test_serve_has_the_review_demo_when_asked_and_make_serve_asks(monkeypatch):
     import slea_local.__main__ as cli
 
     calls = []
-    monkeypatch.setattr(cli, "serve", lambda port, calibrate_every, review_demo: calls.append(review_demo) or 0)
+    monkeypatch.setattr(cli, "serve", lambda port, calibrate_every, review_demo, *_: calls.append(review_demo) or 0)
     assert cli.main(["serve"]) == 0
     assert cli.main(["serve", "--review-demo"]) == 0
     assert cli.main(["serve", "--no-review-demo"]) == 0
