@@ -17,7 +17,7 @@ from importlib import resources
 from urllib.parse import urlsplit
 
 from slea.contracts.scoring import ReferenceLink
-from slea.grading.comparison import is_comparison
+from slea.language.comparison_stems import is_comparison
 
 EXPLANATION_HEAD_MAX = 80  # the "Name (ACR)" before a stored explanation's first colon, as topic_terms reads it
 ENGLISH_LABEL = "영문 자료"  # "English material": an English source offered to a Korean learner

@@ -22,26 +22,17 @@ import re
 from dataclasses import dataclass
 
 from slea.grading.terms import Text
+from slea.language.comparison_stems import is_comparison
 
 ONE_SIDE_COVERED = 0.35  # weighted share of one side's own terms: that side is described
 OTHER_SIDE_MISSING = 0.15  # below this share of its own terms, the other side is left out
 
-COMPARISON_STEM = re.compile(
-    r"\b(?:differ|differs|differing|difference|differences|different from|compare|compared|comparing|comparison"
-    r"|contrast|contrasting|versus|vs\.?|distinguish|distinguishes)\b"
-    r"|차이|비교|다른\s*점|다른가|다른지|다릅니|다르게|구별|대비",
-    re.IGNORECASE,
-)
 CONTRAST_MARKER = re.compile(
     r"\bby contrast\b|\bin contrast\b|\bwhereas\b|\bon the other hand\b|\bunlike\b|(?<=[,;])\s*while\b"
     r"|반면에?|이와\s*달리|[와과]\s*달리|한편",
     re.IGNORECASE,
 )
 MIN_SIDE_CHARACTERS = 12  # a side shorter than this is no description of anything
-
-
-def is_comparison(stem: str) -> bool:
-    return bool(COMPARISON_STEM.search(stem))
 
 
 def sides(reference: str) -> tuple[str, str] | None:
