@@ -130,7 +130,11 @@ def test_a_grade_is_final_only_when_the_grader_is_confident_and_the_form_is_soun
     fixed_grade(monkeypatch, 95, confidence=0.6)
     assert sa(runtime, "RAG retrieves, then generates")["needs_review"] is True
     fixed_grade(monkeypatch, 95, confidence=0.9, flags=["term_list"])
-    assert sa(runtime, "RAG, retrieval, generation")["needs_review"] is True
+    assert sa(runtime, "RAG, retrieval, generation, vectors")["needs_review"] is True
+    # The item's keywords alone, listed bare, are no answer: final and incorrect whatever the
+    # provider says (test changed to the new behaviour: they went to a reviewer).
+    keywords_only = sa(runtime, "RAG, retrieval, generation")
+    assert (keywords_only["needs_review"], keywords_only["is_correct"]) == (False, False)
     fixed_grade(monkeypatch, 20, confidence=0.9)
     assert sa(runtime, "no idea")["needs_review"] is False
 
