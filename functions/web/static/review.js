@@ -169,7 +169,8 @@
     const total = summary.key_ideas_total;
     if (total && !summary.not_an_answer) {
       const found = summary.key_ideas_found || 0;
-      parts.push(t(found === 0 ? "desk.summary.keys_none" : found >= total ? "desk.summary.keys_all" : "desk.summary.keys_some", { found, total }));
+      const none = total === 1 ? "desk.summary.key_one_missed" : "desk.summary.keys_none";
+      parts.push(t(found === 0 ? none : found >= total ? "desk.summary.keys_all" : "desk.summary.keys_some", { found, total }));
     }
     if (summary.meaning && !summary.not_an_answer) parts.push(t(`desk.summary.meaning.${summary.meaning}`));
     if (summary.on_topic === false && !summary.unrelated && !summary.not_an_answer) parts.push(t("desk.summary.off_topic"));
