@@ -34,7 +34,8 @@ help:
 	@echo "make bench  - the benchmarks in bench/"
 	@echo "make build  - sam build (with the Python 3.13 that the layer and functions need)"
 	@echo "make deploy - sam deploy (first time: make deploy ARGS=--guided)"
-	@echo "make smoke  - sign in, play a round and read the level on the deployed stack (ARGS=--stack NAME)"
+	@echo "make smoke  - sign in, play a round and read the level on the deployed stack (ARGS=--stack NAME;"
+	@echo "              ARGS=--local checks the stack make serve runs on http://127.0.0.1:8080)"
 	@echo "make lock   - recompile the hashed lock files from the .in files (needs uv)"
 
 # The locks (exact versions, hashes), then this project with no dependencies of its own to

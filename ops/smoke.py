@@ -4,7 +4,8 @@ history; the user is removed whatever happened. Each step prints its time; a fai
 plainly and the command exits 1.
 
     python -m ops.smoke [--stack NAME] [--region REGION]
-    python -m ops.smoke --url URL --user-pool-id ID --client-id ID   (e.g. the local server)
+    python -m ops.smoke --url URL --user-pool-id ID --client-id ID   (a server of your own)
+    python -m ops.smoke --local [URL]   (make serve's local stack; default http://127.0.0.1:8080)
 
 The stack's outputs HttpApiUrl, UserPoolId and UserPoolClientId name what to check: --stack, else
 SLEA_STACK, else samconfig.toml's stack_name. Sign-in is Cognito's admin password flow
@@ -37,11 +38,15 @@ class StepFailed(Exception):
     """A step's failure, said plainly."""
 
 
+LOCAL_URL = "http://127.0.0.1:8080"
+
+
 @dataclass(frozen=True)
 class Target:
     url: str  # the HTTP API's base URL
     pool_id: str
     client_id: str
+    cognito_endpoint: str | None = None  # None: the region's Cognito (a local stack serves its own)
 
 
 @dataclass
@@ -55,10 +60,19 @@ class Report:
         return bool(self.steps) and all(failure is None for _, _, failure in self.steps)
 
 
-def _cognito() -> Any:
+def _cognito(endpoint: str | None = None) -> Any:
     import boto3  # noqa: PLC0415 - only when a command runs
 
-    return boto3.client("cognito-idp")
+    if endpoint is None:
+        return boto3.client("cognito-idp")
+    # The local stack's pool (slea_local/local_aws.py) checks no signature: any key will do.
+    return boto3.client(
+        "cognito-idp",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",  # noqa: S106 - not a secret: the local endpoint ignores it
+    )
 
 
 def _request(url: str, method: str, path: str, token: str, body: Any = None, *, timeout: float = 60) -> tuple[int, Any]:
@@ -119,7 +133,7 @@ class SmokeCheck:
         self.target, self.category, self.count = target, category, count
         self.round_seconds, self.poll_seconds, self.say = round_seconds, poll_seconds, say
         self.report = Report()
-        self.cognito = _cognito()
+        self.cognito = _cognito(target.cognito_endpoint)
         self.email = f"smoke-{secrets.token_hex(6)}@example.com"
         self.password = _password()
         self.created = False
@@ -260,6 +274,22 @@ def target_of_stack(stack: str) -> Target:
     return Target(values["url"], values["pool_id"], values["client_id"])
 
 
+def target_of_local(url: str) -> Target:
+    """The local stack `python -m slea_local serve` (make serve) runs at `url`: its outputs and its
+    user pool are served under /_local/ (the pool lives in the server's memory)."""
+    base = url.rstrip("/")
+    request = urllib.request.Request(f"{base}/_local/stack")  # noqa: S310 - a local http URL
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+            outputs = json.loads(response.read())
+    except (urllib.error.URLError, TimeoutError, OSError, ValueError) as error:
+        message = f"no local stack answers at {base} ({error}): start it with make serve"
+        raise cli.CommandError(message, cli.EXIT_CONFIG) from error
+    if "UserPoolId" not in outputs:
+        raise cli.CommandError(f"the local stack at {base} has no user pool of its own", cli.EXIT_CONFIG)
+    return Target(base, outputs["UserPoolId"], outputs["UserPoolClientId"], f"{base}/_local/cognito-idp")
+
+
 def main(argv: list[str] | None = None) -> int:
     usage, _, about = (__doc__ or "").partition("\nThe stack's")
     parser = argparse.ArgumentParser(
@@ -272,6 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", help="the HTTP API's base URL, instead of the stack's output HttpApiUrl")
     parser.add_argument("--user-pool-id", help="with --url: the user pool")
     parser.add_argument("--client-id", help="with --url: the app client the API's authorizer accepts")
+    parser.add_argument(
+        "--local",
+        nargs="?",
+        const=LOCAL_URL,
+        metavar="URL",
+        help=f"the local stack of make serve (python -m slea_local serve) at URL (default {LOCAL_URL})",
+    )
     parser.add_argument("--category", default="technical", help="the round's category (default: technical)")
     parser.add_argument("--count", type=int, default=3, help="questions in the round (default: 3)")
     parser.add_argument(
@@ -282,7 +319,11 @@ def main(argv: list[str] | None = None) -> int:
     def command() -> int:
         cli.use_region(args.region)
         given = (args.url, args.user_pool_id, args.client_id)
-        if any(given):
+        if args.local:
+            if any(given) or args.stack:
+                raise cli.CommandError("--local names the target alone (no --stack or --url)", cli.EXIT_CONFIG)
+            target = target_of_local(args.local)
+        elif any(given):
             if not all(given):
                 raise cli.CommandError("--url needs --user-pool-id and --client-id too", cli.EXIT_CONFIG)
             target = Target(args.url, args.user_pool_id, args.client_id)

@@ -34,6 +34,8 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from slea_local import REPO_ROOT
 from slea_local.cloud import ACCOUNT
+from slea_local.local_aws import PREFIX as LOCAL_AWS_PREFIX
+from slea_local.local_aws import LocalAwsEndpoints
 from slea_local.runtime import LocalRuntime
 from slea_local.template import Template
 
@@ -180,17 +182,28 @@ CHALLENGE = {"www-authenticate": 'Bearer scope="" error="invalid_token" error_de
 
 class HttpApiAdapter:
     """WSGI application serving template.yaml's HTTP API: each request goes to the function whose
-    HttpApi event matches it (and, locally only, the OpenAPI document is at /openapi.json)."""
+        HttpApi event matches it (and, locally only, the OpenAPI document is at /openapi.json and the
+    local user pool at /_local/, for operator commands run beside the server)."""
 
     def __init__(self, runtime: LocalRuntime, openapi: Path = OPENAPI_PATH, *, signed_tokens: bool = False) -> None:
         self.runtime, self.openapi = runtime, openapi
         self.routes = http_api_routes(runtime.cloud.template)
+        self.local_aws = LocalAwsEndpoints(runtime.cloud)
         # Signed tokens: the stack's authorizer with its pool's keys; else the development stand-in.
         self.claims_from: Callable[[str], dict[str, Any] | None] = claims_from
         if signed_tokens:
             from slea_local.identity import JwtAuthorizer
 
             self.claims_from = JwtAuthorizer.of_stack(runtime.cloud).claims
+
+    def _local_only(self, method: str, path: str) -> Callable[[dict[str, Any], StartResponse], Iterable[bytes]] | None:
+        """What only the local server answers (no function runs): the OpenAPI document, and the
+        local user pool for operator commands in another process (slea_local/local_aws.py)."""
+        if method == "GET" and path == "/openapi.json":
+            return lambda _environ, start: self._reply(start, 200, JSON, self.openapi.read_bytes())
+        if path.startswith(LOCAL_AWS_PREFIX):
+            return self.local_aws
+        return None
 
     def route(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
         for route in self.routes:
@@ -201,8 +214,9 @@ class HttpApiAdapter:
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/")
-        if method == "GET" and path == "/openapi.json":
-            return self._reply(start_response, 200, JSON, self.openapi.read_bytes())
+        local_only = self._local_only(method, path)
+        if local_only is not None:
+            return local_only(environ, start_response)
         found = self.route(method, path)
         if found is None:  # API Gateway's own answer: no function runs
             return self._reply(start_response, 404, JSON, b'{"message":"Not Found"}')

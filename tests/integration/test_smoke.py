@@ -100,3 +100,30 @@ def test_python_m_slea_local_smoke_runs_the_same_check_on_a_local_stack_of_its_o
     printed = capsys.readouterr().out
     assert " 9. remove the user" in printed
     assert printed.rstrip().splitlines()[-1].startswith("passed in ")
+
+
+@pytest.mark.parametrize("signed_tokens", [False, True], ids=["development tokens", "signed tokens"])
+def test_the_smoke_check_passes_against_make_serve(
+    step_functions: Any, unlimited_rates: None, capsys, signed_tokens: bool
+) -> None:
+    """`make smoke ARGS=--local URL` beside `make serve` (either mode): the command reads the local
+    stack's outputs and reaches its pool over HTTP, as it would from another process."""
+    pool = LocalUserPool(step_functions.runtime.cloud)
+    with serve_in_background(step_functions.runtime, signed_tokens=signed_tokens) as url:
+        code = smoke.main(["--local", url, "--round-seconds", "120"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert printed.splitlines()[0] == f"smoke check of {url} (user pool {pool.pool_id}, client {pool.client_id})"
+    assert [line[4:30].strip() for line in printed.splitlines()[1:-1]] == STEPS, printed
+    assert not [email for email in users(pool) if email.startswith("smoke-")]
+
+
+def test_no_local_stack_is_said_plainly(capsys) -> None:
+    code = smoke.main(["--local", "http://127.0.0.1:9"])
+    assert code == 2
+    assert "no local stack answers at http://127.0.0.1:9" in capsys.readouterr().err
+
+
+def test_local_names_the_target_alone(capsys) -> None:
+    assert smoke.main(["--local", "http://127.0.0.1:9", "--stack", "prod"]) == 2
+    assert "--local names the target alone" in capsys.readouterr().err
