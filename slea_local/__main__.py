@@ -433,6 +433,7 @@ def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False, s
                 print(f"  MCP server for agents: {url}/mcp   (same bearer token; see README, MCP server)")
             if calibrate_every > 0:
                 print(f"  item calibration runs every {calibrate_every:g} s (--calibrate-every)")
+            print(f"  smoke check of this stack from another shell: make smoke ARGS='--local {url}'")
             print("Ctrl-C stops the server.", flush=True)
             try:
                 server.serve_forever()
