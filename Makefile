@@ -25,7 +25,7 @@ LOCK := $(UV) pip compile --quiet --generate-hashes --python-version 3.13 --pyth
 export PYTHONPATH := layers/slea:.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help test lint typecheck sam-validate sam-build build deploy lock unit demo serve smoke bench clean
+.PHONY: help test lint typecheck sam-validate sam-build build deploy upgrade backfill lock unit demo serve smoke bench clean
 
 help:
 	@echo "make demo   - run the main job locally (offline, no AWS account, no API key)"
@@ -33,7 +33,9 @@ help:
 	@echo "make test   - everything CI checks: ruff, import contract, mypy, sam validate --lint, sam build, pytest"
 	@echo "make bench  - the benchmarks in bench/"
 	@echo "make build  - sam build (with the Python 3.13 that the layer and functions need)"
-	@echo "make deploy - sam deploy (first time: make deploy ARGS=--guided)"
+	@echo "make deploy - sam deploy (first time: make deploy ARGS=--guided); an older stack's new indexes first"
+	@echo "make upgrade - only the staged index deploys (ARGS=--dry-run prints the plan)"
+	@echo "make backfill - give records of earlier releases the attributes new indexes key on (ARGS=--dry-run)"
 	@echo "make smoke  - sign in, play a round and read the level on the deployed stack (ARGS=--stack NAME;"
 	@echo "              ARGS=--local checks the stack make serve runs on http://127.0.0.1:8080)"
 	@echo "make lock   - recompile the hashed lock files from the .in files (needs uv)"
@@ -77,9 +79,20 @@ sam-build: $(SAM_VENV)/.installed
 
 build: sam-build
 
-# No region override: samconfig.toml (or the AWS profile) decides where the stack goes.
-deploy: $(SAM_VENV)/.installed
+# No region override: samconfig.toml (or the AWS profile) decides where the stack goes. An
+# existing stack whose tables are more than one index behind is first brought up one index per
+# table per deploy (python -m ops.upgrade, docs/operations.md); a new stack deploys in one step.
+deploy: $(SAM_VENV)/.installed $(VENV)/.installed
+	$(SAM_RUN) $(PY) -m ops.upgrade --sam $(SAM) -- $(ARGS)
 	$(SAM_RUN) $(SAM) deploy $(ARGS)
+
+# The staged index plan alone: make upgrade ARGS="--dry-run" (or --stack NAME, --region R).
+upgrade: $(SAM_VENV)/.installed $(VENV)/.installed
+	$(SAM_RUN) $(PY) -m ops.upgrade --sam $(SAM) $(ARGS)
+
+# Records written by earlier releases given the attributes the new indexes key on: ARGS=--dry-run.
+backfill: $(VENV)/.installed
+	$(PY) -m ops.backfill $(ARGS)
 
 lock:
 	$(LOCK) layers/slea/requirements.in -o layers/slea/requirements.txt

@@ -60,8 +60,14 @@ class Template:
         return {name: str(spec.get("Default", "")) for name, spec in self.document.get("Parameters", {}).items()}
 
 
+def parse_template(text: str) -> dict[str, Any]:
+    """A CloudFormation template's text (YAML with short-form tags, or JSON) as long-form data."""
+    document: dict[str, Any] = yaml.load(text, Loader=_CloudFormationLoader)  # noqa: S506
+    return document
+
+
 def load_template(path: Path = TEMPLATE_PATH) -> Template:
-    return Template(yaml.load(path.read_text(encoding="utf-8"), Loader=_CloudFormationLoader))  # noqa: S506
+    return Template(parse_template(path.read_text(encoding="utf-8")))
 
 
 @cache

@@ -73,6 +73,8 @@ def _scrubbed_env(tmp_path: Path) -> dict[str, str]:
         ("ops.seed", [str(REPO_ROOT / "data" / "demo_seed.json")]),
         ("ops.bank_fingerprints", ["--dry-run"]),
         ("ops.users", ["list"]),
+        ("ops.backfill", ["--dry-run", "--stack", "slea-ssem", "--region", "us-east-1"]),
+        ("ops.upgrade", ["--dry-run", "--stack", "slea-ssem", "--region", "us-east-1"]),
         ("ops.users", ["invite", "ann@example.com", "--user-pool-id", "us-east-1_x", "--region", "us-east-1"]),
         ("ops.smoke", ["--stack", "slea-ssem", "--region", "us-east-1"]),
         (
@@ -174,7 +176,16 @@ def test_seed_without_stack_or_tables_says_so(monkeypatch, capsys, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "module", ["ops.retry_queue_admin", "ops.seed", "ops.bank_fingerprints", "ops.users", "ops.smoke"]
+    "module",
+    [
+        "ops.retry_queue_admin",
+        "ops.seed",
+        "ops.bank_fingerprints",
+        "ops.users",
+        "ops.smoke",
+        "ops.backfill",
+        "ops.upgrade",
+    ],
 )
 def test_help_is_whole_sentences(module, capsys):
     main = __import__(module, fromlist=["main"]).main

@@ -35,6 +35,12 @@ RecordOutcome = Literal["recorded", "already_recorded", "answered_differently", 
 SKIPPED_SUFFIX = "skipped"
 
 
+def queue_fields(graded_at: str) -> dict[str, str]:
+    """What puts a provisional grade in the review queue (the sparse GSI `review-queue`): it waits
+    from when it was graded."""
+    return {"review_state": questions.OPEN, "queued_at": graded_at}
+
+
 def skip_key(question_id: str) -> str:
     """The attempt key of a question left unanswered: one per question, so counting it again
     (a retry, a race between two requests that both settle the round) writes nothing."""

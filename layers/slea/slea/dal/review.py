@@ -359,9 +359,15 @@ def reactivate_template(stored: dict[str, Any], question_id: str) -> dict[str, A
     return update(TEMPLATES_TABLE, {"id": stored["id"]}, expression, "deactivated_by = :by", values)
 
 
+def feed_fields() -> dict[str, str]:
+    """What puts an audit record in the recent-reviews index (the counters under COUNTERS_KEY
+    never carry it)."""
+    return {"feed": AUDIT_FEED}
+
+
 def audit_record(record: dict[str, Any]) -> dict[str, Any]:
     # Milliseconds in the key: actions within one second still list in the order they were taken.
-    item = {**record, "audit_key": f"{utc_now('milliseconds')}#{uuid.uuid4().hex[:12]}", "feed": AUDIT_FEED}
+    item = {**record, "audit_key": f"{utc_now('milliseconds')}#{uuid.uuid4().hex[:12]}", **feed_fields()}
     return {
         "Put": {
             "TableName": resource_name(AUDIT_TABLE),
@@ -427,7 +433,7 @@ def audit_records(target_id: str) -> list[dict[str, Any]]:
 
 def recent_audit_records(limit: int) -> list[dict[str, Any]]:
     """The newest `limit` audit records of every target, newest first (records written before
-    the `recent-reviews` index existed are only in their target's history)."""
+    the `recent-reviews` index existed are here once `python -m ops.backfill` gave them `feed`)."""
     with storage_errors("recent audit query"):
         response = dynamodb(TOOL).query(
             TableName=resource_name(AUDIT_TABLE),

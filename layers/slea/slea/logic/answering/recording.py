@@ -93,7 +93,7 @@ def attempt_item(output: ScoreAnswerOutput, context: AnswerContext) -> dict[str,
         # Its review group (the attempts table's sparse GSI review-groups, with queued_at).
         **({"review_group": context.review_group} if context.review_group and output.needs_review else {}),
         # A provisional grade waits in the review queue (the attempts table's sparse GSI).
-        **({"review_state": "open", "queued_at": output.graded_at} if output.needs_review else {}),
+        **(attempts.queue_fields(output.graded_at) if output.needs_review else {}),
     }
 
 
