@@ -16,7 +16,7 @@ from slea.security.roles import REVIEWER_GROUP
 from slea_local.cloud import LocalCloud
 from slea_local.hosted_signin import AuthorizationCodes, Refused, s256
 from slea_local.http import HttpApiAdapter, call
-from slea_local.identity import LocalUserPool, PoolTokens
+from slea_local.identity import LocalUserPool, PoolTokens, unverified_claims
 from slea_local.runtime import LocalRuntime
 
 ORIGIN = "http://127.0.0.1:8765"
@@ -95,8 +95,8 @@ class Stack:
         self.cloud, self.runtime = cloud, LocalRuntime(cloud)
         self.pool = LocalUserPool(cloud)
         self.adapter = HttpApiAdapter(self.runtime, signed_tokens=True)
-        self.password = self.pool.create_user("learner@example.com")
-        self.reviewer_password = self.pool.create_user("reviewer@example.com", [REVIEWER_GROUP])
+        self.password = self.pool.create_user("a.learner@example.com")
+        self.reviewer_password = self.pool.create_user("a.reviewer@example.com", [REVIEWER_GROUP])
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,7 @@ def _sign_in(stack: Stack, email: str, secret: str, **changes: str) -> tuple[int
     return _request(stack.adapter, "POST", "/oauth2/authorize", form=form)
 
 
-def _code(stack: Stack, email: str = "learner@example.com", secret: str | None = None, **changes: str) -> str:
+def _code(stack: Stack, email: str = "a.learner@example.com", secret: str | None = None, **changes: str) -> str:
     status, headers, _ = _sign_in(stack, email, secret or stack.password, **changes)
     assert status == 302
     location = urlsplit(headers["location"])
@@ -199,7 +199,7 @@ def test_a_code_for_the_right_password_gives_tokens_the_api_accepts_once(stack):
 
 
 def test_a_reviewer_signed_in_here_reaches_the_review_queue(stack):
-    code = _code(stack, "reviewer@example.com", stack.reviewer_password, redirect_uri=f"{ORIGIN}/review")
+    code = _code(stack, "a.reviewer@example.com", stack.reviewer_password, redirect_uri=f"{ORIGIN}/review")
     _, _, tokens = _exchange(stack, code, redirect_uri=f"{ORIGIN}/review")
     assert call(stack.adapter, "GET", "/review/queue", token=tokens["access_token"])[0] == 200
 
@@ -226,7 +226,7 @@ def test_the_token_endpoint_refuses_a_wrong_verifier_client_redirect_or_grant(st
 def test_a_wrong_password_or_unknown_user_shows_the_form_again_and_issues_nothing(stack):
     codes = stack.adapter.hosted_signin.codes
     before = len(codes._grants)
-    for email, secret in [("learner@example.com", "Wrong1!password"), ("nobody@example.com", stack.password)]:
+    for email, secret in [("a.learner@example.com", "Wrong1!password"), ("nobody@example.com", stack.password)]:
         status, headers, page = _sign_in(stack, email, secret)
         assert status == 200
         assert "location" not in headers
@@ -248,7 +248,7 @@ def test_a_wrong_password_or_unknown_user_shows_the_form_again_and_issues_nothin
 )
 def test_an_unknown_client_or_foreign_redirect_gets_an_error_page_never_a_redirect(stack, changes):
     for method in ("GET", "POST"):
-        fields = {**_authorization(stack, **changes), "username": "learner@example.com", "password": stack.password}
+        fields = {**_authorization(stack, **changes), "username": "a.learner@example.com", "password": stack.password}
         if method == "GET":
             status, headers, page = _request(stack.adapter, "GET", "/oauth2/authorize", fields)
         else:
@@ -293,3 +293,16 @@ def test_the_development_mode_keeps_its_local_sign_in_and_has_no_hosted_one(stac
     assert json.loads(_request(development, "GET", "/config.json")[2])["mode"] == "local"
     assert _request(development, "GET", "/oauth2/authorize", _authorization(stack))[0] == 404
     assert _request(development, "POST", "/oauth2/token", form={"grant_type": "authorization_code"})[0] == 404
+
+
+def test_serve_with_signed_tokens_prints_pool_users_who_can_sign_in_on_the_page(stack, capsys):
+    from slea_local import __main__ as local_main
+
+    local_main._print_signed_tokens("http://127.0.0.1:8080", stack.cloud)
+    printed = capsys.readouterr().out
+    assert "http://127.0.0.1:8080/oauth2/authorize" in printed
+    for email, groups in (("learner@example.com", None), ("reviewer@example.com", [REVIEWER_GROUP])):
+        (password,) = [line.split("password ")[1].strip() for line in printed.splitlines() if f" {email} " in line]
+        code = _code(stack, email, password)
+        _, _, tokens = _exchange(stack, code)
+        assert unverified_claims(tokens["access_token"]).get("cognito:groups") == groups
