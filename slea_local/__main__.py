@@ -421,7 +421,10 @@ def serve(port: int, calibrate_every: float = 60.0, review_demo: bool = False, s
         with server, contextlib.suppress(KeyboardInterrupt):
             url = f"http://127.0.0.1:{server.server_port}"
             print(f"slea-ssem on {url}")
-            print(f"  learner app:  {url}/   (a new name or a seeded learner; tick 'reviewer' to review)")
+            if signed_tokens:
+                print(f"  learner app:  {url}/   (sign in with the pool's learner or reviewer below)")
+            else:
+                print(f"  learner app:  {url}/   (a new name or a seeded learner; tick 'reviewer' to review)")
             print(f"  reviewer app: {url}/review")
             if review_demo:
                 print("  (simulated learners' answers wait there in review groups)")
@@ -462,17 +465,20 @@ def smoke() -> int:
 
 
 def _print_signed_tokens(url: str, cloud: Any) -> None:
-    """Signed-token mode: a learner and a reviewer of the local pool, signed in, to call with."""
+    """Signed-token mode: a learner and a reviewer of the local pool, their passwords for the
+    pages' sign-in (the pool's hosted sign-in, served here) and their tokens to call with."""
     from slea.security.roles import REVIEWER_GROUP
     from slea_local.identity import LocalUserPool
 
     pool = LocalUserPool(cloud)
-    learner, reviewer = (
-        pool.user(email="learner@example.com"),
-        pool.user([REVIEWER_GROUP], email="reviewer@example.com"),
-    )
+    learner_email, reviewer_email = "learner@example.com", "reviewer@example.com"
+    learner_password = pool.create_user(learner_email)
+    reviewer_password = pool.create_user(reviewer_email, [REVIEWER_GROUP])
+    learner, reviewer = pool.sign_in(learner_email, learner_password), pool.sign_in(reviewer_email, reviewer_password)
     print("  HTTP API: signed tokens only (the local user pool's; checked as API Gateway's authorizer does).")
-    print("  (the web page's local sign-in sends development tokens, refused here: call with these)")
+    print(f"  the pages sign in through the pool's hosted sign-in ({url}/oauth2/authorize), as in AWS:")
+    print(f"    learner   {learner_email}  password {learner_password}")
+    print(f"    reviewer  {reviewer_email}  password {reviewer_password}")
     print(f"  user pool {pool.pool_id}, app client {pool.client_id}; ID tokens, valid for an hour:")
     print(f"  learner  ({learner.subject}): {learner.id_token}")
     print(f"  reviewer ({reviewer.subject}): {reviewer.id_token}")

@@ -8,7 +8,9 @@ Authorization stands in for API Gateway's JWT authorizer in one of two modes:
   are read, not verified) or simply the subject's id;
 - signed tokens (`signed_tokens=True`, `serve --signed-tokens`): the token must be one the stack's
   own user pool signed (slea_local/identity.py), checked for key, signature, issuer, audience and
-  expiry exactly as the deployed authorizer checks it.
+  expiry exactly as the deployed authorizer checks it; the pool's hosted sign-in
+  (/oauth2/authorize, /oauth2/token: slea_local/hosted_signin.py) is served too, and the web app's
+  pages sign in through it as in AWS.
 Without an accepted token a request to a route that needs one is refused with 401 before any
 function runs, as API Gateway does; routes whose Auth is `Authorizer: NONE` (the web app's pages)
 need none."""
@@ -176,6 +178,8 @@ def http_api_event(
 
 
 JSON = {"content-type": "application/json"}
+# The user pool domain's endpoints the hosted sign-in serves in signed-token mode.
+SIGN_IN_PATHS = frozenset({"/oauth2/authorize", "/oauth2/token"})
 # What API Gateway's JWT authorizer sends with its 401 (MCP clients look for it).
 CHALLENGE = {"www-authenticate": 'Bearer scope="" error="invalid_token" error_description="no bearer token"'}
 
@@ -191,19 +195,21 @@ class HttpApiAdapter:
         self.local_aws = LocalAwsEndpoints(runtime.cloud)
         # Signed tokens: the stack's authorizer with its pool's keys; else the development stand-in.
         self.claims_from: Callable[[str], dict[str, Any] | None] = claims_from
+        # Signed tokens: the user pool's hosted sign-in is here too (slea_local/hosted_signin.py),
+        # and the web app's configuration sends the pages to it.
+        self.hosted_signin: Callable[[dict[str, Any], StartResponse], Iterable[bytes]] | None = None
         if signed_tokens:
+            from slea_local.hosted_signin import HostedSignIn
             from slea_local.identity import JwtAuthorizer
 
             self.claims_from = JwtAuthorizer.of_stack(runtime.cloud).claims
-
-    def _local_only(self, method: str, path: str) -> Callable[[dict[str, Any], StartResponse], Iterable[bytes]] | None:
-        """What only the local server answers (no function runs): the OpenAPI document, and the
-        local user pool for operator commands in another process (slea_local/local_aws.py)."""
-        if method == "GET" and path == "/openapi.json":
-            return lambda _environ, start: self._reply(start, 200, JSON, self.openapi.read_bytes())
-        if path.startswith(LOCAL_AWS_PREFIX):
-            return self.local_aws
-        return None
+            self.hosted_signin = HostedSignIn.of_stack(runtime.cloud)
+        # The functions configured with the pool's OAuth endpoints (the web app's configuration).
+        self.oauth_configured = {
+            route.function
+            for route in self.routes
+            if signed_tokens and "OAUTH_AUTHORIZE_URL" in runtime.cloud.environment_of(route.function)
+        }
 
     def route(self, method: str, path: str) -> tuple[Route, dict[str, str]] | None:
         for route in self.routes:
@@ -214,9 +220,9 @@ class HttpApiAdapter:
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/")
-        local_only = self._local_only(method, path)
-        if local_only is not None:
-            return local_only(environ, start_response)
+        local = self._local_only(method, path, environ, start_response)
+        if local is not None:
+            return local
         found = self.route(method, path)
         if found is None:  # API Gateway's own answer: no function runs
             return self._reply(start_response, 404, JSON, b'{"message":"Not Found"}')
@@ -247,12 +253,42 @@ class HttpApiAdapter:
             path_parameters=path_parameters,
         )
         try:
-            result = self.runtime.invoke(route.function, event)
+            if route.function in self.oauth_configured:
+                result = self.runtime.invoke(route.function, event, environment=self._sign_in_environment(environ))
+            else:
+                result = self.runtime.invoke(route.function, event)
         except Exception:  # what API Gateway answers when the function fails
             return self._reply(start_response, 500, JSON, b'{"message":"Internal Server Error"}')
         payload = result.get("body") or ""
         data = base64.b64decode(payload) if result.get("isBase64Encoded") else payload.encode("utf-8")
         return self._reply(start_response, int(result["statusCode"]), result.get("headers") or {}, data)
+
+    def _local_only(
+        self, method: str, path: str, environ: dict[str, Any], start_response: StartResponse
+    ) -> Iterable[bytes] | None:
+        """What only the local server answers: the OpenAPI document, the local user pool for
+        operator commands in another process (slea_local/local_aws.py) and, with signed tokens,
+        the user pool domain's sign-in endpoints (a domain of its own in AWS, not the API's)."""
+        if method == "GET" and path == "/openapi.json":
+            return self._reply(start_response, 200, JSON, self.openapi.read_bytes())
+        if path.startswith(LOCAL_AWS_PREFIX):
+            return self.local_aws(environ, start_response)
+        if self.hosted_signin is not None and path in SIGN_IN_PATHS:
+            return self.hosted_signin(environ, start_response)
+        return None
+
+    @staticmethod
+    def _sign_in_environment(environ: dict[str, Any]) -> dict[str, str]:
+        """Signed tokens: a function configured with the pool's OAuth endpoints (the web app)
+        has them at this server, where the hosted sign-in answers (the browser's origin)."""
+        from slea_local.hosted_signin import AUTHORIZE_PATH, TOKEN_PATH, request_origin
+
+        origin = request_origin(environ)
+        return {
+            "SLEA_LOCAL_HOSTED_SIGN_IN": "1",
+            "OAUTH_AUTHORIZE_URL": origin + AUTHORIZE_PATH,
+            "OAUTH_TOKEN_URL": origin + TOKEN_PATH,
+        }
 
     @staticmethod
     def _reply(start_response: StartResponse, status: int, headers: dict[str, str], body: bytes) -> list[bytes]:

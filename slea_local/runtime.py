@@ -199,8 +199,9 @@ class LocalRuntime:
             self._modules[logical_id] = load_function_module(logical_id, self.cloud.template)
         return self._modules[logical_id]
 
-    def invoke(self, name: str, event: Any) -> Any:
-        """Run the function's handler as Lambda would; exceptions propagate to the caller."""
+    def invoke(self, name: str, event: Any, environment: dict[str, str] | None = None) -> Any:
+        """Run the function's handler as Lambda would; exceptions propagate to the caller.
+        `environment`: variables set over the function's own for this invocation."""
         logical_id = self.function_id(name)
         handler = self.handler(logical_id)
         printed = io.StringIO()
@@ -208,9 +209,13 @@ class LocalRuntime:
         # shares one process (and Powertools' metric set, os.environ), so invocations take turns.
         with _ONE_INVOCATION_AT_A_TIME:
             try:
-                environment = {**self.cloud.environment_of(logical_id), **LOCAL_RUNTIME_ENVIRONMENT}
+                variables = {
+                    **self.cloud.environment_of(logical_id),
+                    **LOCAL_RUNTIME_ENVIRONMENT,
+                    **(environment or {}),
+                }
                 with (
-                    self.cloud.environment(environment),
+                    self.cloud.environment(variables),
                     self._parameter_cache_of(logical_id),
                     _capture_this_thread(printed),
                 ):

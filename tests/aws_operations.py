@@ -423,12 +423,12 @@ def _install() -> None:
                 _record(cloud, Use(principal, action, resource, f"{service}.{operation_name}"))
         return original_call(self, operation_name, api_params)
 
-    def invoke(self: LocalRuntime, name: str, event: Any) -> Any:
+    def invoke(self: LocalRuntime, name: str, event: Any, environment: dict[str, str] | None = None) -> Any:
         _record_invocation(self.cloud, self.function_id(name))
         principal = PRINCIPAL.set(self.function_id(name))
         cloud = _CLOUD.set(self.cloud)
         try:
-            return original_invoke(self, name, event)
+            return original_invoke(self, name, event, environment)
         finally:
             PRINCIPAL.reset(principal)
             _CLOUD.reset(cloud)

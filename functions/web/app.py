@@ -67,8 +67,10 @@ def local_learners() -> list[dict[str, str]]:
 
 def sign_in_config() -> dict[str, Any]:
     """`local` under the local runtime (the page mints the stand-in token slea_local.http reads),
-    else the identity provider's OAuth endpoints and app client from template.yaml's parameters."""
-    if os.environ.get("SLEA_LOCAL_RUNTIME"):
+    else the identity provider's OAuth endpoints and app client from template.yaml's parameters.
+    The local runtime with signed tokens has the user pool's hosted sign-in at its own address
+    (SLEA_LOCAL_HOSTED_SIGN_IN, with the OAUTH_* URLs pointing there): the pages use OAuth too."""
+    if os.environ.get("SLEA_LOCAL_RUNTIME") and not os.environ.get("SLEA_LOCAL_HOSTED_SIGN_IN"):
         learners = local_learners()
         return {"mode": "local", "learners": learners} if learners else {"mode": "local"}
     return {

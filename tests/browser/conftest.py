@@ -1,6 +1,10 @@
 """The web app in a real browser: Debian's headless chromium (never a browser build of
 Playwright's own) driven by Playwright, against the local server (template.yaml's HTTP API over
-moto) in a thread on a free port. Screenshots go to build/screenshots/ (gitignored)."""
+moto) in a thread on a free port. Screenshots go to build/screenshots/ (gitignored).
+
+`server` is the development mode (the page's own sign-in, unsigned tokens); `signed_server` the
+mode of AWS (tokens of the local user pool, through its hosted sign-in): tests of who may see
+what run there (tests/browser/pool_signin.py signs in)."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +28,25 @@ def server(step_functions: Any) -> Iterator[str]:
             yield url
     finally:
         step_functions.wait_for_running()
+
+
+@pytest.fixture
+def signed_server(step_functions: Any) -> Iterator[str]:
+    """The app's URL with signed tokens, as in AWS: the API takes only tokens the local user pool
+    signed, and the pages sign in through the pool's hosted sign-in (slea_local/hosted_signin.py)."""
+    try:
+        with serve_in_background(step_functions.runtime, signed_tokens=True) as url:
+            yield url
+    finally:
+        step_functions.wait_for_running()
+
+
+@pytest.fixture
+def pool(step_functions: Any) -> Any:
+    """The local user pool of this test's stack (users, groups, the tokens it signs)."""
+    from slea_local.identity import LocalUserPool
+
+    return LocalUserPool(step_functions.runtime.cloud)
 
 
 @pytest.fixture(scope="session")

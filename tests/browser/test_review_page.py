@@ -1,13 +1,17 @@
 """The reviewer's page in headless chromium: filters, cursor paging, bulk accept, the
 review record with reviewers' names, long answers collapsed, bidirectional controls shown and not
 applied, keyboard shortcuts, and accessible names unique per entry. Screenshots (laptop and
-phone) go to build/screenshots/ and /tmp/shots-review/."""
+phone) go to build/screenshots/ and /tmp/shots-review/.
+
+On the server with signed tokens, as in AWS: the reviewer is a member of the local user pool's
+`reviewers` group and the desk calls the API with the pool's token."""
 
 from typing import Any
 
 import boto3
 
 from tests.browser.conftest import PHONE, screenshot
+from tests.browser.pool_signin import reviewer_token, sign_in_with_token
 from tests.integration.test_review_queue_views import RLO, seed_queue
 
 LAPTOP = {"width": 1366, "height": 850}
@@ -18,10 +22,9 @@ def _shot(page: Any, name: str) -> None:
     screenshot(page, f"{name}-full")
 
 
-def _sign_in(page: Any, url: str, name: str = "Rita") -> None:
-    page.goto(f"{url}/review")
-    page.fill("#signin-name", name)
-    page.get_by_role("button", name="Sign in").click()
+def _sign_in(page: Any, url: str, pool: Any, name: str | None = None) -> None:
+    """A reviewer of the local user pool (group `reviewers`), signed in with the pool's token."""
+    sign_in_with_token(page, url, reviewer_token(pool, name), path="/review")
     page.wait_for_selector("#queue", state="visible")
 
 
@@ -40,10 +43,10 @@ def _mixed_queue(cloud: Any, attempts: int = 56) -> list[dict[str, Any]]:
     return seed_queue(cloud, specs)
 
 
-def test_a_reviewer_filters_pages_with_the_cursor_and_accepts_in_bulk(server, new_page, step_functions):
+def test_a_reviewer_filters_pages_with_the_cursor_and_accepts_in_bulk(signed_server, pool, new_page, step_functions):
     made = _mixed_queue(step_functions.runtime.cloud)
     page = new_page(LAPTOP)
-    _sign_in(page, server)
+    _sign_in(page, signed_server, pool)
     page.wait_for_selector("#entries article")
     assert len(_shown(page)) == 50  # one page
     with page.expect_response(lambda response: "cursor=" in response.url):
@@ -102,7 +105,7 @@ def test_a_reviewer_filters_pages_with_the_cursor_and_accepts_in_bulk(server, ne
     assert not set(_shown(page)) & set(wanted)
 
 
-def test_the_review_record_shows_reviewers_by_name(server, new_page, step_functions):
+def test_the_review_record_shows_reviewers_by_name(signed_server, pool, new_page, step_functions):
     cloud = step_functions.runtime.cloud
     seed_queue(cloud, [{"kind": "attempt"}, {"kind": "question"}])
     boto3.resource("dynamodb").Table(cloud.table_name("ReviewAuditTable")).put_item(
@@ -121,7 +124,7 @@ def test_the_review_record_shows_reviewers_by_name(server, new_page, step_functi
         }
     )
     page = new_page(LAPTOP)
-    _sign_in(page, server, "Rita Park")
+    _sign_in(page, signed_server, pool, "Rita Park")
     question = page.locator('article[data-entry="rq-001"]')
     question.locator(".history-box summary").click()
     question.locator(".review-history li.audit").wait_for()
@@ -144,7 +147,9 @@ def test_the_review_record_shows_reviewers_by_name(server, new_page, step_functi
     _shot(page, "review-recent-laptop")
 
 
-def test_long_answers_are_collapsed_and_bidirectional_controls_are_shown_not_applied(server, new_page, step_functions):
+def test_long_answers_are_collapsed_and_bidirectional_controls_are_shown_not_applied(
+    signed_server, pool, new_page, step_functions
+):
     long_answer = "Retrieval first. " * 229  # 3,893 characters (the listing keeps 4,000)
     seed_queue(
         step_functions.runtime.cloud,
@@ -156,7 +161,7 @@ def test_long_answers_are_collapsed_and_bidirectional_controls_are_shown_not_app
     )
     for viewport, suffix in ((LAPTOP, "laptop"), (PHONE, "phone")):
         page = new_page(viewport)
-        _sign_in(page, server)
+        _sign_in(page, signed_server, pool)
         long_entry = page.locator('article[data-entry="ra-000"]')
         details = long_entry.locator("details.long")
         assert details.get_attribute("open") is None
@@ -197,10 +202,12 @@ def test_long_answers_are_collapsed_and_bidirectional_controls_are_shown_not_app
             _shot(page, "review-long-answer-open-laptop")
 
 
-def test_keyboard_shortcuts_accept_override_and_move_but_not_inside_text_boxes(server, new_page, step_functions):
+def test_keyboard_shortcuts_accept_override_and_move_but_not_inside_text_boxes(
+    signed_server, pool, new_page, step_functions
+):
     seed_queue(step_functions.runtime.cloud, [{"kind": "attempt"} for _ in range(4)])
     page = new_page(LAPTOP)
-    _sign_in(page, server)
+    _sign_in(page, signed_server, pool)
     page.wait_for_selector("#entries article")
     page.locator("#queue h2").focus()
     focused = "document.activeElement.closest('article') && document.activeElement.closest('article').dataset.entry"
@@ -248,13 +255,13 @@ def test_keyboard_shortcuts_accept_override_and_move_but_not_inside_text_boxes(s
     assert "select it for bulk accept" in page.locator(".shortcuts").text_content()  # now a list of keys
 
 
-def test_every_control_in_the_queue_has_a_unique_accessible_name(server, new_page, step_functions):
+def test_every_control_in_the_queue_has_a_unique_accessible_name(signed_server, pool, new_page, step_functions):
     seed_queue(
         step_functions.runtime.cloud,
         [{"kind": "attempt"}, {"kind": "attempt"}, {"kind": "question"}, {"kind": "question", "reason": "misfit"}],
     )
     page = new_page(PHONE)
-    _sign_in(page, server)
+    _sign_in(page, signed_server, pool)
     page.wait_for_selector("#entries article")
     for edit in page.get_by_role("button", name="Edit").all():
         edit.click()  # the edit forms' controls too

@@ -10,6 +10,7 @@ import boto3
 
 from slea_local.http import HttpApiAdapter, call
 from tests.browser.conftest import PHONE, screenshot
+from tests.browser.pool_signin import sign_in_with_token
 from tests.integration.test_api import answer_key
 
 LEARNER = "0f4b2d9e-6a71-4c3e-9d55-2b8f3c1e7a10"
@@ -253,13 +254,11 @@ def test_a_long_review_queue_is_read_a_page_at_a_time(server, new_page, step_fun
     assert shown == [item["question_id"] for item in stored]  # oldest first, each once
 
 
-def test_a_learner_is_refused_the_review_routes_and_the_page_says_so(server, new_page):
+def test_a_learner_is_refused_the_review_routes_and_the_page_says_so(signed_server, pool, new_page):
+    """As in AWS: a learner of the local user pool (in no group), with the pool's token."""
     page = new_page()
-    page.goto(f"{server}/review")
-    page.fill("#signin-name", "Lee")
-    page.uncheck("#signin-reviewer")
     with page.expect_response(lambda response: "/review/queue" in response.url) as refused:
-        page.get_by_role("button", name="Sign in").click()
+        sign_in_with_token(page, signed_server, pool.user().access_token, path="/review")
     assert refused.value.status == 403
     assert refused.value.json()["error_code"] == "FORBIDDEN"
     page.wait_for_selector("#forbidden", state="visible")

@@ -112,6 +112,29 @@ def test_sign_in_is_local_under_the_local_runtime(web, monkeypatch):
     assert json.loads(_get(web, "/config.json")["body"]) == {"mode": "local"}
 
 
+def test_the_local_runtime_with_the_hosted_sign_in_gives_the_pages_oauth(web, monkeypatch):
+    """Signed tokens locally: the pool's hosted sign-in at the local server, the pool's client."""
+    settings = {
+        "SLEA_LOCAL_RUNTIME": "1",
+        "SLEA_LOCAL_HOSTED_SIGN_IN": "1",
+        "OAUTH_AUTHORIZE_URL": "http://127.0.0.1:8123/oauth2/authorize",
+        "OAUTH_TOKEN_URL": "http://127.0.0.1:8123/oauth2/token",
+        "OAUTH_CLIENT_ID": "local-client",
+        "OAUTH_SCOPE": "openid profile",
+    }
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    assert json.loads(_get(web, "/config.json")["body"]) == {
+        "mode": "oauth",
+        "authorize_url": "http://127.0.0.1:8123/oauth2/authorize",
+        "token_url": "http://127.0.0.1:8123/oauth2/token",
+        "client_id": "local-client",
+        "scope": "openid profile",
+    }
+    # Same origin as the pages: the policy needs no other origin for the code exchange.
+    assert "connect-src 'self';" in _get(web, "/")["headers"]["content-security-policy"]
+
+
 def test_sign_in_in_aws_is_oauth_from_the_templates_parameters(web, monkeypatch):
     monkeypatch.delenv("SLEA_LOCAL_RUNTIME", raising=False)
     settings = {
