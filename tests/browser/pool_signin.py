@@ -27,18 +27,18 @@ def fill_sign_in_form(page: Any, email: str, password: str) -> None:
 
 def sign_in_with_token(page: Any, url: str, token: str, path: str = "/") -> None:
     """`token` where the page keeps the one its sign-in gave it (this tab's sessionStorage, as
-    finishOAuth stores the access token), then `path` opened signed in."""
+    finishOAuth stores the ID token), then `path` opened signed in."""
     page.goto(f"{url}/config.json")  # the origin, without running the page's sign-in
     page.evaluate("([key, token]) => sessionStorage.setItem(key, token)", [TOKEN_KEY, token])
     page.goto(f"{url}{path}")
 
 
 def reviewer_token(pool: LocalUserPool, name: str | None = None) -> str:
-    """The access token of a new member of the pool's reviewers group; with `name`, one that also
+    """The ID token of a new member of the pool's reviewers group; with `name`, one that also
     carries the person's name (Cognito adds claims so through a pre-token-generation trigger),
     so that what the desk records shows it."""
     if name is None:
-        return pool.user([REVIEWER_GROUP]).access_token
+        return pool.user([REVIEWER_GROUP]).id_token
     email = f"{name.lower().replace(' ', '.')}@example.com"
     pool.create_user(email, [REVIEWER_GROUP])
-    return pool.signed(email, "access", **{"cognito:groups": [REVIEWER_GROUP], "name": name})
+    return pool.signed(email, "id", **{"cognito:groups": [REVIEWER_GROUP], "name": name})

@@ -38,15 +38,17 @@ def test_a_learner_signs_in_on_the_pools_page_practises_and_is_refused_the_revie
     assert page.get_by_label("E-mail").input_value() == LEARNER
     screenshot(page, "hosted-signin-wrong-password-phone")
 
-    # The right one: back on the learner page with the pool's access token, ready to practise.
+    # The right one: back on the learner page with the pool's ID token, named by their e-mail
+    # (an access token would name them by the pool's opaque user name), ready to practise.
     fill_sign_in_form(page, LEARNER, password)
     page.wait_for_selector("#start-form", state="visible")
     assert page.url.split("#")[0] == f"{signed_server}/"  # the code is off the address bar
     claims = _token_claims(page)
-    assert claims["token_use"] == "access"
+    assert claims["token_use"] == "id"
     assert claims["iss"] == pool.issuer
-    assert claims["client_id"] == pool.client_id
+    assert claims["aud"] == pool.client_id
     assert "cognito:groups" not in claims
+    assert page.inner_text("#who") == f"Signed in as {LEARNER}"
     with page.expect_response(lambda response: response.url.endswith("/rounds")) as started:
         start_round(page, 3)
     assert started.value.ok
@@ -71,6 +73,7 @@ def test_a_reviewer_signs_in_on_the_pools_page_and_the_queue_loads(signed_server
     assert page.url.split("#")[0] == f"{signed_server}/review"
     assert page.is_hidden("#forbidden")
     assert _token_claims(page)["cognito:groups"] == [REVIEWER_GROUP]
+    assert page.inner_text("#who") == f"Signed in as {REVIEWER}"
     screenshot(page, "hosted-signin-reviewer-queue")
 
     # Signing out forgets the token: the page asks to sign in again.

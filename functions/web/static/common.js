@@ -130,7 +130,9 @@ const Slea = (() => {
     });
     if (!response.ok) throw new Error(say("signin.failed", {}, "Sign-in failed at the identity provider; please try again."));
     const tokens = await response.json();
-    sessionStorage.setItem(TOKEN_KEY, tokens.access_token || tokens.id_token);
+    // The ID token: the API's authorizer accepts it (its audience is this client) and it names
+    // the person (e-mail, name), where Cognito's access token carries only an opaque user name.
+    sessionStorage.setItem(TOKEN_KEY, tokens.id_token || tokens.access_token);
   }
 
   function signOut() {

@@ -12,8 +12,8 @@ _SPACES = re.compile(r"\s+")
 
 def display_name(claims: Mapping[str, Any] | None, subject: str) -> str:
     """The name to record with a reviewer's action or a learner's session: the token's `name`,
-    else its `email`, else its user name (a Cognito access token, which the web app sends, carries
-    only `username`), else the subject. Control and format characters (bidirectional overrides
+    else its `email` (a Cognito ID token, which the web app sends, carries it), else its user name
+    (an access token carries only `username`), else the subject. Control and format characters (bidirectional overrides
     among them) are dropped and the name bounded, so a claim cannot reorder or flood what other
     people read."""
     for claim in ("name", "email", "cognito:username", "username"):
