@@ -1,6 +1,8 @@
 """Shared fixtures: a local AWS built from template.yaml (moto), the demo seed, the functions of
 template.yaml invoked in-process, and fault injection. No test reaches the network."""
 
+import base64
+import binascii
 import json
 import socket
 from collections.abc import Iterator
@@ -104,13 +106,16 @@ def user_pool(step_functions: Any) -> Any:
 
 def _pool_signed(user_pool: Any) -> Any:
     """token -> the token the test meant, signed by the local pool: a subject, or an unsigned JWT's
-    claims, becomes a pool-signed token with the same claims (one per claims, kept); a token the
-    development mode would refuse (none, a malformed one) is passed on as it is."""
+    claims (`alg: none`), becomes a pool-signed token with the same claims (one per claims, kept);
+    a signed token (the pool's, or a forgery) and one the development mode would refuse (none, a
+    malformed one) are passed on as they are."""
     from slea_local.http import claims_from
 
     signed: dict[str, str] = {}
 
     def sign(token: str | None) -> str | None:
+        if token is not None and token.count(".") == 2 and _jwt_algorithm(token) != "none":
+            return token
         claims = claims_from(f"Bearer {token}") if token is not None else None
         if not claims:
             return token
@@ -120,6 +125,16 @@ def _pool_signed(user_pool: Any) -> Any:
         return signed[key]
 
     return sign
+
+
+def _jwt_algorithm(token: str) -> Any:
+    """The `alg` of a JWT's header (None when it is not readable as one)."""
+    header = token.split(".", maxsplit=1)[0]
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+    except (binascii.Error, ValueError):
+        return None
+    return decoded.get("alg") if isinstance(decoded, dict) else None
 
 
 @pytest.fixture
