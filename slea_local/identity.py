@@ -180,13 +180,16 @@ class LocalUserPool:
         if not self._stand_in:
             self.create_user(stand_in)
             self._stand_in = True
-        return self.signed(stand_in, use, **claims)
+        return self._sign(stand_in, use, 3600, claims)  # claims may name a `username` too
 
     def signed(self, username: str, use: str = "access", expires_in: int = 3600, **claims: Any) -> str:
         """A token the pool itself signs for `username` (with its key and issuer), with `claims`
         added or changed: what a pool would issue, e.g. an expired one or one with other scopes."""
+        return self._sign(username, use, expires_in, claims)
+
+    def _sign(self, username: str, use: str, expires_in: int, claims: Mapping[str, Any]) -> str:
         from moto.cognitoidp.models import cognitoidp_backends
 
         pool = cognitoidp_backends[ACCOUNT][REGION].user_pools[self.pool_id]
-        token, _ = pool.create_jwt(self.client_id, username, use, expires_in=expires_in, extra_data=claims)
+        token, _ = pool.create_jwt(self.client_id, username, use, expires_in=expires_in, extra_data=dict(claims))
         return str(token)

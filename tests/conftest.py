@@ -1,6 +1,8 @@
 """Shared fixtures: a local AWS built from template.yaml (moto), the demo seed, the functions of
 template.yaml invoked in-process, and fault injection. No test reaches the network."""
 
+import base64
+import binascii
 import json
 import socket
 from collections.abc import Iterator
@@ -94,20 +96,83 @@ def http(step_functions: Any) -> Any:
 
 
 @pytest.fixture
-def signed_http(step_functions: Any) -> Any:
+def user_pool(step_functions: Any) -> Any:
+    """The stack's own user pool in the local cloud (slea_local.identity.LocalUserPool): one for a
+    test, shared by `signed_http` and `signed_mcp` (its stand-in user is created once)."""
+    from slea_local.identity import LocalUserPool
+
+    return LocalUserPool(step_functions.runtime.cloud)
+
+
+def _pool_signed(user_pool: Any) -> Any:
+    """token -> the token the test meant, signed by the local pool: a subject, or an unsigned JWT's
+    claims (`alg: none`), becomes a pool-signed token with the same claims (one per claims, kept);
+    a signed token (the pool's, or a forgery) and one the development mode would refuse (none, a
+    malformed one) are passed on as they are."""
+    from slea_local.http import claims_from
+
+    signed: dict[str, str] = {}
+
+    def sign(token: str | None) -> str | None:
+        if token is not None and token.count(".") == 2 and _jwt_algorithm(token) != "none":
+            return token
+        claims = claims_from(f"Bearer {token}") if token is not None else None
+        if not claims:
+            return token
+        key = json.dumps(claims, sort_keys=True)
+        if key not in signed:
+            signed[key] = user_pool.token_for(claims)
+        return signed[key]
+
+    return sign
+
+
+def _jwt_algorithm(token: str) -> Any:
+    """The `alg` of a JWT's header (None when it is not readable as one)."""
+    header = token.split(".", maxsplit=1)[0]
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+    except (binascii.Error, ValueError):
+        return None
+    return decoded.get("alg") if isinstance(decoded, dict) else None
+
+
+@pytest.fixture
+def signed_http(step_functions: Any, user_pool: Any) -> Any:
     """`http` through the signed-token path (API Gateway's checks, slea_local/identity.py): each
     token a test passes (a subject, or an unsigned JWT's claims) is signed by the local user pool
     with the same claims first; one the development mode would refuse is sent as it is. A test
-    file of authorisation overrides `http` with it."""
-    from slea_local.http import HttpApiAdapter, call, claims_from
-    from slea_local.identity import LocalUserPool
+    file of authorisation overrides `http` with it (tests/architecture/test_signed_authorisation.py
+    keeps it so)."""
+    from slea_local.http import HttpApiAdapter, call
 
     adapter = HttpApiAdapter(step_functions.runtime, signed_tokens=True)
-    pool = LocalUserPool(step_functions.runtime.cloud)
+    sign = _pool_signed(user_pool)
 
     def request(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        claims = claims_from(f"Bearer {token}") if token is not None else None
-        return call(adapter, method, path, body, pool.token_for(claims) if claims else token)
+        return call(adapter, method, path, body, sign(token))
+
+    return request
+
+
+# What an MCP client sends with each POST /mcp (the streamable HTTP transport's headers).
+MCP_HEADERS = {"HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": "2025-06-18"}
+
+
+@pytest.fixture
+def signed_mcp(step_functions: Any, user_pool: Any) -> Any:
+    """mcp(message, token=None) -> (status, headers, json): one JSON-RPC message to POST /mcp of
+    the signed-token path, as an MCP client sends it; tokens as `signed_http` takes them."""
+    from slea_local.http import HttpApiAdapter, call
+
+    adapter = HttpApiAdapter(step_functions.runtime, signed_tokens=True)
+    sign = _pool_signed(user_pool)
+
+    def as_a_client(environ: dict[str, Any], start_response: Any) -> Any:
+        return adapter({**environ, **MCP_HEADERS}, start_response)
+
+    def request(message: dict[str, Any], token: str | None = None) -> Any:
+        return call(as_a_client, "POST", "/mcp", message, sign(token))  # type: ignore[arg-type]
 
     return request
 

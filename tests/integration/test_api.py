@@ -317,10 +317,8 @@ def test_storage_outage_is_a_503_in_the_error_shape(http, step_functions, faults
         ('{"category": ', 422, "VALIDATION_ERROR"),
     ],
 )
-def test_bodies_no_route_could_read_are_refused_without_a_5xx(step_functions, body, status, code):
-    from slea_local.http import HttpApiAdapter, call
-
-    answered, _, error = call(HttpApiAdapter(step_functions.runtime), "POST", "/sessions/s1/rounds", body, ALICE)
+def test_bodies_no_route_could_read_are_refused_without_a_5xx(http, body, status, code):
+    answered, _, error = http("POST", "/sessions/s1/rounds", body, ALICE)
     assert (answered, error["error_code"]) == (status, code)
     assert error["error"].startswith("body: ")
 

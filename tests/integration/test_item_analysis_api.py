@@ -12,6 +12,13 @@ from tests.integration.test_api import ALICE
 from tests.integration.test_review_api import REVIEWER, token
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def _item(question_id, category, item_type, label, b, flags=(), language="en", **extra):
     calibration = {
         "b": Decimal(str(b)),

@@ -27,6 +27,13 @@ PRIOR_SD = math.sqrt(0.5)  # a profile prior's SD: the population's 1 less the s
 NO_SURVEY_PRIOR = (0.0, 1.0)
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def hand_eap(mean, sd, responses):
     """EAP and posterior SD on the grid: normal prior times P^r (1-P)^(1-r) per response (b, floor,
     r[, b_se]), P averaged over the item's b ~ N(b, b_se^2) by the probit approximation (b_se: the

@@ -11,6 +11,13 @@ from tests.security.test_key_leaks import DEMO_USER, KOREAN_USER, answer, saved_
 pytestmark = pytest.mark.usefixtures("unlimited_rates")
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def two_sessions(http, step_functions):
     """Two sessions of the demo learner, two answers each (the first session's answered first)."""
     runtime = step_functions.runtime

@@ -25,7 +25,6 @@ from tests.integration.test_save_generated_question import question
 
 DAVE = "3d6f0a1b-8c2e-4f7a-9b5d-1e2f3a4b5c6d"  # an author
 AUTHOR_CLAIMS = {"sub": DAVE, "cognito:groups": ["authors"]}
-AUTHOR_TOKEN = token(DAVE, **{"cognito:groups": ["authors"]})
 
 
 def _run(async_function: Any) -> Any:
@@ -90,6 +89,39 @@ def call(step_functions: Any) -> Any:
 def author_call(step_functions: Any) -> Any:
     """call() as DAVE, in the authors group."""
     return lambda tool, arguments: in_memory_call(step_functions.runtime, tool, arguments, DAVE, ("authors",))
+
+
+def signed_tool_call(
+    mcp: Any, tool: str, arguments: dict[str, Any], user: str = ALICE, groups: tuple[str, ...] = ()
+) -> tuple[bool, Any]:
+    """One tools/call as `user` in `groups` through POST /mcp on the signed-token path (`mcp`: the
+    `signed_mcp` fixture; the local user pool signs the token, API Gateway's checks pass it, the
+    role comes from its groups): (is_error, data), as in_memory_call answers."""
+    claims = {"cognito:groups": list(groups)} if groups else {}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    status, _, answer = mcp(message, token(user, **claims))
+    assert status == 200, answer
+    result = answer["result"]
+    return bool(result.get("isError")), json.loads(result["content"][0]["text"])
+
+
+@pytest.fixture
+def signed_call(signed_mcp: Any) -> Any:
+    """call() with a token of the local user pool, over POST /mcp: for the checks of who may call."""
+    return functools.partial(signed_tool_call, signed_mcp)
+
+
+@pytest.fixture
+def signed_author_call(signed_mcp: Any) -> Any:
+    """signed_call() as DAVE, in the authors group."""
+    return lambda tool, arguments: signed_tool_call(signed_mcp, tool, arguments, DAVE, ("authors",))
+
+
+@pytest.fixture
+def http(signed_http: Any) -> Any:
+    """The HTTP API of this file's tests through the signed-token path (the local user pool signs
+    each token): the sessions its refusals are about are made by the owners' own tokens."""
+    return signed_http
 
 
 def _session_of(http: Any, user: str) -> str:
@@ -186,7 +218,8 @@ def test_an_unknown_tool_is_a_tool_error(call):
     assert error["error_code"] == "UNKNOWN_TOOL"
 
 
-def test_a_learner_reads_only_their_own_profile(call):
+def test_a_learner_reads_only_their_own_profile(signed_call):
+    call = signed_call
     is_error, profile = call("get_user_profile", {"user_id": ALICE})
     assert not is_error
     assert profile["user_id"] == ALICE
@@ -195,7 +228,8 @@ def test_a_learner_reads_only_their_own_profile(call):
     assert error["error_code"] == "FORBIDDEN"
 
 
-def test_another_learners_session_is_refused_by_every_session_tool(call, http):
+def test_another_learners_session_is_refused_by_every_session_tool(signed_call, http):
+    call = signed_call
     bobs = _session_of(http, BOB)
     refused = [
         call("get_round", {"session_id": bobs}),
@@ -277,7 +311,8 @@ def test_a_learner_completes_a_placement_test_over_mcp(call, http, step_function
     assert (status, same) == (200, step)
 
 
-def test_another_learners_placement_is_refused_over_mcp(call, http, step_functions):
+def test_another_learners_placement_is_refused_over_mcp(signed_call, http, step_functions):
+    call = signed_call
     status, _, created = http("POST", "/sessions", {"purpose": "placement", "category": "technical"}, BOB)
     assert status == 201, created
     is_error, error = call("next_placement_question", {"session_id": created["session_id"]})
@@ -327,15 +362,18 @@ def _stored(cloud: Any, question_id: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- over HTTP, as an agent would
 @pytest.fixture
 def local_server(step_functions: Any) -> Iterator[str]:
-    """`python -m slea_local serve`'s app on an ephemeral 127.0.0.1 port."""
-    with serve_in_background(step_functions.runtime) as url:
+    """`python -m slea_local serve --signed-tokens`'s app on an ephemeral 127.0.0.1 port: only
+    tokens the local user pool signed pass."""
+    with serve_in_background(step_functions.runtime, signed_tokens=True) as url:
         yield f"{url}/mcp"
 
 
-def test_the_official_client_over_streamable_http_with_a_bearer_token(local_server):
+def test_the_official_client_over_streamable_http_with_a_bearer_token(local_server, user_pool):
+    author = user_pool.token_for(AUTHOR_CLAIMS)
+
     async def run() -> Any:
         async with (
-            httpx2.AsyncClient(headers={"Authorization": f"Bearer {AUTHOR_TOKEN}"}, timeout=30) as http_client,
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {author}"}, timeout=30) as http_client,
             Client(_transport(local_server, http_client)) as client,
         ):
             tools = (await client.list_tools()).tools

@@ -8,6 +8,13 @@ LEARNER = "0f8fad5b-d9cb-469f-a165-70867728950e"  # no survey: the population's 
 OTHER = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def key_of(runtime, question_id):
     table = boto3.resource("dynamodb").Table(runtime.cloud.table_name("QuestionsTable"))
     schema = table.get_item(Key={"question_id": question_id})["Item"]["answer_schema"]

@@ -16,6 +16,13 @@ LEARNER = "5d7c1e2a-3b4f-4a6d-8e9f-0a1b2c3d4e5f"
 RLO = "\u202e"
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def _table(cloud: Any, logical_id: str) -> Any:
     return boto3.resource("dynamodb").Table(cloud.table_name(logical_id))
 
@@ -243,6 +250,17 @@ def _reviewer_token(**claims: Any) -> str:
     return token(CAROL, **{"cognito:groups": ["reviewers"], **claims})
 
 
+def _pool_token(user_pool: Any, **claims: Any) -> str:
+    """The token the local user pool gives the reviewer CAROL with `claims`: an ID token when they
+    give a name or an email (a pool ID token always carries the user's email), else an access
+    token (no name, no email; its username is the subject, as in a pool whose usernames are
+    emails, like this stack's)."""
+    reviewer = {"sub": CAROL, "cognito:groups": ["reviewers"]}
+    if "name" in claims or "email" in claims:
+        return str(user_pool.token_for({**reviewer, **claims}))
+    return str(user_pool.token_for({**reviewer, "username": CAROL, **claims}, use="access"))
+
+
 @pytest.mark.parametrize(
     ("claims", "shown"),
     [
@@ -256,9 +274,11 @@ def _reviewer_token(**claims: Any) -> str:
         ({"name": "n" * 500}, "n" * 128),
     ],
 )
-def test_the_reviewers_name_is_recorded_with_the_action_and_in_the_audit(http, step_functions, claims, shown):
+def test_the_reviewers_name_is_recorded_with_the_action_and_in_the_audit(
+    http, user_pool, step_functions, claims, shown
+):
     seed_queue(step_functions.runtime.cloud, [{"kind": "attempt"}, {"kind": "question"}])
-    reviewer = _reviewer_token(**claims)
+    reviewer = _pool_token(user_pool, **claims)
     status, _, done = http("POST", "/review/attempts/ra-000", {"action": "accept"}, reviewer)
     assert status == 200, done
     assert (done["reviewed_by"], done["reviewed_by_name"]) == (CAROL, shown)

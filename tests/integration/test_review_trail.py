@@ -30,6 +30,13 @@ COLLUDER = token(MALLORY, **{"cognito:groups": ["reviewers"]})
 NEW_LEARNERS = [f"9a8b7c6d-0000-4000-8000-00000000000{n}" for n in range(6)]
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def table(cloud, logical_id):
     return boto3.resource("dynamodb").Table(cloud.table_name(logical_id))
 

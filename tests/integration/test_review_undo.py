@@ -38,6 +38,13 @@ from tests.integration.test_review_trail import COLLUDER, MALLORY
 THIRD = token("7c6b5a49-3827-4615-9504-a3b2c1d0e9f8", **{"cognito:groups": ["reviewers"]})
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def theta(http):
     return http("GET", "/sessions/s1/summary", None, ALICE)[2]["ability"]["theta"]
 

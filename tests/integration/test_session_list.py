@@ -10,6 +10,13 @@ KOREAN = "576f24fe-bc2d-4d30-aed1-51a1dd76449c"  # a seeded learner whose profil
 NEWCOMER = "7c9e6679-7425-40de-944b-e07fc1f90ae7"  # no profile
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def wait_for_questions(http, session, user, count):
     for _ in range(300):
         status, _, body = http("GET", f"/sessions/{session}/questions", None, user)

@@ -16,6 +16,13 @@ SKIPPER = "7e4f5061-8293-4dae-bfc0-3b4c5d6e7f80"
 OTHER = "8f506172-93a4-4ebf-80d1-4c5d6e7f8091"
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
+    return signed_http
+
+
 def sessions_table(cloud):
     return boto3.resource("dynamodb").Table(cloud.table_name("SessionsTable"))
 

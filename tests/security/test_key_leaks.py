@@ -26,6 +26,13 @@ LABEL = re.compile(r"^\(?[A-Za-z][).:]\s*")
 pytestmark = pytest.mark.usefixtures("unlimited_rates")
 
 
+@pytest.fixture
+def http(signed_http):
+    """The learner's requests through the signed-token path: the local user pool signs each token,
+    so what a learner is shown is what their own verified subject may see."""
+    return signed_http
+
+
 # ---------------------------------------------------------------- the attacker's reading
 def normalised(text):
     return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())

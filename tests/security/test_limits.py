@@ -31,6 +31,13 @@ from tests.integration.test_save_generated_question import question
 KB300 = 300_000
 
 
+@pytest.fixture
+def http(signed_http):
+    """Every request of this file through the signed-token path: the local user pool signs each
+    token, so a budget is the verified subject's and the reviewer's role comes from its groups."""
+    return signed_http
+
+
 def table(cloud, logical_id):
     return boto3.resource("dynamodb").Table(cloud.table_name(logical_id))
 
@@ -389,19 +396,18 @@ def test_a_flood_of_mixed_requests_from_one_learner_is_refused_after_its_burst(h
     assert http("GET", "/sessions", None, BOB)[0] == 200  # Bob's budget is his own
 
 
-def test_mcp_requests_spend_the_same_budget_as_the_http_api(http, step_functions, monkeypatch):
+def test_mcp_requests_spend_the_same_budget_as_the_http_api(http, signed_mcp, monkeypatch):
     from slea.security import rate_limits
-    from tests.integration.test_mcp import _event
 
     small = rate_limits.Limit(burst=3, interval_seconds=3600)
     generous = rate_limits.Limit(burst=1_000, interval_seconds=0.001)
     monkeypatch.setattr(rate_limits, "limit", lambda action: small if action == "request" else generous)
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     assert [http("GET", "/sessions", None, ALICE)[0] for _ in range(2)] == [200, 200]
-    assert step_functions.runtime.invoke("McpFunction", _event(listing))["statusCode"] == 200  # the third
-    refused = step_functions.runtime.invoke("McpFunction", _event(listing))
-    assert refused["statusCode"] == 429, refused
-    assert int(refused["headers"]["Retry-After"]) >= 1
+    assert signed_mcp(listing, ALICE)[0] == 200  # the third
+    status, headers, refused = signed_mcp(listing, ALICE)
+    assert status == 429, refused
+    assert int(headers["Retry-After"]) >= 1
     assert http("GET", "/sessions", None, ALICE)[0] == 429
 
 

@@ -1,20 +1,14 @@
 """Least privilege for agents and the MCP endpoint's bounds, tried as a hostile learner's
-agent would: through the MCP server (the SDK's in-memory client, the Lambda handler as API Gateway
-invokes it, the official HTTP client through the local server, and `python -m slea_local serve`
-itself) and the HTTP API.
+agent would: through POST /mcp (JSON-RPC as a client sends it, and the official HTTP client
+through the local server) and the HTTP API, every request with a token the local user pool
+signed and checked as API Gateway's authorizer checks it, roles only from its groups.
 
 What was measured before: a learner's agent read the concept records items are written from
 (get_difficulty_keywords: 11 of 11 MC/TF keys), templates with their keys, and saved self-keyed
 items into its own graded round (round score 0 -> 77); a look-alike group ("reviewers,x") counted
-as the group; `GET /mcp` with `Accept: text/event-stream` never returned, and the local server
-stopped answering every route."""
+as the group. (`GET /mcp` answering at once is in tests/security/test_local_server.py.)"""
 
-import functools
 import json
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,9 +16,7 @@ import httpx2
 import pytest
 from mcp import Client
 
-from slea_local import REPO_ROOT
 from slea_local.http import serve_in_background
-from slea_local.identity import LocalUserPool
 from tests.integration.test_api import ALICE, BOB, own, start, wait_for_questions
 from tests.integration.test_api import sessions_table as _sessions_table  # noqa: F401 - autouse fixture
 from tests.integration.test_mcp import (
@@ -32,10 +24,9 @@ from tests.integration.test_mcp import (
     DAVE,
     LEARNER_TOOLS,
     LIST,
-    _event,
     _run,
     _transport,
-    in_memory_call,
+    signed_tool_call,
 )
 from tests.integration.test_review_api import REVIEWER, token
 from tests.integration.test_save_generated_question import question
@@ -44,14 +35,21 @@ ROUND_AT = "1_2026-11-23T10:00:00Z"
 
 
 @pytest.fixture
-def call(step_functions: Any) -> Any:
-    """call(tool, arguments, user=ALICE, groups=()): one tools/call of a learner's agent (in-memory)."""
-    return functools.partial(in_memory_call, step_functions.runtime)
+def http(signed_http: Any) -> Any:
+    """The HTTP API through the signed-token path: the local user pool signs each token."""
+    return signed_http
 
 
 @pytest.fixture
-def author_call(step_functions: Any) -> Any:
-    return lambda tool, arguments: in_memory_call(step_functions.runtime, tool, arguments, DAVE, ("authors",))
+def call(signed_mcp: Any) -> Any:
+    """call(tool, arguments, user=ALICE, groups=()): one tools/call of a learner's agent, through
+    POST /mcp with a token the local user pool signed."""
+    return lambda tool, arguments, user=ALICE, groups=(): signed_tool_call(signed_mcp, tool, arguments, user, groups)
+
+
+@pytest.fixture
+def author_call(signed_mcp: Any) -> Any:
+    return lambda tool, arguments: signed_tool_call(signed_mcp, tool, arguments, DAVE, ("authors",))
 
 
 @pytest.fixture
@@ -100,10 +98,10 @@ def test_a_learners_agent_is_refused_each_authoring_tool_and_told_why(call, auth
     assert not is_error, served
 
 
-def test_over_http_a_learner_is_offered_no_authoring_tool_and_gets_no_concept_record(local_server, step_functions):
+def test_over_http_a_learner_is_offered_no_authoring_tool_and_gets_no_concept_record(local_server, user_pool):
     """The official client with a learner's bearer token, through the local server: tokens the
     local user pool signed, the roles only from their groups."""
-    pool = LocalUserPool(step_functions.runtime.cloud)
+    pool = user_pool
 
     async def session(bearer: str, calls: list[tuple[str, dict[str, Any]]]) -> Any:
         async with (
@@ -145,9 +143,10 @@ def test_over_http_a_learner_is_offered_no_authoring_tool_and_gets_no_concept_re
     ],
     ids=json.dumps,
 )
-def test_a_group_or_scope_that_only_looks_like_the_author_role_is_not_it(step_functions, claims):
-    answer = step_functions.runtime.invoke("McpFunction", _event(LIST, claims={"sub": ALICE, **claims}))
-    assert {tool["name"] for tool in json.loads(answer["body"])["result"]["tools"]} == LEARNER_TOOLS
+def test_a_group_or_scope_that_only_looks_like_the_author_role_is_not_it(signed_mcp, claims):
+    status, _, answer = signed_mcp(LIST, token(ALICE, **claims))  # the pool signs these claims
+    assert status == 200, answer
+    assert {tool["name"] for tool in answer["result"]["tools"]} == LEARNER_TOOLS
 
 
 @pytest.mark.parametrize("group", ["reviewers,x", "reviewersx", "xreviewers", "reviewers,authors"])
@@ -233,61 +232,3 @@ def test_a_learner_cannot_answer_another_users_item(call, http, step_functions):
         assert (is_error, error["error_code"]) == (True, code)
         assert http("POST", f"/sessions/{session}/answers", answer, ALICE)[2]["error_code"] == code
     assert http("GET", "/sessions/bobs/attempts", None, BOB)[2]["attempts"] == []
-
-
-# ---------------------------------------------------------------- GET /mcp answers at once
-@pytest.fixture
-def served() -> Iterator[str]:
-    """`python -m slea_local serve` (what `make serve` runs) on an ephemeral port, in a process of
-    its own: a request that hangs it cannot hang the tests."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "slea_local", "serve", "--port", "0"],
-        cwd=REPO_ROOT,
-        env={"PYTHONPATH": f"{REPO_ROOT / 'layers' / 'slea'}:{REPO_ROOT}", "PATH": "/usr/bin:/bin"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert server.stdout is not None
-    found: list[str] = []
-
-    def read() -> None:  # until the server says where it listens; then keep the pipe drained
-        assert server.stdout is not None
-        for line in server.stdout:
-            if line.startswith("slea-ssem on ") and not found:
-                found.append(line.split()[-1])
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        for _ in range(1200):
-            if found or server.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert found, "the local server did not start"
-        yield found[0]
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def test_get_and_delete_mcp_answer_405_at_once_and_the_server_keeps_serving(served):
-    bearer = {"Authorization": f"Bearer {ALICE}"}
-    for method in ("GET", "DELETE"):
-        started = time.monotonic()
-        response = httpx2.request(method, f"{served}/mcp", headers={**bearer, "Accept": "text/event-stream"}, timeout=5)
-        assert time.monotonic() - started < 5  # a hang guard, not a performance test
-        assert response.status_code == 405
-        assert response.headers["allow"] == "POST"
-    listed = httpx2.post(
-        f"{served}/mcp",
-        json=LIST,
-        headers={**bearer, "Accept": "application/json, text/event-stream"},
-        timeout=30,
-    )
-    assert listed.status_code == 200
-    assert {tool["name"] for tool in listed.json()["result"]["tools"]} == LEARNER_TOOLS
-    assert httpx2.post(f"{served}/sessions", headers=bearer, timeout=30).status_code == 201

@@ -19,7 +19,7 @@ import boto3
 import pytest
 from joserfc import jwk, jwt
 
-from slea.security.roles import REVIEWER_GROUP
+from slea.security.roles import AUTHOR_GROUP, REVIEWER_GROUP
 from slea_local.cloud import REGION, LocalCloud
 from slea_local.http import HttpApiAdapter, Route, call, http_api_routes, serve_in_background
 from slea_local.identity import JwtAuthorizer, LocalUserPool, PoolTokens, unverified_claims
@@ -209,10 +209,13 @@ def test_the_authorizer_is_the_templates(stack: Stack) -> None:
 # ---------------------------------------------------------------------------- over HTTP, and MCP
 
 
-def _post_mcp(url: str, token: str | None) -> tuple[int, dict[str, str], Any]:
+LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+
+
+def _post_mcp(url: str, token: str | None, message: dict[str, Any] = LIST_TOOLS) -> tuple[int, dict[str, str], Any]:
     request = urllib.request.Request(
         f"{url}/mcp",
-        data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode(),
+        data=json.dumps(message).encode(),
         headers={
             "content-type": "application/json",
             "accept": "application/json, text/event-stream",
@@ -241,6 +244,41 @@ def test_mcp_over_the_local_server_takes_pool_tokens_only(stack: Stack) -> None:
     # The development mode stays the default: there the bearer string is the subject.
     with serve_in_background(stack.runtime) as url:
         assert _post_mcp(url, stack.learner.subject)[0] == 200
+
+
+def _tools(url: str, token: str) -> set[str]:
+    status, _, listed = _post_mcp(url, token)
+    assert status == 200, listed
+    return {tool["name"] for tool in listed["result"]["tools"]}
+
+
+def _call_tool(url: str, token: str, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    status, _, answer = _post_mcp(url, token, message)
+    assert status == 200, answer
+    return bool(answer["result"].get("isError")), json.loads(answer["result"]["content"][0]["text"])
+
+
+def test_over_mcp_only_an_author_of_the_pool_reaches_the_authoring_tools(stack: Stack) -> None:
+    """Users of the pool signed in, their roles their groups there: a learner's and a reviewer's
+    tokens are offered no authoring tool and refused one by name; an author's are served."""
+    author = stack.pool.user([AUTHOR_GROUP])
+    authoring = {"search_question_templates", "get_difficulty_keywords", "save_generated_question"}
+    arguments = {"interests": ["AI"], "difficulty": 5, "category": "technical"}
+    with serve_in_background(stack.runtime, signed_tokens=True) as url:
+        for user in (stack.learner, stack.reviewer):
+            for token in (user.id_token, user.access_token):
+                assert not authoring & _tools(url, token)
+                is_error, refused = _call_tool(url, token, "search_question_templates", arguments)
+                assert (is_error, refused["error_code"]) == (True, "FORBIDDEN")
+        for token in (author.id_token, author.access_token):
+            assert authoring <= _tools(url, token)
+            is_error, served = _call_tool(url, token, "search_question_templates", arguments)
+            assert not is_error, served
+        # A learner's token with the authors' group written in, the pool's signature kept: 401.
+        forged = with_payload(stack.learner.id_token, **{"cognito:groups": [AUTHOR_GROUP]})
+        status, _, body = _post_mcp(url, forged)
+        assert (status, body) == (401, UNAUTHORIZED)
 
 
 def test_pool_tokens_are_what_the_pool_signed_in(stack: Stack) -> None:
