@@ -27,6 +27,7 @@ DEVELOPMENT_SERVERS = {"serve_in_background", "HttpApiAdapter", "local_server"}
 ALLOWED = {
     "tests/security/test_signed_tokens.py": "checks that the development mode stays the default of the local server",
     "tests/security/test_malformed_requests.py": "the development mode's own reading of a token's claims (never a 500)",
+    "tests/security/test_hosted_signin.py": "that the development mode keeps its local sign-in, with no hosted one",
 }
 
 
