@@ -3,7 +3,6 @@ its init (FIRST_CLIENTS): each function's sample event, run cold, creates exactl
 of them on boto3's default session (a client on a session of its own loads botocore's data again)."""
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import boto3
@@ -40,7 +39,7 @@ def _event(function: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def created(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str, Any]]]:
+def created(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, Any]]:
     """(service, the tool whose budget configured it, its botocore session) of every client made."""
     made: list[tuple[str, str, Any]] = []
     tools: list[str] = []
@@ -56,7 +55,7 @@ def created(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str, An
 
     monkeypatch.setattr(aws, "client_config", configured)
     monkeypatch.setattr(botocore.session.Session, "create_client", recorded)
-    yield made
+    return made
 
 
 @pytest.mark.parametrize("function", sorted(FIRST_CLIENTS))
@@ -71,7 +70,7 @@ def test_a_first_invocation_creates_the_clients_the_benchmark_times(
         for service, tool, _ in created
     ]
     assert as_listed == FIRST_CLIENTS[function]
-    default_session = boto3._get_default_session()._session  # noqa: SLF001 - the session boto3.client uses
+    default_session = boto3._get_default_session()._session  # the session boto3.client uses
     assert [session for _, _, session in created if session is not default_session] == []
 
 
@@ -81,8 +80,9 @@ def test_the_parameter_providers_read_through_boto3s_default_session(
     reset_warm_state()
     created.clear()
     secrets, ssm = aws.parameter_provider("secrets"), aws.parameter_provider("ssm")
-    assert aws.parameter_provider("secrets") is secrets  # made once per execution environment
-    default_session = boto3._get_default_session()._session  # noqa: SLF001
+    # Made once per execution environment (until Powertools' providers are forgotten).
+    assert (aws.parameter_provider("secrets"), aws.parameter_provider("ssm")) == (secrets, ssm)
+    default_session = boto3._get_default_session()._session
     assert [(service, session) for service, _, session in created] == [
         ("secretsmanager", default_session),
         ("ssm", default_session),
@@ -96,3 +96,17 @@ def test_the_parameter_providers_read_through_boto3s_default_session(
     assert parameters.get_secret("a-secret") == "second"
     boto3.client("ssm").put_parameter(Name="/a/key", Value="k", Type="SecureString")
     assert parameters.get_parameter("/a/key", decrypt=True) == "k"
+
+
+def test_the_gemini_key_is_read_through_the_default_sessions_ssm_provider(
+    cloud: Any, created: list[tuple[str, str, Any]]
+) -> None:
+    from slea.llm.gemini import _api_key
+    from slea.llm.model_settings import LLMSettings
+
+    reset_warm_state()
+    boto3.client("ssm").put_parameter(Name="/slea/gemini-api-key", Value="a-key", Type="SecureString")
+    created.clear()
+    assert _api_key(LLMSettings(api_key_parameter="/slea/gemini-api-key")) == "a-key"
+    default_session = boto3._get_default_session()._session
+    assert [(service, session) for service, _, session in created] == [("ssm", default_session)]
