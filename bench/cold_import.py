@@ -1,6 +1,12 @@
-"""Cold import of each handler module in a fresh interpreter, as a ratio to `import boto3` plus
-creating one client (what any Lambda function talking to DynamoDB pays anyway): the median over
-runs of each handler's time over a baseline measured just before it.
+"""Cold start of each handler in a fresh interpreter, as a ratio to `import boto3` plus creating
+one client (what any Lambda function talking to DynamoDB pays anyway): the median over runs of
+each handler's time over a baseline measured just before it.
+
+What is timed is the handler's init plus its first clients: the handler module's import, then
+the AWS clients its first invocation creates (FIRST_CLIENTS), made by the layer's own accessors
+(slea.platform.aws), with no network call. `--import-only` times the import alone, as this
+benchmark did before. A function FIRST_CLIENTS does not list is timed by its import alone (and
+says so: "first_clients": null).
 
 As on Lambda, the project's code is imported from a copy with bytecode writing off: the `slea`
 layer package with the bytecode its build compiles (layers/slea/Makefile: compile-bytecode), the
@@ -10,7 +16,7 @@ compiles its libraries. `--from-source` measures the layer from source too, as i
 before it shipped bytecode. Each handler and its baseline run with the environment variables the
 template gives the function (those it spells out: Globals' and its own), as on Lambda.
 
-    python bench/cold_import.py [--runs 9] [--from-source]
+    python bench/cold_import.py [--runs 9] [--from-source] [--import-only] [--only api mcp]
 """
 
 import argparse
@@ -22,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
@@ -29,6 +36,27 @@ sys.path.insert(0, str(REPO_ROOT))
 from slea_local.template import repository_template  # noqa: E402
 
 BASELINE = "import boto3; boto3.client('dynamodb', region_name='us-east-1')"
+# The clients a function's first invocation creates, in the order it creates them, as
+# (slea.platform.aws accessor, its argument): recorded from each function's sample event
+# (tests/unit/platform/test_first_clients.py drives them and checks this list). "parameter_provider":
+# Powertools' provider of a secret or SSM parameter (here the id secret: functions that make
+# ids). The API's is a learner's first request (GET /sessions: the request budget, the sessions
+# and the profile); the MCP server's is tools/list (the request budget). Tool 4 with the
+# offline provider (no Gemini key, the template's default) makes none.
+FIRST_CLIENTS: dict[str, list[tuple[str, str]]] = {
+    "get_user_profile": [("dynamodb", "get_user_profile")],
+    "search_question_templates": [("dynamodb", "search_question_templates")],
+    "get_difficulty_keywords": [("dynamodb", "get_difficulty_keywords")],
+    "validate_question_quality": [],
+    "save_generated_question": [("parameter_provider", "secrets"), ("dynamodb", "save_generated_question")],
+    "score_and_explain": [
+        ("dynamodb", "save_generated_question"),
+        ("dynamodb", "score_and_explain"),
+        ("parameter_provider", "secrets"),
+    ],
+    "api": [("dynamodb", "rate_limits"), ("dynamodb", "api"), ("dynamodb", "get_user_profile")],
+    "mcp": [("dynamodb", "rate_limits")],
+}
 TIMED = """
 import time, importlib.util
 start = time.perf_counter()
@@ -42,6 +70,16 @@ spec = importlib.util.spec_from_file_location("app", {path!r})
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 """
+CREATE_CLIENTS = """
+from slea.platform import aws
+{calls}
+"""
+
+
+def _first_clients_code(clients: list[tuple[str, str]]) -> str:
+    if not clients:
+        return ""
+    return CREATE_CLIENTS.format(calls="\n".join(f"aws.{accessor}({argument!r})" for accessor, argument in clients))
 
 
 def _milliseconds(code: str, environment: dict[str, str]) -> float:
@@ -73,12 +111,16 @@ def _compiled_as_built(layer: Path) -> None:
     )
 
 
-def measure(runs: int, only: list[str] | None = None, from_source: bool = False) -> dict[str, dict[str, float]]:
+def measure(
+    runs: int, only: list[str] | None = None, from_source: bool = False, import_only: bool = False
+) -> dict[str, dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="cold-import-") as scratch:
-        return _measure(runs, Path(scratch), only, from_source)
+        return _measure(runs, Path(scratch), only, from_source, import_only)
 
 
-def _measure(runs: int, scratch: Path, only: list[str] | None, from_source: bool) -> dict[str, dict[str, float]]:
+def _measure(
+    runs: int, scratch: Path, only: list[str] | None, from_source: bool, import_only: bool
+) -> dict[str, dict[str, Any]]:
     template = repository_template()
     layer = _source_only_copy(REPO_ROOT / "layers" / "slea" / "slea", scratch / "layer" / "slea").parent
     if not from_source:
@@ -95,6 +137,12 @@ def _measure(runs: int, scratch: Path, only: list[str] | None, from_source: bool
         # from LAMBDA_TASK_ROOT (local sampling, no sampling client; tracing on, boto patched).
         "LAMBDA_TASK_ROOT": str(REPO_ROOT),
         "AWS_LAMBDA_FUNCTION_NAME": "bench",
+        # As on Lambda, the function's role's credentials are in the environment: a client finds
+        # them first, where otherwise botocore's provider chain would read the configuration files
+        # and ask the instance metadata service (a network call) while the client is created.
+        "AWS_ACCESS_KEY_ID": "ASIABENCHBENCHBENCH0",
+        "AWS_SECRET_ACCESS_KEY": "bench-secret-access-key",
+        "AWS_SESSION_TOKEN": "bench-session-token",
     }
     handlers = {
         Path(spec["Properties"]["CodeUri"]).name: (
@@ -104,6 +152,8 @@ def _measure(runs: int, scratch: Path, only: list[str] | None, from_source: bool
         for logical_id, spec in template.of_type("AWS::Serverless::Function").items()
         if not only or Path(spec["Properties"]["CodeUri"]).name in only
     }
+    first_clients = {name: None if import_only else FIRST_CLIENTS.get(name) for name in handlers}
+    clients = {name: _first_clients_code(first_clients[name] or []) for name in handlers}
     baselines: list[float] = []
     times: dict[str, list[float]] = {name: [] for name in handlers}
     ratios: dict[str, list[float]] = {name: [] for name in handlers}
@@ -112,7 +162,7 @@ def _measure(runs: int, scratch: Path, only: list[str] | None, from_source: bool
             # Each handler against a baseline taken just before it: this machine's speed drifts by
             # a third within minutes, and a ratio of adjacent runs cancels most of that.
             baseline = _milliseconds(BASELINE, function_environment)
-            handler = _milliseconds(IMPORT_HANDLER.format(path=str(path)), function_environment)
+            handler = _milliseconds(IMPORT_HANDLER.format(path=str(path)) + clients[name], function_environment)
             baselines.append(baseline)
             times[name].append(handler)
             ratios[name].append(handler / baseline)
@@ -122,6 +172,9 @@ def _measure(runs: int, scratch: Path, only: list[str] | None, from_source: bool
             name: {
                 "median_ms": round(statistics.median(times[name]), 1),
                 "ratio": round(statistics.median(ratios[name]), 2),
+                "first_clients": [f"{accessor}({argument})" for accessor, argument in first_clients[name]]
+                if first_clients[name] is not None
+                else None,
             }
             for name in handlers
         },
@@ -133,8 +186,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--only", nargs="*", metavar="FUNCTION", help="measure only these functions (code folders)")
     parser.add_argument("--from-source", action="store_true", help="the layer without its build's bytecode")
+    parser.add_argument("--import-only", action="store_true", help="the handler's import alone")
     arguments = parser.parse_args()
-    print(json.dumps(measure(arguments.runs, arguments.only, arguments.from_source), indent=2))
+    results = measure(arguments.runs, arguments.only, arguments.from_source, arguments.import_only)
+    print(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -24,4 +24,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     return collect_round(parse_input(CollectRoundInput, event)).model_dump(mode="json")
 
 
+# What the modules above made lives as long as the execution environment: frozen out of every
+# later collection, which would otherwise walk it all, the first (in the first client) included.
+gc.freeze()
 gc.enable()

@@ -36,4 +36,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> PartialItem
     return process_partial_response(event=event, record_handler=save_record, processor=processor, context=context)
 
 
+# What the modules above made lives as long as the execution environment: frozen out of every
+# later collection, which would otherwise walk it all, the first (in the first client) included.
+gc.freeze()
 gc.enable()

@@ -155,4 +155,7 @@ def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, A
     return serve(*_request(event))
 
 
+# What the modules above made lives as long as the execution environment: frozen out of every
+# later collection, which would otherwise walk it all, the first (in the first client) included.
+gc.freeze()
 gc.enable()
