@@ -97,6 +97,7 @@ def reset_warm_state() -> None:
     aws.sqs.cache_clear()
     aws.stepfunctions.cache_clear()
     aws.s3.cache_clear()
+    aws.session.cache_clear()  # the next client is made on a new botocore session, as in a new environment
     from slea.llm.provider_choice import get_provider
 
     get_provider.cache_clear()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bench.cold_import import FIRST_CLIENTS
 from slea_local import REPO_ROOT
 from slea_local.template import repository_template
 
@@ -258,3 +259,29 @@ def test_a_reviewer_contract_is_built_by_its_first_use_and_validates_as_before()
         UndoRequest.model_validate({})
     assert UndoRequest.__pydantic_complete__
     assert UndoRequest.model_validate({"note": "graded twice"}).note == "graded twice"
+
+
+FIRST_CLIENTS_LOADED = """
+import importlib.util, json, os, sys
+sys.path.insert(0, os.path.dirname({path!r}))
+spec = importlib.util.spec_from_file_location("app", {path!r})
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+at_import = "boto3" in sys.modules
+from slea.platform import aws
+for accessor, argument in {clients!r}:
+    getattr(aws, accessor)(argument)
+print(json.dumps({{"at_import": at_import, "with_clients": "boto3" in sys.modules}}))
+"""
+
+
+@pytest.mark.parametrize("function", sorted(FIRST_CLIENTS), ids=str)
+def test_boto3_is_not_loaded_by_a_handler_nor_its_first_clients(function: str) -> None:
+    # The clients are botocore's (slea.platform.aws) and the wire format is the layer's own
+    # (slea.dal.wire_format): boto3's package is loaded only by Powertools' parameters utility,
+    # which the functions that read the id secret use.
+    path = str(REPO_ROOT / "functions" / function / "app.py")
+    environment = {**_function_environment(path), "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+    script = FIRST_CLIENTS_LOADED.replace("{clients!r}", repr(FIRST_CLIENTS[function]))
+    loaded = _import_in_fresh_interpreter(path, script, environment)
+    reads_a_parameter = any(accessor == "parameter_provider" for accessor, _ in FIRST_CLIENTS[function])
+    assert loaded == {"at_import": False, "with_clients": reads_a_parameter}

@@ -1,6 +1,7 @@
 """The AWS clients a function's first invocation creates, which bench/cold_import.py times with
 its init (FIRST_CLIENTS): each function's sample event, run cold, creates exactly those, and all
-of them on boto3's default session (a client on a session of its own loads botocore's data again)."""
+of them on the layer's one botocore session (a client on a session of its own loads botocore's
+data again), and, but for Powertools' parameters utility, without importing boto3."""
 
 import json
 from typing import Any
@@ -70,11 +71,10 @@ def test_a_first_invocation_creates_the_clients_the_benchmark_times(
         for service, tool, _ in created
     ]
     assert as_listed == FIRST_CLIENTS[function]
-    default_session = boto3._get_default_session()._session  # the session boto3.client uses
-    assert [session for _, _, session in created if session is not default_session] == []
+    assert [session for _, _, session in created if session is not aws.session()] == []
 
 
-def test_the_parameter_providers_read_through_boto3s_default_session(
+def test_the_parameter_providers_read_through_the_layers_session(
     cloud: Any, created: list[tuple[str, str, Any]]
 ) -> None:
     reset_warm_state()
@@ -82,10 +82,9 @@ def test_the_parameter_providers_read_through_boto3s_default_session(
     secrets, ssm = aws.parameter_provider("secrets"), aws.parameter_provider("ssm")
     # Made once per execution environment (until Powertools' providers are forgotten).
     assert (aws.parameter_provider("secrets"), aws.parameter_provider("ssm")) == (secrets, ssm)
-    default_session = boto3._get_default_session()._session
     assert [(service, session) for service, _, session in created] == [
-        ("secretsmanager", default_session),
-        ("ssm", default_session),
+        ("secretsmanager", aws.session()),
+        ("ssm", aws.session()),
     ]
     # Powertools' own functions read through them, cache what they read and forget it on clear_caches.
     boto3.client("secretsmanager").create_secret(Name="a-secret", SecretString="first")
@@ -98,7 +97,7 @@ def test_the_parameter_providers_read_through_boto3s_default_session(
     assert parameters.get_parameter("/a/key", decrypt=True) == "k"
 
 
-def test_the_gemini_key_is_read_through_the_default_sessions_ssm_provider(
+def test_the_gemini_key_is_read_through_the_layers_ssm_provider(
     cloud: Any, created: list[tuple[str, str, Any]]
 ) -> None:
     from slea.llm.gemini import _api_key
@@ -108,5 +107,18 @@ def test_the_gemini_key_is_read_through_the_default_sessions_ssm_provider(
     boto3.client("ssm").put_parameter(Name="/slea/gemini-api-key", Value="a-key", Type="SecureString")
     created.clear()
     assert _api_key(LLMSettings(api_key_parameter="/slea/gemini-api-key")) == "a-key"
-    default_session = boto3._get_default_session()._session
-    assert [(service, session) for service, _, session in created] == [("ssm", default_session)]
+    assert [(service, session) for service, _, session in created] == [("ssm", aws.session())]
+
+
+def test_every_client_is_made_on_one_session_until_warm_state_is_forgotten(cloud: Any) -> None:
+    reset_warm_state()
+    first = aws.session()
+    assert isinstance(first, botocore.session.Session)
+    assert aws.session() is first
+    reset_warm_state()  # a new execution environment: a new session, made after moto started
+    assert aws.session() is not first
+    client = aws.dynamodb("get_user_profile")
+    assert client.meta.config.read_timeout == aws.client_config("get_user_profile").read_timeout
+    # moto answers it (its handler is in every botocore session made after moto was loaded).
+    table = cloud.table_name("ProfilesTable")
+    assert client.describe_table(TableName=table)["Table"]["TableName"] == table

@@ -45,7 +45,7 @@ def _api_key(settings: LLMSettings) -> str:
     if settings.api_key_parameter:
         from aws_lambda_powertools.utilities import parameters  # noqa: PLC0415 - only in AWS
 
-        parameter_provider("ssm")  # get_parameter's provider, with its client on boto3's default session
+        parameter_provider("ssm")  # get_parameter's provider, with its client on the layer's botocore session
         # SecureString, decrypted, cached for 5 minutes per execution environment.
         return str(parameters.get_parameter(settings.api_key_parameter, decrypt=True, max_age=300))
     raise LLMError("no Gemini API key configured (GEMINI_API_KEY or GEMINI_API_KEY_PARAMETER)")

@@ -1,16 +1,23 @@
-"""boto3 clients with each tool's time budget and retry policy (slea.constants: TOOL_CONFIG and
+"""AWS clients with each tool's time budget and retry policy (slea.constants: TOOL_CONFIG and
 TOOL_DB_ATTEMPTS).
 
 Clients are created on first use and kept for the life of the execution environment, so warm
 invocations reuse connections and the handler's import stays cheap. All of them, Powertools'
-parameter providers' too (`parameter_provider`), are made on boto3's default session: a client
-on a session of its own loads botocore's endpoint and service data a second time.
+parameter providers' too (`parameter_provider`), are made on one botocore session (`session`): a
+client on a session of its own loads botocore's endpoint and service data a second time.
+
+They are botocore's clients, made as `boto3.client` makes them (boto3's default session is a
+botocore session too, and `boto3.client` hands its arguments to that session's `create_client`),
+without importing boto3: its package (sessions, resources, the S3 transfer manager) is about a
+seventh of what importing boto3 and creating one client costs, and nothing here uses it. What
+boto3's session adds to a client is only its user agent's name and the S3 transfer methods
+(`upload_file`, ...), which no code here calls.
 """
 
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-import boto3
+import botocore.session
 from botocore.config import Config
 
 if TYPE_CHECKING:  # stubs are a dev dependency only
@@ -19,6 +26,15 @@ if TYPE_CHECKING:  # stubs are a dev dependency only
     from mypy_boto3_stepfunctions import SFNClient
 
 from slea.constants import TOOL_CONFIG, TOOL_DB_ATTEMPTS
+
+
+@cache
+def session() -> botocore.session.Session:
+    """The execution environment's botocore session, made on first use (as boto3's default
+    session is): credentials, region and botocore's loaded data are shared by every client.
+    Forgetting it (`session.cache_clear()`, as slea_local.runtime.reset_warm_state does) makes
+    the next client on a new session."""
+    return botocore.session.get_session()
 
 
 def client_config(tool: str) -> Config:
@@ -34,31 +50,31 @@ def client_config(tool: str) -> Config:
 
 @cache
 def dynamodb(tool: str) -> "DynamoDBClient":
-    return boto3.client("dynamodb", config=client_config(tool))
+    return cast("DynamoDBClient", session().create_client("dynamodb", config=client_config(tool)))
 
 
 @cache
 def sqs(tool: str) -> "SQSClient":
-    return boto3.client("sqs", config=client_config(tool))
+    return cast("SQSClient", session().create_client("sqs", config=client_config(tool)))
 
 
 @cache
 def stepfunctions(tool: str) -> "SFNClient":
-    return boto3.client("stepfunctions", config=client_config(tool))
+    return cast("SFNClient", session().create_client("stepfunctions", config=client_config(tool)))
 
 
 @cache
 def s3(tool: str) -> Any:
     """An S3 client (the calibration refit reads the attempts table's exports). Typed Any: the
     development dependencies carry no S3 stubs, and only slea.dal.attempt_export calls it."""
-    return boto3.client("s3", config=client_config(tool))
+    return session().create_client("s3", config=client_config(tool))
 
 
 def parameter_provider(kind: Literal["secrets", "ssm"]) -> Any:
     """Powertools' default provider of secrets or SSM parameters (the one `parameters.get_secret`
     and `parameters.get_parameter` read through, and `parameters.clear_caches` empties), with
-    its client made on boto3's default session. Left to make it itself, Powertools opens a new
-    boto3 session for it, whose client loads botocore's endpoint, partition and service data
+    its client made on the shared session (`session`). Left to make it itself, Powertools opens a
+    new boto3 session for it, whose client loads botocore's endpoint, partition and service data
     again: about 0.4 of the baseline of bench/cold_import.py, in every cold start that reads the
     id secret. The client has no config, as Powertools' own (botocore's defaults)."""
     # Only the functions that read a secret or parameter load the parameters utility.
@@ -67,7 +83,7 @@ def parameter_provider(kind: Literal["secrets", "ssm"]) -> Any:
 
     if kind not in DEFAULT_PROVIDERS:
         if kind == "secrets":
-            DEFAULT_PROVIDERS[kind] = SecretsProvider(boto3_client=boto3.client("secretsmanager"))
+            DEFAULT_PROVIDERS[kind] = SecretsProvider(boto3_client=session().create_client("secretsmanager"))
         else:
-            DEFAULT_PROVIDERS[kind] = SSMProvider(boto3_client=boto3.client("ssm"))
+            DEFAULT_PROVIDERS[kind] = SSMProvider(boto3_client=session().create_client("ssm"))
     return DEFAULT_PROVIDERS[kind]

@@ -36,7 +36,7 @@ def _secret() -> bytes:
     from aws_lambda_powertools.utilities import parameters  # noqa: PLC0415
     from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError  # noqa: PLC0415
 
-    parameter_provider("secrets")  # get_secret's provider, with its client on boto3's default session
+    parameter_provider("secrets")  # get_secret's provider, with its client on the layer's botocore session
     try:
         return parameters.get_secret(resource_name(SECRET_VARIABLE), max_age=SECRET_MAX_AGE_SECONDS).encode()
     except GetParameterError as error:
