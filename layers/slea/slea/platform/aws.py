@@ -8,10 +8,10 @@ client on a session of its own loads botocore's endpoint and service data a seco
 
 They are botocore's clients, made as `boto3.client` makes them (boto3's default session is a
 botocore session too, and `boto3.client` hands its arguments to that session's `create_client`),
-without importing boto3: its package (sessions, resources, the S3 transfer manager) is about a
-seventh of what importing boto3 and creating one client costs, and nothing here uses it. What
-boto3's session adds to a client is only its user agent's name and the S3 transfer methods
-(`upload_file`, ...), which no code here calls.
+without importing boto3: its package (sessions, resources, the S3 transfer manager) is about
+0.08 of what importing boto3 and creating one client costs (docs/benchmarks.md), and nothing
+here uses it. What boto3's session adds to a client is only its user agent's name and the S3
+transfer methods (`upload_file`, ...), which no code here calls.
 """
 
 from functools import cache
