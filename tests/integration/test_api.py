@@ -179,10 +179,11 @@ def test_the_web_app_needs_no_token_and_the_api_still_does(http, step_functions)
     for path in ("/", "/review", "/assets/common.js", "/config.json"):
         assert http("GET", path)[0] == 200, path
     config = http("GET", "/config.json")[2]
-    assert config["mode"] == "local"  # with the seeded learners the local sign-in can act as
-    assert {"user_id": "576f24fe-bc2d-4d30-aed1-51a1dd76449c", "job_role": "데이터 사이언티스트", "language": "ko"} in (
-        config["learners"]
-    )
+    # Signed tokens: the pages sign in through the local pool, as in AWS, and are offered no seeded
+    # learner to act as (the development sign-in's list: tests/unit/web/test_local_learners.py).
+    assert config["mode"] == "oauth"
+    assert config["token_url"].endswith("/oauth2/token")
+    assert "learners" not in config
     assert http("POST", "/sessions")[0] == 401
     assert http("GET", "/sessions/s1/questions")[0] == 401
 
