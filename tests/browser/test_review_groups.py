@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
-from tests.browser.test_review_page import LAPTOP, _sign_in
+from tests.browser.test_review_page import LAPTOP
+from tests.browser.test_review_page import sign_in_as_development_reviewer as _sign_in
 from tests.integration.test_review_queue_views import _table
 
 VIEWPORTS = [pytest.param(LAPTOP, id="laptop"), pytest.param(PHONE, id="phone")]

@@ -22,6 +22,15 @@ def _shot(page: Any, name: str) -> None:
     screenshot(page, f"{name}-full")
 
 
+def sign_in_as_development_reviewer(page: Any, url: str, name: str = "Rita") -> None:
+    """The development sign-in (name, reviewer ticked) on the default server: for the desk's tests
+    whose subject is what the page shows, not who may see it."""
+    page.goto(f"{url}/review")
+    page.fill("#signin-name", name)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector("#queue", state="visible")
+
+
 def _sign_in(page: Any, url: str, pool: Any, name: str | None = None) -> None:
     """A reviewer of the local user pool (group `reviewers`), signed in with the pool's token."""
     sign_in_with_token(page, url, reviewer_token(pool, name), path="/review")

@@ -10,7 +10,8 @@ import pytest
 
 from tests.browser.conftest import screenshot
 from tests.browser.test_review_groups import _api, seed_group
-from tests.browser.test_review_page import LAPTOP, _sign_in
+from tests.browser.test_review_page import LAPTOP
+from tests.browser.test_review_page import sign_in_as_development_reviewer as _sign_in
 
 ONE_BY_ONE, BY_GROUP = "One by one", "By group"
 FOCUSED = "document.activeElement.closest('article') && document.activeElement.closest('article').dataset.entry"

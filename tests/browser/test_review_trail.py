@@ -12,7 +12,8 @@ import boto3
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
-from tests.browser.test_review_page import LAPTOP, _shown, _sign_in
+from tests.browser.test_review_page import LAPTOP, _shown
+from tests.browser.test_review_page import sign_in_as_development_reviewer as _sign_in
 from tests.integration.test_item_analysis_api import ITEMS
 from tests.integration.test_review_queue_views import seed_queue
 

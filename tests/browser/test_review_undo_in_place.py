@@ -9,7 +9,8 @@ from typing import Any
 
 from tests.browser.conftest import screenshot
 from tests.browser.test_review_groups import _api, seed_group
-from tests.browser.test_review_page import LAPTOP, _sign_in
+from tests.browser.test_review_page import LAPTOP
+from tests.browser.test_review_page import sign_in_as_development_reviewer as _sign_in
 from tests.browser.test_review_queue_state import BY_GROUP, _counts_are_the_servers, _members, _switch
 from tests.integration.test_review_queue_views import _table, seed_queue
 
