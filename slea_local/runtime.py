@@ -2,6 +2,7 @@
 run with the environment the template gives that function and a Lambda-like context."""
 
 import contextlib
+import gc
 import importlib.util
 import io
 import json
@@ -145,6 +146,10 @@ def load_function_module(name: str, template: Any = None) -> ModuleType:
             module = importlib.util.module_from_spec(loaded)
             with _code_directory_on_path(code, module_name):
                 loaded.loader.exec_module(module)
+            # A handler freezes what its import made (gc.freeze: a Lambda environment imports it
+            # once). This process loads handlers again at every simulated cold start: left frozen,
+            # every earlier environment's objects would stay in memory for good.
+            gc.unfreeze()
             return module
     raise KeyError(f"template.yaml has no function {name!r}")
 
