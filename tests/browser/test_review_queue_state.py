@@ -23,6 +23,8 @@ def _switch(page: Any, view: str) -> None:
         with page.expect_response(lambda response: "/review/groups?" in response.url):
             button.click()
         page.wait_for_selector("#groups-view:not([hidden])")
+        # The view shows its last drawing at once and draws again when the read arrives.
+        page.wait_for_selector("#groups:not([aria-busy])", state="attached")
     else:
         button.click()
         page.wait_for_selector("#entries-list:not([hidden])")
@@ -194,3 +196,30 @@ def test_a_group_grade_after_any_switches_leaves_no_stale_entry_in_either_view(d
     _switch(page, BY_GROUP)
     assert _members(page) == []
     _counts_are_the_servers(page)
+
+
+def test_a_reason_half_written_for_a_group_survives_the_view_being_drawn_again(desk):
+    """The group view is drawn again whenever the queue is read: what a reviewer typed or ticked
+    stays, and is forgotten once the group is graded."""
+    page, _posts = desk
+    _switch(page, BY_GROUP)
+    group = page.locator('#groups > article[data-group="grp-one"]')
+    group.get_by_label("Score for every answer").fill("70")
+    group.get_by_label("Reason (required").fill("Half written")
+    group.locator("details.members-box > summary").click()
+    group.locator('.split[data-attempt="ga-002"]').check()
+    _switch(page, ONE_BY_ONE)
+    _switch(page, BY_GROUP)
+    group = page.locator('#groups > article[data-group="grp-one"]')
+    assert group.get_by_label("Score for every answer").input_value() == "70"
+    assert group.get_by_label("Reason (required").input_value() == "Half written"
+    assert group.locator('.split[data-attempt="ga-002"]').is_checked()
+    assert group.get_by_role("button", name="Grade the group of").is_enabled()
+    group.get_by_role("button", name="Grade the group of").click()
+    with page.expect_response(lambda response: response.url.endswith("/review/groups/grp-one")):
+        group.get_by_role("button", name="Yes, grade them").click()
+    page.wait_for_function("() => /^Group graded.*\\. \\S/.test(document.querySelector('#groups-status').textContent)")
+    assert "2 answers scored 70" in page.inner_text("#groups-status")
+    left = page.locator('#groups > article[data-group="grp-one"]')  # the answer split off stays
+    assert left.get_by_label("Reason (required").input_value() == ""
+    assert left.get_by_role("button", name="Grade the group of").is_disabled()

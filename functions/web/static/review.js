@@ -696,6 +696,10 @@
      queue. Members are named by the item's short stem, the answer's time and the learner, never by
      their position. A group read over two pages is shown once, with the members of both. */
   const grouped = { cursor: null, generation: 0, groups: new Map() }; // a group: its members' ids (in `known`)
+  /* What a reviewer has typed or ticked for a group, by group id: the group view is drawn again
+     whenever the queue is read (a filter, a switch of view, an action elsewhere), and a reason
+     half written must survive that. Forgotten once the group is graded. */
+  const groupDrafts = new Map();
   const membersOf = (groupId) => (grouped.groups.get(groupId) || []).map((id) => known.get(id)).filter(Boolean);
   const groupsShown = () => !$("#groups-view").hidden;
 
@@ -750,11 +754,22 @@
     const grade = el("button", { type: "button", text: t("desk.group.grade"), disabled: true, "aria-label": t("desk.group.grade_named", { title }) });
     const confirm = el("div", { class: "confirm", hidden: true });
     const split = () => [...members.querySelectorAll(".split")].filter((box) => box.checked).map((box) => box.dataset.attempt);
+    const draft = groupDrafts.get(groupId);
+    if (draft) {
+      score.value = draft.score;
+      note.value = draft.note;
+      for (const box of members.querySelectorAll(".split")) box.checked = draft.excluded.includes(box.dataset.attempt);
+      grade.disabled = !note.value.trim();
+    }
+    const keepDraft = () => groupDrafts.set(groupId, { score: score.value, note: note.value, excluded: split() });
+    score.addEventListener("input", keepDraft);
     note.addEventListener("input", () => {
+      keepDraft();
       grade.disabled = !note.value.trim();
       confirm.hidden = true;
     });
     members.addEventListener("change", () => {
+      keepDraft();
       confirm.hidden = true;
     });
     grade.addEventListener("click", () => {
@@ -819,6 +834,7 @@
     const mine = grouped.generation;
     const query = groupsQuery();
     if (grouped.cursor) query.set("cursor", grouped.cursor);
+    $("#groups").setAttribute("aria-busy", "true"); // drawn again when the page arrives
     try {
       const page = await api("GET", `/review/groups?${query}`);
       if (mine !== grouped.generation) return;
@@ -838,6 +854,8 @@
       showGroups();
     } catch (error) {
       reportError(error);
+    } finally {
+      if (mine === grouped.generation) $("#groups").removeAttribute("aria-busy");
     }
   }
 
@@ -854,6 +872,7 @@
     } finally {
       acting.delete(groupId);
     }
+    groupDrafts.delete(groupId); // what stays in the group starts afresh
     const shown = membersOf(groupId);
     const named = (attemptId) => {
       const entry = shown.find((member) => member.entry_id === attemptId);
