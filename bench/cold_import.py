@@ -16,12 +16,14 @@ compiles its libraries. `--from-source` measures the layer from source too, as i
 before it shipped bytecode. Each handler and its baseline run with the environment variables the
 template gives the function (those it spells out: Globals' and its own), as on Lambda.
 
-    python bench/cold_import.py [--runs 9] [--from-source] [--import-only] [--only api mcp]
+    python bench/cold_import.py [--runs 9] [--from-source] [--import-only] [--floor] [--instructions --runs 1]
+        [--only api mcp]
 """
 
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -70,6 +72,33 @@ spec = importlib.util.spec_from_file_location("app", {path!r})
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
 """
+# What the stack costs before any code of the project's own: what every tool function loads and
+# runs whatever it does (Powertools' Logger, Metrics and Tracer with botocore patched for X-Ray,
+# pydantic with one model validated, a DynamoDB client on a botocore session), and the HTTP API's
+# Event Handler with validation on top. A function's ratio minus its floor's is what its own code
+# costs (`--floor`).
+TOOL_FLOOR = """
+import gc
+gc.disable()
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from pydantic import BaseModel
+class Model(BaseModel):
+    x: int
+Model.model_validate({{"x": 1}})
+logger, metrics, tracer = Logger(), Metrics(), Tracer(patch_modules=["botocore"])
+{more}
+gc.freeze()
+gc.enable()
+import botocore.session
+botocore.session.get_session().create_client("dynamodb", region_name="us-east-1")
+"""
+FLOORS = {
+    "floor: a tool function": TOOL_FLOOR.format(more=""),
+    "floor: the HTTP API": TOOL_FLOOR.format(
+        more="from aws_lambda_powertools.event_handler import APIGatewayHttpResolver\n"
+        "app = APIGatewayHttpResolver(enable_validation=True)"
+    ),
+}
 CREATE_CLIENTS = """
 from slea.platform import aws
 {calls}
@@ -87,6 +116,24 @@ def _milliseconds(code: str, environment: dict[str, str]) -> float:
         [sys.executable, "-c", TIMED.format(code=code)], capture_output=True, text=True, check=True, env=environment
     )
     return float(output.stdout.strip().splitlines()[-1])
+
+
+def _million_instructions(code: str, environment: dict[str, str]) -> float:
+    """The instructions the code runs (valgrind's callgrind, in millions), which the machine's load
+    does not move as it moves time; the process ends right after the code, so that the
+    interpreter's teardown is not counted."""
+    script = "import importlib.util, os\n" + code + "\nos._exit(0)\n"
+    output = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environment,
+    )
+    collected = re.search(r"Collected : (\d+)", output.stderr)
+    if collected is None:
+        raise RuntimeError(f"callgrind printed no count:\n{output.stderr[-2000:]}")
+    return int(collected.group(1)) / 1e6
 
 
 def _source_only_copy(source: Path, target: Path) -> Path:
@@ -112,15 +159,39 @@ def _compiled_as_built(layer: Path) -> None:
 
 
 def measure(
-    runs: int, only: list[str] | None = None, from_source: bool = False, import_only: bool = False
+    runs: int,
+    only: list[str] | None = None,
+    *,
+    from_source: bool = False,
+    import_only: bool = False,
+    floor: bool = False,
+    instructions: bool = False,
 ) -> dict[str, dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="cold-import-") as scratch:
-        return _measure(runs, Path(scratch), only, from_source, import_only)
+        return _measure(
+            runs,
+            Path(scratch),
+            only,
+            from_source=from_source,
+            import_only=import_only,
+            floor=floor,
+            instructions=instructions,
+        )
 
 
 def _measure(
-    runs: int, scratch: Path, only: list[str] | None, from_source: bool, import_only: bool
+    runs: int,
+    scratch: Path,
+    only: list[str] | None,
+    *,
+    from_source: bool,
+    import_only: bool,
+    floor: bool = False,
+    instructions: bool = False,
 ) -> dict[str, dict[str, Any]]:
+    cost, median = (_milliseconds, "median_ms")
+    if instructions:
+        cost, median = _million_instructions, "median_million_instructions"
     template = repository_template()
     layer = _source_only_copy(REPO_ROOT / "layers" / "slea" / "slea", scratch / "layer" / "slea").parent
     if not from_source:
@@ -153,25 +224,33 @@ def _measure(
         if not only or Path(spec["Properties"]["CodeUri"]).name in only
     }
     first_clients = {name: None if import_only else FIRST_CLIENTS.get(name) for name in handlers}
-    clients = {name: _first_clients_code(first_clients[name] or []) for name in handlers}
+    code = {
+        name: IMPORT_HANDLER.format(path=str(path)) + _first_clients_code(first_clients[name] or [])
+        for name, (path, _) in handlers.items()
+    }
+    if floor:  # beside the functions, in the environment of the first one measured
+        some_environment = next(iter(handlers.values()))[1] if handlers else environment
+        for name, snippet in FLOORS.items():
+            handlers[name] = (Path(), some_environment)
+            code[name], first_clients[name] = snippet, [("create_client", "dynamodb")]
     baselines: list[float] = []
     times: dict[str, list[float]] = {name: [] for name in handlers}
     ratios: dict[str, list[float]] = {name: [] for name in handlers}
     for _ in range(runs):
-        for name, (path, function_environment) in handlers.items():
+        for name, (_, function_environment) in handlers.items():
             # Each handler against a baseline taken just before it: this machine's speed drifts by
             # a third within minutes, and a ratio of adjacent runs cancels most of that.
-            baseline = _milliseconds(BASELINE, function_environment)
-            handler = _milliseconds(IMPORT_HANDLER.format(path=str(path)) + clients[name], function_environment)
+            baseline = cost(BASELINE, function_environment)
+            handler = cost(code[name], function_environment)
             baselines.append(baseline)
             times[name].append(handler)
             ratios[name].append(handler / baseline)
     return {
-        "baseline": {"median_ms": round(statistics.median(baselines), 1), "ratio": 1.0},
+        "baseline": {median: round(statistics.median(baselines), 1), "ratio": 1.0},
         **{
             name: {
-                "median_ms": round(statistics.median(times[name]), 1),
-                "ratio": round(statistics.median(ratios[name]), 2),
+                median: round(statistics.median(times[name]), 1),
+                "ratio": round(statistics.median(ratios[name]), 3 if instructions else 2),
                 "first_clients": [f"{accessor}({argument})" for accessor, argument in first_clients[name]]
                 if first_clients[name] is not None
                 else None,
@@ -187,8 +266,19 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", metavar="FUNCTION", help="measure only these functions (code folders)")
     parser.add_argument("--from-source", action="store_true", help="the layer without its build's bytecode")
     parser.add_argument("--import-only", action="store_true", help="the handler's import alone")
+    parser.add_argument("--floor", action="store_true", help="also what the stack costs before the project's code")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions under valgrind (one run does) instead of time"
+    )
     arguments = parser.parse_args()
-    results = measure(arguments.runs, arguments.only, arguments.from_source, arguments.import_only)
+    results = measure(
+        arguments.runs,
+        arguments.only,
+        from_source=arguments.from_source,
+        import_only=arguments.import_only,
+        floor=arguments.floor,
+        instructions=arguments.instructions,
+    )
     print(json.dumps(results, indent=2))
 
 

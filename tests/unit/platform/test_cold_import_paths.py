@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bench.cold_import import FIRST_CLIENTS
+from bench.cold_import import FIRST_CLIENTS, FLOORS
 from slea_local import REPO_ROOT
 from slea_local.template import repository_template
 
@@ -285,3 +285,18 @@ def test_boto3_is_not_loaded_by_a_handler_nor_its_first_clients(function: str) -
     loaded = _import_in_fresh_interpreter(path, script, environment)
     reads_a_parameter = any(accessor == "parameter_provider" for accessor, _ in FIRST_CLIENTS[function])
     assert loaded == {"at_import": False, "with_clients": reads_a_parameter}
+
+
+@pytest.mark.parametrize("name", sorted(FLOORS))
+def test_the_floor_loads_the_stacks_libraries_and_none_of_the_projects_code(name: str) -> None:
+    """The benchmark's floor is what every function loads anyway: it must run as written and stay
+    clear of the project's own modules, or the difference it is read for means nothing."""
+    script = FLOORS[name] + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))\n"
+    environment = {"AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_METRICS_NAMESPACE": "bench", "PATH": "/usr/bin"}
+    output = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=environment, cwd="/"
+    )
+    modules = set(json.loads(output.stdout.splitlines()[-1]))
+    assert {"pydantic", "aws_lambda_powertools.tracing", "botocore.client"} <= modules
+    assert not {module for module in modules if module.split(".")[0] in {"slea", "slea_local", "routers", "bench"}}
+    assert ("aws_lambda_powertools.event_handler" in modules) == ("API" in name)
