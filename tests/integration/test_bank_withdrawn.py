@@ -184,9 +184,13 @@ def test_a_rounds_draft_repeating_a_withdrawn_item_is_written_again(bank, writer
     assert writer["repeat"] is None  # the writer did repeat it
     # Found when the round's valid drafts were collected, before any save: the writer was asked
     # for another question in its place, told why, and the round is whole.
+    # Which later request that is depends on the round's draws: when the first batch falls short,
+    # the neighbouring difficulties' records are asked too (with no feedback), maybe before it.
     requests = writer["requests"]["sess_later"]
     assert len(requests) >= 2
-    assert REPEATS_WITHDRAWN_FEEDBACK in requests[1].feedback
+    told_why = [index for index, request in enumerate(requests) if REPEATS_WITHDRAWN_FEEDBACK in request.feedback]
+    assert told_why, [request.feedback for request in requests]
+    assert told_why[0] >= 1  # asked again, after the draft that repeated it
     shown = output["questions"]
     assert len(shown) == 4
     assert output["total_rejected"] >= 1
