@@ -25,12 +25,13 @@ LOCK := $(UV) pip compile --quiet --generate-hashes --python-version 3.13 --pyth
 export PYTHONPATH := layers/slea:.
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: help test lint typecheck sam-validate sam-build build deploy upgrade backfill lock unit demo serve smoke bench clean
+.PHONY: help test lint typecheck sam-validate sam-build build deploy upgrade backfill lock pytest unit demo serve smoke bench clean
 
 help:
 	@echo "make demo   - run the main job locally (offline, no AWS account, no API key)"
 	@echo "make serve  - the web app and the HTTP API on http://127.0.0.1:8080/ over the local AWS"
 	@echo "make test   - everything CI checks: ruff, import contract, mypy, sam validate --lint, sam build, pytest"
+	@echo "make unit   - the fast tests alone (no local AWS, no browser)"
 	@echo "make bench  - the benchmarks in bench/"
 	@echo "make build  - sam build (with the Python 3.13 that the layer and functions need)"
 	@echo "make deploy - sam deploy (first time: make deploy ARGS=--guided); an older stack's new indexes first"
@@ -54,7 +55,7 @@ $(SAM_VENV)/.installed: requirements/sam.txt
 	$(SAM_VENV)/bin/pip install --quiet -r requirements/sam.txt
 	touch $@
 
-test: lint typecheck sam-validate sam-build unit
+test: lint typecheck sam-validate sam-build pytest
 
 # tests/browser drive Debian's chromium through Playwright (never a browser build of Playwright's
 # own, which cannot be downloaded here) and a CJK font for Korean pages; installed once, when missing.
@@ -101,8 +102,13 @@ lock:
 	cd functions/mcp && $(LOCK) requirements.in -o requirements.txt
 
 # One worker per core (pytest-xdist): every test builds its own local AWS, so none shares state.
-unit: $(VENV)/.installed $(CHROMIUM)
-	$(PY) -m pytest -n auto
+# The slowest tests are printed at the end; a test that hangs fails after pyproject.toml's timeout.
+pytest: $(VENV)/.installed $(CHROMIUM)
+	$(PY) -m pytest -n auto --durations=25
+
+# The fast part alone, while working: no local AWS, no browser, nothing marked slow.
+unit: $(VENV)/.installed
+	$(PY) -m pytest -n auto -q -m "not aws and not browser and not slow"
 
 demo: $(VENV)/.installed
 	$(PY) -m slea_local demo

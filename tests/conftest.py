@@ -21,6 +21,26 @@ prepare_process_environment()
 pytest_plugins = ["tests.aws_operations"]
 
 DEMO_SEED_PATH = REPO_ROOT / "data" / "demo_seed.json"
+TESTS = REPO_ROOT / "tests"
+# Markers by folder: what the layout promises (docs/testing.md). Everything under these needs the
+# local AWS; tests/browser drives chromium; tests/unit/bench runs the benchmarks' small versions.
+AWS_FOLDERS = [TESTS / "integration", TESTS / "infrastructure", TESTS / "security", TESTS / "browser"]
+SLOW_FOLDERS = [TESTS / "unit" / "bench"]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Markers by what a test needs, so that the fast part runs alone (`make unit`): `aws` for a
+    test that builds the local AWS (under the folders above, or through the `cloud` fixture,
+    itself or through another), `browser` for one that drives chromium, `slow` under the slow
+    folders. A module elsewhere that builds moto some other way, or is slow, marks itself."""
+    for item in items:
+        path = item.path
+        if "cloud" in getattr(item, "fixturenames", ()) or any(path.is_relative_to(f) for f in AWS_FOLDERS):
+            item.add_marker(pytest.mark.aws)
+        if path.is_relative_to(TESTS / "browser"):
+            item.add_marker(pytest.mark.browser)
+        if any(path.is_relative_to(folder) for folder in SLOW_FOLDERS):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

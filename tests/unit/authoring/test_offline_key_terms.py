@@ -17,6 +17,8 @@ from slea.contracts.keywords import DifficultyKeywords
 from slea.grading.evidence import Evidence, Material
 from slea.language.korean_particles import PARTICLE_SOUNDS
 
+pytestmark = pytest.mark.slow  # sweeps every record the offline generator writes from
+
 SEED = Path(__file__).resolve().parents[3] / "data" / "demo_seed.json"
 KINDS = {"sa_explain", "sa_compare", "sa_keyword"}
 LATIN_WITH_PARTICLE = re.compile(r"[A-Za-z0-9][\uac00-\ud7a3]+$")

@@ -6,8 +6,12 @@ stems name concepts as a sentence does ("What is a multimodal model?")."""
 import random
 import re
 
+import pytest
+
 from slea.authoring.offline_generator import ItemBank, generate_offline
 from slea.contracts.generation import GenerateQuestionsInput
+
+pytestmark = pytest.mark.slow  # sweeps every record the offline generator writes from
 
 PROFILE = {
     "user_id": "3f2b8c1e-7a4d-4e29-9b6f-1c5d8e2a7b40",

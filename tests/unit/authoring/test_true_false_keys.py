@@ -23,6 +23,8 @@ from slea.contracts.llm import ValidationItem
 from slea.llm.offline.semantic_review import semantic_review
 from tests.unit.authoring.test_offline_statements import request
 
+pytestmark = pytest.mark.slow  # sweeps every record the offline generator writes from
+
 CLOUD = Concept(
     name="Cloud Computing",
     acronym="",

@@ -5,7 +5,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from slea_local import REPO_ROOT
+
+pytestmark = pytest.mark.slow  # a fresh interpreter
 
 # The generation step reads the id secret (the order of choices is keyed): it runs against the
 # local cloud, with its template environment.

@@ -15,6 +15,8 @@ from moto import mock_aws
 from slea_local.cloud import OFFLINE_ENVIRONMENT, REGION, LocalCloud
 from slea_local.fast_transactions import REVIEWED_MOTO_VERSION, FastTransactions
 
+pytestmark = pytest.mark.aws  # moto, built here rather than from the cloud fixture
+
 PLAIN, RANGED = "plain", "ranged"  # a table keyed by pk; one keyed by pk and sk
 
 

@@ -21,6 +21,8 @@ from slea_local import REPO_ROOT
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 import progress
 
+pytestmark = pytest.mark.slow  # runs the commands as processes
+
 
 def _samconfig(tmp_path: Path, text: str) -> list[Path]:
     path = tmp_path / "samconfig.toml"

@@ -11,6 +11,8 @@ from ops import cli
 from ops.users import main
 from slea_local.cloud import REGION, LocalCloud
 
+pytestmark = pytest.mark.aws  # the local user pool
+
 
 @pytest.fixture
 def pool(monkeypatch):

@@ -14,6 +14,8 @@ from bench.cold_import import FIRST_CLIENTS, FLOORS
 from slea_local import REPO_ROOT
 from slea_local.template import repository_template
 
+pytestmark = pytest.mark.slow  # a fresh interpreter per handler
+
 SCRIPT = """
 import gc, importlib.util, json, os, sys
 sys.path.insert(0, os.path.dirname({path!r}))  # as in Lambda: the code directory (functions/api: routers/)
