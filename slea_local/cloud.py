@@ -1,6 +1,7 @@
 """The resources of template.yaml, created in moto, and the functions' environments resolved
 from the template's intrinsic functions."""
 
+import functools
 import json
 import os
 import re
@@ -11,7 +12,10 @@ from typing import Any, ClassVar
 from unittest import mock
 
 import boto3
+import botocore.loaders
+import botocore.session
 from moto import mock_aws
+from moto.stepfunctions.parser.models import StepFunctionsParserBackend
 
 from slea_local import REPO_ROOT
 from slea_local.fast_transactions import FastTransactions
@@ -86,6 +90,8 @@ class LocalCloud:
         self._atomic_writes = _AtomicItemWrites()
         self._honest_exports = _ExportArns()
         self._pool_signing_key = _PoolSigningKey()
+        self._definitions_parsed_once = _DefinitionsParsedOnce()
+        self._botocore_data_parsed_once = _BotocoreDataParsedOnce()
         # Transactions copy the items they write, not whole tables (False: moto's own copies,
         # for the before/after figure of bench/local_answers.py).
         self.fast_transactions = FastTransactions() if fast_transactions else None
@@ -101,6 +107,7 @@ class LocalCloud:
             self._saved_environment.setdefault(name, os.environ.get(name))
             os.environ.setdefault(name, value)
         self._mock.start()
+        self._botocore_data_parsed_once.start()
         if self.fast_transactions is not None:
             self.fast_transactions.start()  # before the lock, which then wraps it
         self._atomic_writes.start()
@@ -109,6 +116,7 @@ class LocalCloud:
         reset_warm_state()
         self._honest_exports.start()
         self._pool_signing_key.start()
+        self._definitions_parsed_once.start()
         self._create_tables()
         self._create_buckets()
         self._create_queues()
@@ -122,11 +130,13 @@ class LocalCloud:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self._definitions_parsed_once.stop()
         self._pool_signing_key.stop()
         self._honest_exports.stop()
         self._atomic_writes.stop()
         if self.fast_transactions is not None:
             self.fast_transactions.stop()
+        self._botocore_data_parsed_once.stop()
         self._mock.stop()
         for name, value in self._saved_environment.items():
             if value is None:
@@ -491,6 +501,61 @@ class _ExportArns:
             return export
 
         self._patch = mock.patch.object(DynamoDBBackend, "export_table", export_table)
+        self._patch.start()
+
+    def stop(self) -> None:
+        if self._patch is not None:
+            self._patch.stop()
+            self._patch = None
+
+
+# Definitions moto's state-machine parser has accepted in this process. Parsing one takes about
+# 0.2 s (an ANTLR grammar), and every local cloud creates the template's state machines again from
+# the same definitions: parsed once, a cloud starts about 0.4 s sooner. Only acceptance is
+# remembered; a definition never seen is parsed, and a refused one is refused every time.
+_ACCEPTED_DEFINITIONS: set[str] = set()
+
+
+class _DefinitionsParsedOnce:
+    """moto's state-machine definition check, run once per distinct definition."""
+
+    def __init__(self) -> None:
+        self._patch: Any = None
+
+    def start(self) -> None:
+        check = StepFunctionsParserBackend._validate_definition
+
+        def validate_once(definition: str) -> None:
+            if definition not in _ACCEPTED_DEFINITIONS:
+                check(definition)
+                _ACCEPTED_DEFINITIONS.add(definition)
+
+        self._patch = mock.patch.object(StepFunctionsParserBackend, "_validate_definition", staticmethod(validate_once))
+        self._patch.start()
+
+    def stop(self) -> None:
+        if self._patch is not None:
+            self._patch.stop()
+            self._patch = None
+
+
+@functools.cache
+def _shared_loader(data_path: str | None) -> Any:
+    return botocore.loaders.create_loader(data_path)
+
+
+class _BotocoreDataParsedOnce:
+    """Every botocore session made while a local cloud runs reads botocore's data (service models,
+    endpoints) through one loader per process, which keeps what it parsed. A simulated cold start
+    makes a new session, as a new execution environment does; parsing the same JSON again for it
+    cost a test about 0.2 s, and says nothing about the code under test. The cold start itself is
+    measured apart, in fresh interpreters (bench/cold_import.py)."""
+
+    def __init__(self) -> None:
+        self._patch: Any = None
+
+    def start(self) -> None:
+        self._patch = mock.patch.object(botocore.session, "create_loader", _shared_loader)
         self._patch.start()
 
     def stop(self) -> None:
