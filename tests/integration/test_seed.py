@@ -73,3 +73,28 @@ def test_demo_dataset_is_rich_enough_for_the_offline_generator(demo_seed):
             assert 3 <= len(concept["key_points"]) <= 5
     interests = {interest for profile in demo_seed["profiles"] for interest in profile["interests"]}
     assert interests <= {t["domain"] for t in templates}
+
+
+@pytest.mark.parametrize("turn", [1, 2, 3])
+def test_every_seeded_test_starts_from_the_demo_seed_whatever_the_one_before_wrote(cloud, seeded, demo_seed, turn):
+    """The `seeded` fixture loads the seed once per process and copies it into later tests'
+    tables: each copy is the seed as loaded, not what an earlier test left in it."""
+    client = boto3.client("dynamodb")
+    assert count(cloud, "ProfilesTable") == 8
+    assert count(cloud, "TemplatesTable") == len(demo_seed["templates"])
+    assert count(cloud, "KeywordsTable") == 30
+    first = demo_seed["profiles"][0]["user_id"]
+    stored = client.scan(TableName=cloud.table_name("ProfilesTable"))["Items"]
+    assert {item["user_id"]["S"] for item in stored} == {profile["user_id"] for profile in demo_seed["profiles"]}
+    # What this test leaves behind: the next one must not see it.
+    client.put_item(TableName=cloud.table_name("ProfilesTable"), Item={**stored[0], "user_id": {"S": f"extra-{turn}"}})
+    client.delete_item(TableName=cloud.table_name("KeywordsTable"), Key=_key_of(client, cloud, "KeywordsTable"))
+    assert count(cloud, "ProfilesTable") == 9
+    assert first
+
+
+def _key_of(client, cloud, table):
+    description = client.describe_table(TableName=cloud.table_name(table))["Table"]
+    names = [element["AttributeName"] for element in description["KeySchema"]]
+    item = client.scan(TableName=cloud.table_name(table), Limit=1)["Items"][0]
+    return {name: item[name] for name in names}
