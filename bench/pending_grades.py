@@ -171,7 +171,7 @@ def through_api(learners: int = 6, rule: str = "pending") -> dict[str, Any]:
         # Imported in the local AWS's environment (the modules read it on import).
         from slea.contracts.review import AttemptReviewRequest
         from slea.logic.answering import ability_update
-        from slea.logic.review.actions import review_attempt
+        from slea.logic.review.grades import review_attempt
 
         if rule == "zero":
             ability_update.counted_score = lambda score, needs_review, *_, **__: 0 if needs_review else score  # type: ignore[assignment]

@@ -66,7 +66,7 @@ class Rule:
     guard: Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]
 
 
-# A provisional grade (slea.logic.review.actions.provisional) outside the queue.
+# A provisional grade (slea.logic.review.grades.provisional) outside the queue.
 _PROVISIONAL = (
     "needs_review = :true AND attribute_not_exists(review_state) AND attribute_not_exists(queued_at)"
     " AND (attribute_not_exists(reviewed) OR reviewed = :false)"

@@ -185,7 +185,7 @@ def test_a_rerun_with_the_same_data_writes_nothing_new(simulated, cloud):
 
 def test_a_reviewed_item_is_not_queued_again_for_the_same_data_but_is_once_the_data_doubles(simulated, cloud):
     run_job(simulated)
-    # A reviewer accepts it: the review route removes it from the queue (slea.logic.review.actions).
+    # A reviewer accepts it: the review route removes it from the queue (slea.logic.review.grades).
     table(cloud, "QuestionsTable").update_item(
         Key={"question_id": MISFIT}, UpdateExpression="REMOVE review_state, queued_at, review_reasons"
     )

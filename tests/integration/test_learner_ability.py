@@ -313,7 +313,7 @@ def test_an_answer_without_a_category_updates_no_ability(cloud, runtime):
 # ---------------------------------------------------------------- a reviewer's override
 def _override(cloud, attempt_id, score):
     from slea.contracts.review import AttemptReviewRequest
-    from slea.logic.review.actions import review_attempt
+    from slea.logic.review.grades import review_attempt
 
     with cloud.environment(cloud.environment_of("ApiFunction")):
         override = AttemptReviewRequest(action="override", score=score, note="regraded")

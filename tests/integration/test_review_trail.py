@@ -79,7 +79,7 @@ def test_retiring_a_drawn_copy_retires_its_bank_item_and_twins_and_no_new_learne
     (record,) = audit(http, copy)
     assert sorted(record["after"]["retired_with"]) == sorted([item_id, "twin-item"])
     assert record["note"] == "two choices are right"
-    from slea.logic.review.actions import STEM_SHOWN
+    from slea.logic.review.transactions import STEM_SHOWN
 
     # As audit rows keep stems: whole, or shortened with an ellipsis (the drawn item's is random).
     whole = original["stem"]

@@ -38,7 +38,7 @@ router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
 
 
 def _reviewer_name(subject: str) -> str:
-    from slea.logic.review.actions import display_name  # noqa: PLC0415 - loaded by a reviewer's first request
+    from slea.security.names import display_name  # noqa: PLC0415 - loaded by a reviewer's first request
 
     return display_name(router.current_event.request_context.authorizer.jwt_claim, subject)
 
@@ -129,7 +129,7 @@ def revert_group(group_id: ItemId, request: Annotated[UndoRequest, Body()]) -> G
 )
 def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAccepted:
     who = reviewer(router)
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import bulk as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.bulk_accept(request, who, _reviewer_name(who))
 
@@ -141,7 +141,7 @@ def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAcc
     responses=review_responses(200, AttemptReviewed, "The attempt as reviewed"),
 )
 def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import grades as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(router)
     return review.review_attempt(attempt_id, who, request, _reviewer_name(who))
@@ -154,7 +154,7 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
     responses=review_responses(200, AttemptReviewed, "The attempt as restored"),
 )
 def undo_attempt_review(attempt_id: ItemId, request: Annotated[UndoRequest, Body()]) -> AttemptReviewed:
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import undo as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(router)
     return review.undo_attempt_review(attempt_id, who, request, _reviewer_name(who))
@@ -206,7 +206,7 @@ def revert_edit(question_id: ItemId, request: Annotated[UndoRequest, Body()]) ->
     responses=review_responses(200, BulkReverted, "What was reverted and what was kept"),
 )
 def revert_bulk(bulk_id: ItemId, request: Annotated[UndoRequest, Body()]) -> BulkReverted:
-    from slea.logic.review import actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
+    from slea.logic.review import bulk as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     who = reviewer(router)
     return review.revert_bulk(bulk_id, who, request, _reviewer_name(who))

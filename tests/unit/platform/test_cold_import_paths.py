@@ -62,11 +62,15 @@ NOT_AT_IMPORT = {
         "slea.logic.rounds.planning",
         "slea.logic.learners.profile",
         "slea.contracts.questions",
-        "slea.logic.review.actions",
+        "slea.logic.review.grades",
+        "slea.logic.review.undo",
+        "slea.logic.review.bulk",
+        "slea.logic.review.transactions",
         "slea.logic.review.question_actions",
         "slea.logic.review.trail",
         "slea.logic.review.queue",
         "slea.dal.review",
+        "slea.dal.review_writes",
         "rapidfuzz",
         "aws_lambda_powertools.utilities.parser.models",  # every event model Powertools ships
         # ... and the reviewers' routes and contracts, which a reviewer's first request loads.

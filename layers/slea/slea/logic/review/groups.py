@@ -27,8 +27,9 @@ from slea.contracts.review import (
     UndoRequest,
 )
 from slea.dal import review
-from slea.logic.review.actions import latest_review, review_attempt, undo_review
+from slea.logic.review.grades import review_attempt
 from slea.logic.review.queue import review_queue, same_user
+from slea.logic.review.undo import latest_review, undo_review
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DomainError, NotFound
 from slea.platform.observability import logger, tracer

@@ -1,7 +1,8 @@
 """A reviewer's actions on questions: edit, retire (with the bank item and its same-stem twins,
 withdrawing copies already drawn into open rounds), report handling, and their undo (an edit
 reverted, an item unretired). Each is recorded in the audit trail in the transaction that applies
-it (slea.dal.review); attempts are in slea.logic.review.actions.
+it (slea.dal.review, its writes in slea.dal.review_writes); attempts are in slea.logic.review.grades,
+.undo and .bulk.
 
 An edit (or its undo) that changes a bank item's stem or key moves the item's claim on its stem and
 key (dal/bank.py) in the same transaction, and is refused if another bank item holds the new one.
@@ -18,10 +19,9 @@ from slea.contracts.review import (
     QuestionReviewRequest,
     UndoRequest,
 )
-from slea.dal import bank, review, sessions
-from slea.dal.questions import bank_key
-from slea.logic.review.actions import QUEUE_FIELDS, commit_reviewed, short_stem
+from slea.dal import bank, review, review_writes, sessions
 from slea.logic.review.queue import same_user  # the queue's listing is there
+from slea.logic.review.transactions import commit_reviewed, short_stem
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, Invalid, NotFound
 from slea.platform.observability import logger, tracer
@@ -122,7 +122,7 @@ def _retirement(stored: dict[str, Any], now: str) -> tuple[list[dict[str, Any]],
     extra = [review.deactivate_template(tid, question_id) for tid in templates]
     # A transaction holds 100 items: the review's own three, the templates, then the twins.
     with_it = _bank_items_of(stored)[: 97 - len(extra)]
-    extra += [_retire_with(other, now, question_id) for other in with_it]
+    extra += [review_writes.retire_with(other, now, question_id) for other in with_it]
     return extra, {
         "status": "retired",
         "templates_deactivated": len(templates),
@@ -158,6 +158,34 @@ def _queued(stored: Mapping[str, Any]) -> dict[str, Any]:
     return {"queued_at": stored.get("queued_at"), "review_reasons": sorted(stored.get("review_reasons") or [])}
 
 
+def _question_audit(
+    stored: Mapping[str, Any],
+    stamp: review_writes.Stamp,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    note: str | None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """The audit record of the action on the question `stored` that `stamp` names (by whom,
+    when), with `fields` (changed, session_id ...), as a transaction item."""
+    return review.audit_record(
+        {
+            "target_id": str(stored["question_id"]),
+            "target_kind": "question",
+            "action": stamp.action,
+            "who": stamp.by,
+            "who_name": stamp.by_name,
+            "at": stamp.at,
+            "before": before,
+            "after": after,
+            "note": note,
+            **fields,
+            "stem": short_stem(stored.get("stem")),
+            "question_id": str(stored["question_id"]),
+        }
+    )
+
+
 @tracer.capture_method
 def review_question(
     question_id: str, reviewer: str, request: QuestionReviewRequest, reviewer_name: str | None = None
@@ -168,91 +196,52 @@ def review_question(
     retired = stored.get("status") == "retired"
     if retired and request.action != "accept":
         raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
-    now = utc_now()
-    values: dict[str, Any] = {
-        ":by": reviewer,
-        ":by_name": reviewer_name or reviewer,
-        ":at": now,
-        ":action": request.action,
-    }
-    names: dict[str, str] = {}
-    condition = "attribute_exists(question_id)"
-    if request.action != "accept":  # `status` is a DynamoDB reserved word
-        names, values[":retired"] = {"#status": "status"}, "retired"
-        condition += " AND (attribute_not_exists(#status) OR #status <> :retired)"
-    setting = "reviewed_by = :by, reviewed_by_name = :by_name, reviewed_at = :at, review_action = :action"
+    stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, utc_now(), request.action)
     before = _snapshot(stored) | _queued(stored)  # what an undo puts back, its place in the queue included
     after = _snapshot(stored) | {"review_reasons": []}
     extra: list[dict[str, Any]] = []
-    removing = "review_reasons"
     if request.action == "retire":
-        setting += ", #status = :retired, retired_at = :at, retired_category = :category"
-        removing += ", bank_key"  # out of the question bank's index: no round draws it again
-        values[":category"] = stored.get("category") or "general"
-        extra, retiring = _retirement(stored, now)
+        extra, retiring = _retirement(stored, stamp.at)
         after |= retiring
-    rested: dict[str, Any] = {}
-    if request.action != "retire" and not retired and stored.get("item_id") == question_id:
-        # A bank item a reviewer has approved (a revise-band or an author's item, or one queued
-        # for its statistics) may be drawn by later rounds; copies keep to the session they serve.
-        setting += ", bank_key = :bank_key"
-        values[":bank_key"] = bank_key(str(stored.get("category") or "general"), str(stored.get("language") or "en"))
-        rested = _rested(stored, request)
+    # A bank item a reviewer has approved (a revise-band or an author's item, or one queued for
+    # its statistics) may be drawn by later rounds; copies keep to the session they serve.
+    into_bank = request.action != "retire" and not retired and stored.get("item_id") == question_id
+    rested = _rested(stored, request) if into_bank else {}
     if rested:  # out of rest: drawn again
-        removing += ", rested_at, rest_reason"
         before |= rested
         after |= {"drawable": True}
-    if request.action == "edit":
-        edited = _edited(stored, request)
-        setting += ", stem = :stem, choices = :choices, answer_schema = :answer, edited_at = :at"
-        values |= {":stem": edited["stem"], ":choices": edited["choices"], ":answer": edited["answer_schema"]}
-        if edited["choices"] is None:  # a true/false or short-answer question has no choices
-            setting = setting.replace(", choices = :choices", "")
-            values.pop(":choices")
+    edited = _edited(stored, request) if request.action == "edit" else None
+    claims: list[dict[str, Any]] = []
+    if edited is not None:
         after |= {
             "stem": edited["stem"],
             "choices": edited["choices"],
             "correct_answer": edited["answer_schema"].get("correct_key"),
             "correct_keywords": edited["answer_schema"].get("correct_keywords"),
         }
-    claims: list[dict[str, Any]] = []
-    if request.action == "edit":
-        bank_writes, claims, edited_with = _edit_reaches(stored, edited, now)
+        bank_writes, claims, edited_with = _edit_reaches(stored, edited, stamp.at)
         extra += bank_writes + claims
         after |= edited_with
+    session_id = stored.get("session_id") if "#" not in str(stored.get("session_id", "#")) else None
+    changed = request.action != "accept" or bool(rested)
     items = [
-        review.update(
-            review.QUESTIONS_TABLE,
-            {"question_id": question_id},
-            f"SET {setting} {QUEUE_FIELDS}, {removing}",
-            condition,
-            values,
-            names=names,
+        review_writes.resolve_question(
+            stored,
+            stamp,
+            refuse_retired=request.action != "accept",
+            retire=request.action == "retire",
+            into_bank=into_bank,
+            unrest=bool(rested),
+            text=edited,
         ),
         *extra,
-        review.audit_record(
-            {
-                "target_id": question_id,
-                "target_kind": "question",
-                "action": request.action,
-                "who": reviewer,
-                "who_name": reviewer_name or reviewer,
-                "at": now,
-                "before": before,
-                "after": after,
-                "note": request.note,
-                "changed": request.action != "accept" or bool(rested),
-                "stem": short_stem(stored.get("stem")),
-                "question_id": question_id,
-                "session_id": stored.get("session_id") if "#" not in str(stored.get("session_id", "#")) else None,
-            }
-        ),
+        _question_audit(stored, stamp, before, after, request.note, changed=changed, session_id=session_id),
         review.count(
             {"accept": "questions_accepted", "retire": "questions_retired", "edit": "questions_edited"}[request.action]
         ),
     ]
     _commit(items, claims, question_id, reviewer)
-    _withdraw_copies(after.get("retired_with"), stored, now)  # a retirement: its copies in open rounds
+    _withdraw_copies(after.get("retired_with"), stored, stamp.at)  # a retirement: its copies in open rounds
     logger.info("question reviewed", extra={"question_id": question_id, "action": request.action})
     return _reviewed(
         question_id,
@@ -260,7 +249,7 @@ def review_question(
         "retired" if retired or request.action == "retire" else "active",
         reviewer=reviewer,
         reviewer_name=reviewer_name,
-        now=now,
+        now=stamp.at,
     )
 
 
@@ -285,18 +274,6 @@ def _bank_items_of(stored: dict[str, Any]) -> list[dict[str, Any]]:
         if str(twin["question_id"]) != question_id:
             found.setdefault(str(twin["question_id"]), twin)
     return list(found.values())[: review.MAX_TEMPLATES_DEACTIVATED - 1]
-
-
-def _retire_with(other: Mapping[str, Any], now: str, by_question: str) -> dict[str, Any]:
-    return review.update(
-        review.QUESTIONS_TABLE,
-        {"question_id": other["question_id"]},
-        "SET #status = :retired, retired_at = :at, retired_category = :category, retired_with = :by "
-        f"{QUEUE_FIELDS}, review_reasons, bank_key",
-        "attribute_exists(question_id)",
-        {":retired": "retired", ":at": now, ":category": other.get("category") or "general", ":by": by_question},
-        names={"#status": "status"},
-    )
 
 
 def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now: str) -> int:
@@ -337,7 +314,7 @@ def _edit_reaches(
     if bank_item is not None and bank_item.get("status") == "retired":
         return [], [], {}
     claims = _move_claim(bank_item, edited, now) if bank_item else []
-    return [_edit_bank_item(item_id, edited, now)], claims, _edited_with(item_id, bank_item)
+    return [review_writes.edit_bank_item(item_id, edited, now)], claims, _edited_with(item_id, bank_item)
 
 
 def _edited_with(item_id: str, bank_item: dict[str, Any] | None) -> dict[str, Any]:
@@ -392,17 +369,6 @@ def _commit(
         raise
 
 
-def _edit_bank_item(item_id: str, edited: Mapping[str, Any], now: str) -> dict[str, Any]:
-    setting = "SET stem = :stem, answer_schema = :answer, edited_at = :at"
-    values: dict[str, Any] = {":stem": edited["stem"], ":answer": edited["answer_schema"], ":at": now}
-    if edited["choices"] is not None:
-        setting += ", choices = :choices"
-        values[":choices"] = edited["choices"]
-    return review.update(
-        review.QUESTIONS_TABLE, {"question_id": item_id}, setting, "attribute_exists(question_id)", values
-    )
-
-
 def _restored(question: Mapping[str, Any], snapshot: Mapping[str, Any]) -> dict[str, Any]:
     """A question's stem, choices and answer_schema as `snapshot` (an audit record's) has them;
     choices it does not name stay as they are."""
@@ -431,27 +397,14 @@ def _restore_text(
     back in the review queue where the snapshot says it waited (the edit took it out), and
     rested again if the edit returned a rested item to the bank."""
     text = _restored(question, snapshot)
-    setting = "SET stem = :stem, answer_schema = :answer, edit_undone_at = :now"
-    values: dict[str, Any] = {":stem": text["stem"], ":answer": text["answer_schema"], ":now": now}
-    values[":edited"] = edited_at
-    if requeue and snapshot.get("queued_at"):
-        setting += _requeue(snapshot, values)
-    removing = "edited_at"
-    if requeue and snapshot.get("drawable") is False and snapshot.get("rested_at"):
-        setting += ", rested_at = :rested_at" + (", rest_reason = :rest_reason" if snapshot.get("rest_reason") else "")
-        values[":rested_at"] = snapshot["rested_at"]
-        if snapshot.get("rest_reason"):
-            values[":rest_reason"] = snapshot["rest_reason"]
-        removing += ", bank_key"
-    if snapshot.get("choices") is not None:
-        setting += ", choices = :choices"
-        values[":choices"] = snapshot["choices"]
-    return review.update(
-        review.QUESTIONS_TABLE,
-        {"question_id": question["question_id"]},
-        f"{setting} REMOVE {removing}",
-        "attribute_exists(question_id) AND edited_at = :edited",
-        values,
+    rested = requeue and snapshot.get("drawable") is False and bool(snapshot.get("rested_at"))
+    return review_writes.undo_edit(
+        str(question["question_id"]),
+        text | {"choices": snapshot.get("choices")},  # choices the snapshot does not name stay as they are
+        edited_at=edited_at,
+        at=now,
+        queue_place=snapshot if requeue and snapshot.get("queued_at") else None,
+        rest=snapshot if rested else None,
     )
 
 
@@ -489,41 +442,19 @@ def revert_edit(
             claims += _move_claim(bank_item, _restored(bank_item, snapshot), now)
             restored_with.append(str(item_id))
     items += claims
+    after = {
+        **(edit.get("before") or {}),
+        "restored_with": restored_with,
+        "undid_at": edit.get("at"),
+        "requeued": requeue and bool((edit.get("before") or {}).get("queued_at")),
+    }
+    stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, now, "revert_edit")
     items += [
-        review.audit_record(
-            {
-                "target_id": question_id,
-                "target_kind": "question",
-                "action": "revert_edit",
-                "who": reviewer,
-                "who_name": reviewer_name or reviewer,
-                "at": now,
-                "before": _snapshot(stored),
-                "after": {
-                    **(edit.get("before") or {}),
-                    "restored_with": restored_with,
-                    "undid_at": edit.get("at"),
-                    "requeued": requeue and bool((edit.get("before") or {}).get("queued_at")),
-                },
-                "note": request.note,
-                "stem": short_stem(stored.get("stem")),
-                "question_id": question_id,
-            }
-        ),
+        _question_audit(stored, stamp, _snapshot(stored), after, request.note),
         review.count("questions_edited", by=-1),
     ]
     _commit(items, claims, question_id, reviewer, undo=True)
     return _reviewed(question_id, "revert_edit", "active", reviewer=reviewer, reviewer_name=reviewer_name, now=now)
-
-
-def _requeue(place: Mapping[str, Any], values: dict[str, Any]) -> str:
-    """The SET clauses (and their `values`) that put a question back in the review queue where
-    `place` (as `_queued` kept it) says it waited, with the reasons it waited for."""
-    values |= {":open": review.OPEN, ":queued": place["queued_at"]}
-    if not place.get("review_reasons"):
-        return ", review_state = :open, queued_at = :queued"
-    values[":reasons"] = set(place["review_reasons"])
-    return ", review_state = :open, queued_at = :queued, review_reasons = :reasons"
 
 
 def _queued_before(retirement: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -590,49 +521,29 @@ def unretire_question(
     items: list[dict[str, Any]] = []
     requeued: list[str] = []
     for question in restored:
-        setting, values = "SET #status = :active, unretired_at = :at", {":active": "active", ":at": now}
         place = queued.get(str(question["question_id"])) or {}
-        if place.get("queued_at") and question.get("review_state") != review.OPEN:  # back in the queue
-            setting += _requeue(place, values)
+        requeue = bool(place.get("queued_at")) and question.get("review_state") != review.OPEN
+        if requeue:
             requeued.append(str(question["question_id"]))
-        if _bank_item_id(question) == question["question_id"]:  # back in the bank
-            setting += ", bank_key = :bank_key"
-            values[":bank_key"] = bank_key(
-                str(question.get("category") or "general"), str(question.get("language") or "en")
-            )
         items.append(
-            review.update(
-                review.QUESTIONS_TABLE,
-                {"question_id": question["question_id"]},
-                f"{setting} REMOVE retired_at, retired_category, retired_with",
-                "attribute_exists(question_id)",
-                values,
-                names={"#status": "status"},
+            review_writes.unretire(
+                question,
+                now,
+                queue_place=place if requeue else None,  # back in the queue
+                into_bank=_bank_item_id(question) == question["question_id"],  # back in the bank
             )
         )
     templates = [t for t in map(review.template, done.get("template_ids") or []) if t is not None]
     items += [review.reactivate_template(t, question_id) for t in templates if t.get("deactivated_by") == question_id]
+    after = {
+        "status": "active",
+        "restored_with": [str(q["question_id"]) for q in restored[1:]],
+        "templates_reactivated": len(items) - len(restored),
+        "requeued": requeued,
+    }
+    stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, now, "unretire")
     items += [
-        review.audit_record(
-            {
-                "target_id": question_id,
-                "target_kind": "question",
-                "action": "unretire",
-                "who": reviewer,
-                "who_name": reviewer_name or reviewer,
-                "at": now,
-                "before": {"status": "retired"},
-                "after": {
-                    "status": "active",
-                    "restored_with": [str(q["question_id"]) for q in restored[1:]],
-                    "templates_reactivated": len(items) - len(restored),
-                    "requeued": requeued,
-                },
-                "note": request.note,
-                "stem": short_stem(stored.get("stem")),
-                "question_id": question_id,
-            }
-        ),
+        _question_audit(stored, stamp, {"status": "retired"}, after, request.note),
         review.count("questions_retired", by=-1),
     ]
     commit_reviewed(items, f"question {question_id}")
