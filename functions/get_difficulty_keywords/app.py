@@ -13,8 +13,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.keywords import GetKeywordsInput
+from slea.logic.generation.keywords import get_difficulty_keywords
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.get_difficulty_keywords import get_difficulty_keywords
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

@@ -12,8 +12,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.profile import GetUserProfileInput
+from slea.logic.learners.profile import get_user_profile
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.get_user_profile import get_user_profile
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

@@ -18,8 +18,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.questions import SaveQuestionInput, SaveQuestionsBatchInput
+from slea.logic.generation.saving import save_generated_question, save_generated_questions
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.save_generated_question import save_generated_question, save_generated_questions
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

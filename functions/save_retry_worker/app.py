@@ -18,8 +18,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from slea.contracts.common import parse_input
 from slea.contracts.questions import RetryMessage
 from slea.contracts.retry_event import RetryQueueEvent
+from slea.logic.generation.saving import save_from_retry_queue
 from slea.platform.observability import logger, metrics, tracer
-from slea.tools.save_generated_question import save_from_retry_queue
 
 processor = BatchProcessor(event_type=EventType.SQS)
 

@@ -15,8 +15,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from slea.contracts.common import parse_input
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.llm import budget
+from slea.logic.answering.answer import grade_answer
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.score_and_explain import grade_answer
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

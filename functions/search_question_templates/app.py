@@ -13,8 +13,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.templates import SearchTemplatesInput
+from slea.logic.generation.templates import search_question_templates
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.search_question_templates import search_question_templates
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

@@ -16,8 +16,8 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from slea.contracts.common import parse_input
 from slea.contracts.validation import ValidateQuestionBatchInput, ValidateQuestionInput
+from slea.logic.generation.validation import validate_question_batch, validate_question_quality
 from slea.platform.observability import CORRELATION_ID_PATH, logger, metrics, tracer
-from slea.tools.validate_question_quality import validate_question_batch, validate_question_quality
 
 
 @logger.inject_lambda_context(correlation_id_path=CORRELATION_ID_PATH)

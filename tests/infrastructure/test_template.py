@@ -422,7 +422,7 @@ def test_per_user_rate_limits_are_parameters_with_the_codes_defaults(action):
 
 def _calls_the_model(name):
     """A function whose handler reaches the model in the layer's import graph: slea.llm itself, or
-    the tool it calls (slea/tools/ delegate to logic/) or a use case importing it, at any depth."""
+    the use case it calls or a module that use case imports, at any depth."""
     import grimp
 
     graph = grimp.build_graph("slea", include_external_packages=False)

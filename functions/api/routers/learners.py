@@ -7,9 +7,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from slea.contracts.ability import LearnerAbility
-from slea.contracts.error_response import ErrorResponse
 from slea.contracts.scoring import AttemptHistory
-from slea.http.api import SESSION_ID_PATTERN, caller, responses
+from slea.http.api import SESSION_ID_PATTERN, caller, documented, documented_refusal, responses
 
 from . import CURSOR_PATTERN
 
@@ -22,18 +21,9 @@ router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
     "/learners/me/ability",
     summary="The caller's ability per category (logit scale, with its standard error and level) and its history",
     responses={
-        200: {
-            "description": "The abilities and the newest history points, oldest first",
-            "content": {"application/json": {"model": LearnerAbility}},
-        },
-        401: {
-            "description": "No bearer token, or one without a subject",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
-        503: {
-            "description": "Storage is temporarily unavailable; retry",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
+        200: documented("The abilities and the newest history points, oldest first", LearnerAbility),
+        401: documented_refusal("No bearer token, or one without a subject"),
+        503: documented_refusal("Storage is temporarily unavailable; retry"),
     },
 )
 def get_my_ability() -> LearnerAbility:

@@ -6,7 +6,6 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
-from slea.contracts.error_response import ErrorResponse
 from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import (
     CreateSessionRequest,
@@ -22,7 +21,7 @@ from slea.contracts.sessions import (
     SkipRecorded,
     StartRoundRequest,
 )
-from slea.http.api import caller, responses
+from slea.http.api import caller, documented, documented_refusal, responses
 from slea.logic.sessions import listing as session_list
 from slea.logic.sessions import use_cases as sessions
 from slea.security.names import display_name
@@ -37,19 +36,10 @@ router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
     status_code=201,
     summary="Create a session for the caller",
     responses={
-        201: {"description": "The new session", "content": {"application/json": {"model": SessionCreated}}},
-        401: {
-            "description": "No bearer token, or one without a subject",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
-        403: {
-            "description": "The token's subject is not a UUID",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
-        503: {
-            "description": "Storage is temporarily unavailable; retry",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
+        201: documented("The new session", SessionCreated),
+        401: documented_refusal("No bearer token, or one without a subject"),
+        403: documented_refusal("The token's subject is not a UUID"),
+        503: documented_refusal("Storage is temporarily unavailable; retry"),
     },
 )
 def create_session(request: Annotated[CreateSessionRequest | None, Body()] = None) -> SessionCreated:
@@ -63,15 +53,9 @@ def create_session(request: Annotated[CreateSessionRequest | None, Body()] = Non
     "/sessions",
     summary="The caller's sessions, newest first, with each round's progress (to resume on any device)",
     responses={
-        200: {"description": "A page of sessions", "content": {"application/json": {"model": SessionList}}},
-        401: {
-            "description": "No bearer token, or one without a subject",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
-        503: {
-            "description": "Storage is temporarily unavailable; retry",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
+        200: documented("A page of sessions", SessionList),
+        401: documented_refusal("No bearer token, or one without a subject"),
+        503: documented_refusal("Storage is temporarily unavailable; retry"),
     },
 )
 def list_sessions(
@@ -87,11 +71,10 @@ def list_sessions(
     summary="Start a Mode 1 round",
     responses={
         **responses(202, RoundStarted, "The round is being generated"),
-        429: {
-            "description": "The caller has started rounds too fast (RATE_LIMITED) or the most allowed per day "
-            "(QUOTA_EXCEEDED); the Retry-After header says in how many seconds to try again",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
+        429: documented_refusal(
+            "The caller has started rounds too fast (RATE_LIMITED) or the most allowed per day "
+            "(QUOTA_EXCEEDED); the Retry-After header says in how many seconds to try again"
+        ),
     },
 )
 def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Body()]) -> RoundStarted:
@@ -103,10 +86,7 @@ def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Bod
     summary="A placement test's next question (the same until it is answered), or its result once it stops",
     responses={
         **responses(200, PlacementNext, "The next question with the test's progress, or the result"),
-        409: {
-            "description": "The session is not a placement test (NOT_A_PLACEMENT) or was closed (SESSION_CLOSED)",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
+        409: documented_refusal("The session is not a placement test (NOT_A_PLACEMENT) or was closed (SESSION_CLOSED)"),
     },
 )
 def next_question(session_id: SessionId) -> PlacementNext:
@@ -127,11 +107,10 @@ def list_questions(session_id: SessionId) -> SessionQuestions:
     summary="Grade an answer and explain it",
     responses={
         **responses(200, ScoreAnswerOutput, "The grading result"),
-        429: {
-            "description": "The caller has sent answers too fast (RATE_LIMITED); the Retry-After header says in "
-            "how many seconds to try again",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
+        429: documented_refusal(
+            "The caller has sent answers too fast (RATE_LIMITED); the Retry-After header says in "
+            "how many seconds to try again"
+        ),
     },
 )
 def answer(session_id: SessionId, request: Annotated[AnswerRequest, Body()]) -> ScoreAnswerOutput:
@@ -170,11 +149,10 @@ def get_summary(session_id: SessionId) -> SessionSummary:
     summary="Skip a question: it counts as a wrong answer (a score of 0), once",
     responses={
         **responses(200, SkipRecorded, "The question is skipped (also when it already was: a retry)"),
-        429: {
-            "description": "The caller has sent answers or skips too fast (RATE_LIMITED); the Retry-After header "
-            "says in how many seconds to try again",
-            "content": {"application/json": {"model": ErrorResponse}},
-        },
+        429: documented_refusal(
+            "The caller has sent answers or skips too fast (RATE_LIMITED); the Retry-After header "
+            "says in how many seconds to try again"
+        ),
     },
 )
 def skip_question(session_id: SessionId, question_id: ItemId) -> SkipRecorded:

@@ -51,6 +51,17 @@ STATES_RATIO = 90  # rapidfuzz partial_ratio: the statement contains that text
 # Shorter facts ("Yes") match inside anything; Korean packs a fact into fewer characters ("낮을수록 좋음").
 FACT_MIN_LENGTH = {"en": 8, "ko": 4}
 
+# Tool 4's one table of rules, (deduction, issue message) per rule: the spec's table, then checks
+# of our own (these two checked by slea.logic.generation.validation.rule_check), then the rules
+# described above (checked by the functions below; grounding by the offline semantic review).
+STEM_TOO_LONG = (0.2, "Stem length exceeds maximum")
+WRONG_CHOICE_COUNT = (0.2, "Invalid number of choices")
+ANSWER_NOT_IN_CHOICES = (0.3, "Correct answer not found in choices")
+DUPLICATE_CHOICES = (0.15, "Duplicate choices detected")
+NEAR_DUPLICATE = (0.2, "Near-duplicate of {other}")
+CATCH_ALL_CHOICE = (0.1, "Avoid 'all of the above' / 'none of the above' choices")
+UNEQUAL_LENGTHS = (0.0, "Choice lengths are very unequal; length can cue the answer")
+ABSOLUTE_WORDING = (0.0, "Absolute words (always/never) in choices can cue the answer")
 ONLY_KEY_SHARES_STEM_WORDS = (0.15, "Only the key shares content words with the stem; it cues the answer")
 KEY_IS_LONGEST = (0.1, "The key is by far the longest option; its length cues the answer")
 WRONG_LANGUAGE = (0.3, "Not written in the learner's language ({language}); no mixed-language items")

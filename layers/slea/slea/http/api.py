@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
 
 from slea.constants import MAX_BODY_BYTES
@@ -107,33 +108,41 @@ def validation_error_response(error: RequestValidationError) -> Response[Any]:
     return error_response(422, "VALIDATION_ERROR", message, detail)
 
 
-def _error(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"model": ErrorResponse}}}
+def documented(description: str, model: type[Any]) -> OpenAPIResponse:
+    """One response as a route documents it (OpenAPI): what it means and its JSON body's model."""
+    return {"description": description, "content": {"application/json": {"model": model}}}
+
+
+def documented_refusal(description: str) -> OpenAPIResponse:
+    """A documented refusal: every error a route can give has the ErrorResponse body."""
+    return documented(description, ErrorResponse)
 
 
 def responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
     """A route's documented responses: its success, and the errors every session route can give."""
     return {
-        status: {"description": description, "content": {"application/json": {"model": model}}},
-        401: _error("No bearer token, or one without a subject"),
-        403: _error("The session belongs to another user"),
-        404: _error("Unknown session or question"),
-        409: _error("The question has already been answered, was retired by a reviewer, or its round is over"),
-        413: _error("The body is larger than 64 KiB"),
-        415: _error("The body is not declared as application/json"),
-        503: _error("Storage, or starting the round, is temporarily unavailable; retry"),
+        status: documented(description, model),
+        401: documented_refusal("No bearer token, or one without a subject"),
+        403: documented_refusal("The session belongs to another user"),
+        404: documented_refusal("Unknown session or question"),
+        409: documented_refusal(
+            "The question has already been answered, was retired by a reviewer, or its round is over"
+        ),
+        413: documented_refusal("The body is larger than 64 KiB"),
+        415: documented_refusal("The body is not declared as application/json"),
+        503: documented_refusal("Storage, or starting the round, is temporarily unavailable; retry"),
     }
 
 
 def review_responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
     """A review route's documented responses."""
     return {
-        status: {"description": description, "content": {"application/json": {"model": model}}},
-        401: _error("No bearer token, or one without a subject"),
-        403: _error("The caller does not have the reviewer role"),
-        404: _error("Unknown attempt or question"),
-        409: _error("The item changed while it was reviewed, or is retired"),
-        503: _error("Storage is temporarily unavailable; retry"),
+        status: documented(description, model),
+        401: documented_refusal("No bearer token, or one without a subject"),
+        403: documented_refusal("The caller does not have the reviewer role"),
+        404: documented_refusal("Unknown attempt or question"),
+        409: documented_refusal("The item changed while it was reviewed, or is retired"),
+        503: documented_refusal("Storage is temporarily unavailable; retry"),
     }
 
 
@@ -188,9 +197,7 @@ def over_budget(event: dict[str, Any]) -> dict[str, Any] | None:
     try:
         rate_limits.take(subject, "request")
     except errors.RateLimited as refused:
-        response = _gateway_error(429, refused.code, refused.message)
-        response["headers"]["Retry-After"] = str(refused.retry_after)
-        return response
+        return _gateway_error(429, refused.code, refused.message, retry_after=refused.retry_after)
     return None
 
 
@@ -231,11 +238,11 @@ def unsupported_media_type(event: dict[str, Any]) -> dict[str, Any] | None:
     return _gateway_error(415, "UNSUPPORTED_MEDIA_TYPE", "content-type: the body must be application/json")
 
 
-def _gateway_error(status: int, code: str, message: str) -> dict[str, Any]:
+def _gateway_error(status: int, code: str, message: str, *, retry_after: int | None = None) -> dict[str, Any]:
+    """A refusal answered before routing, as API Gateway takes it: the ErrorResponse body of
+    `error_response`, with the same Retry-After header when the caller should wait."""
     body = ErrorResponse(error=message, error_code=code)
-    return {
-        "statusCode": status,
-        "headers": {"Content-Type": "application/json"},
-        "body": body.model_dump_json(),
-        "isBase64Encoded": False,
-    }
+    headers = {"Content-Type": "application/json"}
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    return {"statusCode": status, "headers": headers, "body": body.model_dump_json(), "isBase64Encoded": False}

@@ -3,7 +3,20 @@ whole batch semantically; final_score = min(semantic, rule)."""
 
 from typing import Any
 
-from slea.authoring.item_rules import cue_problems, key_term_problems, language_problems
+from slea.authoring.item_rules import (
+    ABSOLUTE_WORDING,
+    ANSWER_NOT_IN_CHOICES,
+    CATCH_ALL_CHOICE,
+    DUPLICATE_CHOICES,
+    NEAR_DUPLICATE,
+    STEM_TOO_LONG,
+    UNEQUAL_LENGTHS,
+    WRONG_CHOICE_COUNT,
+    Problem,
+    cue_problems,
+    key_term_problems,
+    language_problems,
+)
 from slea.authoring.question_quality import ABSOLUTE, CATCH_ALL, StemIndex, lengths_unequal, normalised
 from slea.constants import (
     DEFAULT_VALIDATION_LLM_SCORE,
@@ -42,23 +55,15 @@ FEEDBACK: dict[Language, dict[Recommendation, str]] = {
     },
 }
 SPEC_FEEDBACK_LANGUAGE: Language = "ko"
-# (deduction, issue message) per rule: the spec's table, then checks of our own.
-STEM_TOO_LONG = (0.2, "Stem length exceeds maximum")
-WRONG_CHOICE_COUNT = (0.2, "Invalid number of choices")
-ANSWER_NOT_IN_CHOICES = (0.3, "Correct answer not found in choices")
-DUPLICATE_CHOICES = (0.15, "Duplicate choices detected")
-NEAR_DUPLICATE = (0.2, "Near-duplicate of {other}")
-CATCH_ALL_CHOICE = (0.1, "Avoid 'all of the above' / 'none of the above' choices")
-UNEQUAL_LENGTHS = (0.0, "Choice lengths are very unequal; length can cue the answer")
-ABSOLUTE_WORDING = (0.0, "Absolute words (always/never) in choices can cue the answer")
 
 
 def rule_check(
     question: ValidateQuestionInput, earlier: StemIndex | list[str], existing: StemIndex | list[str]
 ) -> tuple[float, list[str]]:
     """The rule score (1.0 minus deductions, floored at 0) and the issues found. A batch passes
-    `StemIndex`es, so that no stem is prepared again for each question it is compared with."""
-    found: list[tuple[float, str]] = []
+    `StemIndex`es, so that no stem is prepared again for each question it is compared with. Each
+    rule's deduction and issue are in Tool 4's one table (slea.authoring.item_rules)."""
+    found: list[Problem] = []
     if len(question.stem) > STEM_MAX_LENGTH:
         found.append(STEM_TOO_LONG)
     choices = question.choices or []
@@ -87,7 +92,7 @@ def _indexed(stems: StemIndex | list[str]) -> StemIndex:
     return stems if isinstance(stems, StemIndex) else StemIndex(stems)
 
 
-def _near_duplicate(stem: str, earlier: StemIndex, existing: StemIndex) -> tuple[float, str] | None:
+def _near_duplicate(stem: str, earlier: StemIndex, existing: StemIndex) -> Problem | None:
     deduction, issue = NEAR_DUPLICATE
     if (position := earlier.first_match(stem)) is not None:
         return deduction, issue.format(other=f"question {position + 1} of this batch")
@@ -96,7 +101,7 @@ def _near_duplicate(stem: str, earlier: StemIndex, existing: StemIndex) -> tuple
     return None
 
 
-def _distractor_problems(choices: list[str]) -> list[tuple[float, str]]:
+def _distractor_problems(choices: list[str]) -> list[Problem]:
     bare = [choice_text(choice) for choice in choices]
     problems = []
     if any(CATCH_ALL.search(text) for text in bare):
