@@ -43,7 +43,6 @@ from slea.contracts.sessions import (
 from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionInput, ValidationResult
 from slea.dal import questions
-from slea.logic.learners.profile import get_user_profile as learner_profile
 from slea.logic.sessions import use_cases as sessions
 from slea.platform.clock import utc_now
 from slea.platform.errors import DomainError, Forbidden
@@ -79,9 +78,11 @@ def authoring[Request, Result](tool: Callable[[Caller, Request], Result]) -> Cal
 
 
 def get_user_profile(caller: Caller, request: GetUserProfileInput) -> UserProfile:
+    from slea.logic.learners.profile import get_user_profile as tool  # noqa: PLC0415 - only this tool needs it
+
     if request.user_id.lower() != caller.user_id.lower():
         raise Forbidden("FORBIDDEN", "user_id: an agent may read only its own user's profile")
-    return learner_profile(request)
+    return tool(request)
 
 
 @authoring

@@ -29,7 +29,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from slea.contracts.answers import choice_index, choice_text
 from slea.contracts.exposure import Fact, SessionExposure, ShownItem
@@ -157,12 +157,20 @@ def drafted_item(draft: "DraftQuestion") -> ShownItem:
     )
 
 
-class _Matcher(NamedTuple):
+class _Matcher:
     """The key-leak matcher's pieces this module uses (security/key_leaks.py)."""
 
-    item: "type[KeyedItem]"
-    stated_by: "Callable[[KeyedItem, str], bool]"
-    gives_away: "Callable[[KeyedItem, KeyedItem], bool]"
+    __slots__ = ("gives_away", "item", "stated_by")
+
+    def __init__(
+        self,
+        item: "type[KeyedItem]",
+        stated_by: "Callable[[KeyedItem, str], bool]",
+        gives_away: "Callable[[KeyedItem, KeyedItem], bool]",
+    ) -> None:
+        self.item = item
+        self.stated_by = stated_by
+        self.gives_away = gives_away
 
 
 def _matcher() -> _Matcher:

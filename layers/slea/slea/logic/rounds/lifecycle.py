@@ -15,9 +15,6 @@ from slea.contracts.ability import SessionAbility
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.sessions import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
-from slea.logic.learners.ability import session_ability
-from slea.logic.rounds import skips
-from slea.logic.rounds.target import from_ability, has_estimate, success_rate
 from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -188,6 +185,7 @@ def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ab
     request that needs the planner and the profile."""
     from slea.logic.learners.profile import get_user_profile  # noqa: PLC0415
     from slea.logic.rounds.planning import without_estimate  # noqa: PLC0415
+    from slea.logic.rounds.target import from_ability, has_estimate, success_rate  # noqa: PLC0415
 
     if has_estimate(ability):
         return from_ability(ability or {}, success_rate(), None).label
@@ -286,6 +284,8 @@ def _count_skips(
     """Count the items of rounds that are over as skipped (no call when there are none); the
     ability they changed is what the summary then shows. A storage failure leaves them to the
     next trigger: the summary is whole without it."""
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
+
     over = skips.rounds_over_at_summary(stored, started)
     pending = skips.open_items(stored, over)
     if not pending:
@@ -307,6 +307,8 @@ def _ability(
 ) -> SessionAbility | None:
     """The learner's ability in the session's category: the one its newest answer updated, else
     its questions' category. The summary is whole without it: if it cannot be read, null."""
+    from slea.logic.learners.ability import session_ability  # noqa: PLC0415 - listed in slea.platform.deferred_imports
+
     updated = [str(a["ability_category"]) for a in graded if a.get("ability_category")]
     asked = [str(q["category"]) for q in stored if q.get("category")]
     category = updated[-1] if updated else asked[0] if asked else None

@@ -28,7 +28,6 @@ from slea.contracts.sessions import (
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
-from slea.logic.rounds import skips
 from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -84,11 +83,15 @@ def placement_start(user_id: str) -> dict[str, str]:
 def _settle_moving_on(user_id: str, staying: str) -> None:
     """The learner moved on: what they left unanswered in every other session is counted as
     skipped and those sessions close (logic/rounds/skips.py; one Query when there are none)."""
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
+
     skips.settle_moving_on(user_id, staying)
 
 
 def _count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool]) -> None:
     """The learner moved on to a later round (logic/rounds/skips.py)."""
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
+
     skips.count_skips_safely(session_id, user_id, over)
 
 
@@ -239,6 +242,8 @@ def session_summary(session_id: str, user_id: str) -> SessionSummary:
 def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecorded:
     """The learner skips a question on purpose: it counts as a wrong answer, once (a repeat
     answers the same); refused once it is answered, and in a session the learner has left."""
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
+
     session = sessions.record(session_id)
     _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
     stored = questions.session_questions(session_id)
