@@ -22,6 +22,7 @@ reference pasted in.
 """
 
 import re
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -98,8 +99,6 @@ def _longest_increasing_run(candidates: list[list[int]]) -> int:
     each entry of `candidates` (patience sorting; an entry's positions go in decreasing order so
     that two of them never extend each other). A term the reference uses twice ("generation ...
     generates") may align with either use."""
-    from bisect import bisect_left  # noqa: PLC0415 - tiny, used only here
-
     tails: list[int] = []
     for positions in candidates:
         for position in sorted(positions, reverse=True):

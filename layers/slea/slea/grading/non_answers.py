@@ -22,7 +22,7 @@ import re
 
 from rapidfuzz import fuzz
 
-from slea.grading.terms import Text
+from slea.grading.terms import Text, is_inflected
 
 # A decline anywhere in the answer (the rest is then read for anything beyond the question).
 DECLINE = re.compile(
@@ -205,8 +205,6 @@ def _bare_list(text: str) -> bool:
 def _reads_as_sentence(text: str) -> bool:
     parsed = Text(text)
     if parsed.is_korean:
-        from slea.grading.terms import is_inflected  # noqa: PLC0415
-
         return any(word.script == "hangul" and is_inflected(word.text) for word in parsed.words)
     return any(term.is_function_word for term in parsed.terms)
 

@@ -26,7 +26,7 @@ from slea.feedback.details import picked_option
 from slea.llm import prompts
 from slea.llm.model_settings import LLMSettings
 from slea.llm.provider import LLMError, Operation, llm_call
-from slea.platform.aws import parameter_provider
+from slea.platform.aws import read_parameter
 
 RETRIED_STATUS_CODES = [408, 429, 500, 502, 503, 504]
 # The spec's 1024 output tokens fit about four generated questions; a batch gets that per four.
@@ -43,11 +43,8 @@ def _api_key(settings: LLMSettings) -> str:
     if settings.api_key:
         return settings.api_key
     if settings.api_key_parameter:
-        from aws_lambda_powertools.utilities import parameters  # noqa: PLC0415 - only in AWS
-
-        parameter_provider("ssm")  # get_parameter's provider, with its client on the layer's botocore session
-        # SecureString, decrypted, cached for 5 minutes per execution environment.
-        return str(parameters.get_parameter(settings.api_key_parameter, decrypt=True, max_age=300))
+        # SecureString, decrypted, cached for 5 minutes per execution environment (only in AWS).
+        return read_parameter(settings.api_key_parameter, max_age=300)
     raise LLMError("no Gemini API key configured (GEMINI_API_KEY or GEMINI_API_KEY_PARAMETER)")
 
 

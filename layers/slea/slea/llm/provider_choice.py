@@ -6,6 +6,7 @@ they import the interface, and nothing imports back."""
 from functools import cache
 
 from slea.llm.model_settings import LLMSettings
+from slea.llm.offline import OfflineProvider
 from slea.llm.provider import LLMProvider
 
 
@@ -18,6 +19,4 @@ def get_provider() -> LLMProvider:
         from slea.llm.gemini import GeminiProvider  # noqa: PLC0415 - keeps google-genai off the offline path
 
         return GeminiProvider(settings)
-    from slea.llm.offline import OfflineProvider  # noqa: PLC0415 - loads the offline generator only when chosen
-
     return OfflineProvider()

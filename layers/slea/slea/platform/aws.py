@@ -15,6 +15,7 @@ transfer methods (`upload_file`, ...), which no code here calls.
 """
 
 from functools import cache
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import botocore.session
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # stubs are a dev dependency only
     from mypy_boto3_stepfunctions import SFNClient
 
 from slea.constants import TOOL_CONFIG, TOOL_DB_ATTEMPTS
+from slea.platform.errors import DataAccessError
 
 
 @cache
@@ -77,13 +79,39 @@ def parameter_provider(kind: Literal["secrets", "ssm"]) -> Any:
     new boto3 session for it, whose client loads botocore's endpoint, partition and service data
     again: about 0.4 of the baseline of bench/cold_import.py, in every cold start that reads the
     id secret. The client has no config, as Powertools' own (botocore's defaults)."""
-    # Only the functions that read a secret or parameter load the parameters utility.
-    from aws_lambda_powertools.utilities.parameters import SecretsProvider, SSMProvider  # noqa: PLC0415
-    from aws_lambda_powertools.utilities.parameters.constants import DEFAULT_PROVIDERS  # noqa: PLC0415
-
-    if kind not in DEFAULT_PROVIDERS:
+    utility = _parameters_utility()
+    providers = utility.constants.DEFAULT_PROVIDERS
+    if kind not in providers:
         if kind == "secrets":
-            DEFAULT_PROVIDERS[kind] = SecretsProvider(boto3_client=session().create_client("secretsmanager"))
+            providers[kind] = utility.SecretsProvider(boto3_client=session().create_client("secretsmanager"))
         else:
-            DEFAULT_PROVIDERS[kind] = SSMProvider(boto3_client=session().create_client("ssm"))
-    return DEFAULT_PROVIDERS[kind]
+            providers[kind] = utility.SSMProvider(boto3_client=session().create_client("ssm"))
+    return providers[kind]
+
+
+def _parameters_utility() -> ModuleType:
+    """Powertools' parameters utility, loaded by the first read: it imports boto3, so only the
+    functions that read a secret or parameter load it."""
+    from aws_lambda_powertools.utilities import parameters  # noqa: PLC0415 - listed in slea.platform.deferred_imports
+
+    return parameters
+
+
+def read_secret(name: str, *, max_age: int) -> str:
+    """The secret's string (Powertools' `get_secret`, cached `max_age` seconds per execution
+    environment, through `parameter_provider("secrets")`); DataAccessError with the reason if
+    Secrets Manager fails after its retries."""
+    utility = _parameters_utility()
+    parameter_provider("secrets")
+    try:
+        return str(utility.get_secret(name, max_age=max_age))
+    except utility.GetParameterError as error:
+        raise DataAccessError(str(error)) from error
+
+
+def read_parameter(name: str, *, max_age: int) -> str:
+    """An SSM parameter, decrypted (a SecureString), cached `max_age` seconds per execution
+    environment (Powertools' `get_parameter`, through `parameter_provider("ssm")`)."""
+    utility = _parameters_utility()
+    parameter_provider("ssm")
+    return str(utility.get_parameter(name, decrypt=True, max_age=max_age))

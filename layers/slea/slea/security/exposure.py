@@ -27,7 +27,7 @@ already chosen for the round:
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -157,10 +157,31 @@ def drafted_item(draft: "DraftQuestion") -> ShownItem:
     )
 
 
-def keyed(item: ShownItem) -> "KeyedItem":
-    from slea.security.key_leaks import KeyedItem  # noqa: PLC0415 - see SessionContext
+class _Matcher:
+    """The key-leak matcher's pieces this module uses (security/key_leaks.py)."""
 
-    return KeyedItem(
+    __slots__ = ("gives_away", "item", "stated_by")
+
+    def __init__(
+        self,
+        item: "type[KeyedItem]",
+        stated_by: "Callable[[KeyedItem, str], bool]",
+        gives_away: "Callable[[KeyedItem, KeyedItem], bool]",
+    ) -> None:
+        self.item = item
+        self.stated_by = stated_by
+        self.gives_away = gives_away
+
+
+def _matcher() -> _Matcher:
+    """The key-leak matcher, loaded by the first judgement (see SessionContext)."""
+    from slea.security import key_leaks  # noqa: PLC0415 - listed in slea.platform.deferred_imports
+
+    return _Matcher(key_leaks.KeyedItem, key_leaks.stated_by, key_leaks.gives_away)
+
+
+def keyed(item: ShownItem) -> "KeyedItem":
+    return _matcher().item(
         question_type=item.type,
         stem=item.stem,
         choices=tuple(item.choices),
@@ -173,9 +194,7 @@ def keyed(item: ShownItem) -> "KeyedItem":
 
 def _fact_item(fact: Fact) -> "KeyedItem":
     """A fact as an item keyed on its definition: the claims that recognise the definition."""
-    from slea.security.key_leaks import KeyedItem  # noqa: PLC0415 - see SessionContext
-
-    return KeyedItem(
+    return _matcher().item(
         question_type="multiple_choice", stem=fact.name, choices=(f"A) {fact.definition}",), correct_answer="A"
     )
 
@@ -237,8 +256,7 @@ class SessionContext:
         definition? An option is one when it and the definition state each other (two definitions
         of one domain share many words, and one alone is no cue); a `statement` (true/false:
         "Name is ...") when it states the definition."""
-        from slea.security.key_leaks import stated_by  # noqa: PLC0415 - see the class
-
+        stated_by = _matcher().stated_by
         names, definitions = (self.names, self.definitions) if possible else (self.told_names, self.told)
         if normalised(text) in names:
             return True
@@ -284,8 +302,7 @@ class SessionContext:
         return None
 
     def _answerable(self, item: ShownItem) -> str | None:
-        from slea.security.key_leaks import gives_away  # noqa: PLC0415 - see the class
-
+        gives_away = _matcher().gives_away
         candidate = keyed(item)
         # What an answered item showed. (Items not answered yet are the show-time guard's and the
         # writer's concern: security/key_leaks.py holds back what would answer another, and the

@@ -17,7 +17,7 @@ import json
 import random
 import uuid
 
-from slea.platform.aws import parameter_provider
+from slea.platform.aws import read_secret
 from slea.platform.errors import DataAccessError
 from slea.platform.settings import resource_name
 
@@ -32,14 +32,10 @@ _VARIANT_RFC = 0b10
 def _secret() -> bytes:
     """The secret (raises DataAccessError if Secrets Manager fails after its retries: the API
     is unavailable and a caller retries; nothing is made under another key)."""
-    # Imported here: only the functions that make ids load the parameters utility.
-    from aws_lambda_powertools.utilities import parameters  # noqa: PLC0415
-    from aws_lambda_powertools.utilities.parameters.exceptions import GetParameterError  # noqa: PLC0415
-
-    parameter_provider("secrets")  # get_secret's provider, with its client on the layer's botocore session
+    # Only the functions that make ids load the parameters utility (slea.platform.aws).
     try:
-        return parameters.get_secret(resource_name(SECRET_VARIABLE), max_age=SECRET_MAX_AGE_SECONDS).encode()
-    except GetParameterError as error:
+        return read_secret(resource_name(SECRET_VARIABLE), max_age=SECRET_MAX_AGE_SECONDS).encode()
+    except DataAccessError as error:
         raise DataAccessError(f"id secret read failed: {error}") from error
 
 

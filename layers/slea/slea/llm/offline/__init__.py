@@ -21,29 +21,15 @@ class OfflineProvider:
     name = "offline"
 
     def generate_questions(self, request: GenerateQuestionsInput, count: int) -> DraftBatch:
-        from slea.authoring.offline_generator import generate_offline
-        from slea.contracts.generation import DraftBatch
-        from slea.security.ids import keyed_random
+        from slea.llm.offline.drafts import draft_batch
 
-        # Deterministic per (session, round, attempt) for a retried step, yet not replayable by a
-        # learner who knows them and reads this code: the draws are keyed under the secret.
-        rng = keyed_random(
-            "offline-generator",
-            request.session_id,
-            request.round,
-            request.attempt,
-            request.difficulty,
-            request.category,
-        )
-        with llm_call("generate", self.name):
-            return DraftBatch(questions=generate_offline(request, count, rng))
+        return draft_batch(request, count, self.name)
 
     def score_questions(self, items: list[ValidationItem]) -> SemanticScores:
-        from slea.contracts.llm import SemanticScores
-        from slea.llm.offline.semantic_review import semantic_review
+        from slea.llm.offline.semantic_review import semantic_scores
 
         with llm_call("validate", self.name):
-            return SemanticScores(scores=[semantic_review(item) for item in items])
+            return semantic_scores(items)
 
     def grade_short_answer(self, item: GradingItem) -> ShortAnswerGrade:
         from slea.llm.offline.short_answers import grade_offline

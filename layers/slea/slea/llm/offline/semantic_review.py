@@ -22,7 +22,7 @@ UNVERIFIABLE_CAP, in the "revise" band, never passed.
 import re
 
 from slea.authoring.item_rules import UNVERIFIABLE, grounding_problems
-from slea.contracts.llm import ItemScore, ValidationItem
+from slea.contracts.llm import ItemScore, SemanticScores, ValidationItem
 
 BASE_SCORE = 0.95
 QUESTION_FORM = re.compile(r"[?\uff1f:\uff1a]|시오|인가|True or False|참/거짓|\(참/거짓\)", re.IGNORECASE)
@@ -60,3 +60,8 @@ def semantic_review(item: ValidationItem) -> ItemScore:
     )
     grounded = round(max(0.0, score - sum(deduction for deduction, _ in problems)), 2)
     return ItemScore(index=item.index, score=grounded, issues=[issue for _, issue in problems])
+
+
+def semantic_scores(items: list[ValidationItem]) -> SemanticScores:
+    """The offline provider's scores of a batch: each item's `semantic_review`."""
+    return SemanticScores(scores=[semantic_review(item) for item in items])

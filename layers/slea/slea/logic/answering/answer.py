@@ -18,6 +18,7 @@ from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import answer_reads, questions
 from slea.dal.answer_reads import AnswerReads
+from slea.dal.reference_prints import prints_in
 from slea.logic.answering import ability_update, explaining, grading, recording, rules
 from slea.logic.answering.context import AnswerContext, GradeNotRecordedError, in_session, prepare, read, session_of
 from slea.logic.rounds.target import next_round
@@ -69,8 +70,6 @@ def _prints(context: AnswerContext) -> grading.OtherPrints | None:
     """The reference prints of the category's other items, read with the context (short answers)."""
     if context.records.reference_prints is None:
         return None
-    from slea.dal.reference_prints import prints_in  # noqa: PLC0415
-
     return grading.OtherPrints(prints_in(context.records.reference_prints), context.own_items)
 
 

@@ -13,6 +13,7 @@ from slea.contracts.ability import (
     SessionAbility,
 )
 from slea.dal import abilities
+from slea.logic.rounds.skips import settle_timed_out
 from slea.measurement import scale
 from slea.platform.observability import tracer
 
@@ -51,8 +52,6 @@ def learner_ability(user_id: str, category: str | None = None) -> LearnerAbility
     HISTORY_POINTS_MAX points of their history, oldest first. A round left open past its time
     limit is counted first (logic/rounds/skips.py: one Query when there is none), so no level is
     shown that the items left open would lower."""
-    from slea.logic.rounds.skips import settle_timed_out  # noqa: PLC0415 - loaded by the first such request
-
     settle_timed_out(user_id)
     measured = [item for item in abilities.abilities_of(user_id) if _measured(item)]
     if category is not None:

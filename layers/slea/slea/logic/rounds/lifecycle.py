@@ -12,6 +12,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.ability import SessionAbility
+from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.sessions import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
 from slea.measurement import scale
@@ -182,7 +183,6 @@ def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ab
     category when there is an estimate, else from the survey's prior (or, for a round 2 whose
     ability could not be read, round 1's attempts). Imported here: the summary is the only API
     request that needs the planner and the profile."""
-    from slea.contracts.profile import GetUserProfileInput  # noqa: PLC0415
     from slea.logic.learners.profile import get_user_profile  # noqa: PLC0415
     from slea.logic.rounds.planning import without_estimate  # noqa: PLC0415
     from slea.logic.rounds.target import from_ability, has_estimate, success_rate  # noqa: PLC0415
@@ -284,7 +284,7 @@ def _count_skips(
     """Count the items of rounds that are over as skipped (no call when there are none); the
     ability they changed is what the summary then shows. A storage failure leaves them to the
     next trigger: the summary is whole without it."""
-    from slea.logic.rounds import skips  # noqa: PLC0415
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
     over = skips.rounds_over_at_summary(stored, started)
     pending = skips.open_items(stored, over)
@@ -307,7 +307,7 @@ def _ability(
 ) -> SessionAbility | None:
     """The learner's ability in the session's category: the one its newest answer updated, else
     its questions' category. The summary is whole without it: if it cannot be read, null."""
-    from slea.logic.learners.ability import session_ability  # noqa: PLC0415 - only the summary needs it
+    from slea.logic.learners.ability import session_ability  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
     updated = [str(a["ability_category"]) for a in graded if a.get("ability_category")]
     asked = [str(q["category"]) for q in stored if q.get("category")]

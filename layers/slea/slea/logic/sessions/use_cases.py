@@ -82,18 +82,17 @@ def placement_start(user_id: str) -> dict[str, str]:
 
 def _settle_moving_on(user_id: str, staying: str) -> None:
     """The learner moved on: what they left unanswered in every other session is counted as
-    skipped and those sessions close (logic/rounds/skips.py; one Query when there are none).
-    Imported here: only moving on needs it."""
-    from slea.logic.rounds.skips import settle_moving_on  # noqa: PLC0415
+    skipped and those sessions close (logic/rounds/skips.py; one Query when there are none)."""
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
-    settle_moving_on(user_id, staying)
+    skips.settle_moving_on(user_id, staying)
 
 
 def _count_skips_safely(session_id: str, user_id: str, over: Callable[[int], bool]) -> None:
     """The learner moved on to a later round (logic/rounds/skips.py)."""
-    from slea.logic.rounds.skips import count_skips_safely  # noqa: PLC0415
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
-    count_skips_safely(session_id, user_id, over)
+    skips.count_skips_safely(session_id, user_id, over)
 
 
 def discard_new_session(session_id: str, user_id: str) -> None:
@@ -202,12 +201,11 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     """Grade a learner's answer (logic/answering/answer.py). Loaded on the first answer, not at
     every cold start of the API function: most requests list or start, and it is a fifth of the
     import."""
-    from slea.logic.answering.answer import GradeNotRecordedError  # noqa: PLC0415
-    from slea.logic.answering.answer import answer_question as answered  # noqa: PLC0415
+    from slea.logic.answering import answer as answering  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
     try:
-        return answered(session_id, user_id, answer)
-    except GradeNotRecordedError as error:
+        return answering.answer_question(session_id, user_id, answer)
+    except answering.GradeNotRecordedError as error:
         raise Unavailable(
             "ANSWER_NOT_RECORDED", "your answer was graded but could not be recorded; send it again"
         ) from error
@@ -244,7 +242,7 @@ def session_summary(session_id: str, user_id: str) -> SessionSummary:
 def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecorded:
     """The learner skips a question on purpose: it counts as a wrong answer, once (a repeat
     answers the same); refused once it is answered, and in a session the learner has left."""
-    from slea.logic.rounds.skips import skip_question as skipped_now  # noqa: PLC0415
+    from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
     session = sessions.record(session_id)
     _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
@@ -261,7 +259,7 @@ def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecord
     if refused is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # a skip is a write to the learner model, as an answer is
-    if not skipped_now(session_id, user_id, question_id, stored):
+    if not skips.skip_question(session_id, user_id, question_id, stored):
         raise rules.already_answered(question_id)  # answered (or withdrawn) meanwhile
     return done
 

@@ -1,0 +1,59 @@
+"""Every import the layer makes inside a function, and why it waits: each keeps a module a
+handler's cold start does not need (a heavy library, or what only a rarer request uses) out of
+that handler's import (tests/unit/platform/test_cold_import_paths.py asserts several of them).
+Any other import belongs at the top of its module, where the call graph can be read;
+tests/architecture/test_deferred_imports.py holds the layer to this list.
+
+Keys are (the importing module, the module imported); nothing imports this module."""
+
+DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
+    # Heavy libraries.
+    ("slea.feedback.details", "rapidfuzz"): "only a short answer's feedback compares texts",
+    ("slea.grading.semantic", "tokenizers"): "a compiled library, loaded with the word vectors",
+    ("slea.grading.offline", "slea.grading"): "semantic: the word vectors' module, with the first short answer",
+    ("slea.grading.relatedness", "slea.grading"): "semantic: the word vectors' module, with the first short answer",
+    ("slea.http.api", "aws_lambda_powertools.event_handler.openapi.models"): "the OpenAPI models, for the schema only",
+    ("slea.llm.provider_choice", "slea.llm.gemini"): "google-genai, only when Gemini is configured",
+    ("slea.platform.aws", "aws_lambda_powertools.utilities"): "Powertools' parameters utility imports boto3",
+    ("slea.platform.settings", "boto3"): "operator commands only (stack_outputs)",
+    ("slea.security.exposure", "slea.security"): "key_leaks: saving a question uses only fingerprints",
+    ("slea.security.key_leaks", "slea.grading.terms"): "the stemmer: Tool 6 loads the matcher, not its terms",
+    # The offline provider loads each of its writers and graders with its first use.
+    ("slea.llm.offline", "slea.llm.offline.drafts"): "the offline item writer",
+    ("slea.llm.offline", "slea.llm.offline.semantic_review"): "Tool 4's offline semantic review",
+    ("slea.llm.offline", "slea.llm.offline.short_answers"): "the offline short-answer grader",
+    ("slea.llm.offline", "slea.feedback.offline_explanation"): "the offline explainer",
+    # Short-answer grading: choices and true/false (most answers) never load it.
+    ("slea.logic.answering.answer", "slea.logic.answering.exemplars"): "reviewed answers of short answers",
+    ("slea.logic.answering.answer", "slea.grading.answer_groups"): "a short answer's review group",
+    ("slea.logic.answering.grading", "slea.grading.other_items"): "short answers compared with other items",
+    ("slea.logic.answering.grading", "slea.grading.reference_prints"): "another item's pasted reference",
+    ("slea.logic.answering.grading", "slea.llm.offline.short_answers"): "the offline grader's evidence",
+    ("slea.logic.answering.grading", "slea.grading.verdict"): "the grader's second opinion",
+    ("slea.logic.answering.grading", "slea.logic.answering.exemplars"): "reviewed answers for the model",
+    ("slea.logic.generation.saving", "slea.grading.reference_prints"): "a short answer's print (the stemmer)",
+    ("slea.logic.generation.saving", "slea.dal"): "reference_prints: a short answer's print",
+    # The HTTP API and the MCP server: what only some requests use.
+    ("slea.logic.sessions.use_cases", "slea.logic.answering"): "answer: the grading path, a fifth of the import",
+    ("slea.logic.sessions.use_cases", "slea.logic.sessions.placement"): "placement tests (the planner)",
+    ("slea.logic.sessions.use_cases", "slea.logic.sessions"): "history: the key-leak matcher",
+    ("slea.logic.rounds.lifecycle", "slea.logic.learners.profile"): "the session summary's next difficulty",
+    ("slea.logic.rounds.lifecycle", "slea.logic.rounds.planning"): "the session summary: the planner",
+    ("slea.logic.rounds.lifecycle", "slea.logic.rounds.target"): "the session summary's next difficulty",
+    ("slea.logic.rounds.lifecycle", "slea.logic.rounds"): "skips: the session summary's count of skipped items",
+    ("slea.logic.rounds.lifecycle", "slea.logic.learners.ability"): "the session summary's ability",
+    ("slea.logic.sessions.use_cases", "slea.logic.rounds"): "skips: moving on, a later round, a skip",
+    ("slea.dal.questions", "slea.measurement"): "scale: only the saving functions load it",
+    ("slea.logic.agent", "slea.logic.learners.profile"): "an MCP learner's tool",
+    ("slea.logic.agent", "slea.logic.generation.templates"): "an MCP author's tool",
+    ("slea.logic.agent", "slea.logic.generation.keywords"): "an MCP author's tool",
+    ("slea.logic.agent", "slea.logic.generation.validation"): "an MCP author's tool (rapidfuzz)",
+    ("slea.logic.agent", "slea.logic.generation.saving"): "an MCP author's tool",
+    ("slea.logic.agent", "slea.logic.learners.ability"): "an MCP learner's tool",
+    # Owned by work under way elsewhere in the layer (item rules, reviewers' actions).
+    ("slea.authoring.item_rules", "slea.grading.terms"): "under rework",
+    ("slea.authoring.item_rules", "slea.grading.evidence"): "under rework",
+    ("slea.authoring.item_rules", "slea.authoring.offline_generator"): "under rework",
+    ("slea.logic.review.actions", "slea.logic.answering.recording"): "under rework",
+    ("slea.logic.review.question_actions", "slea.contracts.questions"): "under rework",
+}
