@@ -50,10 +50,11 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.logic.agent", "slea.logic.generation.validation"): "an MCP author's tool (rapidfuzz)",
     ("slea.logic.agent", "slea.logic.generation.saving"): "an MCP author's tool",
     ("slea.logic.agent", "slea.logic.learners.ability"): "an MCP learner's tool",
-    # Owned by work under way elsewhere in the layer (item rules, reviewers' actions).
-    ("slea.authoring.item_rules", "slea.grading.terms"): "under rework",
-    ("slea.authoring.item_rules", "slea.grading.evidence"): "under rework",
-    ("slea.authoring.item_rules", "slea.authoring.offline_generator"): "under rework",
-    ("slea.logic.review.actions", "slea.logic.answering.recording"): "under rework",
-    ("slea.logic.review.question_actions", "slea.contracts.questions"): "under rework",
+    # Tool 4's rules: word lists and the offline writer load with the one rule that needs them.
+    ("slea.authoring.item_rules", "slea.grading.terms"): "its word lists, for one rule",
+    ("slea.authoring.item_rules", "slea.grading.evidence"): "its word lists, for two rules",
+    ("slea.authoring.item_rules", "slea.authoring.offline_generator"): "the offline writer, for one rule",
+    # Reviewers' actions (loaded by a reviewer's first request): what only some actions use.
+    ("slea.logic.review.transactions", "slea.logic.answering.recording"): "the grading module, after a grade moved",
+    ("slea.logic.review.question_actions", "slea.contracts.questions"): "an edit's contract (edits are rare)",
 }
