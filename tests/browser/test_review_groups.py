@@ -126,6 +126,13 @@ def test_one_decision_grades_a_group_and_a_member_split_off_stays_queued(server,
     assert "a score of 90" in question
     assert "1 split off stays" in question
     screenshot(page, f"groups-confirm-{name}", full_page=False)
+    # Every status the group view shows from here on, as the page writes it.
+    page.evaluate(
+        """() => { window.statuses = [];
+        const status = document.querySelector('#groups-status');
+        new MutationObserver(() => window.statuses.push(status.textContent))
+          .observe(status, { childList: true, characterData: true, subtree: true }); }"""
+    )
     with page.expect_response(lambda response: response.url.endswith("/review/groups/grp-one")) as sent:
         group.get_by_role("button", name="Yes, grade them").click()
     assert sent.value.status == 200
@@ -143,6 +150,12 @@ def test_one_decision_grades_a_group_and_a_member_split_off_stays_queued(server,
     )
     left = page.locator('article[data-group="grp-one"]')
     assert left.locator("h3").inner_text().startswith("Group of 1 answer to")
+    # What was done stays in the status while the groups are read again: never replaced by
+    # their count alone, which a screen reader would announce instead.
+    page.wait_for_function("() => /^Group graded.*\\. \\S/.test(document.querySelector('#groups-status').textContent)")
+    statuses = page.evaluate("() => window.statuses")
+    assert statuses
+    assert all(text.startswith("Group graded") for text in statuses), statuses
     assert ANSWERS[2] in left.inner_text()
     screenshot(page, f"groups-after-{name}-full")
 

@@ -695,7 +695,7 @@
      answer of a group (POST /review/groups/{id}); a ticked answer is split off and stays in the
      queue. Members are named by the item's short stem, the answer's time and the learner, never by
      their position. A group read over two pages is shown once, with the members of both. */
-  const grouped = { cursor: null, generation: 0, groups: new Map() }; // a group: its members' ids (in `known`)
+  const grouped = { cursor: null, generation: 0, groups: new Map(), lead: "" }; // a group: its members' ids (in `known`)
   /* What a reviewer has typed or ticked for a group, by group id: the group view is drawn again
      whenever the queue is read (a filter, a switch of view, an action elsewhere), and a reason
      half written must survive that. Forgotten once the group is graded. */
@@ -818,9 +818,9 @@
     $("#groups").replaceChildren(...shown.map(([groupId, entries]) => renderGroup(groupId, entries)));
     $("#groups-more").hidden = !grouped.cursor;
     const answers = shown.reduce((total, [, entries]) => total + entries.length, 0);
-    $("#groups-status").textContent = shown.length
+    $("#groups-status").textContent = (grouped.lead ? `${grouped.lead} ` : "") + (shown.length
       ? t("desk.groups.shown", { groups: plural("desk.groups.count", shown.length), answers: plural("desk.groups.answers", answers), more: grouped.cursor ? t("desk.groups.more_hint") : "" })
-      : grouped.cursor ? t("desk.groups.none_page") : t("desk.groups.none");
+      : grouped.cursor ? t("desk.groups.none_page") : t("desk.groups.none"));
   }
 
   /* A page of groups; `fresh`: from the queue's start (a new filter, or after grading). */
@@ -892,8 +892,13 @@
       $("#undo").hidden = true;
     }
     const settled = done.results.filter((r) => ["reviewed", "already_reviewed"].includes(r.status)).map((r) => r.attempt_id);
-    await Promise.all([settle(settled), loadGroups()]);
-    $("#groups-status").textContent = `${message} ${$("#groups-status").textContent}`;
+    // The groups read again are shown after what was just done, in one change of the status.
+    grouped.lead = message;
+    try {
+      await Promise.all([settle(settled), loadGroups()]);
+    } finally {
+      grouped.lead = "";
+    }
     grouped.entriesStale = true; // the one-by-one view is read again when shown
     // The focus on the group now at the graded one's place (what is left of it, or the next).
     const groups = [...$("#groups").querySelectorAll(":scope > article")];
