@@ -2,30 +2,38 @@
 The markers come from tests/conftest.py (by folder and by the `cloud` fixture); a test that
 needs AWS but escapes them would make the fast part slow and flaky."""
 
+import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from slea_local import REPO_ROOT
 
 pytestmark = pytest.mark.slow  # collects the whole suite in a fresh process
-FAST = "not aws and not browser and not slow"
+REPORTING = ["-p", "tests.architecture.marker_report"]
+NOT_FAST = {"aws", "browser", "slow"}  # what `make unit` leaves out (-m "not aws and not browser and not slow")
 
 
-def _collected(marker_expression: str) -> set[str]:
-    output = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", marker_expression],
+@pytest.fixture(scope="module")
+def markers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
+    """Every test of the suite and its markers, as one collection sees them."""
+    report = tmp_path_factory.mktemp("markers") / "report.json"
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *REPORTING],
         capture_output=True,
         text=True,
         check=True,
         cwd=REPO_ROOT,
+        env={**os.environ, "MARKER_REPORT": str(report)},
     )
-    return {line for line in output.stdout.splitlines() if "::" in line}
+    return {test: set(names) for test, names in json.loads(Path(report).read_text(encoding="utf-8")).items()}
 
 
-def test_the_fast_part_holds_no_test_that_needs_the_local_aws_or_a_browser() -> None:
-    fast = _collected(FAST)
+def test_the_fast_part_holds_no_test_that_needs_the_local_aws_or_a_browser(markers):
+    fast = {test for test, names in markers.items() if not names & NOT_FAST}
     assert len(fast) > 1000  # the unit tests, not an empty selection
     for folder in ("integration", "infrastructure", "security", "browser", "unit/bench"):
         assert not [test for test in fast if test.startswith(f"tests/{folder}/")], folder
@@ -35,7 +43,7 @@ def test_the_fast_part_holds_no_test_that_needs_the_local_aws_or_a_browser() -> 
     assert [test for test in fast if test.startswith("tests/unit/measurement/")]
 
 
-def test_every_test_is_in_the_fast_part_or_marked() -> None:
-    everything, fast, marked = _collected(""), _collected(FAST), _collected("aws or browser or slow")
-    assert fast | marked == everything
-    assert not fast & marked
+def test_every_browser_test_is_marked_browser_and_aws(markers):
+    browser = {test for test in markers if test.startswith("tests/browser/")}
+    assert browser
+    assert all({"browser", "aws"} <= markers[test] for test in browser)
