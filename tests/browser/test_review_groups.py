@@ -156,6 +156,7 @@ def test_one_decision_grades_a_group_and_a_member_split_off_stays_queued(server,
     statuses = page.evaluate("() => window.statuses")
     assert statuses
     assert all(text.startswith("Group graded") for text in statuses), statuses
+    assert statuses[-1].endswith(" 2 groups shown, 2 answers in all.")  # one answer left in each
     assert ANSWERS[2] in left.inner_text()
     screenshot(page, f"groups-after-{name}-full")
 

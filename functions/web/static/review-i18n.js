@@ -314,7 +314,7 @@
     "desk.groups.count.other": "{count} groups",
     "desk.groups.answers.one": "1 answer",
     "desk.groups.answers.other": "{count} answers",
-    "desk.groups.shown": "{groups} of {answers} shown{more}.",
+    "desk.groups.shown": "{groups} shown, {answers} in all{more}.",
     "desk.groups.more_hint": "; more with Load more groups",
     "desk.groups.none_page": "No group on this page: more with Load more groups.",
     "desk.groups.none": "No provisional grade waits for a reviewer here.",
