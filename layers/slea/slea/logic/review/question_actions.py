@@ -21,7 +21,7 @@ from slea.contracts.review import (
 )
 from slea.dal import bank, review, review_writes, sessions
 from slea.logic.review.queue import same_user  # the queue's listing is there
-from slea.logic.review.transactions import commit_reviewed, short_stem
+from slea.logic.review.transactions import audit_item, commit_reviewed, short_stem
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, Invalid, NotFound
 from slea.platform.observability import logger, tracer
@@ -168,22 +168,9 @@ def _question_audit(
 ) -> dict[str, Any]:
     """The audit record of the action on the question `stored` that `stamp` names (by whom,
     when), with `fields` (changed, session_id ...), as a transaction item."""
-    return review.audit_record(
-        {
-            "target_id": str(stored["question_id"]),
-            "target_kind": "question",
-            "action": stamp.action,
-            "who": stamp.by,
-            "who_name": stamp.by_name,
-            "at": stamp.at,
-            "before": before,
-            "after": after,
-            "note": note,
-            **fields,
-            "stem": short_stem(stored.get("stem")),
-            "question_id": str(stored["question_id"]),
-        }
-    )
+    question_id = str(stored["question_id"])
+    shown = {"stem": short_stem(stored.get("stem")), "question_id": question_id}
+    return audit_item((question_id, "question"), stamp, (before, after), note, fields=fields, shown=shown)
 
 
 @tracer.capture_method

@@ -73,21 +73,24 @@ def _attempt_context(attempt: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def attempt_audit(
-    attempt: Mapping[str, Any],
+def audit_item(
+    target: tuple[str, str],
     stamp: review_writes.Stamp,
-    before: dict[str, Any],
-    after: dict[str, Any],
+    change: tuple[dict[str, Any], dict[str, Any]],
     note: str | None,
-    **fields: Any,
+    *,
+    fields: Mapping[str, Any],
+    shown: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The audit record of the action on `attempt` that `stamp` names (by whom, when), with what
-    the trail shows of the attempt and `fields` (changed, bulk_id, group_id ...), as a
-    transaction item."""
+    """The audit record, as a transaction item, of the action `stamp` names (by whom, when) on
+    `target` (its id and kind), from `change`'s before to its after, with `fields` (changed,
+    bulk_id, group_id ...) and what the trail shows of the target (`shown`, which wins)."""
+    target_id, target_kind = target
+    before, after = change
     return review.audit_record(
         {
-            "target_id": str(attempt["attempt_id"]),
-            "target_kind": "attempt",
+            "target_id": target_id,
+            "target_kind": target_kind,
             "action": stamp.action,
             "who": stamp.by,
             "who_name": stamp.by_name,
@@ -96,9 +99,23 @@ def attempt_audit(
             "after": after,
             "note": note,
             **fields,
-            **_attempt_context(attempt),
+            **shown,
         }
     )
+
+
+def attempt_audit(
+    attempt: Mapping[str, Any],
+    stamp: review_writes.Stamp,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    note: str | None,
+    **fields: Any,
+) -> dict[str, Any]:
+    """The audit record of the action on `attempt` that `stamp` names, with what the trail shows
+    of the attempt and `fields`, as a transaction item."""
+    target = (str(attempt["attempt_id"]), "attempt")
+    return audit_item(target, stamp, (before, after), note, fields=fields, shown=_attempt_context(attempt))
 
 
 def review_state(attempt: dict[str, Any]) -> dict[str, Any]:
