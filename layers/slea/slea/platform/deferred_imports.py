@@ -15,7 +15,6 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.http.api", "aws_lambda_powertools.event_handler.openapi.models"): "the OpenAPI models, for the schema only",
     ("slea.llm.provider_choice", "slea.llm.gemini"): "google-genai, only when Gemini is configured",
     ("slea.platform.aws", "aws_lambda_powertools.utilities"): "Powertools' parameters utility imports boto3",
-    ("slea.platform.settings", "boto3"): "operator commands only (stack_outputs)",
     ("slea.security.exposure", "slea.security"): "key_leaks: saving a question uses only fingerprints",
     ("slea.security.key_leaks", "slea.grading.terms"): "the stemmer: Tool 6 loads the matcher, not its terms",
     # The offline provider loads each of its writers and graders with its first use.
