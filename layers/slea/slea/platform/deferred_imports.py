@@ -43,12 +43,6 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.logic.rounds.lifecycle", "slea.logic.learners.ability"): "the session summary's ability",
     ("slea.logic.sessions.use_cases", "slea.logic.rounds"): "skips: moving on, a later round, a skip",
     ("slea.dal.questions", "slea.measurement"): "scale: only the saving functions load it",
-    ("slea.logic.agent", "slea.logic.learners.profile"): "an MCP learner's tool",
-    ("slea.logic.agent", "slea.logic.generation.templates"): "an MCP author's tool",
-    ("slea.logic.agent", "slea.logic.generation.keywords"): "an MCP author's tool",
-    ("slea.logic.agent", "slea.logic.generation.validation"): "an MCP author's tool (rapidfuzz)",
-    ("slea.logic.agent", "slea.logic.generation.saving"): "an MCP author's tool",
-    ("slea.logic.agent", "slea.logic.learners.ability"): "an MCP learner's tool",
     # Tool 4's rules: word lists and the offline writer load with the one rule that needs them.
     ("slea.authoring.item_rules", "slea.grading.terms"): "its word lists, for one rule",
     ("slea.authoring.item_rules", "slea.grading.evidence"): "its word lists, for two rules",
