@@ -10,6 +10,7 @@ import pytest
 
 from slea.contracts.llm import ShortAnswerGrade
 from slea.dal import answer_reads
+from slea.dal.abilities import StoredAbility
 from slea.llm.offline import OfflineProvider
 from slea.measurement import items
 
@@ -289,7 +290,7 @@ def test_an_ability_that_keeps_changing_still_records_the_grade(cloud, runtime, 
     def stale_read(reads):  # every read finds a version that another answer has moved on from
         read = real_read(reads)
         if reads.ability:
-            read.ability = {"version": 41}
+            read.ability = StoredAbility("technical", version=41)
         return read
 
     monkeypatch.setattr(answer_reads, "read", stale_read)
