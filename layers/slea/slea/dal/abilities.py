@@ -34,6 +34,7 @@ TOOL = "learner_model"
 REPORTED = ("category", "theta", "se", "answers", "skipped", "updated_at", "pending_review")
 ABILITY_PREFIX = "ability#"
 
+# What made a history point: contracts.ability.PointEvent's values (its key says which: history_point).
 HistoryEvent = Literal["answer", "review", "skipped"]
 
 
@@ -107,6 +108,7 @@ def stored_ability(item: dict[str, Any]) -> StoredAbility:
 
 
 def history_point(item: dict[str, Any]) -> HistoryPoint:
+    """The record of a history item; its event from its key's suffix (review_point, skipped_point)."""
     entry = str(item.get("entry", ""))
     event: HistoryEvent = "review" if entry.endswith("#review") else "skipped" if "#skipped#" in entry else "answer"
     return HistoryPoint(
