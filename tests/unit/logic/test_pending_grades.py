@@ -15,6 +15,23 @@ from slea.measurement.learner import POPULATION_PRIOR, Posterior
 LABEL_SD = 0.7
 
 
+def stored_ability(posterior, version):
+    """The ability item get_ability reads back after one answer: the posterior, its estimate, the version."""
+    from slea.dal import abilities
+
+    estimate = posterior.estimate()
+    return abilities.stored_ability(
+        {
+            "entry": "ability#technical",
+            "posterior": posterior.to_stored(),
+            "theta": estimate.theta,
+            "se": estimate.se,
+            "answers": 1,
+            "version": version,
+        }
+    )
+
+
 def test_a_pending_grade_counts_as_a_fractional_response_p_of_the_likelihood():
     """P^p (1-P)^(1-p): the same likelihood as a partial credit of p, at every ability."""
     counted = ability_update.counted_score(100, True, 0.83)
@@ -144,9 +161,7 @@ def test_a_review_rescores_exactly_what_the_pending_rule_counted_and_settles_the
 
     monkeypatch.setenv("ABILITIES_TABLE", "abilities")
     stored = Posterior.prior(0.0, 1.0).updated(0.0, 0.0, 0.95, LABEL_SD)
-    monkeypatch.setattr(
-        abilities, "get_ability", lambda user, category: {"posterior": stored.to_stored(), "answers": 1, "version": 2}
-    )
+    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 2))
     attempt = _attempt()
     assert ability_update.pending_change(attempt) == -1
     (update, _point) = ability_update.rescore_items(attempt, 100, "t", pending=-1)

@@ -8,6 +8,23 @@ from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
 
 
+def stored_ability(posterior, version):
+    """The ability item get_ability reads back after one answer: the posterior, its estimate, the version."""
+    from slea.dal import abilities
+
+    estimate = posterior.estimate()
+    return abilities.stored_ability(
+        {
+            "entry": "ability#technical",
+            "posterior": posterior.to_stored(),
+            "theta": estimate.theta,
+            "se": estimate.se,
+            "answers": 1,
+            "version": version,
+        }
+    )
+
+
 def test_a_provisional_grade_counts_its_probability_capped_at_its_score_and_a_final_one_its_score():
     assert ability_update.counted_score(100, needs_review=True, probability=0.95) == 95
     assert ability_update.counted_score(60, needs_review=True, probability=0.95) == 60  # never above the accept
@@ -30,11 +47,7 @@ def test_a_review_that_confirms_a_provisional_grade_rescores_from_zero(monkeypat
     from slea.measurement.learner import Posterior
 
     stored = Posterior.prior(0.0, 1.2).updated(0.0, 0.0, 0.0)
-    monkeypatch.setattr(
-        abilities,
-        "get_ability",
-        lambda user, category: {"posterior": stored.to_stored(), "answers": 1, "version": 3},
-    )
+    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 3))
     attempt = {
         "attempt_id": "a",
         "attempt_key": "q#k",
@@ -103,11 +116,7 @@ def test_a_review_rescores_with_the_uncertainty_the_answer_was_counted_with(monk
     from slea.measurement.learner import Posterior
 
     stored = Posterior.prior(0.0, 0.71).updated(0.0, 0.25, 0.0, 0.7)
-    monkeypatch.setattr(
-        abilities,
-        "get_ability",
-        lambda user, category: {"posterior": stored.to_stored(), "answers": 1, "version": 3},
-    )
+    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 3))
     attempt = {
         "attempt_id": "a",
         "attempt_key": "q#k",

@@ -160,18 +160,23 @@ def fallback_prior() -> tuple[float, float]:
     return learner.prior_for(FALLBACK_PROFILE)
 
 
-def posterior_of(ability: dict[str, Any] | None, prior: tuple[float, float] | None) -> learner.Posterior:
+def has_posterior(ability: abilities.StoredAbility | None) -> bool:
+    """Whether the learner has a posterior stored in the category (else their first answer there
+    starts from a prior)."""
+    return ability is not None and bool(ability.posterior)
+
+
+def posterior_of(ability: abilities.StoredAbility | None, prior: tuple[float, float] | None) -> learner.Posterior:
     """The learner's posterior as stored, else (before their first answer in the category) the
     prior given, else the fallback profile's."""
-    stored = (ability or {}).get("posterior")
-    if stored:
-        return learner.Posterior.from_stored([float(weight) for weight in stored])
+    if ability is not None and ability.posterior:
+        return learner.Posterior.from_stored(list(ability.posterior))
     return learner.Posterior.prior(*(prior or fallback_prior()))
 
 
-def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Posterior:
+def stored_posterior(user_id: str, ability: abilities.StoredAbility | None) -> learner.Posterior:
     """The learner's posterior as stored, else the prior from their profile (read only then)."""
-    return posterior_of(ability, None if (ability or {}).get("posterior") else profile_prior(user_id))
+    return posterior_of(ability, None if has_posterior(ability) else profile_prior(user_id))
 
 
 def counted_evidence(evidence: Evidence, known: learner.Estimate, difficulty: items.ItemDifficulty) -> Evidence:
@@ -195,7 +200,7 @@ def estimate_after(
     evidence: Evidence,
     label: Any,
     *,
-    ability: dict[str, Any] | None,
+    ability: abilities.StoredAbility | None,
     bank_item: dict[str, Any] | None,
     prior: tuple[float, float] | None,
 ) -> learner.Estimate:
@@ -211,7 +216,7 @@ def writes_for_answer(
     graded_at: str,
     attempt_key: str,
     *,
-    ability: dict[str, Any] | None,
+    ability: abilities.StoredAbility | None,
     bank_item: dict[str, Any] | None,
     prior: tuple[float, float] | None,
 ) -> AbilityWrites:
@@ -239,7 +244,7 @@ def writes_for_answer(
             posterior=after.to_stored(),
             theta=estimate.theta,
             se=estimate.se,
-            answers=int((ability or {}).get("answers") or 0) + 1,
+            answers=answers_of(ability) + 1,
             read_version=version_of(ability),
             at=graded_at,
             point_suffix=attempt_key,
@@ -272,9 +277,13 @@ def counted_of(attempt: dict[str, Any]) -> int:
     return int(counted) if counted is not None else int(attempt["score"])
 
 
-def version_of(ability: dict[str, Any] | None) -> int | None:
-    version = (ability or {}).get("version")
-    return int(version) if version is not None else None
+def version_of(ability: abilities.StoredAbility | None) -> int | None:
+    return ability.version if ability is not None else None
+
+
+def answers_of(ability: abilities.StoredAbility | None) -> int:
+    """The answers counted in the learner's estimate (0 before the first)."""
+    return ability.estimate.answers if ability is not None and ability.estimate is not None else 0
 
 
 def pending_change(attempt: dict[str, Any], *, reopening: bool = False) -> int:
@@ -304,7 +313,7 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str, *, pending: 
     if new_score == old_score:
         return [abilities.pending_item(user_id, str(category), pending)] if pending else []
     ability = abilities.get_ability(user_id, str(category))
-    if not ability or not ability.get("posterior"):
+    if not has_posterior(ability):
         logger.warning("an override of an attempt whose ability is gone", extra={"attempt_id": attempt["attempt_id"]})
         return []
     before = stored_posterior(user_id, ability)
@@ -320,10 +329,10 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str, *, pending: 
             posterior=after.to_stored(),
             theta=estimate.theta,
             se=estimate.se,
-            answers=int(ability.get("answers") or 0),
+            answers=answers_of(ability),
             read_version=version_of(ability),
             at=at,
-            point_suffix=f"{attempt['attempt_key']}#review",
+            point_suffix=abilities.review_point(str(attempt["attempt_key"])),
             seen_item=None,
             pending=pending,
         )

@@ -102,7 +102,7 @@ def _next_round(context: AnswerContext, grade: grading.Grade) -> NextRound | Non
     )
     if evidence is None or context.ability_unreadable or label is None:
         return None
-    if not (context.records.ability or {}).get("posterior"):  # a first answer in the category
+    if not ability_update.has_posterior(context.records.ability):  # a first answer in the category
         context.prior = ability_update.profile_prior(evidence.user_id)
     estimate = ability_update.estimate_after(
         evidence, label, ability=context.records.ability, bank_item=context.bank_item, prior=context.prior

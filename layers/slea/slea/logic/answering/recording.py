@@ -133,7 +133,7 @@ def record(
     if evidence is not None and context.ability_unreadable:
         evidence, attempt = None, {**attempt, **ability_update.skipped("unreadable").attempt_fields}
     prior = None
-    if evidence is not None and not (context.records.ability or {}).get("posterior"):
+    if evidence is not None and not ability_update.has_posterior(context.records.ability):
         # A first answer in the category (read once: the feedback's advice may have read it).
         prior = context.prior or ability_update.profile_prior(evidence.user_id)
     for _ in range(ability_update.CONFLICT_ATTEMPTS):

@@ -120,11 +120,11 @@ def _skip_attempt(
 
 
 def _settle_batch(
-    user_id: str, category: str, batch: list[dict[str, Any]], ability: dict[str, Any] | None
-) -> tuple[attempts.SkipsRefused | None, dict[str, Any] | None]:
+    user_id: str, category: str, batch: list[dict[str, Any]], ability: abilities.StoredAbility | None
+) -> tuple[attempts.SkipsRefused | None, abilities.StoredAbility | None]:
     """One transaction: the batch counted as wrong on `ability` as read. (None if recorded, else
     why not; the ability as it now stands)."""
-    prior = None if (ability or {}).get("posterior") else ability_update.profile_prior(user_id)
+    prior = None if ability_update.has_posterior(ability) else ability_update.profile_prior(user_id)
     posterior = ability_update.posterior_of(ability, prior)
     at = utc_now("milliseconds")
     skips = []
@@ -144,10 +144,10 @@ def _settle_batch(
         posterior=posterior.to_stored(),
         theta=estimate.theta,
         se=estimate.se,
-        answers=int((ability or {}).get("answers") or 0),
+        answers=ability_update.answers_of(ability),
         read_version=ability_update.version_of(ability),
         at=at,
-        point_suffix=f"{batch[0]['session_id']}#skipped#{batch[0]['question_id']}",
+        point_suffix=abilities.skipped_point(str(batch[0]["session_id"]), str(batch[0]["question_id"])),
         skipped=len(batch),
     )
     # A copy whose bank item was retired is withdrawn even if its retirement missed it: checked in
@@ -156,18 +156,7 @@ def _settle_batch(
     refused = attempts.record_skips(skips, abilities.answer_items(change), bank_items)
     if refused is not None:
         return refused, ability
-    settled = {
-        **(ability or {}),
-        "posterior": change.posterior,
-        "theta": change.theta,
-        "se": change.se,
-        "answers": change.answers,
-        "skipped": int((ability or {}).get("skipped") or 0) + len(batch),
-        "updated_at": at,
-        "version": (change.read_version or 0) + 1,
-        "category": category,
-    }
-    return None, settled
+    return None, abilities.applied(change, ability)
 
 
 def count_skips(
@@ -175,8 +164,8 @@ def count_skips(
     user_id: str,
     over: Callable[[int], bool],
     stored: list[dict[str, Any]] | None = None,
-    ability: dict[str, Any] | None = None,
-) -> tuple[int, dict[str, Any] | None]:
+    ability: abilities.StoredAbility | None = None,
+) -> tuple[int, abilities.StoredAbility | None]:
     """Count the session's items left unanswered in rounds that are `over` as skipped. `stored`:
     the session's questions if already read; `ability`: the learner's ability in their category
     if already read (consistently). Returns how many were counted now and the ability as it
@@ -191,10 +180,10 @@ def _count(
     user_id: str,
     over: Callable[[int], bool],
     stored: list[dict[str, Any]] | None = None,
-    ability: dict[str, Any] | None = None,
+    ability: abilities.StoredAbility | None = None,
     *,
     only: str | None = None,
-) -> tuple[int, dict[str, Any] | None, bool]:
+) -> tuple[int, abilities.StoredAbility | None, bool]:
     """count_skips, only the question `only` if given, and whether items were left uncounted."""
     user = normalised_user_id(user_id)
     stored = questions.session_questions(session_id) if stored is None else stored
@@ -207,7 +196,7 @@ def _count(
     while pending and conflicts < ability_update.CONFLICT_ATTEMPTS:
         category = str(pending[0]["category"])
         batch = [q for q in pending if q["category"] == category][:SKIPS_PER_TRANSACTION]
-        if current is None or current.get("category", category) != category:
+        if current is None or current.category != category:
             current = abilities.get_ability(user, category)
         refused, settled = _settle_batch(user, category, batch, current)
         if refused is None:

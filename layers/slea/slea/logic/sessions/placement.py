@@ -274,7 +274,7 @@ def _serve(
     key = bank.bank_key(category, language)
     question_id = keyed_uuid("placement", session_id, given)
     ability = abilities.get_ability(user_id, category)
-    seen = {str(item) for item in (ability or {}).get("seen_items") or []}
+    seen = set(ability.seen_items) if ability is not None else set()
     excluded = seen | {str(q.get("item_id") or q["question_id"]) for q in stored}
     context = SessionContext(planning.exposure_of(stored, graded, ability, "placement"))
     theta = posterior.estimate().theta
