@@ -151,11 +151,16 @@ def documented_refusal(description: str) -> OpenAPIResponse:
     return documented(description, ErrorResponse)
 
 
-def responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
-    """A route's documented responses: its success, and the errors every session route can give."""
-    return {
+def _no_subject() -> OpenAPIResponse:
+    return documented_refusal("No bearer token, or one without a subject")
+
+
+def responses(status: int, model: type[Any], description: str, *, too_fast: str | None = None) -> dict[int, Any]:
+    """A route's documented responses: its success, and the errors every session route can give;
+    with `too_fast` (what the caller did too fast), the 429 of the route's own limit."""
+    documented_responses = {
         status: documented(description, model),
-        401: documented_refusal("No bearer token, or one without a subject"),
+        401: _no_subject(),
         403: documented_refusal("The session belongs to another user"),
         404: documented_refusal("Unknown session or question"),
         409: documented_refusal(
@@ -165,13 +170,30 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         415: documented_refusal("The body is not declared as application/json"),
         503: documented_refusal("Storage, or starting the round, is temporarily unavailable; retry"),
     }
+    if too_fast is not None:
+        documented_responses[429] = documented_refusal(
+            f"The caller has {too_fast}; the Retry-After header says in how many seconds to try again"
+        )
+    return documented_responses
+
+
+def caller_responses(
+    status: int, model: type[Any], description: str, *, forbidden: str | None = None
+) -> dict[int, Any]:
+    """The documented responses of a route that needs nothing but its caller: its success, no
+    subject, `forbidden` (why the subject itself is refused, where it can be) and storage down."""
+    documented_responses = {status: documented(description, model), 401: _no_subject()}
+    if forbidden is not None:
+        documented_responses[403] = documented_refusal(forbidden)
+    documented_responses[503] = documented_refusal("Storage is temporarily unavailable; retry")
+    return documented_responses
 
 
 def review_responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
     """A review route's documented responses."""
     return {
         status: documented(description, model),
-        401: documented_refusal("No bearer token, or one without a subject"),
+        401: _no_subject(),
         403: documented_refusal("The caller does not have the reviewer role"),
         404: documented_refusal("Unknown attempt or question"),
         409: documented_refusal("The item changed while it was reviewed, or is retired"),
