@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slea.dal import abilities, attempts, exemplars, explanations, questions, reference_prints, sessions
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.wire_format import batch_get, from_item
 from slea.platform.aws import dynamodb
 from slea.platform.settings import resource_name
@@ -40,7 +41,7 @@ class AnswerRecords:
     session: dict[str, Any] | None = None
     attempt: dict[str, Any] | None = None
     ability: dict[str, Any] | None = None
-    bank_item: dict[str, Any] | None = None
+    bank_item: StoredQuestion | None = None
     explanation: dict[str, Any] | None = None
     exemplars: dict[str, Any] | None = None
     reference_prints: dict[str, Any] | None = None
@@ -106,7 +107,8 @@ def read(reads: AnswerReads) -> AnswerRecords:
     for table, items in found.items():
         for item in items:
             if (part := _part_of(parts, table, item)) is not None:
-                setattr(records, part, from_item(item))
+                record = from_item(item)
+                setattr(records, part, stored_question(record) if part == "bank_item" else record)
     for table, pending in unprocessed.items():
         for key in pending.get("Keys", []):
             if (part := _part_of(parts, table, key)) is not None:
