@@ -60,7 +60,8 @@ def test_one_call_reads_every_part_and_finds_what_exists(monkeypatch):
     assert set(client.calls[0]) == {name.lower() for name in TABLES}
     assert records.session == {"session_id": "s1", "user_id": "u1"}
     assert records.ability.version == 3
-    assert records.bank_item["difficulty_b"] == 0.5
+    assert records.bank_item is not None
+    assert records.bank_item.difficulty_b == 0.5
     assert (records.attempt, records.explanation, records.unanswered) == (None, None, set())
 
 

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.measurement import irt
 from slea.measurement.learner import POPULATION_PRIOR, Posterior
@@ -114,7 +115,7 @@ def test_without_a_probability_the_answer_counts_what_the_estimate_expects_cappe
     does not move to first order; the cap keeps a low score low."""
     monkeypatch.setenv("ABILITIES_TABLE", "abilities")
     prior = Posterior.prior(0.8, 0.71)
-    bank_item = {"question_id": "item", "difficulty": 5}
+    bank_item = stored_question({"question_id": "item", "difficulty": 5})
     for cap, stays in ((100, True), (10, False)):
         evidence = ability_update.Evidence("u", "technical", "item", "short_answer", None, cap / 100, True, True)
         writes = ability_update.writes_for_answer(

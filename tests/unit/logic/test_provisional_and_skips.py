@@ -3,7 +3,9 @@ being judged correct, capped at its score; 0 when flagged), and the review re-sc
 counted (logic/answering/ability_update.py); which rounds are over at the summary (logic/rounds/skips.py)."""
 
 import datetime
+from decimal import Decimal
 
+from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
 
@@ -98,7 +100,9 @@ def test_an_answer_counts_with_its_items_difficulty_uncertainty_and_keeps_it(mon
     from slea.measurement.learner import Posterior
 
     evidence = ability_update.Evidence("u", "technical", "item", "multiple_choice", 4, 1.0)
-    bank_item = {"question_id": "item", "difficulty": 6, "difficulty_b": 0.25, "difficulty_precision": 4.0}
+    bank_item = stored_question(
+        {"question_id": "item", "difficulty": 6, "difficulty_b": Decimal("0.25"), "difficulty_precision": Decimal(4)}
+    )
     writes = ability_update.writes_for_answer(
         evidence, 6, "2026-11-26T00:00:00.000Z", "item#k", ability=None, bank_item=bank_item, prior=(0.0, 0.71)
     )

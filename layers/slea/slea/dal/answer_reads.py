@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slea.dal import abilities, attempts, exemplars, explanations, questions, reference_prints, sessions
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.wire_format import batch_get, from_item
 from slea.platform.aws import dynamodb
 from slea.platform.settings import resource_name
@@ -41,7 +42,7 @@ class AnswerRecords:
     session: dict[str, Any] | None = None
     attempt: dict[str, Any] | None = None
     ability: abilities.StoredAbility | None = None
-    bank_item: dict[str, Any] | None = None
+    bank_item: StoredQuestion | None = None
     explanation: dict[str, Any] | None = None
     exemplars: dict[str, Any] | None = None
     reference_prints: dict[str, Any] | None = None
@@ -49,7 +50,10 @@ class AnswerRecords:
 
 
 # The parts read as a record of their own module's (the others as plain dicts).
-RECORDS: dict[str, Callable[[dict[str, Any]], Any]] = {"ability": abilities.stored_ability}
+RECORDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "ability": abilities.stored_ability,
+    "bank_item": stored_question,
+}
 
 
 def _record(part: str, item: dict[str, Any]) -> Any:

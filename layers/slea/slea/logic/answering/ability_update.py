@@ -52,6 +52,7 @@ from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.dal import abilities, profiles
 from slea.dal.attempts import DifficultyStep
+from slea.dal.question_records import StoredQuestion
 from slea.measurement import irt, items, learner
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
@@ -110,19 +111,24 @@ def counted_score(
 
 
 def evidence_of(
-    request: ScoreAnswerInput, stored: dict[str, Any], score: int | None, *, provisional: bool = False, cap: int = 100
+    request: ScoreAnswerInput,
+    stored: StoredQuestion | None,
+    score: int | None,
+    *,
+    provisional: bool = False,
+    cap: int = 100,
 ) -> Evidence | None:
     """The answer's evidence, or None when it belongs to no category (nothing to measure in).
     `score` is counted_score's (None: the expected response, at most `cap`); `provisional`: the
     grade waits for a reviewer."""
-    category = request.category or stored.get("category")
+    category = request.category or (stored.category if stored else None)
     if not category:
         return None
-    choices = request.choices or stored.get("choices")
+    choices = request.choices or (stored.choices if stored else None)
     return Evidence(
         user_id=normalised_user_id(request.user_id),
         category=str(category),
-        item_id=str(stored.get("item_id") or stored.get("question_id") or request.question_id),
+        item_id=(stored.bank_item_id if stored else "") or request.question_id,
         item_type=request.question_type,
         choice_count=len(choices) if choices else None,
         score=max(0.0, min(1.0, (cap if score is None else score) / 100)),
@@ -131,16 +137,16 @@ def evidence_of(
     )
 
 
-def item_difficulty(bank_item: dict[str, Any] | None, label: Any) -> items.ItemDifficulty:
+def item_difficulty(bank_item: StoredQuestion | None, label: Any) -> items.ItemDifficulty:
     """The item's current difficulty: learnt online if it has been, else its label's prior."""
-    record = bank_item or {}
-    prior = items.ItemDifficulty.from_label(int(record.get("difficulty") or label or DEFAULT_LABEL))
-    if record.get("difficulty_b") is None:
+    own_label = bank_item.difficulty if bank_item else None
+    prior = items.ItemDifficulty.from_label(int(own_label or label or DEFAULT_LABEL))
+    if bank_item is None or bank_item.difficulty_b is None:
         return prior
     return items.ItemDifficulty(
-        b=float(record["difficulty_b"]),
-        precision=float(record.get("difficulty_precision") or prior.precision),
-        answers=int(record.get("item_answers") or 0),
+        b=bank_item.difficulty_b,
+        precision=bank_item.difficulty_precision or prior.precision,
+        answers=bank_item.item_answers,
     )
 
 
@@ -201,7 +207,7 @@ def estimate_after(
     label: Any,
     *,
     ability: abilities.StoredAbility | None,
-    bank_item: dict[str, Any] | None,
+    bank_item: StoredQuestion | None,
     prior: tuple[float, float] | None,
 ) -> learner.Estimate:
     """The learner's estimate once this answer is counted, as `writes_for_answer` will store it
@@ -217,7 +223,7 @@ def writes_for_answer(
     attempt_key: str,
     *,
     ability: abilities.StoredAbility | None,
-    bank_item: dict[str, Any] | None,
+    bank_item: StoredQuestion | None,
     prior: tuple[float, float] | None,
 ) -> AbilityWrites:
     """Update the learner and the item with the answer, from what was read (no I/O): the stored
@@ -235,7 +241,7 @@ def writes_for_answer(
     step = None
     if bank_item is not None:
         delta_b, delta_precision = items.online_step(difficulty, known.theta, floor, evidence.score, known.se)
-        labelled = items.ItemDifficulty.from_label(int(bank_item.get("difficulty") or label or DEFAULT_LABEL))
+        labelled = items.ItemDifficulty.from_label(int(bank_item.difficulty or label or DEFAULT_LABEL))
         step = DifficultyStep(evidence.item_id, delta_b, delta_precision, labelled.b, labelled.precision)
     learner_items = abilities.answer_items(
         abilities.AbilityChange(

@@ -16,6 +16,7 @@ from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.sessions import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
 from slea.dal.abilities import StoredAbility
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -124,7 +125,7 @@ def round_status(session_id: str, round_number: int) -> RoundStatus:
     if record is None:
         raise NotFound("ROUND_NOT_FOUND", f"round {round_number} was never started in session {session_id}")
     record = refreshed(record)
-    saved = [q["question_id"] for q in questions.session_questions(session_id) if q.get("round", 1) == round_number]
+    saved = [q.question_id for q in questions.session_questions(session_id) if q.round == round_number]
     return RoundStatus(
         session_id=session_id,
         round=round_number,
@@ -147,9 +148,9 @@ def _count(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def visible(question: dict[str, Any]) -> bool:
+def visible(question: StoredQuestion) -> bool:
     """Learners see a retired question only if they had answered it before it was retired."""
-    return question.get("status") != "retired" or bool(question.get("answered_at"))
+    return question.status != "retired" or bool(question.answered_at)
 
 
 def _round_summary(number: int, shown: list[dict[str, Any]], graded: list[dict[str, Any]]) -> RoundSummary:
@@ -207,7 +208,7 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     ability is read once (one category serves both its uses in a session). Items left unanswered
     in rounds that are over are counted as skipped first (logic/rounds/skips.py), so the scores
     and the ability include them."""
-    stored = questions.session_questions(session_id)
+    stored = questions.session_question_items(session_id)
     abilities_read: dict[str, StoredAbility | None] = {}
 
     def ability_in(category: str | None) -> StoredAbility | None:
@@ -226,7 +227,7 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     _count_skips(session_id, user_id, stored, started=started, ability_in=ability_in, abilities_read=abilities_read)
     graded = attempts.session_attempts(session_id)
     by_id = {question["question_id"]: question for question in stored}
-    shown = [question for question in stored if visible(question)]
+    shown = [question for question in stored if visible(stored_question(question))]
     numbers = sorted({int(q.get("round", 1)) for q in stored} | {int(a.get("round", 1)) for a in graded})
     summaries = [
         _round_summary(

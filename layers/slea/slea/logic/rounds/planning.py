@@ -70,7 +70,7 @@ def _round_one(profile: UserProfile) -> tuple[int, str]:
 
 def _session_questions(session_id: str) -> list[dict[str, Any]]:
     try:
-        return questions.session_questions(session_id)
+        return questions.session_question_items(session_id)
     except DataAccessError as error:
         logger.warning("earlier questions unavailable, not excluding them", extra={"reason": str(error)})
         return []

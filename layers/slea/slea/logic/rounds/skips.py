@@ -34,6 +34,7 @@ from typing import Any
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal import abilities, attempts, questions, sessions
+from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.measurement import irt, items
 from slea.platform.clock import utc_now
@@ -131,9 +132,7 @@ def _settle_batch(
     for question in batch:
         # The question's own learnt difficulty if it has one, else its label's prior (a copy drawn
         # from the bank is counted at its label: reading the bank item would cost a call).
-        difficulty = ability_update.item_difficulty(
-            question if question.get("difficulty_b") is not None else None, question.get("difficulty")
-        )
+        difficulty = ability_update.item_difficulty(stored_question(question), question.get("difficulty"))
         floor = irt.guess_floor(str(question.get("item_type")), len(question.get("choices") or []) or None)
         posterior = posterior.updated(difficulty.b, floor, 0.0, difficulty.se)  # as a wrong answer counts
         skips.append(_skip_attempt(question, user_id, at, difficulty, floor))
@@ -186,7 +185,7 @@ def _count(
 ) -> tuple[int, abilities.StoredAbility | None, bool]:
     """count_skips, only the question `only` if given, and whether items were left uncounted."""
     user = normalised_user_id(user_id)
-    stored = questions.session_questions(session_id) if stored is None else stored
+    stored = questions.session_question_items(session_id) if stored is None else stored
 
     def chosen(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [q for q in found if only is None or q["question_id"] == only]
@@ -211,7 +210,7 @@ def _count(
             pending = open_items(pending, over, retired)
             continue
         metrics.add_metric(name="SkipCountConflicts", unit="Count", value=1)
-        pending = open_items(chosen(questions.session_questions(session_id)), over, retired)
+        pending = open_items(chosen(questions.session_question_items(session_id)), over, retired)
         current, conflicts = None, conflicts + 1
     if pending:
         logger.warning("skipped items left to the next count", extra={"session_id": session_id})
@@ -224,7 +223,7 @@ def skip_question(session_id: str, user_id: str, question_id: str, stored: list[
     or was already (a retry); False if it was answered or withdrawn meanwhile."""
     if _count(session_id, user_id, lambda _round: True, stored, only=question_id)[0]:
         return True
-    found = next((q for q in questions.session_questions(session_id) if q["question_id"] == question_id), {})
+    found = next((q for q in questions.session_question_items(session_id) if q["question_id"] == question_id), {})
     return bool(found.get("skipped_at"))
 
 
