@@ -171,7 +171,7 @@ class LocalCloud:
         self.stream_arns.update(saved.stream_arns)
 
     def _create_tables_through_the_api(self, tables: dict[str, Any]) -> None:
-        client = boto3.client("dynamodb", region_name=REGION)
+        client = _creating_client("dynamodb")
         for logical_id, spec in tables.items():
             name = f"{self.stack_name}-{logical_id}"
             properties = {key: value for key, value in spec["Properties"].items() if key in _TABLE_PROPERTIES}
@@ -192,14 +192,14 @@ class LocalCloud:
     def _create_buckets(self) -> None:
         """Each bucket with a name of its own (bucket names are lower case); its policy, encryption
         and lifecycle are AWS's to apply and are not modelled here."""
-        client = boto3.client("s3", region_name=REGION)
+        client = _creating_client("s3")
         for logical_id in self.template.of_type("AWS::S3::Bucket"):
             name = f"{self.stack_name}-{logical_id}".lower()
             client.create_bucket(Bucket=name)
             self.physical_names[logical_id] = name
 
     def _create_queues(self) -> None:
-        client = boto3.client("sqs", region_name=REGION)
+        client = _creating_client("sqs")
         pending = dict(self.template.of_type("AWS::SQS::Queue"))
         while pending:  # a queue is created once the queues it refers to (its DLQ) exist
             ready = {name: spec for name, spec in pending.items() if not _references(spec, set(pending))}
@@ -222,7 +222,7 @@ class LocalCloud:
     def _create_secrets(self) -> None:
         """Each secret with a value generated as GenerateSecretString asks (moto's random
         password), so every local cloud has secrets of its own, as every deployment does."""
-        client = boto3.client("secretsmanager", region_name=REGION)
+        client = _creating_client("secretsmanager")
         for logical_id, spec in self.template.of_type("AWS::SecretsManager::Secret").items():
             properties = self.resolve(spec.get("Properties", {}))
             value = properties.get("SecretString")
@@ -248,7 +248,7 @@ class LocalCloud:
         """The stack's own user pool when the template creates one (JwtIssuer empty): its groups,
         its clients with the settings their Custom::UserPoolClientSignIn applies in AWS, and the
         sign-in domain. With a JwtIssuer given none is present and nothing is created."""
-        client = boto3.client("cognito-idp", region_name=REGION)
+        client = _creating_client("cognito-idp")
         for logical_id, spec in self.present("AWS::Cognito::UserPool").items():
             properties = self.resolve(spec["Properties"])
             name = properties.pop("UserPoolName", f"{self.stack_name}-{logical_id}")
@@ -274,7 +274,7 @@ class LocalCloud:
             self.physical_names[logical_id] = properties["Domain"]
 
     def _create_state_machines(self) -> None:
-        client = boto3.client("stepfunctions", region_name=REGION)
+        client = _creating_client("stepfunctions")
         for logical_id, spec in self.template.of_type("AWS::Serverless::StateMachine").items():
             name = self.resolve(spec["Properties"].get("Name", f"{self.stack_name}-{logical_id}"))
             self.physical_names[logical_id] = client.create_state_machine(
@@ -573,6 +573,14 @@ class _DefinitionsParsedOnce:
         if self._patch is not None:
             self._patch.stop()
             self._patch = None
+
+
+@functools.cache
+def _creating_client(service: str) -> Any:
+    """The client a local cloud creates its resources with, one per service for the process:
+    moto answers any client's requests while a cloud runs, and making the S3 client alone cost
+    every cloud start about 0.04 s. Functions and tests make clients of their own."""
+    return boto3.client(service, region_name=REGION)  # type: ignore[call-overload]
 
 
 @functools.cache
