@@ -37,6 +37,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from ops import cli
 from slea.dal import attempts, review, templates
+from slea.dal.conditional import applied
 from slea.dal.wire_format import from_item, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import DataAccessError
@@ -157,20 +158,15 @@ def fill(rule: Rule, record: dict[str, Any]) -> bool:
     condition, values = rule.guard(record)
     names = {f"#f{n}": name for n, name in enumerate(fields)}
     values = {**values, **{f":f{n}": value for n, value in enumerate(fields.values())}}
-    try:
-        dynamodb(TOOL).update_item(
-            TableName=resource_name(rule.table_variable),
-            Key=to_item({name: record[name] for name in rule.key}),
-            UpdateExpression="SET " + ", ".join(f"#f{n} = :f{n}" for n in range(len(fields))),
-            ConditionExpression=condition,
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=to_item(values),
-        )
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-            return False
-        raise
-    return True
+    return applied(
+        dynamodb(TOOL).update_item,
+        TableName=resource_name(rule.table_variable),
+        Key=to_item({name: record[name] for name in rule.key}),
+        UpdateExpression="SET " + ", ".join(f"#f{n} = :f{n}" for n in range(len(fields))),
+        ConditionExpression=condition,
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues=to_item(values),
+    )
 
 
 def backfill(

@@ -16,8 +16,7 @@ item analysis (slea.logic.review.item_analysis).
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from botocore.exceptions import ClientError
-
+from slea.dal.conditional import applied
 from slea.dal.wire_format import batch_get, from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
@@ -93,19 +92,14 @@ def write_calibration(
         expression += ", review_state = :open, queued_at = if_not_exists(queued_at, :at) ADD review_reasons :reasons"
         values |= {":open": OPEN, ":at": at, ":reasons": set(new_reasons)}
     with storage_errors("calibration write"):
-        try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(QUESTIONS_TABLE),
-                Key={"question_id": {"S": item_id}},
-                UpdateExpression=expression,
-                ConditionExpression="attribute_exists(question_id)",  # never create an item that went
-                ExpressionAttributeValues=to_item(values),
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-    return True
+        return applied(
+            dynamodb(TOOL).update_item,
+            TableName=resource_name(QUESTIONS_TABLE),
+            Key={"question_id": {"S": item_id}},
+            UpdateExpression=expression,
+            ConditionExpression="attribute_exists(question_id)",  # never create an item that went
+            ExpressionAttributeValues=to_item(values),
+        )
 
 
 # ---------------------------------------------------------------- the reviewers' listing

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from botocore.exceptions import ClientError
 
+from slea.dal.conditional import applied
 from slea.dal.wire_format import batch_get, from_item, to_item
 from slea.measurement.compromise import REST_REASON, Cusum
 from slea.measurement.sufficient import ItemSums, LearnerSums
@@ -360,19 +361,14 @@ def write_statistics(item_id: str, calibration: dict[str, Any], folds: int, rest
         setting += " REMOVE bank_key"
         values |= {":at": rest_at, ":reason": REST_REASON}
     with storage_errors("calibration statistics write"):
-        try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(QUESTIONS_TABLE),
-                Key={"question_id": {"S": item_id}},
-                UpdateExpression=setting,
-                ConditionExpression=(
-                    "attribute_exists(question_id) AND "
-                    "(attribute_not_exists(calibration_folds) OR calibration_folds < :folds)"
-                ),
-                ExpressionAttributeValues=to_item(values),
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-    return True
+        return applied(
+            dynamodb(TOOL).update_item,
+            TableName=resource_name(QUESTIONS_TABLE),
+            Key={"question_id": {"S": item_id}},
+            UpdateExpression=setting,
+            ConditionExpression=(
+                "attribute_exists(question_id) AND "
+                "(attribute_not_exists(calibration_folds) OR calibration_folds < :folds)"
+            ),
+            ExpressionAttributeValues=to_item(values),
+        )

@@ -4,8 +4,7 @@ design: partition `question_id`, sort `variant` = "{correct|incorrect}#{prompt v
 
 from typing import Any
 
-from botocore.exceptions import ClientError
-
+from slea.dal.conditional import applied
 from slea.dal.wire_format import from_item, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
@@ -28,15 +27,12 @@ def get_explanation(question_id: str, variant: str) -> dict[str, Any] | None:
 def put_explanation(question_id: str, variant: str, explanation: dict[str, Any]) -> None:
     """First writer wins: concurrent graders may both generate, but one explanation is kept."""
     with storage_errors("explanations put"):
-        try:
-            dynamodb(TOOL).put_item(
-                TableName=resource_name(TABLE_VARIABLE),
-                Item=to_item({"question_id": question_id, "variant": variant, **explanation}),
-                ConditionExpression="attribute_not_exists(question_id)",
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
+        applied(
+            dynamodb(TOOL).put_item,
+            TableName=resource_name(TABLE_VARIABLE),
+            Item=to_item({"question_id": question_id, "variant": variant, **explanation}),
+            ConditionExpression="attribute_not_exists(question_id)",
+        )
 
 
 def cache_put(question_id: str, variant: str, explanation: dict[str, Any]) -> dict[str, Any]:

@@ -10,9 +10,8 @@ import datetime
 import os
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from slea.contracts.profile import normalised_user_id
+from slea.dal.conditional import applied
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
@@ -85,10 +84,4 @@ def spend_round(user_id: str, day: str, *, give_back: bool = False) -> bool:
     is reached (or, giving back, when the day's counter has expired)."""
     update = (give_back_round if give_back else take_round)(user_id, day)["Update"]
     with storage_errors("usage update"):
-        try:
-            dynamodb("api").update_item(**update)
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                raise
-            return False
-    return True
+        return applied(dynamodb("api").update_item, **update)
