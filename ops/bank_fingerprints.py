@@ -28,7 +28,6 @@ outputs (--stack, else SLEA_STACK, else samconfig.toml's stack_name), or from QU
 ABILITIES_TABLE when both are set.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -343,13 +342,7 @@ def _stack(explicit: str | None) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    usage, _, about = (__doc__ or "").partition("\n(")
-    parser = argparse.ArgumentParser(
-        prog="slea-bank-fingerprints",
-        description=usage,
-        epilog="(" + about,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.argument_parser("slea-bank-fingerprints", __doc__)
     cli.add_aws_options(parser)
     parser.add_argument("--page-size", type=int, default=PAGE_SIZE, help="questions read per page")
     parser.add_argument("--pages", type=int, default=None, help="stop after this many pages (default: all)")

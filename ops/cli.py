@@ -70,6 +70,18 @@ def resolve_stack(explicit: str | None, environ: Mapping[str, str] | None = None
     return explicit or environ.get("SLEA_STACK") or samconfig_value("stack_name")
 
 
+def argument_parser(prog: str, doc: str | None, epilog_from: str = "\n(") -> argparse.ArgumentParser:
+    """A command's parser from its module docstring: the text before `epilog_from` is the usage
+    shown above the options, the rest (from `epilog_from` on) the epilog below them, both as written."""
+    usage, found, about = (doc or "").partition(epilog_from)
+    return argparse.ArgumentParser(
+        prog=prog,
+        description=usage,
+        epilog=found.lstrip("\n") + about,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def add_aws_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stack", help="CloudFormation stack name (default: SLEA_STACK, else samconfig.toml's stack_name)"
