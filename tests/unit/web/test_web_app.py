@@ -2,8 +2,6 @@
 
 import gzip
 import json
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from xml.etree import ElementTree
 
@@ -13,6 +11,7 @@ from slea.measurement.scale import answers_to_precision
 from slea_local import REPO_ROOT
 from slea_local.runtime import load_function_module
 from slea_local.template import repository_template
+from tests.unit.web.learner_js import run_in_node
 
 STATIC = REPO_ROOT / "functions" / "web" / "static"
 WEB_ROUTES = {("GET", "/"), ("GET", "/review"), ("GET", "/assets/{file}"), ("GET", "/config.json")}
@@ -215,19 +214,7 @@ process.stdout.write(JSON.stringify({
 
 
 def _run_panel_functions(charts=(), ses=(), abilities=()):
-    node = shutil.which("node")
-    assert node, "the learner page's JS tests need Node.js (on the machine: /usr/bin/node)"
-    request = json.dumps({"charts": list(charts), "ses": list(ses), "abilities": list(abilities)})
-    done = subprocess.run(
-        [node, "-e", _NODE_HARNESS, str(STATIC / "learner.js")],
-        input=request,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_in_node(_NODE_HARNESS, {"charts": list(charts), "ses": list(ses), "abilities": list(abilities)})
 
 
 def _history(thetas_and_ses, category="technical"):
