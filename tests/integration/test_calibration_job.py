@@ -497,23 +497,29 @@ ABERRANT_ABILITY = {
 }
 
 
-def aberrant_answers(cloud) -> None:
+def answers_of(cloud, user, name, day, answer) -> None:
+    """`user`'s short answers to every item (session s-`name`, graded on January `day`):
+    answer(the item's label) -> (correct, the fields it adds to the attempt)."""
     with table(cloud, "AttemptsTable").batch_writer() as batch:
         for number, item_id in enumerate([*ITEMS, MISFIT]):
-            label = ITEMS[item_id][0] if item_id in ITEMS else 5
-            correct = label >= 6
+            correct, fields = answer(ITEMS[item_id][0] if item_id in ITEMS else 5)
             batch.put_item(
                 Item={
-                    "session_id": "s-aberrant",
-                    "attempt_key": f"{item_id}#aberrant",
+                    "session_id": f"s-{name}",
+                    "attempt_key": f"{item_id}#{name}",
                     "question_id": item_id,
-                    "user_id": ABERRANT,
+                    "user_id": user,
                     "score": 100 if correct else 0,
                     "is_correct": correct,
                     "question_type": "short_answer",
-                    "graded_at": f"2026-01-02T00:00:{number:02d}Z",
+                    **fields,
+                    "graded_at": f"2026-01-{day:02d}T00:00:{number:02d}Z",
                 }
             )
+
+
+def aberrant_answers(cloud) -> None:
+    answers_of(cloud, ABERRANT, "aberrant", 2, lambda label: (label >= 6, {}))
     table(cloud, "AbilitiesTable").put_item(Item={**ABERRANT_ABILITY, "answers": 11})
 
 
@@ -569,24 +575,12 @@ GAVE_UP = "3f2504e0-4f89-41d3-9a0c-0305e82c3302"  # answered up to their level, 
 def given_up_answers(cloud, answer_given_up: str) -> None:
     """Right on every item they answered, and `answer_given_up` to the easiest three (the round
     they abandoned): counted as wrong answers, "wrong on easy ones, right on hard ones"."""
-    with table(cloud, "AttemptsTable").batch_writer() as batch:
-        for number, item_id in enumerate([*ITEMS, MISFIT]):
-            label = ITEMS[item_id][0] if item_id in ITEMS else 5
-            given_up = label <= 4
-            correct = not given_up
-            batch.put_item(
-                Item={
-                    "session_id": "s-gave-up",
-                    "attempt_key": f"{item_id}#gave-up",
-                    "question_id": item_id,
-                    "user_id": GAVE_UP,
-                    "score": 100 if correct else 0,
-                    "is_correct": correct,
-                    "question_type": "short_answer",
-                    "user_answer": answer_given_up if given_up else "an answer",
-                    "graded_at": f"2026-01-03T00:00:{number:02d}Z",
-                }
-            )
+
+    def answer(label: int) -> tuple[bool, dict[str, str]]:
+        given_up = label <= 4
+        return not given_up, {"user_answer": answer_given_up if given_up else "an answer"}
+
+    answers_of(cloud, GAVE_UP, "gave-up", 3, answer)
 
 
 @pytest.mark.parametrize("answer_given_up", ["I don't know", "모르겠습니다"])
