@@ -57,7 +57,7 @@ def measure(count: int = 5) -> dict[str, Any]:
 
 
 def main() -> None:
-    print_measure(measure, __doc__, "--count", 5)
+    print_measure(measure, __doc__, ("--count", 5))
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ def measure(runs: int = 200) -> dict[str, Any]:
 
 
 def main() -> None:
-    print_measure(measure, __doc__, "--runs", 200)
+    print_measure(measure, __doc__, ("--runs", 200))
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ def measure(runs: int = 10) -> dict[str, Any]:
 
 
 def main() -> None:
-    print_measure(measure, __doc__, "--runs", 10)
+    print_measure(measure, __doc__, ("--runs", 10))
 
 
 if __name__ == "__main__":

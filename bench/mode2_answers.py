@@ -60,7 +60,7 @@ def measure(answers: int = 100) -> dict[str, Any]:
 
 
 def main() -> None:
-    print_measure(measure, __doc__, "--answers", 100)
+    print_measure(measure, __doc__, ("--answers", 100))
 
 
 if __name__ == "__main__":
