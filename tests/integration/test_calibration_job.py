@@ -57,6 +57,20 @@ def bank_item(item_id: str, label: int, **extra: Any) -> dict[str, Any]:
     }
 
 
+def short_answer(item_id: str, user: str, session_id: str, key: str, correct: bool, at: str) -> dict[str, Any]:
+    """`user`'s attempt at `item_id`, graded right or wrong at `at` (its attempt key item#`key`)."""
+    return {
+        "session_id": session_id,
+        "attempt_key": f"{item_id}#{key}",
+        "question_id": item_id,
+        "user_id": user,
+        "score": 100 if correct else 0,
+        "is_correct": correct,
+        "question_type": "short_answer",
+        "graded_at": at,
+    }
+
+
 def simulate(cloud, seed: int = 7, learners: int = LEARNERS) -> None:
     """Bank items and every learner's answer to each, drawn from the Rasch model."""
     rng = random.Random(seed)
@@ -71,19 +85,9 @@ def simulate(cloud, seed: int = 7, learners: int = LEARNERS) -> None:
             for item_id in [*ITEMS, MISFIT]:
                 chance = 0.5 if item_id == MISFIT else p_correct(theta, truth(item_id))
                 correct = rng.random() < chance
-                batch.put_item(
-                    Item={
-                        "session_id": f"s-{user}",
-                        "attempt_key": f"{item_id}#{number}",
-                        "question_id": item_id,
-                        "user_id": user,
-                        "score": 100 if correct else 0,
-                        "is_correct": correct,
-                        "question_type": "short_answer",
-                        "graded_at": f"2026-01-01T00:{number // 60:02d}:{number % 60:02d}Z",
-                        "user_answer": "not read by the job",
-                    }
-                )
+                at = f"2026-01-01T00:{number // 60:02d}:{number % 60:02d}Z"
+                answer = short_answer(item_id, user, f"s-{user}", str(number), correct, at)
+                batch.put_item(Item={**answer, "user_answer": "not read by the job"})
 
 
 def stored(cloud, item_id: str) -> dict[str, Any]:
@@ -503,19 +507,8 @@ def answers_of(cloud, user, name, day, answer) -> None:
     with table(cloud, "AttemptsTable").batch_writer() as batch:
         for number, item_id in enumerate([*ITEMS, MISFIT]):
             correct, fields = answer(ITEMS[item_id][0] if item_id in ITEMS else 5)
-            batch.put_item(
-                Item={
-                    "session_id": f"s-{name}",
-                    "attempt_key": f"{item_id}#{name}",
-                    "question_id": item_id,
-                    "user_id": user,
-                    "score": 100 if correct else 0,
-                    "is_correct": correct,
-                    "question_type": "short_answer",
-                    **fields,
-                    "graded_at": f"2026-01-{day:02d}T00:00:{number:02d}Z",
-                }
-            )
+            at = f"2026-01-{day:02d}T00:00:{number:02d}Z"
+            batch.put_item(Item={**short_answer(item_id, user, f"s-{name}", name, correct, at), **fields})
 
 
 def aberrant_answers(cloud) -> None:
