@@ -72,6 +72,13 @@ def one_item_given_to_two_learners(bank, count):
     return copies, sorted(set(copies["sess_b"]) & set(copies["sess_c"]))[0]
 
 
+def seconds_round(bank, count):
+    """The first demo learner's round of `count` fills the bank, then SECOND's round (sess_b) draws
+    from it: its execution."""
+    run(bank, FIRST, "sess_a", count=count)
+    return run(bank, SECOND, "sess_b", count=count)
+
+
 def retire_without_withdrawing(cloud, item_id):
     """The bank item retired as a retirement's first write does, its copies not withdrawn (as if
     the withdrawal missed them)."""
@@ -86,8 +93,7 @@ def retire_without_withdrawing(cloud, item_id):
 # ---------------------------------------------------------------- actions reach the bank item
 def test_retiring_a_drawn_copy_retires_its_bank_item_and_twins_and_no_new_learner_is_served_them(bank, http):
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=5)
-    second = run(bank, SECOND, "sess_b", count=5)
+    second = seconds_round(bank, count=5)
     copy = second.output["questions"][0]["question_id"]
     item_id = stored(cloud)[copy]["item_id"]
     assert item_id != copy
@@ -176,8 +182,7 @@ def test_an_answer_to_a_copy_whose_bank_item_was_retired_is_refused_even_if_the_
     """A copy the withdrawal did not reach (drawn while the retirement ran, or the withdrawal
     failed part way) is refused all the same: the answer reads its bank item with the rest."""
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    execution = run(bank, SECOND, "sess_b", count=4)
+    execution = seconds_round(bank, count=4)
     table(cloud, "SessionsTable").put_item(Item={"session_id": "sess_b", "user_id": SECOND})
     copy = next(q["question_id"] for q in execution.output["questions"] if q["from_bank"])
     item_id = stored(cloud)[copy]["item_id"]
@@ -194,8 +199,7 @@ def test_a_copy_whose_bank_item_was_retired_is_never_counted_skipped_even_if_the
     from slea.logic.rounds.skips import count_skips
 
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    execution = run(bank, SECOND, "sess_b", count=4)
+    execution = seconds_round(bank, count=4)
     table(cloud, "SessionsTable").put_item(Item={"session_id": "sess_b", "user_id": SECOND})
     drawn = [q["question_id"] for q in execution.output["questions"]]
     copy = next(q["question_id"] for q in execution.output["questions"] if q["from_bank"])
@@ -215,8 +219,7 @@ def test_a_copy_whose_bank_item_was_retired_is_never_counted_skipped_even_if_the
 
 def test_undoing_a_retirement_brings_the_item_back_to_the_bank_and_is_audited(bank, http):
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    second = run(bank, SECOND, "sess_b", count=4)
+    second = seconds_round(bank, count=4)
     copy = second.output["questions"][0]["question_id"]
     item_id = stored(cloud)[copy]["item_id"]
     http("POST", f"/review/questions/{copy}", {"action": "retire", "note": "looked wrong"}, REVIEWER)
@@ -239,8 +242,7 @@ def test_undoing_a_retirement_brings_the_item_back_to_the_bank_and_is_audited(ba
 
 def test_a_report_on_a_drawn_copy_queues_its_bank_item_and_holds_it_out_of_draws(bank, http):
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    second = run(bank, SECOND, "sess_b", count=4)
+    second = seconds_round(bank, count=4)
     table(cloud, "SessionsTable").put_item(Item={"session_id": "sess_b", "user_id": SECOND})
     copy = second.output["questions"][0]["question_id"]
     item_id = stored(cloud)[copy]["item_id"]
