@@ -16,8 +16,6 @@ Target: at most 5% of later multiple-choice items cued.
     python bench/session_cues.py [--learners 12] [--rounds 2] [--count 10] [--seed 11]
 """
 
-import argparse
-import json
 import os
 import random
 import re
@@ -39,6 +37,7 @@ prepare_process_environment()
 
 from bench.api_ability import Client, _answer_text, _wait_for_round  # noqa: E402
 from bench.collusion import CATEGORY, QUESTION_TYPES, survey  # noqa: E402
+from bench.command import print_measure  # noqa: E402
 from bench.local_api import local_api  # noqa: E402
 
 WORD = re.compile(r"\w+")
@@ -158,13 +157,7 @@ def measure(learners: int, rounds: int, count: int, seed: int) -> dict[str, Any]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--learners", type=int, default=12)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--count", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=11)
-    arguments = parser.parse_args()
-    print(json.dumps(measure(arguments.learners, arguments.rounds, arguments.count, arguments.seed)))
+    print_measure(measure, __doc__, ("--learners", 12), ("--rounds", 2), ("--count", 10), ("--seed", 11))
 
 
 if __name__ == "__main__":
