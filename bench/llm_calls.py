@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.command import print_measure  # noqa: E402
-from slea_local.demo_aws import DEMO_USER, seeded_local_aws  # noqa: E402
+from bench.command import print_measure
+from slea_local.demo_aws import DEMO_USER, seeded_local_aws
 
 
 def measure(count: int = 5) -> dict[str, Any]:
