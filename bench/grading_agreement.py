@@ -213,6 +213,7 @@ class Grader:
 
     def grade(self, key: str, answer: str, keywords: list[str]) -> dict[str, Any]:
         from slea.contracts.scoring import ScoreAnswerInput
+        from slea.dal.question_records import stored_question
         from slea.logic.answering.answer import grade_without_recording
         from slea.platform.observability import metrics
 
@@ -226,7 +227,8 @@ class Grader:
             user_answer=answer,
             correct_keywords=keywords,
         )
-        graded = grade_without_recording(request, stored, self.shown[key]).model_dump(mode="json")
+        record = stored_question(stored)
+        graded = grade_without_recording(request, record, self.shown[key]).model_dump(mode="json")
         metrics.clear_metrics()  # no handler flushes them here; without this Powertools prints every 100
         return graded
 

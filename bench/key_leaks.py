@@ -640,6 +640,7 @@ def worst_case(limit: int | None, prevention: bool, thresholds: tuple[float, ...
     from slea.authoring import offline_generator as generator
     from slea.contracts.generation import GenerateQuestionsInput
     from slea.contracts.llm import GradingItem
+    from slea.dal.question_records import stored_question
     from slea.feedback.details import prose
     from slea.feedback.offline_explanation import explain_offline
     from slea.security import key_leaks
@@ -690,7 +691,8 @@ def worst_case(limit: int | None, prevention: bool, thresholds: tuple[float, ...
         with mock.patch.object(key_leaks, "REVEAL_COVERAGE", threshold):
             leaks = withheld = needless = characters = total = 0
             for own, others, raw, raw_leaks, listing in explained:
-                guard = key_leaks.KeyGuard(own, [key_leaks.KeyedItem.from_stored(item) for item in others])
+                opened = [key_leaks.KeyedItem.from_stored(stored_question(item)) for item in others]
+                guard = key_leaks.KeyGuard(own, opened)
                 checked = guard.explanation(raw)
                 leaks += sum(recovered(other, [checked], listing) for other in others)
                 withheld += bool(guard.withheld.sentences)

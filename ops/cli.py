@@ -17,8 +17,6 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
-from slea.platform import settings
-
 # Exit codes: 2 = the command cannot run as configured (no region, credentials or stack);
 # 1 = AWS or the input refused the request.
 EXIT_CONFIG = 2
@@ -98,10 +96,18 @@ def use_region(explicit: str | None) -> None:
         os.environ["AWS_REGION"] = os.environ["AWS_DEFAULT_REGION"] = region
 
 
+def described_outputs(stack: str) -> dict[str, str]:
+    """A deployed stack's outputs (template.yaml `Outputs`)."""
+    import boto3  # noqa: PLC0415 - only when a command runs: `--help` and argument errors answer without it
+
+    described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
+    return {output["OutputKey"]: output["OutputValue"] for output in described.get("Outputs", [])}
+
+
 def stack_outputs(stack: str, wanted: Mapping[str, str]) -> dict[str, str]:
     """{name: output value} for each `name: output key` in `wanted`, or a CommandError naming
     the outputs the stack lacks."""
-    outputs = settings.stack_outputs(stack)
+    outputs = described_outputs(stack)
     missing = sorted(key for key in wanted.values() if key not in outputs)
     if missing:
         raise CommandError(

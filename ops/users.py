@@ -28,7 +28,7 @@ WEB_APP_OUTPUT = "WebAppUrl"
 
 
 def _cognito() -> Any:
-    import boto3  # noqa: PLC0415 - as in slea.platform.settings: only when a command runs
+    import boto3  # noqa: PLC0415 - as in ops.cli: only when a command runs
 
     return boto3.client("cognito-idp")
 
@@ -43,9 +43,7 @@ def _email(value: str) -> str:
 
 def pool_of_stack(stack: str) -> tuple[str, str | None]:
     """(user pool id, web app URL) from the stack's outputs."""
-    from slea.platform import settings  # noqa: PLC0415
-
-    outputs = settings.stack_outputs(stack)
+    outputs = cli.described_outputs(stack)
     if POOL_OUTPUT not in outputs:
         raise cli.CommandError(
             f"stack {stack} has no output {POOL_OUTPUT}: it signs in with a given JwtIssuer and has no user pool"

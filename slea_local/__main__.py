@@ -245,8 +245,8 @@ def demo(category: str, difficulty: int | None, user_id: str, count: int) -> int
             )
             for number, question in enumerate(execution.output["questions"], start=1):
                 with cloud.environment(cloud.seed_environment()):
-                    stored = questions.get_question(question["question_id"]) or {}
-                model_answer = (stored.get("answer_schema") or {}).get("explanation") or ""
+                    stored = questions.get_question(question["question_id"])
+                model_answer = (stored.answer_schema.explanation if stored else None) or ""
                 answer = _demo_answer(question, right=number % 2 == 1, model_answer=model_answer)
                 status, graded = _http(
                     url,

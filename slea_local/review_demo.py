@@ -226,9 +226,9 @@ def _references(runtime: LocalRuntime, tables: dict[str, str], question_ids: lis
     from slea.dal import questions
 
     with runtime.cloud.environment(tables):
-        stored = {question_id: questions.get_question(question_id) or {} for question_id in question_ids}
+        stored = {question_id: questions.get_question(question_id) for question_id in question_ids}
     return {
-        question_id: str((item.get("answer_schema") or {}).get("reference_answer") or "")
+        question_id: (item.answer_schema.reference_answer if item else None) or ""
         for question_id, item in stored.items()
     }
 

@@ -3,7 +3,6 @@ template.yaml invoked in-process, and fault injection. No test reaches the netwo
 
 import base64
 import binascii
-import copy
 import json
 import socket
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from slea_local import REPO_ROOT
 from slea_local.cloud import ACCOUNT, REGION, LocalCloud, prepare_process_environment
 from slea_local.faults import InjectedFaults
 from slea_local.runtime import LocalRuntime
+from tests import seed_copies
 
 prepare_process_environment()
 
@@ -88,13 +88,6 @@ def load(cloud: LocalCloud) -> Any:
     return _load
 
 
-# The tables the demo seed fills, as moto holds them once loaded: the seed is loaded through
-# ops.seed by the first `seeded` test of each process (tests/integration/test_seed.py tests the
-# loading itself), and every later one gets a copy, as moto restores a table from a backup (a
-# deep copy of its items). Loading it again cost each test about 0.4 s.
-_SEEDED_ITEMS: dict[str, Any] = {}
-
-
 def _moto_tables(cloud: LocalCloud) -> dict[str, Any]:
     backend = dynamodb_backends[ACCOUNT][REGION]
     return {
@@ -105,13 +98,16 @@ def _moto_tables(cloud: LocalCloud) -> dict[str, Any]:
 
 @pytest.fixture
 def seeded(load: Any, demo_seed: dict[str, Any], runtime: LocalRuntime, cloud: LocalCloud) -> LocalRuntime:
+    """The demo seed in the local tables: loaded through ops.seed by the first `seeded` test of
+    each process (tests/integration/test_seed.py tests the loading itself); every later test gets
+    the tables as loaded (tests/seed_copies.py), as moto restores a table from a backup. Loading
+    it again cost each test about 0.4 s."""
     tables = _moto_tables(cloud)
-    if not _SEEDED_ITEMS:
+    if not seed_copies.loaded():
         load(demo_seed)
-        _SEEDED_ITEMS.update({name: copy.deepcopy(table.items) for name, table in tables.items() if table.items})
+        seed_copies.keep(tables)
     else:
-        for name, items in _SEEDED_ITEMS.items():
-            tables[name].items = copy.deepcopy(items)
+        seed_copies.hand_out(tables)
     return runtime
 
 

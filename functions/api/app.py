@@ -20,9 +20,11 @@ POST /review/attempts/{attempt_id}, /review/questions/{question_id}
 POST /review/attempts/accept                                reviewers: accept up to 50 grades at once
 
 This module holds the resolver, the error responses (a domain refusal's status comes from
-slea.http.api) and the handler. `routers` is a package beside it: the function's code directory
-is on sys.path in Lambda, as in slea_local. The reviewers' routes (and the review contracts) are
-included by the first request under /review: a learner's cold start never loads them.
+slea.http.api) and the handler, which refuses a non-reviewer on any review path before routing
+(review_refusal); the review router's middleware checks the role again for each of its routes.
+`routers` is a package beside it: the function's code directory is on sys.path in Lambda, as in
+slea_local. The reviewers' routes (and the review contracts) are included by the first request
+under /review: a learner's cold start never loads them.
 """
 
 import gc

@@ -97,6 +97,31 @@ class AgentTool:
     run: Callable[[Caller, Any], Any]
 
 
+def authoring_tool(name: str) -> Callable[[Caller, Any], Any]:
+    """An authoring tool (slea.logic.authoring_tools), loaded by an author's first call of one:
+    its logic (Tool 4's word lists, rapidfuzz) is no part of a learner's cold start."""
+
+    def run(caller: Caller, request: Any) -> Any:
+        from slea.logic import authoring_tools  # noqa: PLC0415 - see the docstring
+
+        tool: Callable[[Caller, Any], Any] = getattr(authoring_tools, name)
+        return tool(caller, request)
+
+    return run
+
+
+def learner_read(name: str) -> Callable[[Caller, Any], Any]:
+    """A read of the caller's own records (slea.logic.learner_reads), loaded by its first call."""
+
+    def run(caller: Caller, request: Any) -> Any:
+        from slea.logic import learner_reads  # noqa: PLC0415 - see the docstring
+
+        tool: Callable[[Caller, Any], Any] = getattr(learner_reads, name)
+        return tool(caller, request)
+
+    return run
+
+
 TOOLS = (
     AgentTool(
         "get_user_profile",
@@ -104,28 +129,28 @@ TOOLS = (
         "Tool 1: the learner's latest self-assessment profile (self_level, years_experience, job_role,"
         " duty, interests, previous_score), or the default profile when there is no survey."
         " Only the caller's own user_id (the token's subject).",
-        agent.get_user_profile,
+        learner_read("get_user_profile"),
     ),
     AgentTool(
         "search_question_templates",
         SearchTemplatesInput,
         "Tool 2 (authors only): up to 10 few-shot question templates for the interests, within +-1.5 of"
         " the difficulty (1-10) in the category (technical, business, general), best first.",
-        agent.search_question_templates,
+        authoring_tool("search_question_templates"),
     ),
     AgentTool(
         "get_difficulty_keywords",
         GetKeywordsInput,
         "Tool 3 (authors only): keywords, concepts and example questions for a difficulty (1-10) and"
         " category (technical, business, general); a default set when none is stored.",
-        agent.get_difficulty_keywords,
+        authoring_tool("get_difficulty_keywords"),
     ),
     AgentTool(
         "validate_question_quality",
         ValidateQuestionInput,
         "Tool 4 (authors only): validate one generated question: rule checks plus an LLM semantic score;"
         " final_score = min(score, rule_score), recommendation pass (>= 0.85), revise (>= 0.70) or reject.",
-        agent.validate_question_quality,
+        authoring_tool("validate_question_quality"),
     ),
     AgentTool(
         "save_generated_question",
@@ -133,7 +158,7 @@ TOOLS = (
         "Tool 5 (authors only): save a validated question for the bank. It is kept outside every"
         " session (never in a learner's graded round), filed under round_id authored#{author}_{round_id},"
         " and waits in the review queue.",
-        agent.save_generated_question,
+        authoring_tool("save_generated_question"),
     ),
     AgentTool(
         "score_and_explain",
@@ -170,7 +195,7 @@ TOOLS = (
         " its standard error (theta +- 1.96 se holds the ability 95% of the time), its level in words, the"
         " answers it rests on, how many of them wait for a reviewer (`pending_review`: the level may move when"
         " they are reviewed) and about how many more would make it precise; and its history, oldest first.",
-        agent.get_ability,
+        learner_read("get_ability"),
     ),
     AgentTool(
         "start_placement",

@@ -10,6 +10,7 @@ import pytest
 
 from slea.contracts.llm import ShortAnswerGrade
 from slea.dal import answer_reads
+from slea.dal.abilities import StoredAbility
 from slea.llm.offline import OfflineProvider
 from slea.measurement import items
 
@@ -289,7 +290,7 @@ def test_an_ability_that_keeps_changing_still_records_the_grade(cloud, runtime, 
     def stale_read(reads):  # every read finds a version that another answer has moved on from
         read = real_read(reads)
         if reads.ability:
-            read.ability = {"version": 41}
+            read.ability = StoredAbility("technical", version=41)
         return read
 
     monkeypatch.setattr(answer_reads, "read", stale_read)
@@ -453,6 +454,53 @@ def test_an_answers_row_never_changes_once_shown_whatever_is_counted_after_it(cl
     after = shown()
     assert after[: len(before)] == before  # the rows shown before are as they were
     assert after[len(before) :] == [(2, "review", -0.9), (2, "skipped", -1.2)]
+
+
+# ---------------------------------------------------------------- the records read back
+def test_the_records_read_back_are_what_the_writes_left(cloud):
+    """get_ability, abilities_of and history_of read back what mark_seen and answer_items wrote:
+    after each change, what abilities.applied says it leaves (what a count of items left
+    unanswered shows the summary without a read)."""
+    from slea.dal import abilities
+
+    def change(read_version, at, suffix, **extra):
+        return abilities.AbilityChange(
+            user_id=LEARNER,
+            category="technical",
+            posterior=[0.0, -1.25, -3.5],
+            theta=0.5 - read_version if read_version else 0.5,
+            se=0.75,
+            answers=1,
+            read_version=read_version,
+            at=at,
+            point_suffix=suffix,
+            **extra,
+        )
+
+    changes = [
+        change(None, "2026-11-24T10:01:00.000Z", "q1#k", seen_item="q1", pending=1),  # a provisional first answer
+        change(1, "2026-11-24T10:02:00.000Z", abilities.skipped_point("s1", "q2"), skipped=2),
+        change(2, "2026-11-24T10:03:00.000Z", abilities.review_point("q1#k"), pending=-1),
+    ]
+    client = boto3.client("dynamodb")
+    with cloud.environment(cloud.environment_of("ApiFunction")):
+        abilities.mark_seen(LEARNER, "technical", ["q1", "q3"], recent=["f1"])
+        abilities.mark_seen(LEARNER, "business", ["q4"])  # items seen, never answered
+        before = abilities.get_ability(LEARNER, "technical")
+        assert before == abilities.StoredAbility("technical", seen_items=frozenset({"q1", "q3"}), seen_recent=("f1",))
+        for each in changes:
+            client.transact_write_items(TransactItems=abilities.answer_items(each))
+            after = abilities.get_ability(LEARNER, "technical")
+            assert after == abilities.applied(each, before)
+            before = after
+        assert (before.estimate.skipped, before.estimate.pending_review, before.version) == (2, 0, 3)
+        assert abilities.abilities_of(LEARNER) == [before.estimate]  # business holds no estimate
+        points = abilities.history_of(LEARNER, ["technical"], 10)
+    assert [(point.at, point.event, point.theta) for point in points] == [
+        ("2026-11-24T10:01:00.000Z", "answer", 0.5),
+        ("2026-11-24T10:02:00.000Z", "skipped", -0.5),
+        ("2026-11-24T10:03:00.000Z", "review", -1.5),
+    ]
 
 
 # ---------------------------------------------------------------- through the HTTP API and MCP

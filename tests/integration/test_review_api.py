@@ -217,7 +217,7 @@ def test_the_summary_scores_each_round_lists_what_to_review_and_plans_round_two(
     assert (before["next_difficulty"], before["next_level"]) == (None, None)
     assert from_prior(*prior, success_rate(), None).label  # what it would have said: the prior's label
     assert summary["ability"]["answers"] == 3
-    expected = from_ability({"theta": summary["ability"]["theta"]}, success_rate(), None).label
+    expected = from_ability(summary["ability"]["theta"], 0.0, success_rate(), None).label
     assert summary["next_difficulty"] == expected
     assert start(http, round=2)[0] == 202
     wait_for_questions(http, count=6)

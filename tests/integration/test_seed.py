@@ -86,15 +86,26 @@ def test_every_seeded_test_starts_from_the_demo_seed_whatever_the_one_before_wro
     first = demo_seed["profiles"][0]["user_id"]
     stored = client.scan(TableName=cloud.table_name("ProfilesTable"))["Items"]
     assert {item["user_id"]["S"] for item in stored} == {profile["user_id"] for profile in demo_seed["profiles"]}
-    # What this test leaves behind: the next one must not see it.
+    templates = cloud.table_name("TemplatesTable")
+    template_key = _key_of(client, cloud, "TemplatesTable")
+    seeded_template = client.get_item(TableName=templates, Key=template_key)["Item"]
+    assert "changed_by" not in stored[0]
+    assert "changed_by" not in seeded_template
+    # What this test leaves behind: the next one must not see it. Seeded items are shared between
+    # tests until one changes them in place (update_item, alone or in a transaction).
     client.put_item(TableName=cloud.table_name("ProfilesTable"), Item={**stored[0], "user_id": {"S": f"extra-{turn}"}})
     client.delete_item(TableName=cloud.table_name("KeywordsTable"), Key=_key_of(client, cloud, "KeywordsTable"))
+    profile_key = _key_of(client, cloud, "ProfilesTable", stored[1])
+    change = {"UpdateExpression": "SET changed_by = :turn", "ExpressionAttributeValues": {":turn": {"N": str(turn)}}}
+    client.update_item(TableName=cloud.table_name("ProfilesTable"), Key=profile_key, **change)
+    client.transact_write_items(TransactItems=[{"Update": {"TableName": templates, "Key": template_key, **change}}])
     assert count(cloud, "ProfilesTable") == 9
+    assert client.get_item(TableName=templates, Key=template_key)["Item"]["changed_by"] == {"N": str(turn)}
     assert first
 
 
-def _key_of(client, cloud, table):
+def _key_of(client, cloud, table, item=None):
     description = client.describe_table(TableName=cloud.table_name(table))["Table"]
     names = [element["AttributeName"] for element in description["KeySchema"]]
-    item = client.scan(TableName=cloud.table_name(table), Limit=1)["Items"][0]
+    item = item or client.scan(TableName=cloud.table_name(table), Limit=1)["Items"][0]
     return {name: item[name] for name in names}

@@ -8,7 +8,7 @@ from aws_lambda_powertools.event_handler.router import APIGatewayHttpRouter
 
 from slea.contracts.ability import LearnerAbility
 from slea.contracts.scoring import AttemptHistory
-from slea.http.api import SESSION_ID_PATTERN, caller, documented, documented_refusal, responses
+from slea.http.api import SESSION_ID_PATTERN, caller, caller_responses, responses
 
 from . import CURSOR_PATTERN
 
@@ -20,11 +20,7 @@ router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
 @router.get(
     "/learners/me/ability",
     summary="The caller's ability per category (logit scale, with its standard error and level) and its history",
-    responses={
-        200: documented("The abilities and the newest history points, oldest first", LearnerAbility),
-        401: documented_refusal("No bearer token, or one without a subject"),
-        503: documented_refusal("Storage is temporarily unavailable; retry"),
-    },
+    responses=caller_responses(200, LearnerAbility, "The abilities and the newest history points, oldest first"),
 )
 def get_my_ability() -> LearnerAbility:
     from slea.logic.learners.ability import learner_ability  # noqa: PLC0415 - loaded by the first such request

@@ -1,7 +1,8 @@
-"""Reviewers only (slea.security.roles; app.py refuses anyone else before routing): the review
-queue, accepting or overriding grades, accepting, retiring or editing questions, the statistics,
-the audit record and the item analysis. The review logic is loaded by a reviewer's first
-request, not at every cold start."""
+"""Reviewers only (slea.security.roles): the review queue, accepting or overriding grades,
+accepting, retiring or editing questions, the statistics, the audit record and the item analysis.
+app.py refuses anyone else before routing; the router's middleware (slea.http.api.reviewers_only)
+checks the role again for every route, and a route that needs the reviewer reads them with
+`reviewing`. The review logic is loaded by a reviewer's first request, not at every cold start."""
 
 from typing import Annotated, Literal
 
@@ -30,17 +31,19 @@ from slea.contracts.review import (
     ReviewStats,
     UndoRequest,
 )
-from slea.http.api import SESSION_ID_PATTERN, review_responses, reviewer
+from slea.http.api import SESSION_ID_PATTERN, review_responses, reviewers_only, reviewing
 
 from . import CURSOR_PATTERN, ItemId
 
 router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
+router.use(middlewares=[reviewers_only])  # every route: the caller has the reviewer role
 
 
-def _reviewer_name(subject: str) -> str:
+def _reviewer_name() -> str:
+    """The name recorded with the reviewer's action (slea.security.names)."""
     from slea.security.names import display_name  # noqa: PLC0415 - loaded by a reviewer's first request
 
-    return display_name(router.current_event.request_context.authorizer.jwt_claim, subject)
+    return display_name(router.current_event.request_context.authorizer.jwt_claim, reviewing(router))
 
 
 @router.get(
@@ -64,11 +67,10 @@ def review_queue(
         "queued_asc"
     ),
 ) -> ReviewQueue:
-    who = reviewer(router)
     from slea.logic.review import queue  # noqa: PLC0415 - loaded by a reviewer's first request
 
     view = QueueView(source=source, item_type=item_type, category=category, language=language, q=q, sort=sort)
-    return queue.review_queue(limit, cursor, who, view)
+    return queue.review_queue(limit, cursor, reviewing(router), view)
 
 
 @router.get(
@@ -88,11 +90,10 @@ def review_groups(
         str | None, Query(min_length=1, max_length=100, pattern=r"\S", description="text in the stem or answer")
     ] = None,
 ) -> ReviewGroups:
-    who = reviewer(router)
     from slea.logic.review import groups  # noqa: PLC0415 - loaded by a reviewer's first request
 
     view = QueueView(source="grade", item_type=item_type, category=category, language=language, q=q)
-    return groups.review_groups(limit, cursor, who, view)
+    return groups.review_groups(limit, cursor, reviewing(router), view)
 
 
 @router.post(
@@ -104,8 +105,7 @@ def review_groups(
 def review_group(group_id: ItemId, request: Annotated[GroupReviewRequest, Body()]) -> GroupReviewed:
     from slea.logic.review import groups  # noqa: PLC0415 - loaded by a reviewer's first request
 
-    who = reviewer(router)
-    return groups.review_group(group_id, who, request, _reviewer_name(who))
+    return groups.review_group(group_id, reviewing(router), request, _reviewer_name())
 
 
 @router.post(
@@ -117,8 +117,7 @@ def review_group(group_id: ItemId, request: Annotated[GroupReviewRequest, Body()
 def revert_group(group_id: ItemId, request: Annotated[UndoRequest, Body()]) -> GroupReverted:
     from slea.logic.review import groups  # noqa: PLC0415 - loaded by a reviewer's first request
 
-    who = reviewer(router)
-    return groups.revert_group(group_id, who, request, _reviewer_name(who))
+    return groups.revert_group(group_id, reviewing(router), request, _reviewer_name())
 
 
 # Before /review/attempts/<attempt_id>: "accept" would otherwise be taken for an attempt id.
@@ -128,10 +127,9 @@ def revert_group(group_id: ItemId, request: Annotated[UndoRequest, Body()]) -> G
     responses=review_responses(200, BulkAccepted, "Each attempt's result"),
 )
 def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAccepted:
-    who = reviewer(router)
     from slea.logic.review import bulk as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    return review.bulk_accept(request, who, _reviewer_name(who))
+    return review.bulk_accept(request, reviewing(router), _reviewer_name())
 
 
 @router.post(
@@ -143,8 +141,7 @@ def review_bulk_accept(request: Annotated[BulkAcceptRequest, Body()]) -> BulkAcc
 def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, Body()]) -> AttemptReviewed:
     from slea.logic.review import grades as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    who = reviewer(router)
-    return review.review_attempt(attempt_id, who, request, _reviewer_name(who))
+    return review.review_attempt(attempt_id, reviewing(router), request, _reviewer_name())
 
 
 @router.post(
@@ -156,8 +153,7 @@ def review_attempt(attempt_id: ItemId, request: Annotated[AttemptReviewRequest, 
 def undo_attempt_review(attempt_id: ItemId, request: Annotated[UndoRequest, Body()]) -> AttemptReviewed:
     from slea.logic.review import undo as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    who = reviewer(router)
-    return review.undo_attempt_review(attempt_id, who, request, _reviewer_name(who))
+    return review.undo_attempt_review(attempt_id, reviewing(router), request, _reviewer_name())
 
 
 @router.post(
@@ -169,8 +165,7 @@ def undo_attempt_review(attempt_id: ItemId, request: Annotated[UndoRequest, Body
 def review_question(question_id: ItemId, request: Annotated[QuestionReviewRequest, Body()]) -> QuestionReviewed:
     from slea.logic.review import question_actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    who = reviewer(router)
-    return review.review_question(question_id, who, request, _reviewer_name(who))
+    return review.review_question(question_id, reviewing(router), request, _reviewer_name())
 
 
 @router.post(
@@ -182,8 +177,7 @@ def review_question(question_id: ItemId, request: Annotated[QuestionReviewReques
 def unretire_question(question_id: ItemId, request: Annotated[UndoRequest, Body()]) -> QuestionReviewed:
     from slea.logic.review import question_actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    who = reviewer(router)
-    return review.unretire_question(question_id, who, request, _reviewer_name(who))
+    return review.unretire_question(question_id, reviewing(router), request, _reviewer_name())
 
 
 @router.post(
@@ -195,8 +189,7 @@ def unretire_question(question_id: ItemId, request: Annotated[UndoRequest, Body(
 def revert_edit(question_id: ItemId, request: Annotated[UndoRequest, Body()]) -> QuestionReviewed:
     from slea.logic.review import question_actions as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    who = reviewer(router)
-    return review.revert_edit(question_id, who, request, _reviewer_name(who))
+    return review.revert_edit(question_id, reviewing(router), request, _reviewer_name())
 
 
 @router.post(
@@ -208,8 +201,7 @@ def revert_edit(question_id: ItemId, request: Annotated[UndoRequest, Body()]) ->
 def revert_bulk(bulk_id: ItemId, request: Annotated[UndoRequest, Body()]) -> BulkReverted:
     from slea.logic.review import bulk as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
-    who = reviewer(router)
-    return review.revert_bulk(bulk_id, who, request, _reviewer_name(who))
+    return review.revert_bulk(bulk_id, reviewing(router), request, _reviewer_name())
 
 
 @router.get(
@@ -218,7 +210,6 @@ def revert_bulk(bulk_id: ItemId, request: Annotated[UndoRequest, Body()]) -> Bul
     responses=review_responses(200, ReviewStats, "The statistics"),
 )
 def review_stats() -> ReviewStats:
-    reviewer(router)
     from slea.logic.review import trail as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.review_stats()
@@ -232,7 +223,6 @@ def review_stats() -> ReviewStats:
 def review_audit(
     target_id: Annotated[str, Query(min_length=1, max_length=128, pattern=SESSION_ID_PATTERN)],
 ) -> AuditRecords:
-    reviewer(router)
     from slea.logic.review import trail as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.audit(target_id)
@@ -244,7 +234,6 @@ def review_audit(
     responses=review_responses(200, AuditRecords, "The records, newest first"),
 )
 def review_recent_audit(limit: Annotated[int, Query(ge=1, le=100)] = 50) -> AuditRecords:
-    reviewer(router)
     from slea.logic.review import trail as review  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return review.recent_audit(limit)
@@ -266,7 +255,6 @@ def review_items(
     sort: Annotated[SortColumn, Query(description="the column to sort by, after flagged items first")] = "b",
     order: Annotated[Literal["asc", "desc"], Query()] = "asc",
 ) -> ItemAnalysis:
-    reviewer(router)
     from slea.logic.review import item_analysis  # noqa: PLC0415 - loaded by a reviewer's first request, not at every cold start
 
     return item_analysis.item_analysis(

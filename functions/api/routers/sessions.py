@@ -21,7 +21,7 @@ from slea.contracts.sessions import (
     SkipRecorded,
     StartRoundRequest,
 )
-from slea.http.api import caller, documented, documented_refusal, responses
+from slea.http.api import caller, caller_responses, documented_refusal, responses
 from slea.logic.sessions import listing as session_list
 from slea.logic.sessions import use_cases as sessions
 from slea.security.names import display_name
@@ -35,12 +35,7 @@ router = APIGatewayHttpRouter()  # type: ignore[no-untyped-call]
     "/sessions",
     status_code=201,
     summary="Create a session for the caller",
-    responses={
-        201: documented("The new session", SessionCreated),
-        401: documented_refusal("No bearer token, or one without a subject"),
-        403: documented_refusal("The token's subject is not a UUID"),
-        503: documented_refusal("Storage is temporarily unavailable; retry"),
-    },
+    responses=caller_responses(201, SessionCreated, "The new session", forbidden="The token's subject is not a UUID"),
 )
 def create_session(request: Annotated[CreateSessionRequest | None, Body()] = None) -> SessionCreated:
     who = caller(router)
@@ -52,11 +47,7 @@ def create_session(request: Annotated[CreateSessionRequest | None, Body()] = Non
 @router.get(
     "/sessions",
     summary="The caller's sessions, newest first, with each round's progress (to resume on any device)",
-    responses={
-        200: documented("A page of sessions", SessionList),
-        401: documented_refusal("No bearer token, or one without a subject"),
-        503: documented_refusal("Storage is temporarily unavailable; retry"),
-    },
+    responses=caller_responses(200, SessionList, "A page of sessions"),
 )
 def list_sessions(
     limit: Annotated[int, Query(ge=1, le=20)] = 5,
@@ -69,13 +60,12 @@ def list_sessions(
     "/sessions/<session_id>/rounds",
     status_code=202,
     summary="Start a Mode 1 round",
-    responses={
-        **responses(202, RoundStarted, "The round is being generated"),
-        429: documented_refusal(
-            "The caller has started rounds too fast (RATE_LIMITED) or the most allowed per day "
-            "(QUOTA_EXCEEDED); the Retry-After header says in how many seconds to try again"
-        ),
-    },
+    responses=responses(
+        202,
+        RoundStarted,
+        "The round is being generated",
+        too_fast="started rounds too fast (RATE_LIMITED) or the most allowed per day (QUOTA_EXCEEDED)",
+    ),
 )
 def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Body()]) -> RoundStarted:
     return sessions.start_round(session_id, caller(router), request)
@@ -105,13 +95,7 @@ def list_questions(session_id: SessionId) -> SessionQuestions:
 @router.post(
     "/sessions/<session_id>/answers",
     summary="Grade an answer and explain it",
-    responses={
-        **responses(200, ScoreAnswerOutput, "The grading result"),
-        429: documented_refusal(
-            "The caller has sent answers too fast (RATE_LIMITED); the Retry-After header says in "
-            "how many seconds to try again"
-        ),
-    },
+    responses=responses(200, ScoreAnswerOutput, "The grading result", too_fast="sent answers too fast (RATE_LIMITED)"),
 )
 def answer(session_id: SessionId, request: Annotated[AnswerRequest, Body()]) -> ScoreAnswerOutput:
     return sessions.answer_question(session_id, caller(router), request)
@@ -147,13 +131,12 @@ def get_summary(session_id: SessionId) -> SessionSummary:
 @router.post(
     "/sessions/<session_id>/questions/<question_id>/skip",
     summary="Skip a question: it counts as a wrong answer (a score of 0), once",
-    responses={
-        **responses(200, SkipRecorded, "The question is skipped (also when it already was: a retry)"),
-        429: documented_refusal(
-            "The caller has sent answers or skips too fast (RATE_LIMITED); the Retry-After header "
-            "says in how many seconds to try again"
-        ),
-    },
+    responses=responses(
+        200,
+        SkipRecorded,
+        "The question is skipped (also when it already was: a retry)",
+        too_fast="sent answers or skips too fast (RATE_LIMITED)",
+    ),
 )
 def skip_question(session_id: SessionId, question_id: ItemId) -> SkipRecorded:
     return sessions.skip_question(session_id, caller(router), question_id)

@@ -1,10 +1,13 @@
 """The learner model's transaction items (slea.dal.abilities, slea.dal.attempts) and what an
 answer is evidence of (slea.logic.answering.ability_update), without AWS."""
 
+from decimal import Decimal
+
 import pytest
 
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.dal import abilities, attempts
+from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update as ability_recording
 from slea.measurement import scale
 
@@ -92,14 +95,16 @@ def test_evidence_of_an_answer():
         user_answer="text",
         correct_keywords=["k"],
     )
-    evidence = ability_recording.evidence_of(request, {"question_id": "copy", "item_id": "bank", "category": "x"}, 70)
+    copy = stored_question({"question_id": "copy", "item_id": "bank", "category": "x"})
+    evidence = ability_recording.evidence_of(request, copy, 70)
     assert evidence is not None
     assert (evidence.user_id, evidence.item_id, evidence.score) == ("abcdef01-2345-4678-9abc-def012345678", "bank", 0.7)
-    assert ability_recording.evidence_of(request, {"question_id": "copy"}, 70) is None  # no category
+    assert ability_recording.evidence_of(request, stored_question({"question_id": "copy"}), 70) is None  # no category
 
 
 def test_an_items_difficulty_is_its_learnt_one_else_its_labels_prior():
     assert ability_recording.item_difficulty(None, 7).b == scale.label_to_b(7)
-    assert ability_recording.item_difficulty({"difficulty": 3}, 7).b == scale.label_to_b(3)
-    learnt = ability_recording.item_difficulty({"difficulty": 3, "difficulty_b": 1.1, "item_answers": 9}, 7)
+    assert ability_recording.item_difficulty(stored_question({"difficulty": 3}), 7).b == scale.label_to_b(3)
+    stored = stored_question({"difficulty": 3, "difficulty_b": Decimal("1.1"), "item_answers": Decimal(9)})
+    learnt = ability_recording.item_difficulty(stored, 7)
     assert (learnt.b, learnt.answers) == (1.1, 9)

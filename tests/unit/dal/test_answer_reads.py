@@ -59,8 +59,9 @@ def test_one_call_reads_every_part_and_finds_what_exists(monkeypatch):
     assert len(client.calls) == 1
     assert set(client.calls[0]) == {name.lower() for name in TABLES}
     assert records.session == {"session_id": "s1", "user_id": "u1"}
-    assert records.ability["version"] == 3
-    assert records.bank_item["difficulty_b"] == 0.5
+    assert records.ability.version == 3
+    assert records.bank_item is not None
+    assert records.bank_item.difficulty_b == 0.5
     assert (records.attempt, records.explanation, records.unanswered) == (None, None, set())
 
 
@@ -70,7 +71,7 @@ def test_unprocessed_keys_are_asked_again(monkeypatch):
     records = answer_reads.read(READS)
     assert len(client.calls) == 2
     assert set(client.calls[1]) == {"abilities_table"}
-    assert records.ability["version"] == 3
+    assert records.ability.version == 3
     assert records.unanswered == set()
 
 

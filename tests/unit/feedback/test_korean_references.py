@@ -67,6 +67,7 @@ def test_the_grading_item_of_a_stored_korean_question_carries_the_labelled_sourc
     # Where Tool 6 reads a stored question (logic/answering/grading.py): the learner's explanation
     # and its reference links are built from these sources.
     from slea.contracts.scoring import ScoreAnswerInput
+    from slea.dal.question_records import stored_question
     from slea.logic.answering.grading import grading_item
 
     request = ScoreAnswerInput(
@@ -82,8 +83,9 @@ def test_the_grading_item_of_a_stored_korean_question_carries_the_labelled_sourc
         "stem": "다음 중 대규모 언어 모델(LLM)에 대한 설명으로 가장 적절한 것은?",
         "answer_schema": {"explanation": "대규모 언어 모델(LLM): 방대한 텍스트로 학습한 거대한 신경망."},
     }
-    item = grading_item(request, stored, [])
+    item = grading_item(request, stored_question(stored), [])
     assert item.sources
     assert all(link.title.startswith(f"{ENGLISH_LABEL}: ") for link in item.sources)
     english = {**stored, "stem": "Which best describes a large language model (LLM)?", "answer_schema": {}}
-    assert grading_item(request.model_copy(update={"choices": ["A) x", "B) y"]}), english, []).sources == []
+    changed = request.model_copy(update={"choices": ["A) x", "B) y"]})
+    assert grading_item(changed, stored_question(english), []).sources == []

@@ -4,6 +4,7 @@ and the short-answer grading that applies it): never correct, and sent to review
 import pytest
 
 from slea.contracts.llm import GradingItem
+from slea.dal.question_records import stored_question
 from slea.grading.evidence import Material
 from slea.grading.other_items import FLAG, Reference, other_match
 from slea.logic.answering import grading
@@ -84,4 +85,5 @@ def test_the_session_others_are_its_other_short_answer_items_with_a_reference():
         {"question_id": "o2", "item_type": "short_answer", "answer_schema": {}},
         {"question_id": "o3", "item_type": "multiple_choice", "answer_schema": {"correct_key": "A"}},
     ]
-    assert grading.other_references("own", session) == [Reference(reference="theirs", keywords=("k",), stem="S")]
+    records = [stored_question(question) for question in session]
+    assert grading.other_references("own", records) == [Reference(reference="theirs", keywords=("k",), stem="S")]

@@ -3,10 +3,16 @@ from the question as read and what the recording transaction's refusal means are
 
 import pytest
 
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.logic.answering import rules
 from slea.platform.errors import Conflict
 
 KEY = "q1#abc"
+
+
+def records(*items: dict) -> list[StoredQuestion]:
+    """The questions as the data-access layer reads them (from the stored items)."""
+    return [stored_question(item) for item in items]
 
 
 @pytest.mark.parametrize(
@@ -31,7 +37,7 @@ KEY = "q1#abc"
     ],
 )
 def test_the_pre_check_refuses_by_the_rule(question, expected):
-    refusal = rules.refusal(question, KEY)
+    refusal = rules.refusal(stored_question(question), KEY)
     assert (refusal.code if refusal else None) == expected
     assert refusal is None or isinstance(refusal, Conflict)
 
@@ -56,7 +62,7 @@ def test_the_transaction_refusal_is_the_same_refusal(outcome, expected):
             "QUESTION_SKIPPED": {"question_id": "q1", "answered_at": "t", "skipped_at": "t"},
             "QUESTION_RETIRED": {"question_id": "q1", "status": "retired"},
         }
-        predicted = rules.refusal(as_read[expected], KEY)
+        predicted = rules.refusal(stored_question(as_read[expected]), KEY)
         assert (refusal.code, refusal.message) == (predicted.code, predicted.message)
 
 
@@ -82,35 +88,39 @@ def test_one_language_detector_decides_a_question_for_everyone():
 def test_a_round_the_session_has_moved_past_takes_no_new_answer_but_its_retries():
     """Once a later round's questions are saved, what was held back in the earlier round is shown
     in the history (logic/sessions/history.py): its open items may not be answered after that."""
-    session = [{"question_id": "q1", "round": 1}, {"question_id": "q2", "round": 2}]
+    items = [{"question_id": "q1", "round": 1}, {"question_id": "q2", "round": 2}]
+    session = records(*items)
     refusal = rules.refusal(session[0], KEY, session)
     assert refusal is not None
     assert refusal.code == "ROUND_OVER"
     assert rules.refusal(session[1], KEY, session) is None  # the current round
-    assert rules.refusal({**session[0], "answered_at": "t", "answered_attempt_key": KEY}, KEY, session) is None
+    answered = stored_question({**items[0], "answered_at": "t", "answered_attempt_key": KEY})
+    assert rules.refusal(answered, KEY, session) is None
     assert rules.closed(session[0], session)
     assert not rules.closed(session[1], session)
-    assert rules.closed({"question_id": "q3", "round": 2, "usage_count": 1}, session)
+    assert rules.closed(stored_question({"question_id": "q3", "round": 2, "usage_count": 1}), session)
 
 
 def test_a_closed_session_takes_no_new_answer_but_its_retries():
-    question = {"question_id": "q1", "round": 1}
+    item = {"question_id": "q1", "round": 1}
+    question = stored_question(item)
     refusal = rules.refusal(question, KEY, [question], session_closed=True)
     assert refusal is not None
     assert refusal.code == "SESSION_CLOSED"
-    assert (
-        rules.refusal({**question, "answered_at": "t", "answered_attempt_key": KEY}, KEY, [], session_closed=True)
-        is None
-    )
+    answered = stored_question({**item, "answered_at": "t", "answered_attempt_key": KEY})
+    assert rules.refusal(answered, KEY, [], session_closed=True) is None
     assert rules.closed(question, [question], session_closed=True)
     assert not rules.closed(question, [question])
 
 
 def test_a_copy_whose_bank_item_was_retired_takes_no_new_answer_but_its_retries():
-    copy = {"question_id": "copy-1", "item_id": "item-1", "round": 1}
-    refusal = rules.refusal(copy, KEY, [copy], bank_item={"question_id": "item-1", "status": "retired"})
+    item = {"question_id": "copy-1", "item_id": "item-1", "round": 1}
+    copy = stored_question(item)
+    retired = stored_question({"question_id": "item-1", "status": "retired"})
+    refusal = rules.refusal(copy, KEY, [copy], bank_item=retired)
     assert refusal is not None
     assert refusal.code == "QUESTION_RETIRED"
-    assert rules.refusal(copy, KEY, [copy], bank_item={"question_id": "item-1", "status": "active"}) is None
-    answered = {**copy, "answered_at": "t", "answered_attempt_key": KEY}
-    assert rules.refusal(answered, KEY, [answered], bank_item={"question_id": "item-1", "status": "retired"}) is None
+    active = stored_question({"question_id": "item-1", "status": "active"})
+    assert rules.refusal(copy, KEY, [copy], bank_item=active) is None
+    answered = stored_question({**item, "answered_at": "t", "answered_attempt_key": KEY})
+    assert rules.refusal(answered, KEY, [answered], bank_item=retired) is None

@@ -162,7 +162,7 @@ def test_the_target_follows_theta_and_the_types_guessing_floors():
 
 
 def test_a_target_from_the_ability_explains_itself():
-    target = round_target.from_ability({"theta": 0.42, "se": 0.51, "answers": 8}, 0.7, ["short_answer"])
+    target = round_target.from_ability(0.42, 0.51, 0.7, ["short_answer"])
     b = irt.target_difficulty(0.42, 0.7, 0.0)
     assert target.label == scale.b_to_label(b)
     assert target.reason == f"theta 0.42 (standard error 0.51), target 70%: b {b:.2f} -> label {target.label}"
@@ -177,13 +177,16 @@ def test_a_label_target_chooses_items_for_the_ability_it_implies():
 
 
 @pytest.mark.parametrize(
-    ("ability", "expected"),
+    ("item", "expected"),
     [
         (None, False),
         ({"seen_items": ["a"]}, False),  # only items marked seen: no answer yet
-        ({"theta": 0.1, "answers": 0}, False),
-        ({"theta": 0.1, "answers": 3}, True),
+        ({"theta": 0.1, "se": 0.9, "answers": 0}, False),
+        ({"theta": 0.1, "se": 0.9, "answers": 3}, True),
     ],
 )
-def test_an_estimate_needs_an_answer_behind_it(ability, expected):
-    assert round_target.has_estimate(ability) is expected
+def test_an_estimate_needs_an_answer_behind_it(item, expected):
+    from slea.dal.abilities import stored_ability
+
+    ability = stored_ability({"entry": "ability#technical", **item}) if item is not None else None
+    assert (round_target.estimate_of(ability) is not None) is expected

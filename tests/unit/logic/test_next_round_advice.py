@@ -21,7 +21,7 @@ DIRECTION_WORDS = {
 @pytest.mark.parametrize("is_correct", [True, False])
 @pytest.mark.parametrize("theta", ESTIMATES)
 def test_the_advice_and_the_next_round_agree(theta, is_correct, language):
-    planned = target.from_ability({"theta": theta, "se": 0.5}, target.success_rate(), None).label
+    planned = target.from_ability(theta, 0.5, target.success_rate(), None).label
     for current in range(1, 11):
         advice = target.next_round(theta, current)
         assert advice.label == planned  # the planner's label for a default round
@@ -36,10 +36,11 @@ def test_the_advice_and_the_next_round_agree(theta, is_correct, language):
 
 
 def test_the_summary_announces_the_same_label():
+    from slea.dal.abilities import stored_ability
     from slea.logic.rounds.lifecycle import _next_difficulty
 
     for theta in ESTIMATES:
-        ability = {"theta": theta, "se": 0.4, "answers": 5}
+        ability = stored_ability({"entry": "ability#technical", "theta": theta, "se": 0.4, "answers": 5})
         assert _next_difficulty("learner", 2, [], ability) == target.next_round(theta, 5).label
 
 
@@ -47,6 +48,7 @@ def test_the_summary_announces_the_same_label():
 def test_a_default_round_of_any_count_is_aimed_at_the_advised_label(count):
     from slea.contracts.profile import UserProfile
     from slea.contracts.round import PlanRoundInput, RoundRequest
+    from slea.dal.abilities import stored_ability
     from slea.logic.rounds.planning import _target
 
     user = "550e8400-e29b-41d4-a716-446655440000"
@@ -67,7 +69,8 @@ def test_a_default_round_of_any_count_is_aimed_at_the_advised_label(count):
             request=RoundRequest(user_id=user, session_id="s", category="technical", count=count), profile=profile
         )
         slots = target.slot_types(None, count, target.success_rate(), 0.4)  # as the planner lays them out
-        planned = _target(request, {"theta": theta, "se": 0.4, "answers": 3}, [], slots).label
+        ability = stored_ability({"entry": "ability#technical", "theta": theta, "se": 0.4, "answers": 3})
+        planned = _target(request, ability, [], slots).label
         assert planned == target.next_round(theta, 5).label
 
 

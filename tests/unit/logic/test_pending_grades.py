@@ -8,11 +8,29 @@ import random
 
 import pytest
 
+from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.measurement import irt
 from slea.measurement.learner import POPULATION_PRIOR, Posterior
 
 LABEL_SD = 0.7
+
+
+def stored_ability(posterior, version):
+    """The ability item get_ability reads back after one answer: the posterior, its estimate, the version."""
+    from slea.dal import abilities
+
+    estimate = posterior.estimate()
+    return abilities.stored_ability(
+        {
+            "entry": "ability#technical",
+            "posterior": posterior.to_stored(),
+            "theta": estimate.theta,
+            "se": estimate.se,
+            "answers": 1,
+            "version": version,
+        }
+    )
 
 
 def test_a_pending_grade_counts_as_a_fractional_response_p_of_the_likelihood():
@@ -97,7 +115,7 @@ def test_without_a_probability_the_answer_counts_what_the_estimate_expects_cappe
     does not move to first order; the cap keeps a low score low."""
     monkeypatch.setenv("ABILITIES_TABLE", "abilities")
     prior = Posterior.prior(0.8, 0.71)
-    bank_item = {"question_id": "item", "difficulty": 5}
+    bank_item = stored_question({"question_id": "item", "difficulty": 5})
     for cap, stays in ((100, True), (10, False)):
         evidence = ability_update.Evidence("u", "technical", "item", "short_answer", None, cap / 100, True, True)
         writes = ability_update.writes_for_answer(
@@ -144,9 +162,7 @@ def test_a_review_rescores_exactly_what_the_pending_rule_counted_and_settles_the
 
     monkeypatch.setenv("ABILITIES_TABLE", "abilities")
     stored = Posterior.prior(0.0, 1.0).updated(0.0, 0.0, 0.95, LABEL_SD)
-    monkeypatch.setattr(
-        abilities, "get_ability", lambda user, category: {"posterior": stored.to_stored(), "answers": 1, "version": 2}
-    )
+    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 2))
     attempt = _attempt()
     assert ability_update.pending_change(attempt) == -1
     (update, _point) = ability_update.rescore_items(attempt, 100, "t", pending=-1)

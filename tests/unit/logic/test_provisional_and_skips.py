@@ -3,9 +3,28 @@ being judged correct, capped at its score; 0 when flagged), and the review re-sc
 counted (logic/answering/ability_update.py); which rounds are over at the summary (logic/rounds/skips.py)."""
 
 import datetime
+from decimal import Decimal
 
+from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
+
+
+def stored_ability(posterior, version):
+    """The ability item get_ability reads back after one answer: the posterior, its estimate, the version."""
+    from slea.dal import abilities
+
+    estimate = posterior.estimate()
+    return abilities.stored_ability(
+        {
+            "entry": "ability#technical",
+            "posterior": posterior.to_stored(),
+            "theta": estimate.theta,
+            "se": estimate.se,
+            "answers": 1,
+            "version": version,
+        }
+    )
 
 
 def test_a_provisional_grade_counts_its_probability_capped_at_its_score_and_a_final_one_its_score():
@@ -24,16 +43,12 @@ def test_the_counted_score_is_the_attempts_ability_score_else_its_score():
 
 
 def _stored_ability(monkeypatch, stored):
-    """The learner's stored ability in the category, as slea.dal.abilities would read it: `stored`
-    (a Posterior) after one answer."""
+    """The learner's ability in the category as slea.dal.abilities reads it: `stored` (a Posterior)
+    after one answer."""
     from slea.dal import abilities
 
     monkeypatch.setenv("ABILITIES_TABLE", "abilities")
-    monkeypatch.setattr(
-        abilities,
-        "get_ability",
-        lambda user, category: {"posterior": stored.to_stored(), "answers": 1, "version": 3},
-    )
+    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 3))
 
 
 # An attempt counted with ability score 0 (a provisional grade), on an item of b 0.
@@ -93,7 +108,9 @@ def test_an_answer_counts_with_its_items_difficulty_uncertainty_and_keeps_it(mon
     from slea.measurement.learner import Posterior
 
     evidence = ability_update.Evidence("u", "technical", "item", "multiple_choice", 4, 1.0)
-    bank_item = {"question_id": "item", "difficulty": 6, "difficulty_b": 0.25, "difficulty_precision": 4.0}
+    bank_item = stored_question(
+        {"question_id": "item", "difficulty": 6, "difficulty_b": Decimal("0.25"), "difficulty_precision": Decimal(4)}
+    )
     writes = ability_update.writes_for_answer(
         evidence, 6, "2026-11-26T00:00:00.000Z", "item#k", ability=None, bank_item=bank_item, prior=(0.0, 0.71)
     )

@@ -129,7 +129,7 @@ def test_no_region_is_one_line_exit_2(no_region, capsys):
 
 
 def test_client_error_and_missing_outputs(monkeypatch, capsys):
-    import slea.platform.settings
+    import ops.cli
     from ops.retry_queue_admin import main
 
     def refused(stack):
@@ -138,12 +138,12 @@ def test_client_error_and_missing_outputs(monkeypatch, capsys):
             "DescribeStacks",
         )
 
-    monkeypatch.setattr(slea.platform.settings, "stack_outputs", refused)
+    monkeypatch.setattr(ops.cli, "described_outputs", refused)
     assert main(["count", "--stack", "nope", "--region", "eu-west-1"]) == 1
     assert capsys.readouterr().err == (
         "slea-retry-queue: error: AWS refused DescribeStacks: ValidationError: Stack with id nope does not exist\n"
     )
-    monkeypatch.setattr(slea.platform.settings, "stack_outputs", lambda stack: {"RetryQueueUrl": "https://q"})
+    monkeypatch.setattr(ops.cli, "described_outputs", lambda stack: {"RetryQueueUrl": "https://q"})
     assert main(["count", "--stack", "old", "--region", "eu-west-1"]) == 2
     assert "stack old has no output RetryDeadLetterQueueUrl" in capsys.readouterr().err
 

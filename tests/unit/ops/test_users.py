@@ -6,7 +6,7 @@ import json
 import boto3
 import pytest
 
-import slea.platform.settings
+import ops.cli
 from ops import cli
 from ops.users import main
 from slea_local.cloud import REGION, LocalCloud
@@ -100,7 +100,7 @@ def test_only_the_pools_groups_and_whole_addresses_are_taken(pool, capsys):
 def test_the_pool_and_the_web_page_come_from_the_stacks_outputs(pool, monkeypatch, capsys):
     outputs = {"UserPoolId": pool, "WebAppUrl": "https://abc.execute-api.us-east-1.amazonaws.com/"}
     asked = []
-    monkeypatch.setattr(slea.platform.settings, "stack_outputs", lambda stack: asked.append(stack) or outputs)
+    monkeypatch.setattr(ops.cli, "described_outputs", lambda stack: asked.append(stack) or outputs)
     code, invited, _ = _run(capsys, "invite", "carol@example.com", "--group", "reviewers", "--stack", "my-class")
     assert (code, asked) == (0, ["my-class"])
     assert invited["signs_in_at"] == outputs["WebAppUrl"]
@@ -110,7 +110,7 @@ def test_the_pool_and_the_web_page_come_from_the_stacks_outputs(pool, monkeypatc
 
 
 def test_a_stack_without_its_own_pool_or_no_stack_says_so(pool, monkeypatch, capsys):
-    monkeypatch.setattr(slea.platform.settings, "stack_outputs", lambda stack: {"WebAppUrl": "https://x/"})
+    monkeypatch.setattr(ops.cli, "described_outputs", lambda stack: {"WebAppUrl": "https://x/"})
     code, _, err = _run(capsys, "list", "--stack", "given-issuer")
     assert code == 2
     assert "stack given-issuer has no output UserPoolId: it signs in with a given JwtIssuer" in err

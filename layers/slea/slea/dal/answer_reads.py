@@ -10,10 +10,12 @@ DynamoDB answers a throttled table's keys as UnprocessedKeys: they are asked aga
 (wire_format.batch_get), and a table still unanswered is reported, not guessed at.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from slea.dal import abilities, attempts, exemplars, explanations, questions, reference_prints, sessions
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.wire_format import batch_get, from_item
 from slea.platform.aws import dynamodb
 from slea.platform.settings import resource_name
@@ -39,12 +41,24 @@ class AnswerReads:
 class AnswerRecords:
     session: dict[str, Any] | None = None
     attempt: dict[str, Any] | None = None
-    ability: dict[str, Any] | None = None
-    bank_item: dict[str, Any] | None = None
+    ability: abilities.StoredAbility | None = None
+    bank_item: StoredQuestion | None = None
     explanation: dict[str, Any] | None = None
     exemplars: dict[str, Any] | None = None
     reference_prints: dict[str, Any] | None = None
     unanswered: set[str] = field(default_factory=set)  # the parts DynamoDB left unprocessed
+
+
+# The parts read as a record of their own module's (the others as plain dicts).
+RECORDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "ability": abilities.stored_ability,
+    "bank_item": stored_question,
+}
+
+
+def _record(part: str, item: dict[str, Any]) -> Any:
+    build = RECORDS.get(part)
+    return build(item) if build is not None else item
 
 
 def _requests(reads: AnswerReads) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -106,7 +120,7 @@ def read(reads: AnswerReads) -> AnswerRecords:
     for table, items in found.items():
         for item in items:
             if (part := _part_of(parts, table, item)) is not None:
-                setattr(records, part, from_item(item))
+                setattr(records, part, _record(part, from_item(item)))
     for table, pending in unprocessed.items():
         for key in pending.get("Keys", []):
             if (part := _part_of(parts, table, key)) is not None:

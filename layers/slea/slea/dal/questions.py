@@ -15,12 +15,15 @@ original's.
 
 Writes are conditional on the id being new, so a question is never overwritten; since ids are
 fixed before the first attempt, "already there" means an earlier attempt of the same save won.
+
+The reads give each question as a `StoredQuestion` (dal/question_records.py builds it).
 """
 
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.wire_format import from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.clock import utc_now
@@ -79,17 +82,22 @@ def put_new_question(item: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def get_question(question_id: str) -> dict[str, Any] | None:
+def get_question(question_id: str) -> StoredQuestion | None:
     with storage_errors("questions get"):
         response = dynamodb(TOOL).get_item(
             TableName=resource_name(TABLE_VARIABLE), Key={"question_id": {"S": question_id}}, ConsistentRead=True
         )
     item = response.get("Item")
-    return from_item(item) if item else None
+    return stored_question(from_item(item)) if item else None
 
 
-def session_questions(session_id: str) -> list[dict[str, Any]]:
+def session_questions(session_id: str) -> list[StoredQuestion]:
     """A session's questions in the order they were generated (the session-questions index)."""
+    return [stored_question(item) for item in session_question_items(session_id)]
+
+
+def session_question_items(session_id: str) -> list[dict[str, Any]]:
+    """`session_questions` as the stored items, for the callers not yet moved to the records."""
     with storage_errors("questions query"):
         return query_all(
             dynamodb(TOOL),

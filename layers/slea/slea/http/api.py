@@ -6,6 +6,7 @@ import json
 from typing import Any, Protocol
 
 from aws_lambda_powertools.event_handler import APIGatewayHttpResolver, Response
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEventV2
@@ -58,11 +59,43 @@ def review_refusal(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def reviewer(source: HasCurrentEvent) -> str:
-    """The reviewing caller's subject (the role was checked before routing: review_refusal)."""
+    """The reviewing caller's subject: 401 without a subject, 403 without the reviewer role."""
     subject = caller(source)
     if not is_reviewer(source.current_event.request_context.authorizer.jwt_claim):
         raise Forbidden("FORBIDDEN", "reviewing needs the reviewer role")
     return subject
+
+
+REVIEWER_KEY = "reviewer"  # in the resolver's per-request context: who reviewers_only let through
+
+
+def reviewers_only(app: APIGatewayHttpResolver, next_middleware: NextMiddleware) -> Response[Any]:
+    """The review router's middleware (router.use): a review route runs only for a reviewer (401
+    without a subject, 403 without the role, as `reviewer` refuses) and reads who with `reviewing`.
+    It runs after request validation, as a check inside each route would. The handler has refused
+    non-reviewers before routing already (app.py: review_refusal); this holds for whatever reaches
+    the resolver.
+
+    Powertools' include_router merges a router's middlewares into the resolver's, which runs them
+    for every route, its other routers' too: the check applies to review paths only."""
+    if is_review_path(app.current_event.path):
+        app.context[REVIEWER_KEY] = reviewer(app)
+    return next_middleware(app)
+
+
+class HasContext(Protocol):
+    """The resolver or one of its routers: the context of the request being handled."""
+
+    @property
+    def context(self) -> dict[str, Any]: ...
+
+
+def reviewing(source: HasContext) -> str:
+    """The subject of the reviewer that reviewers_only let through for this request."""
+    who = source.context.get(REVIEWER_KEY)
+    if not isinstance(who, str):
+        raise RuntimeError("a review route was reached without the reviewers_only middleware")
+    return who
 
 
 def error_response(
@@ -118,11 +151,16 @@ def documented_refusal(description: str) -> OpenAPIResponse:
     return documented(description, ErrorResponse)
 
 
-def responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
-    """A route's documented responses: its success, and the errors every session route can give."""
-    return {
+def _no_subject() -> OpenAPIResponse:
+    return documented_refusal("No bearer token, or one without a subject")
+
+
+def responses(status: int, model: type[Any], description: str, *, too_fast: str | None = None) -> dict[int, Any]:
+    """A route's documented responses: its success, and the errors every session route can give;
+    with `too_fast` (what the caller did too fast), the 429 of the route's own limit."""
+    documented_responses = {
         status: documented(description, model),
-        401: documented_refusal("No bearer token, or one without a subject"),
+        401: _no_subject(),
         403: documented_refusal("The session belongs to another user"),
         404: documented_refusal("Unknown session or question"),
         409: documented_refusal(
@@ -132,13 +170,30 @@ def responses(status: int, model: type[Any], description: str) -> dict[int, Any]
         415: documented_refusal("The body is not declared as application/json"),
         503: documented_refusal("Storage, or starting the round, is temporarily unavailable; retry"),
     }
+    if too_fast is not None:
+        documented_responses[429] = documented_refusal(
+            f"The caller has {too_fast}; the Retry-After header says in how many seconds to try again"
+        )
+    return documented_responses
+
+
+def caller_responses(
+    status: int, model: type[Any], description: str, *, forbidden: str | None = None
+) -> dict[int, Any]:
+    """The documented responses of a route that needs nothing but its caller: its success, no
+    subject, `forbidden` (why the subject itself is refused, where it can be) and storage down."""
+    documented_responses = {status: documented(description, model), 401: _no_subject()}
+    if forbidden is not None:
+        documented_responses[403] = documented_refusal(forbidden)
+    documented_responses[503] = documented_refusal("Storage is temporarily unavailable; retry")
+    return documented_responses
 
 
 def review_responses(status: int, model: type[Any], description: str) -> dict[int, Any]:
     """A review route's documented responses."""
     return {
         status: documented(description, model),
-        401: documented_refusal("No bearer token, or one without a subject"),
+        401: _no_subject(),
         403: documented_refusal("The caller does not have the reviewer role"),
         404: documented_refusal("Unknown attempt or question"),
         409: documented_refusal("The item changed while it was reviewed, or is retired"),

@@ -3,22 +3,17 @@ functions and the HTTP API, with the HTTP API's rules for whoever calls. Each fu
 caller (the token's subject and roles, or the stdio server's user) and its validated contract.
 
 Least privilege (Step Functions is trusted, an agent is not):
-- A learner's agent reads its own profile and its own measured ability, starts and follows its
-  own rounds and placement tests, and answers (or skips, counted as wrong) the items of its own
-  sessions (graded against the key looked up server-side, one graded answer per question, as POST
-  /sessions/{id}/answers).
-- The authoring tools hand out or write answer material (concept records, templates with their
-  keys, an item with a chosen key): only callers with the author role (slea.security.roles) may call them.
-  An author's item is kept outside every session (session_id `authored#{author}`, which no
-  session id can be: they match ^[A-Za-z0-9_-]+$), so it is never in anyone's graded round; it
-  waits in the review queue (reason "authored").
+- A learner's agent reads its own profile and its own measured ability (slea.logic.learner_reads),
+  starts and follows its own rounds and placement tests, and answers (or skips, counted as wrong)
+  the items of its own sessions (graded against the key looked up server-side, one graded answer
+  per question, as POST /sessions/{id}/answers).
+- The authoring tools (slea.logic.authoring_tools) hand out or write answer material (concept
+  records, templates with their keys, an item with a chosen key): only callers with the author
+  role (slea.security.roles) may call them.
 """
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
-from slea.contracts.ability import AgentAbilityInput, LearnerAbility
 from slea.contracts.agent import (
     AgentAnswerInput,
     AgentPlacementInput,
@@ -28,9 +23,6 @@ from slea.contracts.agent import (
     AgentStartPlacementInput,
     AgentStartRoundInput,
 )
-from slea.contracts.keywords import DifficultyKeywords, GetKeywordsInput
-from slea.contracts.profile import GetUserProfileInput, UserProfile
-from slea.contracts.questions import SaveQuestionInput, SaveQuestionResult, SaveQuestionSaved
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerOutput
 from slea.contracts.sessions import (
     CreateSessionRequest,
@@ -40,16 +32,16 @@ from slea.contracts.sessions import (
     SkipRecorded,
     StartRoundRequest,
 )
-from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
-from slea.contracts.validation import ValidateQuestionInput, ValidationResult
-from slea.dal import questions
+from slea.contracts.validation import ValidationResult
 from slea.logic.sessions import use_cases as sessions
-from slea.platform.clock import utc_now
 from slea.platform.errors import DomainError, Forbidden
 from slea.security.roles import AUTHOR_GROUP, Caller
 
-AUTHORED_SESSION_PREFIX = "authored#"
-AUTHORING_TOOLS: set[str] = set()  # filled by @authoring
+# The tools only callers with the author role may call (slea.logic.authoring_tools): they hand
+# out or write answer material. Named here, so tools/list can leave them out without loading them.
+AUTHORING_TOOLS = frozenset(
+    {"search_question_templates", "get_difficulty_keywords", "validate_question_quality", "save_generated_question"}
+)
 
 
 def may_call(caller: Caller, tool: str) -> bool:
@@ -63,72 +55,6 @@ def require_may_call(caller: Caller, tool: str) -> None:
             "FORBIDDEN",
             f"{tool} is an authoring tool: it needs the '{AUTHOR_GROUP}' group",
         )
-
-
-def authoring[Request, Result](tool: Callable[[Caller, Request], Result]) -> Callable[[Caller, Request], Result]:
-    """Marks a tool as one for authors only, and refuses anyone else at the tool itself too."""
-    AUTHORING_TOOLS.add(tool.__name__)
-
-    @wraps(tool)
-    def guarded(caller: Caller, request: Request) -> Result:
-        require_may_call(caller, tool.__name__)
-        return tool(caller, request)
-
-    return guarded
-
-
-def get_user_profile(caller: Caller, request: GetUserProfileInput) -> UserProfile:
-    from slea.logic.learners.profile import get_user_profile as tool  # noqa: PLC0415 - only this tool needs it
-
-    if request.user_id.lower() != caller.user_id.lower():
-        raise Forbidden("FORBIDDEN", "user_id: an agent may read only its own user's profile")
-    return tool(request)
-
-
-@authoring
-def search_question_templates(caller: Caller, request: SearchTemplatesInput) -> list[QuestionTemplate]:
-    from slea.logic.generation.templates import search_question_templates as tool  # noqa: PLC0415
-
-    return tool(request)
-
-
-@authoring
-def get_difficulty_keywords(caller: Caller, request: GetKeywordsInput) -> DifficultyKeywords:
-    from slea.logic.generation.keywords import get_difficulty_keywords as tool  # noqa: PLC0415
-
-    return tool(request)
-
-
-@authoring
-def validate_question_quality(caller: Caller, request: ValidateQuestionInput) -> ValidationResult:
-    from slea.logic.generation.validation import validate_question_quality as tool  # noqa: PLC0415
-
-    return tool(request)
-
-
-def authored_placement(author: str, at: str) -> dict[str, Any]:
-    """Where an author's item is kept: outside every session, waiting for a reviewer."""
-    return {
-        **questions.queue_fields("authored", at),
-        "session_id": f"{AUTHORED_SESSION_PREFIX}{author}",
-        "origin": "author",
-        "authored_by": author,
-    }
-
-
-@authoring
-def save_generated_question(caller: Caller, request: SaveQuestionInput) -> SaveQuestionResult:
-    """Tool 5 for an author. The item is filed under the author's own round id
-    (`authored#{author}_{round_id}`): a question of a learner's round is never its twin, so saving
-    cannot confirm a learner's key by colliding with its id. It is written at once: a failed
-    write is an error the author can retry, not a retry-queue message (which would lose the
-    placement)."""
-    from slea.logic.generation.saving import question_id_of, store  # noqa: PLC0415
-
-    filed = request.model_copy(update={"round_id": f"{AUTHORED_SESSION_PREFIX}{caller.user_id}_{request.round_id}"})
-    question_id = question_id_of(filed)
-    saved_at = store(filed, question_id, authored_placement(caller.user_id, utc_now()))
-    return SaveQuestionSaved(question_id=question_id, round_id=filed.round_id, saved_at=saved_at)
 
 
 def score_and_explain(caller: Caller, request: AgentAnswerInput) -> ScoreAnswerOutput:
@@ -175,13 +101,6 @@ def next_placement_question(caller: Caller, request: AgentPlacementInput) -> Pla
     """A placement test's open question, its next one or its result (POST /sessions/{id}/next);
     answers go through score_and_explain, as any session's question."""
     return sessions.next_placement_question(request.session_id, caller.user_id)
-
-
-def get_ability(caller: Caller, request: AgentAbilityInput) -> LearnerAbility:
-    """The caller's own ability: the tool takes no user id, so no agent reads another learner's."""
-    from slea.logic.learners.ability import learner_ability  # noqa: PLC0415 - only this tool needs it
-
-    return learner_ability(caller.user_id, request.category)
 
 
 def as_json(result: Any) -> Any:

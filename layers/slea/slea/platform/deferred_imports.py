@@ -4,7 +4,9 @@ that handler's import (tests/unit/platform/test_cold_import_paths.py asserts sev
 Any other import belongs at the top of its module, where the call graph can be read;
 tests/architecture/test_deferred_imports.py holds the layer to this list.
 
-Keys are (the importing module, the module imported); nothing imports this module."""
+Keys are (the importing module, the module imported); nothing imports this module. The handlers'
+own deferrals (functions/) are in HANDLER_DEFERRED_IMPORTS: a handler deciding what its cold start
+leaves out is where such a decision belongs."""
 
 DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     # Heavy libraries.
@@ -15,7 +17,6 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.http.api", "aws_lambda_powertools.event_handler.openapi.models"): "the OpenAPI models, for the schema only",
     ("slea.llm.provider_choice", "slea.llm.gemini"): "google-genai, only when Gemini is configured",
     ("slea.platform.aws", "aws_lambda_powertools.utilities"): "Powertools' parameters utility imports boto3",
-    ("slea.platform.settings", "boto3"): "operator commands only (stack_outputs)",
     ("slea.security.exposure", "slea.security"): "key_leaks: saving a question uses only fingerprints",
     ("slea.security.key_leaks", "slea.grading.terms"): "the stemmer: Tool 6 loads the matcher, not its terms",
     # The offline provider loads each of its writers and graders with its first use.
@@ -44,12 +45,6 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.logic.rounds.lifecycle", "slea.logic.learners.ability"): "the session summary's ability",
     ("slea.logic.sessions.use_cases", "slea.logic.rounds"): "skips: moving on, a later round, a skip",
     ("slea.dal.questions", "slea.measurement"): "scale: only the saving functions load it",
-    ("slea.logic.agent", "slea.logic.learners.profile"): "an MCP learner's tool",
-    ("slea.logic.agent", "slea.logic.generation.templates"): "an MCP author's tool",
-    ("slea.logic.agent", "slea.logic.generation.keywords"): "an MCP author's tool",
-    ("slea.logic.agent", "slea.logic.generation.validation"): "an MCP author's tool (rapidfuzz)",
-    ("slea.logic.agent", "slea.logic.generation.saving"): "an MCP author's tool",
-    ("slea.logic.agent", "slea.logic.learners.ability"): "an MCP learner's tool",
     # Tool 4's rules: word lists and the offline writer load with the one rule that needs them.
     ("slea.authoring.item_rules", "slea.grading.terms"): "its word lists, for one rule",
     ("slea.authoring.item_rules", "slea.grading.evidence"): "its word lists, for two rules",
@@ -57,4 +52,20 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     # Reviewers' actions (loaded by a reviewer's first request): what only some actions use.
     ("slea.logic.review.transactions", "slea.logic.answering.recording"): "the grading module, after a grade moved",
     ("slea.logic.review.question_actions", "slea.contracts.questions"): "an edit's contract (edits are rare)",
+}
+
+
+HANDLER_DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
+    # The HTTP API: the reviewers' routes and logic, and what only some learners' requests use.
+    ("functions.api.app", "routers"): "the review routes, with a reviewer's first request",
+    ("functions.api.routers.review", "slea.logic.review"): "the review logic, with a reviewer's first request",
+    ("functions.api.routers.review", "slea.security.names"): "a reviewer's display name",
+    ("functions.api.routers.learners", "slea.logic.learners.ability"): "the level panel's read",
+    ("functions.api.routers.learners", "slea.logic.sessions.history"): "the learner's answers across sessions",
+    # The MCP server: the tools only some callers use, and the SDK for the stdio server only.
+    ("functions.mcp.app", "slea.logic"): "the authoring tools and the learner's own reads, with their first call",
+    ("functions.mcp.app", "anyio"): "the stdio server (the MCP SDK)",
+    ("functions.mcp.app", "mcp_types"): "the stdio server (the MCP SDK)",
+    ("functions.mcp.app", "mcp.server"): "the stdio server (the MCP SDK)",
+    ("functions.mcp.app", "mcp.server.context"): "the stdio server (the MCP SDK)",
 }

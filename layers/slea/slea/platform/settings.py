@@ -9,11 +9,3 @@ def resource_name(variable: str) -> str:
     if not value:
         raise RuntimeError(f"environment variable {variable} is not set; template.yaml must set it for this function")
     return value
-
-
-def stack_outputs(stack: str) -> dict[str, str]:
-    """A deployed stack's outputs (template.yaml `Outputs`), for operator commands run outside Lambda."""
-    import boto3  # noqa: PLC0415 - operator commands only, kept off the functions' cold start
-
-    described = boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0]
-    return {output["OutputKey"]: output["OutputValue"] for output in described.get("Outputs", [])}

@@ -35,10 +35,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from slea.constants import Language
 from slea.contracts.answers import TRUE_FALSE_CHOICES, choice_index, choice_text
+from slea.dal.question_records import StoredQuestion
 from slea.language.detect import question_language
 from slea.language.item_frames import FRAMES
 
@@ -165,17 +166,17 @@ class KeyedItem:
     item_id: str | None = None  # the stored question's id: what withheld text waits for
 
     @classmethod
-    def from_stored(cls, question: Mapping[str, Any]) -> "KeyedItem":
-        key = question.get("answer_schema") or {}
+    def from_stored(cls, question: StoredQuestion) -> "KeyedItem":
+        key = question.answer_schema
         return cls(
-            question_type=str(question.get("item_type", "")),
-            stem=str(question.get("stem", "")),
-            choices=tuple(str(choice) for choice in question.get("choices") or []),
-            correct_answer=key.get("correct_key"),
-            correct_keywords=tuple(str(keyword) for keyword in key.get("correct_keywords") or []),
-            reference_answer=key.get("reference_answer"),
-            explanation=key.get("explanation"),
-            item_id=str(question["question_id"]) if question.get("question_id") else None,
+            question_type=question.item_type,
+            stem=question.stem,
+            choices=question.choices or (),
+            correct_answer=key.correct_key,
+            correct_keywords=key.correct_keywords or (),
+            reference_answer=key.reference_answer,
+            explanation=key.explanation,
+            item_id=question.question_id or None,
         )
 
     @property
@@ -408,14 +409,14 @@ class KeyGuard:
         return kept
 
 
-def unanswered_items(session: Sequence[Mapping[str, Any]], answering: str) -> list[KeyedItem]:
+def unanswered_items(session: Sequence[StoredQuestion], answering: str) -> list[KeyedItem]:
     """The session's items other than `answering` with no recorded grading: answered through
     the API (`answered_at`) or counted by any grading (`usage_count`, written with the attempt)."""
     return [
         KeyedItem.from_stored(question)
         for question in session
-        if question.get("question_id") != answering
-        and not question.get("answered_at")
-        and not int(question.get("usage_count", 0) or 0)
-        and question.get("status") != "retired"
+        if question.question_id != answering
+        and not question.answered_at
+        and not question.usage_count
+        and question.status != "retired"
     ]

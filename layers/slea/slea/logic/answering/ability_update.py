@@ -52,6 +52,7 @@ from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.dal import abilities, profiles
 from slea.dal.attempts import DifficultyStep
+from slea.dal.question_records import StoredQuestion
 from slea.measurement import irt, items, learner
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
@@ -110,19 +111,24 @@ def counted_score(
 
 
 def evidence_of(
-    request: ScoreAnswerInput, stored: dict[str, Any], score: int | None, *, provisional: bool = False, cap: int = 100
+    request: ScoreAnswerInput,
+    stored: StoredQuestion | None,
+    score: int | None,
+    *,
+    provisional: bool = False,
+    cap: int = 100,
 ) -> Evidence | None:
     """The answer's evidence, or None when it belongs to no category (nothing to measure in).
     `score` is counted_score's (None: the expected response, at most `cap`); `provisional`: the
     grade waits for a reviewer."""
-    category = request.category or stored.get("category")
+    category = request.category or (stored.category if stored else None)
     if not category:
         return None
-    choices = request.choices or stored.get("choices")
+    choices = request.choices or (stored.choices if stored else None)
     return Evidence(
         user_id=normalised_user_id(request.user_id),
         category=str(category),
-        item_id=str(stored.get("item_id") or stored.get("question_id") or request.question_id),
+        item_id=(stored.bank_item_id if stored else "") or request.question_id,
         item_type=request.question_type,
         choice_count=len(choices) if choices else None,
         score=max(0.0, min(1.0, (cap if score is None else score) / 100)),
@@ -131,16 +137,16 @@ def evidence_of(
     )
 
 
-def item_difficulty(bank_item: dict[str, Any] | None, label: Any) -> items.ItemDifficulty:
+def item_difficulty(bank_item: StoredQuestion | None, label: Any) -> items.ItemDifficulty:
     """The item's current difficulty: learnt online if it has been, else its label's prior."""
-    record = bank_item or {}
-    prior = items.ItemDifficulty.from_label(int(record.get("difficulty") or label or DEFAULT_LABEL))
-    if record.get("difficulty_b") is None:
+    own_label = bank_item.difficulty if bank_item else None
+    prior = items.ItemDifficulty.from_label(int(own_label or label or DEFAULT_LABEL))
+    if bank_item is None or bank_item.difficulty_b is None:
         return prior
     return items.ItemDifficulty(
-        b=float(record["difficulty_b"]),
-        precision=float(record.get("difficulty_precision") or prior.precision),
-        answers=int(record.get("item_answers") or 0),
+        b=bank_item.difficulty_b,
+        precision=bank_item.difficulty_precision or prior.precision,
+        answers=bank_item.item_answers,
     )
 
 
@@ -160,18 +166,23 @@ def fallback_prior() -> tuple[float, float]:
     return learner.prior_for(FALLBACK_PROFILE)
 
 
-def posterior_of(ability: dict[str, Any] | None, prior: tuple[float, float] | None) -> learner.Posterior:
+def has_posterior(ability: abilities.StoredAbility | None) -> bool:
+    """Whether the learner has a posterior stored in the category (else their first answer there
+    starts from a prior)."""
+    return ability is not None and bool(ability.posterior)
+
+
+def posterior_of(ability: abilities.StoredAbility | None, prior: tuple[float, float] | None) -> learner.Posterior:
     """The learner's posterior as stored, else (before their first answer in the category) the
     prior given, else the fallback profile's."""
-    stored = (ability or {}).get("posterior")
-    if stored:
-        return learner.Posterior.from_stored([float(weight) for weight in stored])
+    if ability is not None and ability.posterior:
+        return learner.Posterior.from_stored(list(ability.posterior))
     return learner.Posterior.prior(*(prior or fallback_prior()))
 
 
-def stored_posterior(user_id: str, ability: dict[str, Any] | None) -> learner.Posterior:
+def stored_posterior(user_id: str, ability: abilities.StoredAbility | None) -> learner.Posterior:
     """The learner's posterior as stored, else the prior from their profile (read only then)."""
-    return posterior_of(ability, None if (ability or {}).get("posterior") else profile_prior(user_id))
+    return posterior_of(ability, None if has_posterior(ability) else profile_prior(user_id))
 
 
 def counted_evidence(evidence: Evidence, known: learner.Estimate, difficulty: items.ItemDifficulty) -> Evidence:
@@ -195,8 +206,8 @@ def estimate_after(
     evidence: Evidence,
     label: Any,
     *,
-    ability: dict[str, Any] | None,
-    bank_item: dict[str, Any] | None,
+    ability: abilities.StoredAbility | None,
+    bank_item: StoredQuestion | None,
     prior: tuple[float, float] | None,
 ) -> learner.Estimate:
     """The learner's estimate once this answer is counted, as `writes_for_answer` will store it
@@ -211,8 +222,8 @@ def writes_for_answer(
     graded_at: str,
     attempt_key: str,
     *,
-    ability: dict[str, Any] | None,
-    bank_item: dict[str, Any] | None,
+    ability: abilities.StoredAbility | None,
+    bank_item: StoredQuestion | None,
     prior: tuple[float, float] | None,
 ) -> AbilityWrites:
     """Update the learner and the item with the answer, from what was read (no I/O): the stored
@@ -230,7 +241,7 @@ def writes_for_answer(
     step = None
     if bank_item is not None:
         delta_b, delta_precision = items.online_step(difficulty, known.theta, floor, evidence.score, known.se)
-        labelled = items.ItemDifficulty.from_label(int(bank_item.get("difficulty") or label or DEFAULT_LABEL))
+        labelled = items.ItemDifficulty.from_label(int(bank_item.difficulty or label or DEFAULT_LABEL))
         step = DifficultyStep(evidence.item_id, delta_b, delta_precision, labelled.b, labelled.precision)
     learner_items = abilities.answer_items(
         abilities.AbilityChange(
@@ -239,7 +250,7 @@ def writes_for_answer(
             posterior=after.to_stored(),
             theta=estimate.theta,
             se=estimate.se,
-            answers=int((ability or {}).get("answers") or 0) + 1,
+            answers=answers_of(ability) + 1,
             read_version=version_of(ability),
             at=graded_at,
             point_suffix=attempt_key,
@@ -272,9 +283,13 @@ def counted_of(attempt: dict[str, Any]) -> int:
     return int(counted) if counted is not None else int(attempt["score"])
 
 
-def version_of(ability: dict[str, Any] | None) -> int | None:
-    version = (ability or {}).get("version")
-    return int(version) if version is not None else None
+def version_of(ability: abilities.StoredAbility | None) -> int | None:
+    return ability.version if ability is not None else None
+
+
+def answers_of(ability: abilities.StoredAbility | None) -> int:
+    """The answers counted in the learner's estimate (0 before the first)."""
+    return ability.estimate.answers if ability is not None and ability.estimate is not None else 0
 
 
 def pending_change(attempt: dict[str, Any], *, reopening: bool = False) -> int:
@@ -304,7 +319,7 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str, *, pending: 
     if new_score == old_score:
         return [abilities.pending_item(user_id, str(category), pending)] if pending else []
     ability = abilities.get_ability(user_id, str(category))
-    if not ability or not ability.get("posterior"):
+    if not has_posterior(ability):
         logger.warning("an override of an attempt whose ability is gone", extra={"attempt_id": attempt["attempt_id"]})
         return []
     before = stored_posterior(user_id, ability)
@@ -320,10 +335,10 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str, *, pending: 
             posterior=after.to_stored(),
             theta=estimate.theta,
             se=estimate.se,
-            answers=int(ability.get("answers") or 0),
+            answers=answers_of(ability),
             read_version=version_of(ability),
             at=at,
-            point_suffix=f"{attempt['attempt_key']}#review",
+            point_suffix=abilities.review_point(str(attempt["attempt_key"])),
             seen_item=None,
             pending=pending,
         )

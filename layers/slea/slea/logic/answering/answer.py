@@ -18,6 +18,7 @@ from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
 from slea.dal import answer_reads, questions
 from slea.dal.answer_reads import AnswerReads
+from slea.dal.question_records import StoredQuestion
 from slea.dal.reference_prints import prints_in
 from slea.logic.answering import ability_update, explaining, grading, recording, rules
 from slea.logic.answering.context import AnswerContext, GradeNotRecordedError, in_session, prepare, read, session_of
@@ -31,21 +32,21 @@ from slea.security import ids, rate_limits
 __all__ = ["GradeNotRecordedError", "answer_question", "grade_answer", "grade_without_recording"]
 
 
-def _request_for(session_id: str, user_id: str, answer: AnswerRequest, stored: dict[str, Any]) -> ScoreAnswerInput:
+def _request_for(session_id: str, user_id: str, answer: AnswerRequest, stored: StoredQuestion) -> ScoreAnswerInput:
     """The learner's answer with the key looked up server-side."""
-    key = stored.get("answer_schema") or {}
+    key = stored.answer_schema
     return ScoreAnswerInput(
         session_id=session_id,
         user_id=user_id,
         question_id=answer.question_id,
-        question_type=stored["item_type"],
+        question_type=stored.item_type,
         user_answer=answer.user_answer,
-        correct_answer=key.get("correct_key"),
-        correct_keywords=key.get("correct_keywords"),
-        difficulty=stored.get("difficulty"),
-        category=stored.get("category"),
-        choices=stored.get("choices"),
-        reference_answer=key.get("reference_answer"),
+        correct_answer=key.correct_key,
+        correct_keywords=None if key.correct_keywords is None else list(key.correct_keywords),
+        difficulty=stored.difficulty,
+        category=stored.category,
+        choices=None if stored.choices is None else list(stored.choices),
+        reference_answer=key.reference_answer,
     )
 
 
@@ -94,7 +95,7 @@ def _next_round(context: AnswerContext, grade: grading.Grade) -> NextRound | Non
     answer is counted as the recording will count it (target.next_round: the planner's rule), so
     the advice says what the next round will do. None when the answer updates no ability (no
     category, the learner model unreadable) or the item has no label."""
-    label = context.request.difficulty or context.stored.get("difficulty")
+    label = context.request.difficulty or (context.stored.difficulty if context.stored else None)
     flagged = bool(grade.short_answer and grade.short_answer.flags)
     counted = ability_update.counted_score(grade.score, grade.needs_review, grade.probability, flagged=flagged)
     evidence = ability_update.evidence_of(
@@ -102,7 +103,7 @@ def _next_round(context: AnswerContext, grade: grading.Grade) -> NextRound | Non
     )
     if evidence is None or context.ability_unreadable or label is None:
         return None
-    if not (context.records.ability or {}).get("posterior"):  # a first answer in the category
+    if not ability_update.has_posterior(context.records.ability):  # a first answer in the category
         context.prior = ability_update.profile_prior(evidence.user_id)
     estimate = ability_update.estimate_after(
         evidence, label, ability=context.records.ability, bank_item=context.bank_item, prior=context.prior
@@ -192,7 +193,7 @@ def _grade_and_record(context: AnswerContext, *, claim_question: bool) -> ScoreA
 @tracer.capture_method
 def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> ScoreAnswerOutput:
     """A learner's answer to a question of their session, graded with the key looked up here."""
-    session = session_of({"session_id": session_id})
+    session = session_of(session_id)
     stored = in_session(session, answer.question_id)
     if stored is None:  # the owner is checked first: a stranger learns nothing of another's session
         _owner_check(session_id, user_id, _session_only(session_id))
@@ -219,11 +220,11 @@ def grade_answer(request: ScoreAnswerInput) -> ScoreAnswerOutput:
     """Tool 6 invoked directly: the question's stored context, if it was saved by Tool 5, informs
     the grader and explainer; the caller's answer key is used as given."""
     try:
-        stored = questions.get_question(request.question_id) or {}
+        stored = questions.get_question(request.question_id)
     except DataAccessError as error:
         logger.warning("stored question unavailable, grading without its context", extra={"reason": str(error)})
-        stored = {}
-    context = prepare(request, stored, session_of(stored))
+        stored = None
+    context = prepare(request, stored, session_of(stored.session_id if stored else None))
     try:
         context = read(context)
     except DataAccessError as error:
@@ -234,7 +235,7 @@ def grade_answer(request: ScoreAnswerInput) -> ScoreAnswerOutput:
 
 
 def grade_without_recording(
-    request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]
+    request: ScoreAnswerInput, stored: StoredQuestion | None, shown_texts: list[str]
 ) -> ScoreAnswerOutput:
     """The grading alone, read from and recorded nowhere (so under an id of its own): for a
     reviewer's regrade and for the grading benchmark."""

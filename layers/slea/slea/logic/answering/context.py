@@ -15,6 +15,7 @@ from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.dal import answer_reads, attempts, questions
 from slea.dal.answer_reads import AnswerReads, AnswerRecords
+from slea.dal.question_records import StoredQuestion
 from slea.logic.answering import grading
 from slea.logic.answering.explaining import cache_variant
 from slea.platform.errors import DataAccessError
@@ -32,7 +33,7 @@ class AnswerContext:
     """One answer and everything read for it."""
 
     request: ScoreAnswerInput
-    stored: dict[str, Any]  # the question as saved by Tool 5 ({} if it never was)
+    stored: StoredQuestion | None  # the question as saved by Tool 5 (None if it never was)
     attempt_key: str
     item: GradingItem
     unanswered: list[KeyedItem] = field(default_factory=list)
@@ -50,18 +51,18 @@ class AnswerContext:
 
     @property
     def category(self) -> str | None:
-        category = self.request.category or self.stored.get("category")
+        category = self.request.category or (self.stored.category if self.stored else None)
         return str(category) if category else None
 
     @property
     def bank_item_id(self) -> str | None:
         """The bank item a drawn copy stands for (None: the question is its own item, or unsaved)."""
-        item_id = self.stored.get("item_id")
-        return str(item_id) if item_id and item_id != self.stored.get("question_id") else None
+        item_id = self.stored.item_id if self.stored else None
+        return item_id if item_id and self.stored and item_id != self.stored.question_id else None
 
     @property
-    def bank_item(self) -> dict[str, Any] | None:
-        if not self.stored:
+    def bank_item(self) -> StoredQuestion | None:
+        if self.stored is None:
             return None
         return self.records.bank_item if self.bank_item_id else self.stored
 
@@ -69,58 +70,61 @@ class AnswerContext:
     def exemplar_item_id(self) -> str | None:
         """The bank item whose reviewed answers a short answer is compared with (a drawn copy's
         item, else the stored question itself)."""
-        if self.request.question_type != "short_answer" or not self.stored:
+        if self.request.question_type != "short_answer" or self.stored is None:
             return None
-        return self.bank_item_id or str(self.stored.get("question_id") or "") or None
+        return self.bank_item_id or self.stored.question_id or None
 
     @property
     def own_items(self) -> tuple[str, ...]:
         """The ids the question's own reference print is kept under (the bank item and this copy)."""
-        return tuple(str(found) for found in (self.stored.get("question_id"), self.stored.get("item_id")) if found)
+        if self.stored is None:
+            return ()
+        return tuple(found for found in (self.stored.question_id, self.stored.item_id) if found)
 
     @property
     def cacheable(self) -> bool:
         """Only stored MC/TF questions have their explanations cached: their content is fixed."""
-        return self.request.question_type != "short_answer" and bool(self.stored)
+        return self.request.question_type != "short_answer" and self.stored is not None
 
 
-def in_session(session: list[dict[str, Any]], question_id: str) -> dict[str, Any] | None:
-    return next((question for question in session if question.get("question_id") == question_id), None)
+def in_session(session: list[StoredQuestion], question_id: str) -> StoredQuestion | None:
+    return next((question for question in session if question.question_id == question_id), None)
 
 
-def session_of(stored: dict[str, Any]) -> list[dict[str, Any]]:
+def session_of(session_id: str | None) -> list[StoredQuestion]:
     """The stored question's session (one Query). Without it the unanswered items' keys are
     unknown, and an explanation is never shown unchecked: GradeNotRecordedError."""
-    if not stored.get("session_id"):
+    if not session_id:
         return []
     try:
-        return questions.session_questions(str(stored["session_id"]))
+        return questions.session_questions(session_id)
     except DataAccessError as error:
         logger.error("session questions unavailable, the answer is not graded", extra={"reason": str(error)})
         raise GradeNotRecordedError(str(error)) from error
 
 
-def _shown_to_learner(stored: dict[str, Any], session: list[dict[str, Any]]) -> list[str]:
+def _shown_to_learner(stored: StoredQuestion, session: list[StoredQuestion]) -> list[str]:
     """The stems and choices of the question's session, as GET /questions shows them: text the
     learner could paste, which is no evidence of knowing the answer."""
     texts: list[str] = []
     for question in session:
-        if question.get("question_id") != stored.get("question_id"):
-            texts.append(str(question.get("stem", "")))
-        texts.extend(str(choice) for choice in question.get("choices") or [])
+        if question.question_id != stored.question_id:
+            texts.append(question.stem)
+        texts.extend(question.choices or ())
     return texts
 
 
-def prepare(request: ScoreAnswerInput, stored: dict[str, Any], session: list[dict[str, Any]]) -> AnswerContext:
+def prepare(request: ScoreAnswerInput, stored: StoredQuestion | None, session: list[StoredQuestion]) -> AnswerContext:
     """The answer as the grader will see it, before the BatchGetItem. A choice is graded here
     (pure: the key decides), so the cached explanation of its outcome is read with the rest."""
-    shown = _shown_to_learner(stored, session) if stored.get("item_type") == "short_answer" else []
+    short = stored is not None and stored.item_type == "short_answer"
+    shown = _shown_to_learner(stored, session) if short and stored is not None else []
     context = AnswerContext(
         request=request,
         stored=stored,
         attempt_key=attempts.attempt_key(request.question_id, request.identity()),
         item=grading.grading_item(request, stored, shown),
-        unanswered=unanswered_items(session, answering=request.question_id) if stored else [],
+        unanswered=unanswered_items(session, answering=request.question_id) if stored is not None else [],
     )
     if request.question_type == "short_answer":
         context.other_references = grading.other_references(request.question_id, session)

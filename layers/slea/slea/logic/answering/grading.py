@@ -14,12 +14,13 @@ offline evidence and, with a model configured, the model's grade checked against
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD, PARTIAL_CREDIT_RANGE, Language
 from slea.contracts.answers import choice_index, truth_value
 from slea.contracts.llm import GradingItem, ShortAnswerGrade
 from slea.contracts.scoring import ScoreAnswerInput
+from slea.dal.question_records import AnswerSchema, StoredQuestion
 from slea.feedback.references import for_learner
 from slea.language.detect import question_language
 from slea.language.scoring_phrases import phrase
@@ -55,24 +56,24 @@ class Grade:
     probability: float | None = None  # the offline evidence's probability of "correct" (short answers)
 
 
-def grading_item(request: ScoreAnswerInput, stored: dict[str, Any], shown_texts: list[str]) -> GradingItem:
+def grading_item(request: ScoreAnswerInput, stored: StoredQuestion | None, shown_texts: list[str]) -> GradingItem:
     """What the grader and the explainer know of the question: the request's key, the stored
     question's stem, reference, explanation, sources and per-option notes."""
-    answer_schema = stored.get("answer_schema") or {}
+    answer_schema = stored.answer_schema if stored is not None else AnswerSchema()
     item = GradingItem(
         question_type=request.question_type,
         user_answer=request.user_answer,
-        stem=stored.get("stem"),
-        choices=request.choices or stored.get("choices") or [],
+        stem=stored.stem if stored is not None else None,
+        choices=request.choices or list((stored.choices if stored is not None else None) or []),
         correct_answer=request.correct_answer,
         correct_keywords=request.correct_keywords or [],
-        reference_answer=request.reference_answer or answer_schema.get("reference_answer"),
-        reference_explanation=answer_schema.get("explanation"),
+        reference_answer=request.reference_answer or answer_schema.reference_answer,
+        reference_explanation=answer_schema.explanation,
         shown_texts=shown_texts,
         difficulty=request.difficulty,
-        category=request.category or stored.get("category"),
-        sources=answer_schema.get("sources") or [],
-        choice_notes=answer_schema.get("choice_notes") or [],
+        category=request.category or (stored.category if stored is not None else None),
+        sources=list(answer_schema.sources),
+        choice_notes=list(answer_schema.choice_notes),
     )
     # A Korean item with no source of its own is offered its English twin's, labelled as English.
     item.sources = for_learner(item.sources, language(item), item.reference_explanation, item.stem)
@@ -111,21 +112,21 @@ def keyed_outcome(item: GradingItem) -> bool:
     return expected is not None and truth_value(item.user_answer) == expected
 
 
-def other_references(question_id: str, session: list[dict[str, Any]]) -> list["Reference"]:
+def other_references(question_id: str, session: list[StoredQuestion]) -> list["Reference"]:
     """The reference answers of the session's other short-answer items (read with the session's
     questions: no call of its own)."""
     from slea.grading.other_items import Reference  # noqa: PLC0415 - short answers only
 
     return [
         Reference(
-            reference=str(key.get("reference_answer") or ""),
-            keywords=tuple(str(word) for word in key.get("correct_keywords") or []),
-            stem=str(question.get("stem") or ""),
+            reference=question.answer_schema.reference_answer or "",
+            keywords=question.answer_schema.correct_keywords or (),
+            stem=question.stem,
         )
         for question in session
-        if question.get("question_id") != question_id
-        and question.get("item_type") == "short_answer"
-        and (key := question.get("answer_schema") or {}).get("reference_answer")
+        if question.question_id != question_id
+        and question.item_type == "short_answer"
+        and question.answer_schema.reference_answer
     ]
 
 

@@ -15,6 +15,7 @@ from slea.contracts.scoring import ScoreAnswerOutput
 from slea.dal import answer_reads, attempts, questions
 from slea.dal.answer_reads import AnswerReads
 from slea.dal.attempts import StatsFlagChange
+from slea.dal.question_records import StoredQuestion
 from slea.llm.prompts import PROMPT_VERSION
 from slea.logic.answering import ability_update
 from slea.logic.answering.context import AnswerContext
@@ -27,11 +28,11 @@ RUBRIC_VERSION = "tool6-40/40/20-v2"
 STATS_MIN_ANSWERS = 20
 
 
-def stats_flag(counters: dict[str, Any]) -> str | None:
-    usage, correct = int(counters.get("usage_count", 0)), int(counters.get("correct_count", 0))
+def stats_flag(usage: int, correct: int, difficulty: int | None) -> str | None:
+    """The flag a question's answer counts call for (`difficulty`: its label, 5 if it has none)."""
     if usage < STATS_MIN_ANSWERS:
         return None
-    rate, difficulty = correct / usage, int(counters.get("difficulty", 5))
+    rate, difficulty = correct / usage, 5 if difficulty is None else difficulty
     if rate > 0.95:
         return "too_easy"
     if rate < 0.05:
@@ -41,16 +42,11 @@ def stats_flag(counters: dict[str, Any]) -> str | None:
     return None
 
 
-def _flag_change(stored: dict[str, Any], is_correct: bool, at: str) -> StatsFlagChange | None:
+def _flag_change(stored: StoredQuestion, is_correct: bool, at: str) -> StatsFlagChange | None:
     """The flag the question's counters will call for once this answer is counted (derived from
     the counts as read: a race between two answers is settled by the next one)."""
-    counters = {
-        **stored,
-        "usage_count": int(stored.get("usage_count", 0) or 0) + 1,
-        "correct_count": int(stored.get("correct_count", 0) or 0) + int(is_correct),
-    }
-    flag = stats_flag(counters)
-    return StatsFlagChange(flag, at) if flag != stored.get("stats_flag") else None
+    flag = stats_flag(stored.usage_count + 1, stored.correct_count + int(is_correct), stored.difficulty)
+    return StatsFlagChange(flag, at) if flag != stored.stats_flag else None
 
 
 def update_stats_flag(question_id: str) -> None:
@@ -58,8 +54,8 @@ def update_stats_flag(question_id: str) -> None:
     the counts, so a failure here loses nothing."""
     try:
         counters = questions.get_question(question_id)
-        flag = stats_flag(counters) if counters else None
-        if counters is not None and flag != counters.get("stats_flag"):
+        flag = stats_flag(counters.usage_count, counters.correct_count, counters.difficulty) if counters else None
+        if counters is not None and flag != counters.stats_flag:
             questions.set_stats_flag(question_id, flag)
     except DataAccessError as error:
         logger.warning("statistics flag not updated", extra={"question_id": question_id, "reason": str(error)})
@@ -69,21 +65,20 @@ def attempt_item(output: ScoreAnswerOutput, context: AnswerContext) -> dict[str,
     """The whole grading (so a retry can return it as it was) plus what a regrade or a reviewer
     needs: the answer key, the reference answer, the rubric and prompt versions."""
     request, stored = context.request, context.stored
-    answer_schema = stored.get("answer_schema") or {}
     return {
         **output.model_dump(mode="json"),
         "attempt_key": context.attempt_key,
-        "round": stored.get("round", 1),
-        "difficulty": request.difficulty or stored.get("difficulty"),
+        "round": stored.round if stored else 1,
+        "difficulty": request.difficulty or (stored.difficulty if stored else None),
         "question_type": request.question_type,
         # The learner's history shows the question and, for a choice, the option picked.
-        "question_stem": stored.get("stem"),
-        "question_choices": stored.get("choices") or None,
+        "question_stem": stored.stem if stored else None,
+        "question_choices": (list(stored.choices or ()) or None) if stored else None,
         "user_answer": request.user_answer,
         "answer_key": {
             "correct_answer": request.correct_answer,
             "correct_keywords": request.correct_keywords,
-            "reference_answer": request.reference_answer or answer_schema.get("reference_answer"),
+            "reference_answer": request.reference_answer or (stored.answer_schema.reference_answer if stored else None),
         },
         "rubric_version": RUBRIC_VERSION,
         "prompt_version": PROMPT_VERSION,
@@ -120,8 +115,9 @@ def record(
     guard held back (the unchecked output and the items it waits for), kept on the attempt so the
     history can deliver it later (logic/sessions/history.py) with no write of its own."""
     attempt = {**attempt_item(output, context), **(withheld or {})}
-    stored, counted = context.stored, bool(context.stored)
-    flag = _flag_change(stored, output.is_correct, output.graded_at) if counted else None
+    stored = context.stored
+    counted = stored is not None
+    flag = _flag_change(stored, output.is_correct, output.graded_at) if stored is not None else None
     # A provisional grade counts by the pending rule until reviewed (ability_update.counted_score).
     counted_score = ability_update.counted_score(
         output.score, output.needs_review, context.grader_probability, flagged=context.grader_flagged
@@ -129,11 +125,11 @@ def record(
     evidence = ability_update.evidence_of(
         context.request, stored, counted_score, provisional=output.needs_review, cap=output.score
     )
-    label = context.request.difficulty or stored.get("difficulty")
+    label = context.request.difficulty or (stored.difficulty if stored else None)
     if evidence is not None and context.ability_unreadable:
         evidence, attempt = None, {**attempt, **ability_update.skipped("unreadable").attempt_fields}
     prior = None
-    if evidence is not None and not (context.records.ability or {}).get("posterior"):
+    if evidence is not None and not ability_update.has_posterior(context.records.ability):
         # A first answer in the category (read once: the feedback's advice may have read it).
         prior = context.prior or ability_update.profile_prior(evidence.user_id)
     for _ in range(ability_update.CONFLICT_ATTEMPTS):

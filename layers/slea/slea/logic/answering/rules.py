@@ -15,18 +15,18 @@ condition on the question), and `refusal_of_outcome` turns what the transaction 
 same refusal.
 """
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable
 
 from slea.dal.attempts import RecordOutcome
+from slea.dal.question_records import StoredQuestion
 from slea.platform.errors import Conflict
 
 RETIRED = "retired"
 
 
-def is_retry(question: dict[str, Any], attempt_key: str) -> bool:
+def is_retry(question: StoredQuestion, attempt_key: str) -> bool:
     """The question was answered by this very attempt (same learner, answer and key)."""
-    return question.get("answered_attempt_key") == attempt_key
+    return question.answered_attempt_key == attempt_key
 
 
 def already_answered(question_id: str) -> Conflict:
@@ -51,25 +51,24 @@ def left_session() -> Conflict:
     )
 
 
-def round_over(question: Mapping[str, Any], session: Iterable[Mapping[str, Any]]) -> bool:
+def round_over(question: StoredQuestion, session: Iterable[StoredQuestion]) -> bool:
     """A later round of the question's session has begun (its questions are saved)."""
-    number = int(question.get("round", 1) or 1)
-    return any(int(other.get("round", 1) or 1) > number for other in session)
+    return any(other.round > question.round for other in session)
 
 
-def closed(question: Mapping[str, Any], session: Iterable[Mapping[str, Any]], session_closed: bool = False) -> bool:
+def closed(question: StoredQuestion, session: Iterable[StoredQuestion], session_closed: bool = False) -> bool:
     """`question` can no longer be answered: answered, retired, its round is over or its session
     closed."""
-    answered = bool(question.get("answered_at")) or bool(int(question.get("usage_count", 0) or 0))
-    return answered or session_closed or question.get("status") == RETIRED or round_over(question, session)
+    answered = bool(question.answered_at) or bool(question.usage_count)
+    return answered or session_closed or question.status == RETIRED or round_over(question, session)
 
 
 def refusal(
-    question: dict[str, Any],
+    question: StoredQuestion,
     attempt_key: str,
-    session: Iterable[Mapping[str, Any]] = (),
+    session: Iterable[StoredQuestion] = (),
     session_closed: bool = False,
-    bank_item: Mapping[str, Any] | None = None,
+    bank_item: StoredQuestion | None = None,
 ) -> Conflict | None:
     """Why a new answer to `question` (of `session`'s questions; `session_closed`: the session
     was closed; `bank_item`: the bank item a drawn copy stands for, as read with the answer)
@@ -77,13 +76,13 @@ def refusal(
     retired with it, even if withdrawing the copy itself has not reached it yet."""
     if is_retry(question, attempt_key):
         return None
-    question_id = str(question["question_id"])
+    question_id = question.question_id
     # In this order: a skip was counted as wrong already (a late answer could only raise it).
     reasons: tuple[tuple[bool, Callable[[], Conflict]], ...] = (
-        (bool(question.get("skipped_at")), lambda: skipped(question_id)),
-        (bool(question.get("answered_at")), lambda: already_answered(question_id)),
-        (question.get("status") == RETIRED, lambda: retired(question_id)),
-        ((bank_item or {}).get("status") == RETIRED, lambda: retired(question_id)),
+        (bool(question.skipped_at), lambda: skipped(question_id)),
+        (bool(question.answered_at), lambda: already_answered(question_id)),
+        (question.status == RETIRED, lambda: retired(question_id)),
+        (bank_item is not None and bank_item.status == RETIRED, lambda: retired(question_id)),
         (session_closed, left_session),
         (
             round_over(question, session),

@@ -2,14 +2,13 @@
 session summary's `ability` and the MCP tool get_ability all call these. Always the caller's own
 ability: the user id comes from the token, never from the request."""
 
-from typing import Any
+from dataclasses import replace
 
 from slea.contracts.ability import (
     HISTORY_POINTS_MAX,
     AbilityPoint,
     AbilityView,
     LearnerAbility,
-    PointEvent,
     SessionAbility,
 )
 from slea.dal import abilities
@@ -18,32 +17,25 @@ from slea.measurement import scale
 from slea.platform.observability import tracer
 
 
-def _session_ability(stored: dict[str, Any]) -> SessionAbility:
-    theta, se = float(stored["theta"]), float(stored["se"])
+def _session_ability(estimate: abilities.AbilityEstimate) -> SessionAbility:
     return SessionAbility(
-        category=str(stored["category"]),
-        theta=round(theta, 3),
-        se=round(se, 3),
-        level=scale.level_of(theta),
-        answers=int(stored.get("answers") or 0),
-        skipped=int(stored.get("skipped") or 0),
+        category=estimate.category,
+        theta=round(estimate.theta, 3),
+        se=round(estimate.se, 3),
+        level=scale.level_of(estimate.theta),
+        answers=estimate.answers,
+        skipped=estimate.skipped,
         # Settled and reopened by transactions of their own: never shown below 0.
-        pending_review=max(0, int(stored.get("pending_review") or 0)),
+        pending_review=max(0, estimate.pending_review),
     )
 
 
-def _view(stored: dict[str, Any]) -> AbilityView:
+def _view(estimate: abilities.AbilityEstimate) -> AbilityView:
     return AbilityView(
-        **_session_ability(stored).model_dump(),
-        updated_at=str(stored.get("updated_at", "")),
-        answers_to_precision=scale.answers_to_precision(float(stored["se"])),
+        **_session_ability(estimate).model_dump(),
+        updated_at=estimate.updated_at,
+        answers_to_precision=scale.answers_to_precision(estimate.se),
     )
-
-
-def _measured(stored: dict[str, Any]) -> bool:
-    """An ability item holds an estimate once an answer updated it (mark_seen alone creates one
-    with only the items shown)."""
-    return stored.get("theta") is not None and stored.get("se") is not None
 
 
 @tracer.capture_method
@@ -53,28 +45,19 @@ def learner_ability(user_id: str, category: str | None = None) -> LearnerAbility
     limit is counted first (logic/rounds/skips.py: one Query when there is none), so no level is
     shown that the items left open would lower."""
     settle_timed_out(user_id)
-    measured = [item for item in abilities.abilities_of(user_id) if _measured(item)]
+    measured = abilities.abilities_of(user_id)  # only the categories with an estimate
     if category is not None:
-        measured = [item for item in measured if item.get("category") == category]
-    categories = [str(item["category"]) for item in measured]
+        measured = [estimate for estimate in measured if estimate.category == category]
+    categories = [estimate.category for estimate in measured]
     points = abilities.history_of(user_id, categories, HISTORY_POINTS_MAX)
-    answers = {str(item["category"]): int(item.get("answers") or 0) for item in measured}
+    answers = {estimate.category: estimate.answers for estimate in measured}
     return LearnerAbility(
-        abilities=[_view(item) for item in sorted(measured, key=lambda item: str(item["category"]))],
+        abilities=[_view(estimate) for estimate in sorted(measured, key=lambda estimate: estimate.category)],
         history=_one_point_per_answer(points, answers),
     )
 
 
-def _event(point: dict[str, Any]) -> PointEvent:
-    """What made a stored history point: an answer, a reviewer's correction (its entry ends
-    "#review") or items left unanswered counted as wrong (its key holds "#skipped#")."""
-    entry = str(point.get("entry", ""))
-    if entry.endswith("#review"):
-        return "review"
-    return "skipped" if "#skipped#" in entry else "answer"
-
-
-def _one_point_per_answer(points: list[dict[str, Any]], answers: dict[str, int]) -> list[AbilityPoint]:
+def _one_point_per_answer(points: list[abilities.HistoryPoint], answers: dict[str, int]) -> list[AbilityPoint]:
     """The history (oldest first), every point as it was stored, with its answer number counted
     back from the ability's `answers` (the newest answer is the last). Only an answer's point
     takes a number of its own: a reviewer's correction or a batch of items left unanswered
@@ -84,29 +67,28 @@ def _one_point_per_answer(points: list[dict[str, Any]], answers: dict[str, int])
     numbered: list[AbilityPoint] = []
     counted = dict(answers)
     for point in reversed(points):
-        category = str(point["category"])
+        category = point.category
         number = counted.get(category, 0)
-        event = _event(point)
-        if event == "answer":
+        if point.event == "answer":
             if number <= 0:
                 continue  # older than the first answer counted (it cannot be): nothing to number it with
             counted[category] = number - 1
         numbered.append(
             AbilityPoint(
-                at=str(point["at"]),
+                at=point.at,
                 category=category,
-                theta=round(float(point["theta"]), 3),
-                se=round(float(point["se"]), 3),
+                theta=round(point.theta, 3),
+                se=round(point.se, 3),
                 answers=max(number, 0),
-                event=event,
+                event=point.event,
             )
         )
     return numbered[::-1]
 
 
-def session_ability(category: str | None, stored: dict[str, Any] | None) -> SessionAbility | None:
+def session_ability(category: str | None, stored: abilities.StoredAbility | None) -> SessionAbility | None:
     """The learner's current ability in the session's category, from its stored record (None:
     none measured yet, or it could not be read)."""
-    if not category:
+    if not category or stored is None or stored.estimate is None:
         return None
-    return _session_ability({**stored, "category": category}) if stored and _measured(stored) else None
+    return _session_ability(replace(stored.estimate, category=category))

@@ -15,6 +15,8 @@ from slea.contracts.ability import SessionAbility
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.sessions import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
+from slea.dal.abilities import StoredAbility
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -123,7 +125,7 @@ def round_status(session_id: str, round_number: int) -> RoundStatus:
     if record is None:
         raise NotFound("ROUND_NOT_FOUND", f"round {round_number} was never started in session {session_id}")
     record = refreshed(record)
-    saved = [q["question_id"] for q in questions.session_questions(session_id) if q.get("round", 1) == round_number]
+    saved = [q.question_id for q in questions.session_questions(session_id) if q.round == round_number]
     return RoundStatus(
         session_id=session_id,
         round=round_number,
@@ -146,9 +148,9 @@ def _count(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def visible(question: dict[str, Any]) -> bool:
+def visible(question: StoredQuestion) -> bool:
     """Learners see a retired question only if they had answered it before it was retired."""
-    return question.get("status") != "retired" or bool(question.get("answered_at"))
+    return question.status != "retired" or bool(question.answered_at)
 
 
 def _round_summary(number: int, shown: list[dict[str, Any]], graded: list[dict[str, Any]]) -> RoundSummary:
@@ -178,17 +180,17 @@ def _next_round(started: dict[int, Any], saved_rounds: set[int]) -> int | None:
     return None
 
 
-def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ability: dict[str, Any] | None) -> int:
+def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ability: StoredAbility | None) -> int:
     """Plan_round's own rule (not a copy of it): from the learner's ability in the session's
     category when there is an estimate, else from the survey's prior (or, for a round 2 whose
     ability could not be read, round 1's attempts). Imported here: the summary is the only API
     request that needs the planner and the profile."""
     from slea.logic.learners.profile import get_user_profile  # noqa: PLC0415
     from slea.logic.rounds.planning import without_estimate  # noqa: PLC0415
-    from slea.logic.rounds.target import from_ability, has_estimate, success_rate  # noqa: PLC0415
+    from slea.logic.rounds.target import estimate_of, from_ability, success_rate  # noqa: PLC0415
 
-    if has_estimate(ability):
-        return from_ability(ability or {}, success_rate(), None).label
+    if (estimate := estimate_of(ability)) is not None:
+        return from_ability(estimate.theta, estimate.se, success_rate(), None).label
     profile = get_user_profile(GetUserProfileInput(user_id=user_id))
     round_one = [a for a in graded if a.get("round", 1) == 1] if number == 2 else []
     return without_estimate(profile, number, round_one, success_rate(), None).label
@@ -206,10 +208,10 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     ability is read once (one category serves both its uses in a session). Items left unanswered
     in rounds that are over are counted as skipped first (logic/rounds/skips.py), so the scores
     and the ability include them."""
-    stored = questions.session_questions(session_id)
-    abilities_read: dict[str, dict[str, Any] | None] = {}
+    stored = questions.session_question_items(session_id)
+    abilities_read: dict[str, StoredAbility | None] = {}
 
-    def ability_in(category: str | None) -> dict[str, Any] | None:
+    def ability_in(category: str | None) -> StoredAbility | None:
         """The learner's ability in `category`, read once per request (None if unreadable)."""
         if not category:
             return None
@@ -225,7 +227,7 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     _count_skips(session_id, user_id, stored, started=started, ability_in=ability_in, abilities_read=abilities_read)
     graded = attempts.session_attempts(session_id)
     by_id = {question["question_id"]: question for question in stored}
-    shown = [question for question in stored if visible(question)]
+    shown = [question for question in stored if visible(stored_question(question))]
     numbers = sorted({int(q.get("round", 1)) for q in stored} | {int(a.get("round", 1)) for a in graded})
     summaries = [
         _round_summary(
@@ -278,8 +280,8 @@ def _count_skips(
     stored: list[dict[str, Any]],
     *,
     started: dict[int, Any],
-    ability_in: Callable[[str | None], dict[str, Any] | None],
-    abilities_read: dict[str, dict[str, Any] | None],
+    ability_in: Callable[[str | None], StoredAbility | None],
+    abilities_read: dict[str, StoredAbility | None],
 ) -> None:
     """Count the items of rounds that are over as skipped (no call when there are none); the
     ability they changed is what the summary then shows. A storage failure leaves them to the
@@ -303,7 +305,7 @@ def _count_skips(
 def _ability(
     stored: list[dict[str, Any]],
     graded: list[dict[str, Any]],
-    ability_in: Callable[[str | None], dict[str, Any] | None],
+    ability_in: Callable[[str | None], StoredAbility | None],
 ) -> SessionAbility | None:
     """The learner's ability in the session's category: the one its newest answer updated, else
     its questions' category. The summary is whole without it: if it cannot be read, null."""

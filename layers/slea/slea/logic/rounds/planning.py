@@ -70,7 +70,7 @@ def _round_one(profile: UserProfile) -> tuple[int, str]:
 
 def _session_questions(session_id: str) -> list[dict[str, Any]]:
     try:
-        return questions.session_questions(session_id)
+        return questions.session_question_items(session_id)
     except DataAccessError as error:
         logger.warning("earlier questions unavailable, not excluding them", extra={"reason": str(error)})
         return []
@@ -97,7 +97,10 @@ def _session_attempts(session_id: str) -> list[dict[str, Any]]:
 
 
 def exposure_of(
-    earlier: list[dict[str, Any]], graded: list[dict[str, Any]], ability: dict[str, Any] | None, purpose: str
+    earlier: list[dict[str, Any]],
+    graded: list[dict[str, Any]],
+    ability: abilities.StoredAbility | None,
+    purpose: str,
 ) -> SessionExposure:
     """What the session has shown (each item with what its feedback named: the option picked, or
     before an answer, any option) and, for a practice round, the learner's recent items."""
@@ -106,11 +109,11 @@ def exposure_of(
         exposure.stored_item(question, picked.get(question["question_id"]), question["question_id"] in picked)
         for question in earlier
     ]
-    recent = [str(fingerprint) for fingerprint in (ability or {}).get("seen_recent") or []]
+    recent = list(ability.seen_recent) if ability is not None else []
     return SessionExposure(shown=shown, recent=recent, practice=purpose == "practice")
 
 
-def stored_ability(user_id: str, category: str) -> dict[str, Any] | None:
+def stored_ability(user_id: str, category: str) -> abilities.StoredAbility | None:
     """The learner's ability in `category`, None without one or if it cannot be read."""
     try:
         return abilities.get_ability(user_id, category)
@@ -139,7 +142,7 @@ def without_estimate(
 
 def _target(
     request: PlanRoundInput,
-    ability: dict[str, Any] | None,
+    ability: abilities.StoredAbility | None,
     graded: list[dict[str, Any]],
     slots: list[QuestionType],
 ) -> round_target.Target:
@@ -151,19 +154,19 @@ def _target(
     rate = round_target.success_rate(wanted.purpose)
     if wanted.difficulty is not None:
         return round_target.from_label(wanted.difficulty, "set in the request", rate, question_types)
-    if round_target.has_estimate(ability):
-        return round_target.from_ability(ability or {}, rate, question_types)
+    if (estimate := round_target.estimate_of(ability)) is not None:
+        return round_target.from_ability(estimate.theta, estimate.se, rate, question_types)
     history = [attempt for attempt in graded if attempt.get("round") == 1] if wanted.round == 2 else []
     return without_estimate(request.profile, wanted.round, history, rate, question_types)
 
 
-def _slot_types(request: PlanRoundInput, ability: dict[str, Any] | None) -> list[QuestionType]:
+def _slot_types(request: PlanRoundInput, ability: abilities.StoredAbility | None) -> list[QuestionType]:
     """The round's slots' types, laid out by information at the learner's current uncertainty
     (the prior's before any answer)."""
     wanted = request.request
     rate = round_target.success_rate(wanted.purpose)
-    if round_target.has_estimate(ability):
-        theta_se = float((ability or {}).get("se") or 0.0)
+    if (estimate := round_target.estimate_of(ability)) is not None:
+        theta_se = estimate.se
     else:
         theta_se = learner.prior_for(request.profile.model_dump())[1]
     return round_target.slot_types(wanted.question_types, wanted.count, rate, theta_se)
@@ -201,7 +204,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     language = profile.language or "en"
     interests = profile.interests or [wanted.category]
     round_id = f"{wanted.session_id}_{wanted.round}_{utc_now()}"
-    seen = {str(item) for item in (ability or {}).get("seen_items") or []}
+    seen = set(ability.seen_items) if ability is not None else set()
     in_session = {str(q.get("item_id") or q["question_id"]) for q in earlier}
     draw = _draw(
         wanted.fill_bank,
@@ -224,7 +227,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
             exposure=seen_before,
             slot_types=slots,
             # Judged by behaviour: person fit flagged the learner's answers (the refit's review mark).
-            flagged=bool((ability or {}).get("review")),
+            flagged=ability is not None and ability.flagged,
         ),
         target.b,
     )

@@ -34,6 +34,7 @@ from typing import Any
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal import abilities, attempts, questions, sessions
+from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.measurement import irt, items
 from slea.platform.clock import utc_now
@@ -120,20 +121,18 @@ def _skip_attempt(
 
 
 def _settle_batch(
-    user_id: str, category: str, batch: list[dict[str, Any]], ability: dict[str, Any] | None
-) -> tuple[attempts.SkipsRefused | None, dict[str, Any] | None]:
+    user_id: str, category: str, batch: list[dict[str, Any]], ability: abilities.StoredAbility | None
+) -> tuple[attempts.SkipsRefused | None, abilities.StoredAbility | None]:
     """One transaction: the batch counted as wrong on `ability` as read. (None if recorded, else
     why not; the ability as it now stands)."""
-    prior = None if (ability or {}).get("posterior") else ability_update.profile_prior(user_id)
+    prior = None if ability_update.has_posterior(ability) else ability_update.profile_prior(user_id)
     posterior = ability_update.posterior_of(ability, prior)
     at = utc_now("milliseconds")
     skips = []
     for question in batch:
         # The question's own learnt difficulty if it has one, else its label's prior (a copy drawn
         # from the bank is counted at its label: reading the bank item would cost a call).
-        difficulty = ability_update.item_difficulty(
-            question if question.get("difficulty_b") is not None else None, question.get("difficulty")
-        )
+        difficulty = ability_update.item_difficulty(stored_question(question), question.get("difficulty"))
         floor = irt.guess_floor(str(question.get("item_type")), len(question.get("choices") or []) or None)
         posterior = posterior.updated(difficulty.b, floor, 0.0, difficulty.se)  # as a wrong answer counts
         skips.append(_skip_attempt(question, user_id, at, difficulty, floor))
@@ -144,10 +143,10 @@ def _settle_batch(
         posterior=posterior.to_stored(),
         theta=estimate.theta,
         se=estimate.se,
-        answers=int((ability or {}).get("answers") or 0),
+        answers=ability_update.answers_of(ability),
         read_version=ability_update.version_of(ability),
         at=at,
-        point_suffix=f"{batch[0]['session_id']}#skipped#{batch[0]['question_id']}",
+        point_suffix=abilities.skipped_point(str(batch[0]["session_id"]), str(batch[0]["question_id"])),
         skipped=len(batch),
     )
     # A copy whose bank item was retired is withdrawn even if its retirement missed it: checked in
@@ -156,18 +155,7 @@ def _settle_batch(
     refused = attempts.record_skips(skips, abilities.answer_items(change), bank_items)
     if refused is not None:
         return refused, ability
-    settled = {
-        **(ability or {}),
-        "posterior": change.posterior,
-        "theta": change.theta,
-        "se": change.se,
-        "answers": change.answers,
-        "skipped": int((ability or {}).get("skipped") or 0) + len(batch),
-        "updated_at": at,
-        "version": (change.read_version or 0) + 1,
-        "category": category,
-    }
-    return None, settled
+    return None, abilities.applied(change, ability)
 
 
 def count_skips(
@@ -175,8 +163,8 @@ def count_skips(
     user_id: str,
     over: Callable[[int], bool],
     stored: list[dict[str, Any]] | None = None,
-    ability: dict[str, Any] | None = None,
-) -> tuple[int, dict[str, Any] | None]:
+    ability: abilities.StoredAbility | None = None,
+) -> tuple[int, abilities.StoredAbility | None]:
     """Count the session's items left unanswered in rounds that are `over` as skipped. `stored`:
     the session's questions if already read; `ability`: the learner's ability in their category
     if already read (consistently). Returns how many were counted now and the ability as it
@@ -191,13 +179,13 @@ def _count(
     user_id: str,
     over: Callable[[int], bool],
     stored: list[dict[str, Any]] | None = None,
-    ability: dict[str, Any] | None = None,
+    ability: abilities.StoredAbility | None = None,
     *,
     only: str | None = None,
-) -> tuple[int, dict[str, Any] | None, bool]:
+) -> tuple[int, abilities.StoredAbility | None, bool]:
     """count_skips, only the question `only` if given, and whether items were left uncounted."""
     user = normalised_user_id(user_id)
-    stored = questions.session_questions(session_id) if stored is None else stored
+    stored = questions.session_question_items(session_id) if stored is None else stored
 
     def chosen(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [q for q in found if only is None or q["question_id"] == only]
@@ -207,7 +195,7 @@ def _count(
     while pending and conflicts < ability_update.CONFLICT_ATTEMPTS:
         category = str(pending[0]["category"])
         batch = [q for q in pending if q["category"] == category][:SKIPS_PER_TRANSACTION]
-        if current is None or current.get("category", category) != category:
+        if current is None or current.category != category:
             current = abilities.get_ability(user, category)
         refused, settled = _settle_batch(user, category, batch, current)
         if refused is None:
@@ -222,7 +210,7 @@ def _count(
             pending = open_items(pending, over, retired)
             continue
         metrics.add_metric(name="SkipCountConflicts", unit="Count", value=1)
-        pending = open_items(chosen(questions.session_questions(session_id)), over, retired)
+        pending = open_items(chosen(questions.session_question_items(session_id)), over, retired)
         current, conflicts = None, conflicts + 1
     if pending:
         logger.warning("skipped items left to the next count", extra={"session_id": session_id})
@@ -235,7 +223,7 @@ def skip_question(session_id: str, user_id: str, question_id: str, stored: list[
     or was already (a retry); False if it was answered or withdrawn meanwhile."""
     if _count(session_id, user_id, lambda _round: True, stored, only=question_id)[0]:
         return True
-    found = next((q for q in questions.session_questions(session_id) if q["question_id"] == question_id), {})
+    found = next((q for q in questions.session_question_items(session_id) if q["question_id"] == question_id), {})
     return bool(found.get("skipped_at"))
 
 

@@ -23,10 +23,13 @@ then), so its nominal 0.21 is not known to hold, and typing is effort the mix as
 
 import os
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from slea.constants import QuestionType
 from slea.measurement import irt, scale
+
+if TYPE_CHECKING:  # the planner's rule stays free of storage at run time
+    from slea.dal.abilities import AbilityEstimate, StoredAbility
 
 SUCCESS_RATE_VARIABLE = "TARGET_SUCCESS_RATE"
 PRACTICE_SUCCESS_RATE = 0.7  # when the variable is unset (tests, the local server)
@@ -94,12 +97,12 @@ def slot_types(
     return slots
 
 
-def has_estimate(ability: dict[str, Any] | None) -> bool:
-    """An ability record with at least one answer (or skipped item) behind it (a bare prior is no
-    estimate)."""
-    if not ability or ability.get("theta") is None:
-        return False
-    return int(ability.get("answers") or 0) + int(ability.get("skipped") or 0) > 0
+def estimate_of(ability: "StoredAbility | None") -> "AbilityEstimate | None":
+    """The ability record's estimate if at least one answer (or skipped item) is behind it (a
+    bare prior is no estimate), else None."""
+    if ability is None or ability.estimate is None:
+        return None
+    return ability.estimate if ability.estimate.answers + ability.estimate.skipped > 0 else None
 
 
 def round_label(theta: float, rate: float, question_types: list[QuestionType] | None) -> int:
@@ -116,8 +119,8 @@ def next_round(theta: float, current: int) -> scale.NextRound:
     return scale.NextRound(label=round_label(theta, success_rate(), None), current=current)
 
 
-def from_ability(ability: dict[str, Any], rate: float, question_types: list[QuestionType] | None) -> Target:
-    theta, se = float(ability["theta"]), float(ability.get("se") or 0.0)
+def from_ability(theta: float, se: float, rate: float, question_types: list[QuestionType] | None) -> Target:
+    """The target for a learner estimated at `theta` (standard error `se`)."""
     b = target_b(theta, rate, question_types)
     label = round_label(theta, rate, question_types)
     reason = f"theta {theta:.2f} (standard error {se:.2f}), target {rate:.0%}: b {b:.2f} -> label {label}"
@@ -126,7 +129,7 @@ def from_ability(ability: dict[str, Any], rate: float, question_types: list[Ques
 
 def from_prior(mean: float, sd: float, rate: float, question_types: list[QuestionType] | None) -> Target:
     """Before any answer: the survey's prior is the learner's posterior, aimed at like an estimate."""
-    target = from_ability({"theta": mean, "se": sd}, rate, question_types)
+    target = from_ability(mean, sd, rate, question_types)
     return replace(target, reason=f"no answer yet, the survey's prior: {target.reason}", from_ability=False)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AttemptHistory, AttemptView, ReferenceLink
 from slea.dal import attempts, questions, sessions
+from slea.dal.question_records import StoredQuestion
 from slea.logic.answering.rules import closed
 from slea.platform.errors import Forbidden, Invalid, NotFound
 from slea.platform.observability import tracer
@@ -32,23 +33,23 @@ def _normalised(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def _open_items(session: list[dict[str, Any]], answered: str, session_closed: bool) -> list[KeyedItem]:
+def _open_items(session: list[StoredQuestion], answered: str, session_closed: bool) -> list[KeyedItem]:
     """The session's items other than `answered` that can still be answered."""
     return [
         KeyedItem.from_stored(question)
         for question in session
-        if question.get("question_id") != answered and not closed(question, session, session_closed)
+        if question.question_id != answered and not closed(question, session, session_closed)
     ]
 
 
-def _whole(attempt: dict[str, Any], session: list[dict[str, Any]], session_closed: bool) -> dict[str, Any] | None:
+def _whole(attempt: dict[str, Any], session: list[StoredQuestion], session_closed: bool) -> dict[str, Any] | None:
     """The attempt's unchecked output, if it can be shown now (None: not yet)."""
     unguarded: dict[str, Any] = attempt["unguarded"]
     open_items = _open_items(session, str(attempt["question_id"]), session_closed)
     if set(attempt.get("withheld_for") or []) & {item.item_id for item in open_items}:
         return None
-    own = next((q for q in session if q.get("question_id") == attempt["question_id"]), None)
-    guard = KeyGuard(KeyedItem.from_stored(own or {}), open_items)
+    own = next((q for q in session if q.question_id == attempt["question_id"]), None)
+    guard = KeyGuard(KeyedItem.from_stored(own) if own else KeyedItem(question_type="", stem=""), open_items)
     details = unguarded.get("details") or {}
     texts = [
         unguarded.get("explanation") or "",
@@ -67,7 +68,7 @@ def _whole(attempt: dict[str, Any], session: list[dict[str, Any]], session_close
     return unguarded
 
 
-def delivered(attempt: dict[str, Any], session: list[dict[str, Any]], session_closed: bool = False) -> dict[str, Any]:
+def delivered(attempt: dict[str, Any], session: list[StoredQuestion], session_closed: bool = False) -> dict[str, Any]:
     """`attempt` as the learner may read it now (`session`: its session's stored questions;
     `session_closed`: the learner has left the session)."""
     if not attempt.get("unguarded"):
@@ -81,7 +82,7 @@ def views(found: Iterable[dict[str, Any]], records: dict[str, dict[str, Any]] | 
     session's questions (one Query) and record (one GetItem, unless in `records`) are read only
     for an attempt that has something held back."""
     known = dict(records or {})
-    read: dict[str, list[dict[str, Any]]] = {}
+    read: dict[str, list[StoredQuestion]] = {}
     shown = []
     for attempt in found:
         session_id = str(attempt["session_id"])

@@ -14,6 +14,7 @@ from typing import Any
 
 from slea.contracts.sessions import RoundProgressView, SessionList, SessionOverview
 from slea.dal import profiles, questions, rounds, sessions
+from slea.dal.question_records import stored_question
 from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, refreshed, visible
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
@@ -53,7 +54,9 @@ def session_overview(
     session_id: str, created_at: str, records: dict[int, dict[str, Any]], purpose: str | None = None
 ) -> SessionOverview:
     """One session's progress; `records`: its rounds' records by number, as read for the page."""
-    shown = [question for question in questions.session_questions(session_id) if visible(question)]
+    shown = [
+        question for question in questions.session_question_items(session_id) if visible(stored_question(question))
+    ]
     progress = []
     for number in ROUNDS:
         record = refreshed(records[number]) if number in records else None

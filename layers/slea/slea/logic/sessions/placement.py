@@ -38,6 +38,7 @@ from slea.contracts.sessions import (
     QuestionView,
 )
 from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
+from slea.dal.question_records import stored_question
 from slea.logic.answering.ability_update import item_difficulty
 from slea.logic.rounds import bank_draw, planning
 from slea.measurement import cat, irt, learner, scale
@@ -175,7 +176,7 @@ def _view(question: dict[str, Any]) -> QuestionView:
 
 def _loop_item(item: dict[str, Any], learners: int) -> cat.Item:
     choices = item.get("choices") or []
-    known = item_difficulty(item, item.get("difficulty"))
+    known = item_difficulty(stored_question(item), item.get("difficulty"))
     return cat.Item(
         item_id=str(item["question_id"]),
         b=known.b,
@@ -274,7 +275,7 @@ def _serve(
     key = bank.bank_key(category, language)
     question_id = keyed_uuid("placement", session_id, given)
     ability = abilities.get_ability(user_id, category)
-    seen = {str(item) for item in (ability or {}).get("seen_items") or []}
+    seen = set(ability.seen_items) if ability is not None else set()
     excluded = seen | {str(q.get("item_id") or q["question_id"]) for q in stored}
     context = SessionContext(planning.exposure_of(stored, graded, ability, "placement"))
     theta = posterior.estimate().theta
@@ -324,7 +325,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
         return PlacementNext(done=True, result=PlacementResult.model_validate_json(str(session["placement_result"])))
     if session.get("closed_at"):
         raise Conflict("SESSION_CLOSED", "this placement test was closed when you moved on to another session")
-    stored = questions.session_questions(session_id)
+    stored = questions.session_question_items(session_id)
     graded = attempts.session_attempts(session_id, consistent=True)
     answered = {str(attempt.get("question_id")) for attempt in graded}
     responses = responses_of(graded)

@@ -26,6 +26,7 @@ from slea.contracts.sessions import (
     StartRoundRequest,
 )
 from slea.dal import attempts, questions, rounds, sessions, usage
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
 from slea.measurement import scale
@@ -166,18 +167,19 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
 
 
-def _question_view(stored: dict[str, Any]) -> QuestionView:
+def _question_view(stored: StoredQuestion) -> QuestionView:
+    difficulty = stored.difficulty or 0  # Tool 5 saves every question with its label
     return QuestionView(
-        question_id=stored["question_id"],
-        round=stored.get("round", 1),
-        type=stored["item_type"],
-        stem=stored["stem"],
-        choices=stored.get("choices") or [],
-        difficulty=stored["difficulty"],
-        difficulty_level=scale.label_level(int(stored["difficulty"])),
-        category=stored["category"],
-        answered=bool(stored.get("answered_at")),
-        skipped=bool(stored.get("skipped_at")),
+        question_id=stored.question_id,
+        round=stored.round,
+        type=stored.item_type,
+        stem=stored.stem,
+        choices=list(stored.choices or ()),
+        difficulty=difficulty,
+        difficulty_level=scale.label_level(difficulty),
+        category=stored.category or "",
+        answered=bool(stored.answered_at),
+        skipped=bool(stored.skipped_at),
     )
 
 
@@ -246,16 +248,18 @@ def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecord
 
     session = sessions.record(session_id)
     _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
-    stored = questions.session_questions(session_id)
-    question = next((q for q in stored if q["question_id"] == question_id and round_logic.visible(q)), None)
+    stored = questions.session_question_items(session_id)
+    # The session's questions as stored items for the skip count (logic/rounds/skips.py), as records for the rules.
+    records = [stored_question(item) for item in stored]
+    question = next((q for q in records if q.question_id == question_id and round_logic.visible(q)), None)
     if question is None:
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
     done = SkipRecorded(session_id=session_id, question_id=question_id)
-    if question.get("skipped_at"):
+    if question.skipped_at:
         return done  # skipped already (this request's retry, or its round was over): counted once
     # The answer rules apply to a skip as to an answer: an answered, retired or over question, a
     # closed session.
-    refused = rules.refusal(question, "", stored, session_closed=bool((session or {}).get("closed_at")))
+    refused = rules.refusal(question, "", records, session_closed=bool((session or {}).get("closed_at")))
     if refused is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # a skip is a write to the learner model, as an answer is
@@ -270,11 +274,11 @@ def report_question(session_id: str, user_id: str, question_id: str, report: Rep
     require_owner(session_id, user_id)
     # Only a well-formed id is looked up, so only an item a reviewer's route can name is queued.
     stored = questions.get_question(question_id) if is_uuid(question_id) else None
-    if stored is None or stored.get("session_id") != session_id or not round_logic.visible(stored):
+    if stored is None or stored.session_id != session_id or not round_logic.visible(stored):
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
     # A copy drawn from the bank is reported on its bank item: that is what a reviewer fixes or
     # retires, and a reported item is held out of draws until they have.
-    target = str(stored.get("item_id") or question_id)
+    target = stored.item_id or question_id
     questions.report_question(
         target, {"reason": report.reason.strip(), "at": utc_now(), "by": user_id, "question_id": question_id}
     )
