@@ -8,23 +8,7 @@ from decimal import Decimal
 from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
-
-
-def stored_ability(posterior, version):
-    """The ability item get_ability reads back after one answer: the posterior, its estimate, the version."""
-    from slea.dal import abilities
-
-    estimate = posterior.estimate()
-    return abilities.stored_ability(
-        {
-            "entry": "ability#technical",
-            "posterior": posterior.to_stored(),
-            "theta": estimate.theta,
-            "se": estimate.se,
-            "answers": 1,
-            "version": version,
-        }
-    )
+from tests.unit.logic.ability_records import stored_ability
 
 
 def test_a_provisional_grade_counts_its_probability_capped_at_its_score_and_a_final_one_its_score():
