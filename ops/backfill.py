@@ -25,6 +25,7 @@ samconfig.toml's stack_name), or from ATTEMPTS_TABLE, TEMPLATES_TABLE and REVIEW
 when all three are set.
 """
 
+import functools
 import json
 import os
 import sys
@@ -156,20 +157,16 @@ def fill(rule: Rule, record: dict[str, Any]) -> bool:
     condition, values = rule.guard(record)
     names = {f"#f{n}": name for n, name in enumerate(fields)}
     values = {**values, **{f":f{n}": value for n, value in enumerate(fields.values())}}
-    try:
-        dynamodb(TOOL).update_item(
-            TableName=resource_name(rule.table_variable),
-            Key=to_item({name: record[name] for name in rule.key}),
-            UpdateExpression="SET " + ", ".join(f"#f{n} = :f{n}" for n in range(len(fields))),
-            ConditionExpression=condition,
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=to_item(values),
-        )
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-            return False
-        raise
-    return True
+    update = functools.partial(
+        dynamodb(TOOL).update_item,
+        TableName=resource_name(rule.table_variable),
+        Key=to_item({name: record[name] for name in rule.key}),
+        UpdateExpression="SET " + ", ".join(f"#f{n} = :f{n}" for n in range(len(fields))),
+        ConditionExpression=condition,
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues=to_item(values),
+    )
+    return cli.written_unless("ConditionalCheckFailedException", update)
 
 
 def backfill(

@@ -263,15 +263,12 @@ def _release(entry: str, item: dict[str, Any]) -> bool:
             "ExpressionAttributeValues": to_item({":stem": item.get("stem"), ":answer": item.get("answer_schema")}),
         }
     }
+    writes = [bank.release(fingerprint, str(item["question_id"])), check]
     with storage_errors("bank claim release"):
-        try:
-            writes = [bank.release(fingerprint, str(item["question_id"])), check]
-            dynamodb(TOOL).transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "TransactionCanceledException":
-                return False
-            raise
-    return True
+        return cli.written_unless(
+            "TransactionCanceledException",
+            lambda: dynamodb(TOOL).transact_write_items(TransactItems=writes),  # type: ignore[arg-type]
+        )
 
 
 def stale_claims(
