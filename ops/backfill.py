@@ -25,6 +25,7 @@ samconfig.toml's stack_name), or from ATTEMPTS_TABLE, TEMPLATES_TABLE and REVIEW
 when all three are set.
 """
 
+import dataclasses
 import functools
 import json
 import os
@@ -126,13 +127,7 @@ class Counts:
     changed_meanwhile: int = 0
 
     def report(self) -> dict[str, int]:
-        return {
-            "pages": self.pages,
-            "read": self.read,
-            "to_fill": self.to_fill,
-            "filled": self.filled,
-            "changed_meanwhile": self.changed_meanwhile,
-        }
+        return dataclasses.asdict(self)
 
 
 def _pages(rule: Rule, page_size: int) -> Iterator[tuple[list[dict[str, Any]], int]]:
