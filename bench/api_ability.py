@@ -48,6 +48,7 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")  # the figures on stdou
 prepare_process_environment()  # before slea is imported: Powertools reads the template's Globals then
 
 from bench.cat_simulation import SELF_ASSESSMENT_SD, SELF_LEVEL_CUT, TARGET_COVERAGE, TARGET_THETA_RMSE_20  # noqa: E402
+from bench.local_api import local_api  # noqa: E402
 from slea.measurement import irt, scale  # noqa: E402
 
 CATEGORY = "technical"
@@ -213,42 +214,27 @@ def _write_survey(profiles_table: Any, user_id: str, level: str) -> None:
 
 
 def measure(learners: int = LEARNERS, seed: int = SEED, surveys: bool = True) -> dict[str, Any]:
-    import boto3
-
-    from slea.security import rate_limits
-    from slea_local.demo_aws import seeded_local_aws
-    from slea_local.executions import LocalStepFunctions
-    from slea_local.http import serve_in_background
-
     rng = random.Random(seed)
     cohort = [(number, rng.gauss(0.0, 1.0)) for number in range(learners)]
     world = World(seed)
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
-    real_limit = rate_limits.limit
-    rate_limits.limit = lambda action: rate_limits.Limit(burst=10_000, interval_seconds=0.001)
-    try:
-        with seeded_local_aws() as aws, LocalStepFunctions(aws.runtime) as step_functions:
-            dynamodb = boto3.resource("dynamodb")
-            questions = dynamodb.Table(aws.cloud.table_name("QuestionsTable"))
-            profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
-            with serve_in_background(step_functions.runtime) as base:
-                for number, theta in cohort:
-                    level = self_level(theta, rng)  # drawn either way: the same cohort with or without surveys
-                    if surveys:
-                        _write_survey(profiles, learner_id(seed, number), level)
-                    results.append({"theta": theta, **run_learner(base, questions, world, number, theta, seed=seed)})
-                    row = results[-1]
-                    elapsed = time.perf_counter() - started
-                    print(
-                        f"api_ability: learner {number + 1}/{learners}: theta {theta:+.2f}, after 20 "
-                        f"{row['20']['theta']:+.2f} +- {Z95 * row['20']['se']:.2f}, {elapsed:.0f} s",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-            step_functions.wait_for_running()
-    finally:
-        rate_limits.limit = real_limit
+    with local_api() as api:
+        questions, profiles = api.table("QuestionsTable"), api.table("ProfilesTable")
+        for number, theta in cohort:
+            level = self_level(theta, rng)  # drawn either way: the same cohort with or without surveys
+            if surveys:
+                _write_survey(profiles, learner_id(seed, number), level)
+            results.append({"theta": theta, **run_learner(api.base, questions, world, number, theta, seed=seed)})
+            row = results[-1]
+            elapsed = time.perf_counter() - started
+            print(
+                f"api_ability: learner {number + 1}/{learners}: theta {theta:+.2f}, after 20 "
+                f"{row['20']['theta']:+.2f} +- {Z95 * row['20']['se']:.2f}, {elapsed:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+        api.step_functions.wait_for_running()
     return {**summarise(results, learners, seed, time.perf_counter() - started), "surveys": surveys}
 
 

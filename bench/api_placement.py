@@ -56,6 +56,7 @@ from bench.api_ability import (
     self_level,
     wilson,
 )
+from bench.local_api import local_api
 from slea.measurement import irt, scale
 
 LEARNERS, SEED = 30, 31
@@ -260,40 +261,25 @@ def measure(
     surveys: bool = True,
     misstate: bool = False,
 ) -> dict[str, Any]:
-    import boto3
-
-    from slea.security import rate_limits
-    from slea_local.demo_aws import seeded_local_aws
-    from slea_local.executions import LocalStepFunctions
-    from slea_local.http import serve_in_background
-
     rng = random.Random(seed)
     cohort = [(number, rng.gauss(0.0, 1.0)) for number in range(learners)]
     rows: list[dict[str, Any]] = []
     started = time.perf_counter()
-    real_limit = rate_limits.limit
-    rate_limits.limit = lambda action: rate_limits.Limit(burst=10_000, interval_seconds=0.001)
-    try:
-        with seeded_local_aws() as aws, LocalStepFunctions(aws.runtime) as step_functions:
-            dynamodb = boto3.resource("dynamodb")
-            questions = dynamodb.Table(aws.cloud.table_name("QuestionsTable"))
-            profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
-            with serve_in_background(step_functions.runtime) as base:
-                bench = Bench(base, questions, profiles, World(seed), seed)
-                warm = warm_up(bench, warm_rounds)
-                step_functions.wait_for_running()
-                warmed = time.perf_counter()
-                bank_before = bank_profile(bench.bank_items())
-                for number, theta in cohort:
-                    level = stated_level(theta, rng, misstate and number % 3 == 0)
-                    if surveys:
-                        _write_survey(profiles, learner_id(seed, number), level)
-                    rows.append({**place(bench, number, theta), "misstated": surveys and misstate and number % 3 == 0})
-                    _progress_line(rows[-1], number, learners, started)
-                step_functions.wait_for_running()
-                bank_after = bank_profile(bench.bank_items())
-    finally:
-        rate_limits.limit = real_limit
+    with local_api() as api:
+        profiles = api.table("ProfilesTable")
+        bench = Bench(api.base, api.table("QuestionsTable"), profiles, World(seed), seed)
+        warm = warm_up(bench, warm_rounds)
+        api.step_functions.wait_for_running()
+        warmed = time.perf_counter()
+        bank_before = bank_profile(bench.bank_items())
+        for number, theta in cohort:
+            level = stated_level(theta, rng, misstate and number % 3 == 0)
+            if surveys:
+                _write_survey(profiles, learner_id(seed, number), level)
+            rows.append({**place(bench, number, theta), "misstated": surveys and misstate and number % 3 == 0})
+            _progress_line(rows[-1], number, learners, started)
+        api.step_functions.wait_for_running()
+        bank_after = bank_profile(bench.bank_items())
     summary = summarise(rows)
     return {
         "learners": learners,

@@ -162,13 +162,11 @@ def _skipping_requests(request: Any, step_functions: Any, cloud: Any, session: s
 
     import boto3
 
-    started = request(
-        "start round 2 (nothing left in round 1)",
-        "POST",
-        f"/sessions/{session}/rounds",
-        {"category": "technical", "count": 3, "round": 2, "question_types": ["multiple_choice"]},
-    )
-    step_functions.watch(started["execution_arn"])
+    def round_of(kind: str, session: str, number: int, count: int, question_type: str) -> None:
+        body = {"category": "technical", "count": count, "round": number, "question_types": [question_type]}
+        step_functions.watch(request(kind, "POST", f"/sessions/{session}/rounds", body)["execution_arn"])
+
+    round_of("start round 2 (nothing left in round 1)", session, 2, 3, "multiple_choice")
     second = [
         q for q in request("list questions", "GET", f"/sessions/{session}/questions")["questions"] if q["round"] == 2
     ]
@@ -187,23 +185,11 @@ def _skipping_requests(request: Any, step_functions: Any, cloud: Any, session: s
     )
     request("summary (counting 2 skipped)", "GET", f"/sessions/{session}/summary")
     later = request("create session (previous: nothing left)", "POST", "/sessions")["session_id"]
-    started = request(
-        "start round",
-        "POST",
-        f"/sessions/{later}/rounds",
-        {"category": "technical", "count": 2, "round": 1, "question_types": ["true_false"]},
-    )
-    step_functions.watch(started["execution_arn"])
+    round_of("start round", later, 1, 2, "true_false")
     request("create session (previous: 2 left, counted)", "POST", "/sessions")
     request("learner ability (nothing past the limit)", "GET", "/learners/me/ability")
     newest = request("create session (previous: nothing started)", "POST", "/sessions")["session_id"]
-    started = request(
-        "start round 1 (no other session open)",
-        "POST",
-        f"/sessions/{newest}/rounds",
-        {"category": "technical", "count": 2, "round": 1, "question_types": ["true_false"]},
-    )
-    step_functions.watch(started["execution_arn"])
+    round_of("start round 1 (no other session open)", newest, 1, 2, "true_false")
     first = request("list questions", "GET", f"/sessions/{newest}/questions")["questions"][0]
     request("skip a question", "POST", f"/sessions/{newest}/questions/{first['question_id']}/skip")
 

@@ -67,6 +67,7 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "ERROR")
 prepare_process_environment()
 
 from bench.api_ability import Client, _answer_text, _wait_for_round  # noqa: E402
+from bench.local_api import local_api  # noqa: E402
 from slea.measurement import irt, scale  # noqa: E402
 
 CATEGORY = "technical"
@@ -184,14 +185,12 @@ def play_honestly(
 
 
 def patch_defences(stack: ExitStack, defences: bool, rest_after: int | None, cusum: tuple[float, float]) -> None:
-    """Rate limits lifted; with the defences off, no look-alike groups and no rest of either rule;
-    on, the compromise CUSUM's K and H as given (the production ones unless scaled down)."""
+    """With the defences off, no look-alike groups and no rest of either rule; on, the compromise
+    CUSUM's K and H as given (the production ones unless scaled down). (bench.local_api lifts the
+    rate limits.)"""
     from slea.dal import bank as bank_store
     from slea.measurement import compromise
-    from slea.security import rate_limits
 
-    unlimited = rate_limits.Limit(burst=10_000, interval_seconds=0.001)
-    stack.enter_context(mock.patch.object(rate_limits, "limit", return_value=unlimited))
     if rest_after is not None:
         stack.enter_context(mock.patch.object(bank_store, "REST_AFTER_DRAWS", rest_after))
     if not defences:
@@ -239,32 +238,17 @@ def fold_summary(sums: list[dict[str, Any]], stored: list[dict[str, Any]], h: fl
     }
 
 
-def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  # noqa: PLR0915
-    import boto3
-
-    from slea_local.demo_aws import seeded_local_aws
-    from slea_local.executions import LocalStepFunctions
-    from slea_local.http import serve_in_background
-    from slea_local.runtime import StreamPoller
-
+def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:
     seed = arguments.seed
     rng = random.Random(seed)
     rest_after = arguments.rest_after if defences else 10**9
     started = time.perf_counter()
     with ExitStack() as stack:
         patch_defences(stack, defences, rest_after, (arguments.cusum_k, arguments.cusum_h))
-        aws = stack.enter_context(seeded_local_aws())
-        step_functions = stack.enter_context(LocalStepFunctions(aws.runtime))
-        dynamodb = boto3.resource("dynamodb")
-        questions = dynamodb.Table(aws.cloud.table_name("QuestionsTable"))
-        profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
-        abilities = dynamodb.Table(aws.cloud.table_name("AbilitiesTable"))
-        base = stack.enter_context(serve_in_background(step_functions.runtime))
-        poller = StreamPoller(step_functions.runtime, "AttemptsTable")
-
-        def fold() -> None:
-            step_functions.wait_for_running()
-            poller.drain()
+        api = stack.enter_context(local_api())
+        step_functions, base, fold = api.step_functions, api.base, api.folding()
+        questions, profiles = api.table("QuestionsTable"), api.table("ProfilesTable")
+        abilities = api.table("AbilitiesTable")
 
         def guessing(stored: dict[str, Any], question: dict[str, Any]) -> bool:
             return rng.random() < irt.guess_floor(question["type"], len(question["choices"]) or None)
@@ -313,7 +297,7 @@ def scenario(arguments: argparse.Namespace, defences: bool) -> dict[str, Any]:  
         flagged = set(cast("dict[str, Any]", listed.get("learners") or {}))
         stored = questions.scan()["Items"]
         rested, compromised, farm = rested_items(stored)
-        sums = dynamodb.Table(aws.cloud.table_name("CalibrationSumsTable")).scan()["Items"]
+        sums = api.table("CalibrationSumsTable").scan()["Items"]
 
     def rate(group: list[str]) -> float:
         return round(sum(user in flagged for user in group) / len(group), 3) if group else 0.0

@@ -52,10 +52,13 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
+if TYPE_CHECKING:
+    from slea.contracts.llm import GradingItem
+
 DATA = REPO_ROOT / "bench" / "data"
 CASES = DATA / "grading_cases"
 HUMAN_CORRECT = 0.8  # the humans' share of the maximum at which an answer counts as correct
@@ -277,6 +280,20 @@ def human_agreement(grader: Grader, rows: list[dict[str, Any]]) -> dict[str, Any
 
 # ---------------------------------------------------------------------------- attacks
 NONSENSE = "purple elephants quietly dance across the frozen river while violins hum under seven moons"
+
+
+def case_item(case: dict[str, Any], answer: str) -> "GradingItem":
+    """`answer` to a question of the constructed cases (its `question`, `reference_answer` and
+    `keywords`), as Tool 6 grades a short answer."""
+    from slea.contracts.llm import GradingItem
+
+    return GradingItem(
+        question_type="short_answer",
+        user_answer=answer,
+        stem=case["question"],
+        reference_answer=case["reference_answer"],
+        correct_keywords=case["keywords"],
+    )
 
 
 def attacks(case: dict[str, Any], other_references: list[str]) -> Iterator[tuple[str, str]]:

@@ -31,6 +31,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
+from bench.grading_agreement import case_item  # noqa: E402
+
 CASES = REPO_ROOT / "bench" / "data" / "grading_cases"
 SEEDS = 5
 NONSENSE = {
@@ -86,21 +88,11 @@ def attacks(case: dict[str, Any], others: list[dict[str, Any]], language: str) -
 
 
 def measure() -> dict[str, Any]:
-    from slea.contracts.llm import GradingItem
     from slea.grading.answer_groups import Exemplar
     from slea.grading.other_items import Reference
     from slea.grading.reference_prints import sketch
     from slea.llm.offline.short_answers import grade_with_evidence
     from slea.logic.answering import grading
-
-    def item(case: dict[str, Any], answer: str) -> GradingItem:
-        return GradingItem(
-            question_type="short_answer",
-            user_answer=answer,
-            stem=case["question"],
-            reference_answer=case["reference_answer"],
-            correct_keywords=case["keywords"],
-        )
 
     results: dict[str, Any] = {}
     for language in ("english", "korean"):
@@ -111,7 +103,7 @@ def measure() -> dict[str, Any]:
             others = found[index + 1 :] + found[:index]
             exemplars = []
             for number, text in enumerate([case["reference_answer"], case["reference_answer"] + "."]):
-                probability = grade_with_evidence(item(case, text)).probability_correct
+                probability = grade_with_evidence(case_item(case, text)).probability_correct
                 exemplars.append(Exemplar(f"e{number}", text, True, 100, probability))
             context = {
                 "exemplars": exemplars,
@@ -120,11 +112,11 @@ def measure() -> dict[str, Any]:
                 "prints": grading.OtherPrints(prints, (case["question"],)),
             }
             for kind, answer in attacks(case, others, language):
-                outcomes[kind].append(grading.grade(item(case, answer), **context))
+                outcomes[kind].append(grading.grade(case_item(case, answer), **context))
             for row in rows(language):
                 if row["question"] == case["question"] and row["kind"] in ("textbook", "paraphrase"):
-                    outcomes[f"honest_{row['kind']}"].append(grading.grade(item(case, row["answer"]), **context))
-                    outcomes[f"honest_{row['kind']}_alone"].append(grading.grade(item(case, row["answer"])))
+                    outcomes[f"honest_{row['kind']}"].append(grading.grade(case_item(case, row["answer"]), **context))
+                    outcomes[f"honest_{row['kind']}_alone"].append(grading.grade(case_item(case, row["answer"])))
         results[language] = {
             kind: {
                 "cases": len(graded),

@@ -61,6 +61,7 @@ prepare_process_environment()
 
 from bench.api_ability import CATEGORY, Client, World  # noqa: E402
 from bench.collusion import INTERESTS, QUESTION_TYPES, play  # noqa: E402
+from bench.local_api import local_api  # noqa: E402
 from slea.measurement import irt, scale  # noqa: E402
 
 FORMS = (("Engineer", "Backend services"), ("Engineer", "Data pipelines"), ("Analyst", "Reports"))
@@ -221,14 +222,7 @@ def reported_ability(client: Client) -> dict[str, Any] | None:
 def measure(  # noqa: PLR0915 - one cohort, start to end
     learners: int, forms: int, rounds: int, count: int, seed: int, *, choice_only: bool = False
 ) -> dict[str, Any]:
-    import boto3
-
     from slea.llm.offline import OfflineProvider
-    from slea.security import rate_limits
-    from slea_local.demo_aws import seeded_local_aws
-    from slea_local.executions import LocalStepFunctions
-    from slea_local.http import serve_in_background
-    from slea_local.runtime import StreamPoller
 
     calls: list[int] = []
     real = OfflineProvider.generate_questions
@@ -249,20 +243,10 @@ def measure(  # noqa: PLR0915 - one cohort, start to end
     shown_short: list[dict[str, Any]] = []
     with ExitStack() as stack:
         log.patches(stack)
-        unlimited = rate_limits.Limit(burst=10_000, interval_seconds=0.001)
-        stack.enter_context(mock.patch.object(rate_limits, "limit", return_value=unlimited))
         stack.enter_context(mock.patch.object(OfflineProvider, "generate_questions", counted))
-        aws = stack.enter_context(seeded_local_aws())
-        step_functions = stack.enter_context(LocalStepFunctions(aws.runtime))
-        dynamodb = boto3.resource("dynamodb")
-        questions = dynamodb.Table(aws.cloud.table_name("QuestionsTable"))
-        profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
-        base = stack.enter_context(serve_in_background(step_functions.runtime))
-        poller = StreamPoller(step_functions.runtime, "AttemptsTable")
-
-        def fold() -> None:
-            step_functions.wait_for_running()
-            poller.drain()
+        api = stack.enter_context(local_api())
+        step_functions, base, fold = api.step_functions, api.base, api.folding()
+        questions, profiles = api.table("QuestionsTable"), api.table("ProfilesTable")
 
         users = [learner(seed, number) for number in range(learners)]
         for number, user in enumerate(users):
@@ -319,7 +303,7 @@ def measure(  # noqa: PLR0915 - one cohort, start to end
         step_functions.wait_for_running()
         refit = step_functions.run("CalibrationRefitStateMachine", {"poll_seconds": 1}, name=f"honest-{seed}")
         assert refit.status == "SUCCEEDED", refit.cause
-        abilities = dynamodb.Table(aws.cloud.table_name("AbilitiesTable"))
+        abilities = api.table("AbilitiesTable")
         listed = abilities.get_item(Key={"user_id": "#review", "entry": "person-fit"}).get("Item") or {}
         flagged = set(listed.get("learners") or {})
         stored = questions.scan()["Items"]

@@ -4,16 +4,14 @@ emit (LLMCalls, by Operation and Provider). Target: <= 2 for a round of 5.
     python bench/llm_calls.py [--count 5]
 """
 
-import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from slea_local.demo_aws import DEMO_USER, seeded_local_aws  # noqa: E402
+from bench.command import print_measure
+from slea_local.demo_aws import DEMO_USER, seeded_local_aws
 
 
 def measure(count: int = 5) -> dict[str, Any]:
@@ -58,9 +56,7 @@ def measure(count: int = 5) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=5)
-    print(json.dumps(measure(parser.parse_args().count), indent=2))
+    print_measure(measure, __doc__, ("--count", 5))
 
 
 if __name__ == "__main__":

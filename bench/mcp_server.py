@@ -5,7 +5,6 @@ every call < 25 s).
     python bench/mcp_server.py [--runs 200]
 """
 
-import argparse
 import json
 import statistics
 import sys
@@ -17,6 +16,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
+from bench.command import print_measure  # noqa: E402
 from slea_local.demo_aws import DEMO_USER, seeded_local_aws  # noqa: E402
 
 USER = DEMO_USER
@@ -79,9 +79,7 @@ def measure(runs: int = 200) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=200)
-    print(json.dumps(measure(parser.parse_args().runs), indent=2))
+    print_measure(measure, __doc__, ("--runs", 200))
 
 
 if __name__ == "__main__":

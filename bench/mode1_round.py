@@ -6,18 +6,16 @@ offline round (median of 10, target < 2 s), and LLM calls per round from the EMF
     python bench/mode1_round.py [--runs 10]
 """
 
-import argparse
-import json
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from slea_local.demo_aws import DEMO_USER, seeded_local_aws  # noqa: E402
+from bench.command import print_measure
+from slea_local.demo_aws import DEMO_USER, seeded_local_aws
 
 
 def measure(runs: int = 10) -> dict[str, Any]:
@@ -51,9 +49,7 @@ def measure(runs: int = 10) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10)
-    print(json.dumps(measure(parser.parse_args().runs), indent=2))
+    print_measure(measure, __doc__, ("--runs", 10))
 
 
 if __name__ == "__main__":

@@ -5,17 +5,15 @@ Target: at most 2 (one explanation per correct/incorrect, then cached).
     python bench/mode2_answers.py [--answers 100]
 """
 
-import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from slea_local.demo_aws import DEMO_USER, seeded_local_aws  # noqa: E402
+from bench.command import print_measure
+from slea_local.demo_aws import DEMO_USER, seeded_local_aws
 
 
 def measure(answers: int = 100) -> dict[str, Any]:
@@ -61,9 +59,7 @@ def measure(answers: int = 100) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--answers", type=int, default=100)
-    print(json.dumps(measure(parser.parse_args().answers), indent=2))
+    print_measure(measure, __doc__, ("--answers", 100))
 
 
 if __name__ == "__main__":

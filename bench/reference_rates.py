@@ -7,14 +7,14 @@ offered to the Korean learner, titled "영문 자료: ...").
     PYTHONPATH=layers/slea:. .venv/bin/python bench/reference_rates.py [--answers 20] [--rounds-of 5]
 """
 
-import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
+
+from bench.command import print_measure  # noqa: E402
 
 LEARNERS = {
     "en": "550e8400-e29b-41d4-a716-446655440000",  # the demo's backend engineer, profile language en
@@ -77,11 +77,7 @@ def measure(answers: int = 20, rounds_of: int = 5) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--answers", type=int, default=20)
-    parser.add_argument("--rounds-of", type=int, default=5)
-    arguments = parser.parse_args()
-    print(json.dumps(measure(arguments.answers, arguments.rounds_of), indent=2))
+    print_measure(measure, __doc__, ("--answers", 20), ("--rounds-of", 5))
 
 
 if __name__ == "__main__":

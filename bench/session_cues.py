@@ -16,8 +16,6 @@ Target: at most 5% of later multiple-choice items cued.
     python bench/session_cues.py [--learners 12] [--rounds 2] [--count 10] [--seed 11]
 """
 
-import argparse
-import json
 import os
 import random
 import re
@@ -25,10 +23,8 @@ import sys
 import time
 import unicodedata
 import uuid
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
@@ -41,6 +37,8 @@ prepare_process_environment()
 
 from bench.api_ability import Client, _answer_text, _wait_for_round  # noqa: E402
 from bench.collusion import CATEGORY, QUESTION_TYPES, survey  # noqa: E402
+from bench.command import print_measure  # noqa: E402
+from bench.local_api import local_api  # noqa: E402
 
 WORD = re.compile(r"\w+")
 DEFINITION_WORDS = 4
@@ -132,34 +130,20 @@ def play_session(client: Client, questions: Any, rounds: int, count: int, rng: r
 
 
 def measure(learners: int, rounds: int, count: int, seed: int) -> dict[str, Any]:
-    import boto3
-
-    from slea.security import rate_limits
-    from slea_local.demo_aws import seeded_local_aws
-    from slea_local.executions import LocalStepFunctions
-    from slea_local.http import serve_in_background
-
     rng = random.Random(seed)
     started = time.perf_counter()
     later = cued = 0
     examples: list[str] = []
-    with ExitStack() as stack:
-        unlimited = rate_limits.Limit(burst=10_000, interval_seconds=0.001)
-        stack.enter_context(mock.patch.object(rate_limits, "limit", return_value=unlimited))
-        aws = stack.enter_context(seeded_local_aws())
-        step_functions = stack.enter_context(LocalStepFunctions(aws.runtime))
-        dynamodb = boto3.resource("dynamodb")
-        questions = dynamodb.Table(aws.cloud.table_name("QuestionsTable"))
-        profiles = dynamodb.Table(aws.cloud.table_name("ProfilesTable"))
-        base = stack.enter_context(serve_in_background(step_functions.runtime))
+    with local_api() as api:
+        questions, profiles = api.table("QuestionsTable"), api.table("ProfilesTable")
         for number in range(learners):
             user = str(uuid.uuid5(uuid.NAMESPACE_URL, f"slea-bench-session-cues:{seed}:{number}"))
             survey(profiles, user, f"Engineer {number}", f"Team {number}")
-            result = play_session(Client(base, user), questions, rounds, count, rng)
+            result = play_session(Client(api.base, user), questions, rounds, count, rng)
             later, cued = later + result["later"], cued + result["cued"]
             examples.extend(result["examples"])
             print(f"session_cues: learner {number + 1}: {result['cued']} of {result['later']}", file=sys.stderr)
-        step_functions.wait_for_running()
+        api.step_functions.wait_for_running()
     return {
         "learners": learners,
         "rounds": rounds,
@@ -173,13 +157,7 @@ def measure(learners: int, rounds: int, count: int, seed: int) -> dict[str, Any]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--learners", type=int, default=12)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--count", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=11)
-    arguments = parser.parse_args()
-    print(json.dumps(measure(arguments.learners, arguments.rounds, arguments.count, arguments.seed)))
+    print_measure(measure, __doc__, ("--learners", 12), ("--rounds", 2), ("--count", 10), ("--seed", 11))
 
 
 if __name__ == "__main__":

@@ -4,8 +4,6 @@ large templates table holding the same matching candidates. Target: equal.
     python bench/template_search.py [--small 1000] [--large 50000]
 """
 
-import argparse
-import json
 import random
 import sys
 import time
@@ -16,6 +14,7 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from bench.command import print_measure  # noqa: E402
 from slea_local.cloud import LocalCloud, prepare_process_environment  # noqa: E402
 
 REQUEST = {"interests": ["LLM", "RAG", "Agent Architecture"], "difficulty": 7, "category": "technical"}
@@ -92,11 +91,7 @@ def measure(small: int, large: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--small", type=int, default=1_000)
-    parser.add_argument("--large", type=int, default=50_000)
-    args = parser.parse_args()
-    print(json.dumps(measure(args.small, args.large), indent=2))
+    print_measure(measure, __doc__, ("--small", 1_000), ("--large", 50_000))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ samconfig.toml's stack_name), or from ATTEMPTS_TABLE, TEMPLATES_TABLE and REVIEW
 when all three are set.
 """
 
-import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -127,13 +127,7 @@ class Counts:
     changed_meanwhile: int = 0
 
     def report(self) -> dict[str, int]:
-        return {
-            "pages": self.pages,
-            "read": self.read,
-            "to_fill": self.to_fill,
-            "filled": self.filled,
-            "changed_meanwhile": self.changed_meanwhile,
-        }
+        return dataclasses.asdict(self)
 
 
 def _pages(rule: Rule, page_size: int) -> Iterator[tuple[list[dict[str, Any]], int]]:
@@ -206,13 +200,7 @@ def _progress(rule: Rule, counts: Counts) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    usage, _, about = (__doc__ or "").partition("\n(")
-    parser = argparse.ArgumentParser(
-        prog="python -m ops.backfill",
-        description=usage,
-        epilog="(" + about,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.argument_parser("python -m ops.backfill", __doc__)
     cli.add_aws_options(parser)
     parser.add_argument("--dry-run", action="store_true", help="count what would be filled; write nothing")
     parser.add_argument("--only", choices=[rule.name for rule in RULES], action="append", help="this backfill only")

@@ -28,7 +28,6 @@ outputs (--stack, else SLEA_STACK, else samconfig.toml's stack_name), or from QU
 ABILITIES_TABLE when both are set.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -264,15 +263,12 @@ def _release(entry: str, item: dict[str, Any]) -> bool:
             "ExpressionAttributeValues": to_item({":stem": item.get("stem"), ":answer": item.get("answer_schema")}),
         }
     }
+    writes = [bank.release(fingerprint, str(item["question_id"])), check]
     with storage_errors("bank claim release"):
-        try:
-            writes = [bank.release(fingerprint, str(item["question_id"])), check]
-            dynamodb(TOOL).transact_write_items(TransactItems=writes)  # type: ignore[arg-type]
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "TransactionCanceledException":
-                return False
-            raise
-    return True
+        return cli.written_unless(
+            "TransactionCanceledException",
+            lambda: dynamodb(TOOL).transact_write_items(TransactItems=writes),  # type: ignore[arg-type]
+        )
 
 
 def stale_claims(
@@ -343,13 +339,7 @@ def _stack(explicit: str | None) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    usage, _, about = (__doc__ or "").partition("\n(")
-    parser = argparse.ArgumentParser(
-        prog="slea-bank-fingerprints",
-        description=usage,
-        epilog="(" + about,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.argument_parser("slea-bank-fingerprints", __doc__)
     cli.add_aws_options(parser)
     parser.add_argument("--page-size", type=int, default=PAGE_SIZE, help="questions read per page")
     parser.add_argument("--pages", type=int, default=None, help="stop after this many pages (default: all)")

@@ -68,6 +68,18 @@ def resolve_stack(explicit: str | None, environ: Mapping[str, str] | None = None
     return explicit or environ.get("SLEA_STACK") or samconfig_value("stack_name")
 
 
+def argument_parser(prog: str, doc: str | None, epilog_from: str = "\n(") -> argparse.ArgumentParser:
+    """A command's parser from its module docstring: the text before `epilog_from` is the usage
+    shown above the options, the rest (from `epilog_from` on) the epilog below them, both as written."""
+    usage, found, about = (doc or "").partition(epilog_from)
+    return argparse.ArgumentParser(
+        prog=prog,
+        description=usage,
+        epilog=found.lstrip("\n") + about,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def add_aws_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stack", help="CloudFormation stack name (default: SLEA_STACK, else samconfig.toml's stack_name)"
@@ -102,6 +114,18 @@ def stack_outputs(stack: str, wanted: Mapping[str, str]) -> dict[str, str]:
             f"stack {stack} has no output {', '.join(missing)}: is it deployed from this template.yaml?", EXIT_CONFIG
         )
     return {name: outputs[key] for name, key in wanted.items()}
+
+
+def written_unless(refusal: str, write: Callable[[], object]) -> bool:
+    """Run `write` (one DynamoDB write with a condition): False if DynamoDB refused it with the
+    error code `refusal` (what it checked had changed), True once written."""
+    try:
+        write()
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") == refusal:
+            return False
+        raise
+    return True
 
 
 def _message(error: BaseException) -> tuple[str, int]:

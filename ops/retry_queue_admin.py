@@ -13,7 +13,6 @@ as a receive, and the retry queue dead-letters a message after 5 receives: peek 
 queue sparingly.
 """
 
-import argparse
 import json
 import os
 import sys
@@ -79,13 +78,7 @@ def redrive(urls: dict[str, str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    usage, _, about = (__doc__ or "").partition("\n(")
-    parser = argparse.ArgumentParser(
-        prog="slea-retry-queue",
-        description=usage,
-        epilog="(" + about,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.argument_parser("slea-retry-queue", __doc__)
     parser.add_argument("command", choices=["count", "peek", "redrive"])
     cli.add_aws_options(parser)
     parser.add_argument("--queue", choices=["dead-letter", "retry"], default="dead-letter", help="for peek")

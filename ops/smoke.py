@@ -15,7 +15,6 @@ DescribeUserPoolClient on the pool; the API is called as the web app calls it, w
 token. The user is `smoke-<random>@example.com`, created without an invitation e-mail.
 """
 
-import argparse
 import json
 import secrets
 import sys
@@ -291,13 +290,7 @@ def target_of_local(url: str) -> Target:
 
 
 def main(argv: list[str] | None = None) -> int:
-    usage, _, about = (__doc__ or "").partition("\nThe stack's")
-    parser = argparse.ArgumentParser(
-        prog="python -m ops.smoke",
-        description=usage,
-        epilog="The stack's" + about,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.argument_parser("python -m ops.smoke", __doc__, "\nThe stack's")
     cli.add_aws_options(parser)
     parser.add_argument("--url", help="the HTTP API's base URL, instead of the stack's output HttpApiUrl")
     parser.add_argument("--user-pool-id", help="with --url: the user pool")

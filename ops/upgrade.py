@@ -345,13 +345,7 @@ def target_template(explicit: str | None) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    usage, _, about = (__doc__ or "").partition("\n(")
-    parser = argparse.ArgumentParser(
-        prog="python -m ops.upgrade",
-        description=usage,
-        epilog="(" + about,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.argument_parser("python -m ops.upgrade", __doc__)
     cli.add_aws_options(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the plan; deploy nothing")
     parser.add_argument("--template", help="the template to deploy (default: the built one, else template.yaml)")

@@ -15,7 +15,6 @@ keeps its groups until it expires, an hour). Remove deletes the sign-in, not the
 (sessions, answers), which stay keyed by their subject.
 """
 
-import argparse
 import json
 import sys
 from typing import Any
@@ -155,13 +154,7 @@ def remove(pool_id: str, email: str) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    usage, _, about = (__doc__ or "").partition("\n(")
-    parser = argparse.ArgumentParser(
-        prog="slea-users",
-        description=usage,
-        epilog="(" + about,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    parser = cli.argument_parser("slea-users", __doc__)
     parser.add_argument("command", choices=["invite", "groups", "list", "remove"])
     parser.add_argument("email", nargs="?", help="the user's e-mail address (all but list)")
     cli.add_aws_options(parser)

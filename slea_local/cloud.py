@@ -22,6 +22,7 @@ from moto.stepfunctions.parser.models import StepFunctionsParserBackend
 
 from slea_local import REPO_ROOT
 from slea_local.fast_transactions import FastTransactions
+from slea_local.patches import Patches
 from slea_local.template import Template, repository_template
 
 REGION = "us-east-1"
@@ -450,7 +451,7 @@ class _AtomicItemWrites:
 
     def __init__(self) -> None:
         self._lock = threading.RLock()  # transact_write_items calls put_item and update_item
-        self._patches: list[Any] = []
+        self._patches = Patches()
 
     def start(self) -> None:
         from moto.dynamodb.models import DynamoDBBackend
@@ -462,14 +463,10 @@ class _AtomicItemWrites:
                 with self._lock:
                     return _original(*args, **kwargs)
 
-            patch = mock.patch.object(DynamoDBBackend, name, locked)
-            patch.start()
-            self._patches.append(patch)
+            self._patches.start(mock.patch.object(DynamoDBBackend, name, locked))
 
     def stop(self) -> None:
-        for patch in reversed(self._patches):
-            patch.stop()
-        self._patches.clear()
+        self._patches.stop()
 
 
 class _PoolSigningKey:

@@ -14,6 +14,7 @@ from moto.awslambda_simple.models import LambdaSimpleBackend
 from moto.stepfunctions.parser.asl.component.common.retry import retrier_decl
 
 from slea_local.cloud import REGION
+from slea_local.patches import Patches
 from slea_local.runtime import LocalRuntime
 
 
@@ -49,22 +50,17 @@ class LocalStepFunctions:
         self.runtime = runtime
         self.wait_on_retry = wait_on_retry
         self.retry_waits: list[float] = []  # seconds each Retry would have slept
-        self._patches: list[Any] = []
+        self._patches = Patches()
 
     def __enter__(self) -> "LocalStepFunctions":
-        self._patches = [mock.patch.object(LambdaSimpleBackend, "invoke", self._invoke_lambda, create=False)]
+        self._patches.start(mock.patch.object(LambdaSimpleBackend, "invoke", self._invoke_lambda, create=False))
         if not self.wait_on_retry:
-            self._patches.append(
-                mock.patch.object(retrier_decl, "time", SimpleNamespace(sleep=self.retry_waits.append))
-            )
-        for patch in self._patches:
-            patch.start()
+            self._patches.start(mock.patch.object(retrier_decl, "time", SimpleNamespace(sleep=self.retry_waits.append)))
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.wait_for_running()
-        for patch in reversed(self._patches):
-            patch.stop()
+        self._patches.stop()
 
     def wait_for_running(self, timeout: float = 120) -> None:
         """Let executions started in the background (e.g. by the HTTP API) finish: their tasks

@@ -31,6 +31,8 @@ from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
+from slea_local.patches import Patches
+
 # The moto release whose transact_write_items this was read against: copying is replaced only
 # there (another release may copy or roll back differently; it then keeps its own behaviour,
 # with a warning, until someone reads it again and updates this).
@@ -83,7 +85,7 @@ class FastTransactions:
         self.items_copied = 0
         self.tables_copied = 0
         self._live_tables = threading.local()  # tables moto's copy passes through, per thread
-        self._patches: list[Any] = []
+        self._patches = Patches()
 
     def start(self) -> None:
         import moto
@@ -108,13 +110,10 @@ class FastTransactions:
             mock.patch.object(models.DynamoDBBackend, "transact_write_items", transact_write_items),
             mock.patch.object(models, "copy", copy_module),
         ):
-            patch.start()
-            self._patches.append(patch)
+            self._patches.start(patch)
 
     def stop(self) -> None:
-        for patch in reversed(self._patches):
-            patch.stop()
-        self._patches.clear()
+        self._patches.stop()
 
     @property
     def active(self) -> bool:

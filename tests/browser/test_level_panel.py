@@ -132,29 +132,35 @@ def _history_of_one_day(thetas: list[float], se: float = 0.4) -> list[dict[str, 
     ]
 
 
+def _one_day_of(thetas: list[float], se: float, level: str, updated_at: str) -> dict[str, Any]:
+    """GET /learners/me/ability after one day of answers in technical, each's estimate in `thetas`."""
+    ability = {
+        "category": "technical",
+        "theta": thetas[-1],
+        "se": se,
+        "level": level,
+        "answers": len(thetas),
+        "updated_at": updated_at,
+        "answers_to_precision": 40,
+    }
+    return {"abilities": [ability], "history": _history_of_one_day(thetas)}
+
+
+def _panel_showing(page: Any, server: str, learner: str, measured: dict[str, Any]) -> None:
+    """The learner page of `learner`, its ability read as `measured`: the panel and its chart shown."""
+    page.route("**/learners/me/ability", lambda route: route.fulfill(json=measured))
+    sign_in_as(page, server, learner)
+    page.wait_for_selector("#ability .ability svg", state="visible")
+
+
 @pytest.mark.parametrize(("viewport", "device"), [(LAPTOP, "laptop"), (PHONE, "phone")])
 def test_five_right_answers_in_a_row_read_as_a_rise_over_those_five(server, new_page, viewport, device):
     # The case the panel once got wrong: after five right answers (-1.6 -> -1.0) it said
     # "Falling: from -0.8 to -1.0", comparing with the very first answer.
     thetas = [-0.3, -0.5, -0.8, -0.9, -1.1, -1.2, -1.3, -1.4, -1.5, -1.4, -1.6, -1.6, -1.6, -1.5, -1.3, -1.2, -1.0]
-    measured = {
-        "abilities": [
-            {
-                "category": "technical",
-                "theta": -1.0,
-                "se": 0.66,
-                "level": "beginner",
-                "answers": len(thetas),
-                "updated_at": "2026-11-26T10:17:00Z",
-                "answers_to_precision": 40,
-            }
-        ],
-        "history": _history_of_one_day(thetas),
-    }
+    measured = _one_day_of(thetas, se=0.66, level="beginner", updated_at="2026-11-26T10:17:00Z")
     page = new_page(viewport)
-    page.route("**/learners/me/ability", lambda route: route.fulfill(json=measured))
-    sign_in_as(page, server, ENGLISH_LEARNER)
-    page.wait_for_selector("#ability .ability svg", state="visible")
+    _panel_showing(page, server, ENGLISH_LEARNER, measured)
     assert_panel_matches(page, measured, "en")
     block = page.locator("#ability .ability")
     assert block.locator(".ability-trend").inner_text() == (
@@ -206,9 +212,7 @@ def test_an_answers_row_keeps_its_value_and_a_re_estimate_is_a_row_that_says_why
         "history": history,
     }
     page = new_page(LAPTOP)
-    page.route("**/learners/me/ability", lambda route: route.fulfill(json=measured))
-    sign_in_as(page, server, ENGLISH_LEARNER)
-    page.wait_for_selector("#ability .ability svg", state="visible")
+    _panel_showing(page, server, ENGLISH_LEARNER, measured)
     rows = page.locator("#ability .ability tbody tr")
 
     def cells(index: int) -> tuple[str, str]:
@@ -231,24 +235,9 @@ def test_an_answers_row_keeps_its_value_and_a_re_estimate_is_a_row_that_says_why
 def test_a_small_fall_is_said_with_its_size_and_the_level_word_in_korean(server, korean_page, viewport, device):
     # The case a Korean learner met: "변화 없음" beside -1.7 -> -1.8, and "지금 기술 수준: novice".
     thetas = [-1.7, -1.8]
-    measured = {
-        "abilities": [
-            {
-                "category": "technical",
-                "theta": -1.8,
-                "se": 0.9,
-                "level": "novice",
-                "answers": len(thetas),
-                "updated_at": "2026-11-26T10:02:00Z",
-                "answers_to_precision": 40,
-            }
-        ],
-        "history": _history_of_one_day(thetas),
-    }
+    measured = _one_day_of(thetas, se=0.9, level="novice", updated_at="2026-11-26T10:02:00Z")
     page = korean_page(viewport)
-    page.route("**/learners/me/ability", lambda route: route.fulfill(json=measured))
-    sign_in_as(page, server, KOREAN_LEARNER)
-    page.wait_for_selector("#ability .ability svg", state="visible")
+    _panel_showing(page, server, KOREAN_LEARNER, measured)
     block = page.locator("#ability .ability")
     trend = block.locator(".ability-trend").inner_text()
     assert trend == "마지막 답 1개 동안 0.1 소폭 하락 (\u22121.7 → \u22121.8).", trend

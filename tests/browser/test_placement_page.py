@@ -102,6 +102,19 @@ def focused(page: Any) -> str:
     return str(page.evaluate("document.activeElement && document.activeElement.id"))
 
 
+def _question_shown(page: Any, title: str, question: dict[str, Any], progress: str, title_focused: bool) -> None:
+    """The open question on the page under `title` (the title focused, unless the page was just
+    loaded): its stem and the progress line as the server sent them."""
+    on_the_title = " && document.activeElement.id === 'question-title'" if title_focused else ""
+    page.wait_for_function(
+        f"title => !document.querySelector('#question').hidden{on_the_title}"
+        " && document.querySelector('#question-title').textContent === title",
+        arg=title,
+    )
+    assert page.text_content("#stem") == question["stem"]
+    assert page.text_content("#placement-progress") == progress
+
+
 @pytest.mark.parametrize(
     ("viewport", "device", "user", "language"),
     [(LAPTOP, "laptop", ENGLISH_LEARNER, "en"), (PHONE, "phone", KOREAN_LEARNER, "ko")],
@@ -139,13 +152,7 @@ def test_find_my_level_from_an_empty_bank_to_the_result(
         asked.append(question["question_id"])
         number = len(asked)
         title = f"수준 찾기 · {number}번째 문항" if language == "ko" else f"Level test · question {number}"
-        page.wait_for_function(
-            "title => !document.querySelector('#question').hidden && document.activeElement.id === 'question-title'"
-            " && document.querySelector('#question-title').textContent === title",
-            arg=title,
-        )
-        assert page.text_content("#stem") == question["stem"]
-        assert page.text_content("#placement-progress") == progress_line(step["progress"], language)
+        _question_shown(page, title, question, progress_line(step["progress"], language), title_focused=True)
         assert page.get_attribute("#placement-progress", "aria-live") == "polite"
         assert step["progress"]["answered"] == len(asked) - 1
         if len(asked) == 2:
@@ -154,13 +161,7 @@ def test_find_my_level_from_an_empty_bank_to_the_result(
                 _no_english(page, "question")
             # A reload resumes the test at the same open question (the server's record).
             page.reload()
-            page.wait_for_function(
-                "title => !document.querySelector('#question').hidden"
-                " && document.querySelector('#question-title').textContent === title",
-                arg=title,
-            )
-            assert page.text_content("#stem") == question["stem"]
-            assert page.text_content("#placement-progress") == progress_line(step["progress"], language)
+            _question_shown(page, title, question, progress_line(step["progress"], language), title_focused=False)
         answer_on_screen(page)
         with page.expect_response(next_response, timeout=60_000) as following:
             page.click("#next")

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import PHONE, screenshot
-from tests.browser.test_review_page import LAPTOP
+from tests.browser.test_review_page import LAPTOP, override_on_the_desk
 from tests.browser.test_review_page import sign_in_as_development_reviewer as _sign_in
 from tests.integration.test_review_queue_views import seed_queue
 
@@ -21,10 +21,7 @@ def test_an_override_is_undone_from_the_recent_reviews_with_a_reason(
     page = new_page(viewport)
     _sign_in(page, server)
     answer = page.locator('article[data-entry="ra-000"]')
-    answer.get_by_label("Corrected score").fill("85")
-    answer.get_by_label("Reason for your decision").fill("Right idea.")
-    answer.get_by_role("button", name="Override score").click()
-    answer.wait_for(state="detached")
+    override_on_the_desk(answer)
 
     page.get_by_role("button", name="Recent reviews").click()
     page.wait_for_selector("#recent-rows tr")

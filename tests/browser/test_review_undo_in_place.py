@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.browser.conftest import screenshot
 from tests.browser.test_review_groups import _api, seed_group
-from tests.browser.test_review_page import LAPTOP
+from tests.browser.test_review_page import LAPTOP, override_on_the_desk
 from tests.browser.test_review_page import sign_in_as_development_reviewer as _sign_in
 from tests.browser.test_review_queue_state import BY_GROUP, _counts_are_the_servers, _members, _switch
 from tests.integration.test_review_queue_views import _table, seed_queue
@@ -33,10 +33,7 @@ def test_an_override_is_undone_in_place(server, new_page, step_functions):
     page = new_page(LAPTOP)
     _sign_in(page, server)
     answer = page.locator('#entries > article[data-entry="ra-000"]')
-    answer.get_by_label("Corrected score").fill("85")
-    answer.get_by_label("Reason for your decision").fill("Right idea.")
-    answer.get_by_role("button", name="Override score").click()
-    answer.wait_for(state="detached")
+    override_on_the_desk(answer)
     assert page.inner_text("#review-status") == "Score changed: 40 → 85 (correct; correct from 80)."
     asked = page.inner_text("#undo-what")
     assert asked.startswith("Undo the change of score on “Explain item 0 of the queue.” · ")

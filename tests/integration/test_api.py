@@ -44,8 +44,8 @@ def start(http, session="s1", user=ALICE, **changes):
     return http("POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 3, **changes}, user)
 
 
-def wait_for_questions(http, session="s1", user=ALICE, count=3):
-    for _ in range(200):
+def wait_for_questions(http, session="s1", user=ALICE, count=3, polls=200):
+    for _ in range(polls):
         status, _, body = http("GET", f"/sessions/{session}/questions", None, user)
         if status == 200 and len(body["questions"]) >= count:
             return body["questions"]

@@ -112,19 +112,25 @@ def flag(cloud, user, category="technical"):
     )
 
 
+def look_alikes_rest_nothing(steps, accounts, sessions):
+    """`accounts` look-alike accounts are each shown the whole four-item bank, nothing of it rests,
+    and a later account of another profile is shown all of it again."""
+    cloud = steps.runtime.cloud
+    bank_items = seed_bank(steps, 4)
+    for number, account in enumerate(farm_accounts(cloud, accounts)):
+        assert drawn(steps, account, f"{sessions}_{number}") == bank_items
+    assert not resting(steps, bank_items)
+    later = str(uuid.uuid4())
+    another_profile(cloud, later, "Analyst")
+    assert drawn(steps, later, "sess_later") == bank_items
+
+
 def test_look_alike_accounts_rest_nothing_however_many(bank, generation_calls, monkeypatch):  # noqa: F811 - the fixtures
     """Test changed to the new behaviour: five (and more) accounts with one survey were an account
     farm whose items rested as they were shown; equal surveys alone now rest nothing. (The
     exposure cap, which eight viewers of a four-item bank would reach, is not under test here.)"""
     monkeypatch.setattr(bank_draw, "EXPOSURE_MIN_LEARNERS", 1000)
-    cloud = bank.runtime.cloud
-    bank_items = seed_bank(bank, 4)
-    for number, account in enumerate(farm_accounts(cloud, 7)):
-        assert drawn(bank, account, f"sess_alike_{number}") == bank_items
-    assert not resting(bank, bank_items)
-    later = str(uuid.uuid4())
-    another_profile(cloud, later, "Analyst")
-    assert drawn(bank, later, "sess_later") == bank_items
+    look_alikes_rest_nothing(bank, 7, "sess_alike")
 
 
 def test_a_flagged_learner_is_shown_items_that_then_rest(bank, generation_calls):  # noqa: F811 - the fixtures
@@ -147,14 +153,7 @@ def test_a_flagged_learner_is_shown_items_that_then_rest(bank, generation_calls)
 
 
 def test_four_look_alike_accounts_rest_nothing(bank, generation_calls):  # noqa: F811 - the fixtures
-    cloud = bank.runtime.cloud
-    bank_items = seed_bank(bank, 4)
-    for number, account in enumerate(farm_accounts(cloud, 4)):
-        assert drawn(bank, account, f"sess_four_{number}") == bank_items
-    assert not resting(bank, bank_items)
-    later = str(uuid.uuid4())
-    another_profile(cloud, later, "Analyst")
-    assert drawn(bank, later, "sess_later") == bank_items
+    look_alikes_rest_nothing(bank, 4, "sess_four")
 
 
 def test_accounts_whose_profiles_differ_rest_nothing(bank, generation_calls, monkeypatch):  # noqa: F811 - the fixtures

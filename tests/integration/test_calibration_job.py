@@ -57,6 +57,20 @@ def bank_item(item_id: str, label: int, **extra: Any) -> dict[str, Any]:
     }
 
 
+def short_answer(item_id: str, user: str, session_id: str, key: str, correct: bool, at: str) -> dict[str, Any]:
+    """`user`'s attempt at `item_id`, graded right or wrong at `at` (its attempt key item#`key`)."""
+    return {
+        "session_id": session_id,
+        "attempt_key": f"{item_id}#{key}",
+        "question_id": item_id,
+        "user_id": user,
+        "score": 100 if correct else 0,
+        "is_correct": correct,
+        "question_type": "short_answer",
+        "graded_at": at,
+    }
+
+
 def simulate(cloud, seed: int = 7, learners: int = LEARNERS) -> None:
     """Bank items and every learner's answer to each, drawn from the Rasch model."""
     rng = random.Random(seed)
@@ -71,19 +85,9 @@ def simulate(cloud, seed: int = 7, learners: int = LEARNERS) -> None:
             for item_id in [*ITEMS, MISFIT]:
                 chance = 0.5 if item_id == MISFIT else p_correct(theta, truth(item_id))
                 correct = rng.random() < chance
-                batch.put_item(
-                    Item={
-                        "session_id": f"s-{user}",
-                        "attempt_key": f"{item_id}#{number}",
-                        "question_id": item_id,
-                        "user_id": user,
-                        "score": 100 if correct else 0,
-                        "is_correct": correct,
-                        "question_type": "short_answer",
-                        "graded_at": f"2026-01-01T00:{number // 60:02d}:{number % 60:02d}Z",
-                        "user_answer": "not read by the job",
-                    }
-                )
+                at = f"2026-01-01T00:{number // 60:02d}:{number % 60:02d}Z"
+                answer = short_answer(item_id, user, f"s-{user}", str(number), correct, at)
+                batch.put_item(Item={**answer, "user_answer": "not read by the job"})
 
 
 def stored(cloud, item_id: str) -> dict[str, Any]:
@@ -497,23 +501,18 @@ ABERRANT_ABILITY = {
 }
 
 
-def aberrant_answers(cloud) -> None:
+def answers_of(cloud, user, name, day, answer) -> None:
+    """`user`'s short answers to every item (session s-`name`, graded on January `day`):
+    answer(the item's label) -> (correct, the fields it adds to the attempt)."""
     with table(cloud, "AttemptsTable").batch_writer() as batch:
         for number, item_id in enumerate([*ITEMS, MISFIT]):
-            label = ITEMS[item_id][0] if item_id in ITEMS else 5
-            correct = label >= 6
-            batch.put_item(
-                Item={
-                    "session_id": "s-aberrant",
-                    "attempt_key": f"{item_id}#aberrant",
-                    "question_id": item_id,
-                    "user_id": ABERRANT,
-                    "score": 100 if correct else 0,
-                    "is_correct": correct,
-                    "question_type": "short_answer",
-                    "graded_at": f"2026-01-02T00:00:{number:02d}Z",
-                }
-            )
+            correct, fields = answer(ITEMS[item_id][0] if item_id in ITEMS else 5)
+            at = f"2026-01-{day:02d}T00:00:{number:02d}Z"
+            batch.put_item(Item={**short_answer(item_id, user, f"s-{name}", name, correct, at), **fields})
+
+
+def aberrant_answers(cloud) -> None:
+    answers_of(cloud, ABERRANT, "aberrant", 2, lambda label: (label >= 6, {}))
     table(cloud, "AbilitiesTable").put_item(Item={**ABERRANT_ABILITY, "answers": 11})
 
 
@@ -569,24 +568,12 @@ GAVE_UP = "3f2504e0-4f89-41d3-9a0c-0305e82c3302"  # answered up to their level, 
 def given_up_answers(cloud, answer_given_up: str) -> None:
     """Right on every item they answered, and `answer_given_up` to the easiest three (the round
     they abandoned): counted as wrong answers, "wrong on easy ones, right on hard ones"."""
-    with table(cloud, "AttemptsTable").batch_writer() as batch:
-        for number, item_id in enumerate([*ITEMS, MISFIT]):
-            label = ITEMS[item_id][0] if item_id in ITEMS else 5
-            given_up = label <= 4
-            correct = not given_up
-            batch.put_item(
-                Item={
-                    "session_id": "s-gave-up",
-                    "attempt_key": f"{item_id}#gave-up",
-                    "question_id": item_id,
-                    "user_id": GAVE_UP,
-                    "score": 100 if correct else 0,
-                    "is_correct": correct,
-                    "question_type": "short_answer",
-                    "user_answer": answer_given_up if given_up else "an answer",
-                    "graded_at": f"2026-01-03T00:00:{number:02d}Z",
-                }
-            )
+
+    def answer(label: int) -> tuple[bool, dict[str, str]]:
+        given_up = label <= 4
+        return not given_up, {"user_answer": answer_given_up if given_up else "an answer"}
+
+    answers_of(cloud, GAVE_UP, "gave-up", 3, answer)
 
 
 @pytest.mark.parametrize("answer_given_up", ["I don't know", "모르겠습니다"])

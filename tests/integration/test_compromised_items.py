@@ -4,7 +4,6 @@ in the sums' own transaction and, past its threshold, rest the item once (out of
 it in the bank; another writer between the read of the CUSUM and its write is read again; and the
 next round that would have drawn the rested item generates in its slot."""
 
-import uuid
 from decimal import Decimal
 
 import pytest
@@ -14,9 +13,9 @@ from slea.measurement.irt import guess_floor
 from slea.measurement.scale import label_to_b
 from tests.integration.test_bank_rounds import (  # noqa: F401 (fixtures)
     FIRST,
-    _look_alike,
     bank,
     generation_calls,
+    round_after_a_rest,
     run,
     stored,
 )
@@ -157,19 +156,10 @@ def test_a_compromised_item_is_not_drawn_and_its_slot_is_generated(bank, generat
     assert stored(cloud)[leaked]["rest_reason"] == REST_REASON
     assert "bank_key" not in stored(cloud)[leaked]
 
-    third = str(uuid.uuid4())
-    _look_alike(cloud, third)
-    calls = len(generation_calls)
-    execution = run(bank, third, "sess_c", count=4)
-    from_bank = {stored(cloud)[q["question_id"]]["item_id"] for q in execution.output["questions"] if q["from_bank"]}
-    assert leaked not in from_bank
-    assert len(from_bank) == 3  # the three others are drawn ...
-    assert len(execution.output["questions"]) == 4  # ... and the round is whole:
-    # The rested item's slot is generated (asked again only if the writer wrote a withdrawn item's
-    # stem and key: such a draft is written again, never saved as its copy).
-    assert generation_calls[calls:][:1] == [1]
-    assert set(generation_calls[calls:]) == {1}
-    generated = [q["question_id"] for q in execution.output["questions"] if not q["from_bank"]]
+    # The round is whole, the rested item's slot generated (a draft that wrote a withdrawn item's
+    # stem and key is written again, never saved as its copy) ...
+    from_bank, generated = round_after_a_rest(bank, generation_calls, leaked)
+    assert len(from_bank) == 3  # ... and the three others are drawn
     saved = stored(cloud)[generated[0]]
     owner = saved.get("item_id", generated[0])
     assert owner != leaked

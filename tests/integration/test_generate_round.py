@@ -245,53 +245,52 @@ def test_transitions_do_not_grow_with_count(step_functions):
     assert twenty.output["total_valid"] == 20
 
 
-def test_a_question_tool_4_passes_but_tool_5_cannot_store_is_rejected_not_fatal(step_functions, monkeypatch):
-    """MC with its key outside the choices scores exactly 0.70 (valid) yet cannot be saved."""
+def one_draft_rejected(step_functions, monkeypatch, change, count, question_type):
+    """A round of `count` items of `question_type` whose first attempt's first draft is `change`d:
+    the round succeeds, that draft rejected and written again by a second Generate."""
     import slea.llm.offline as offline
 
     original = offline.OfflineProvider.generate_questions
 
-    def with_a_broken_key(self, request, count):
+    def with_the_first_draft_changed(self, request, count):
         batch = original(self, request, count)
-        first = batch.questions[0]
-        if first.type == "multiple_choice" and request.attempt == 0:
-            batch.questions[0] = first.model_copy(update={"correct_answer": "E"})
+        if request.attempt == 0:
+            batch.questions[0] = change(batch.questions[0])
         return batch
 
-    monkeypatch.setattr(offline.OfflineProvider, "generate_questions", with_a_broken_key)
-    execution = run(step_functions, count=3, question_types=["multiple_choice"])
+    monkeypatch.setattr(offline.OfflineProvider, "generate_questions", with_the_first_draft_changed)
+    execution = run(step_functions, count=count, question_types=[question_type])
     assert execution.status == "SUCCEEDED", execution.cause
-    assert execution.output["total_valid"] == 3
+    assert execution.output["total_valid"] == count
     assert execution.output["total_rejected"] == 1
     assert execution.states_entered.count("Generate") == 2
+    return execution
+
+
+def test_a_question_tool_4_passes_but_tool_5_cannot_store_is_rejected_not_fatal(step_functions, monkeypatch):
+    """MC with its key outside the choices scores exactly 0.70 (valid) yet cannot be saved."""
+
+    def with_a_broken_key(first):
+        return first.model_copy(update={"correct_answer": "E"}) if first.type == "multiple_choice" else first
+
+    one_draft_rejected(step_functions, monkeypatch, with_a_broken_key, 3, "multiple_choice")
 
 
 def test_the_validate_state_hands_tool_4_each_short_answers_reference(step_functions, monkeypatch):
     """A short answer whose model answer states none of its key terms (one about prompt templates,
     keyed on retrieval) is rejected by Tool 4 and written again: the Validate state passes the
     draft's reference answer."""
-    import slea.llm.offline as offline
 
-    original = offline.OfflineProvider.generate_questions
+    def with_an_unrelated_reference(first):
+        return first.model_copy(
+            update={
+                "correct_keywords": ["retrieval", "documents"],
+                "reference_answer": "A prompt template is a reusable prompt with fixed instructions and "
+                "named slots filled in for each request.",
+            }
+        )
 
-    def with_an_unrelated_reference(self, request, count):
-        batch = original(self, request, count)
-        if request.attempt == 0:
-            batch.questions[0] = batch.questions[0].model_copy(
-                update={
-                    "correct_keywords": ["retrieval", "documents"],
-                    "reference_answer": "A prompt template is a reusable prompt with fixed instructions and "
-                    "named slots filled in for each request.",
-                }
-            )
-        return batch
-
-    monkeypatch.setattr(offline.OfflineProvider, "generate_questions", with_an_unrelated_reference)
-    execution = run(step_functions, count=2, question_types=["short_answer"])
-    assert execution.status == "SUCCEEDED", execution.cause
-    assert execution.output["total_valid"] == 2
-    assert execution.output["total_rejected"] == 1
-    assert execution.states_entered.count("Generate") == 2
+    one_draft_rejected(step_functions, monkeypatch, with_an_unrelated_reference, 2, "short_answer")
     # The rejected draft is not saved; what is (a RAG item may well be keyed on retrieval) states
     # every key term in its own model answer.
     from slea.grading.evidence import keywords_stated

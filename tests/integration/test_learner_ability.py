@@ -381,6 +381,35 @@ def test_an_override_retries_when_the_learner_answered_meanwhile(cloud, runtime,
 
 
 # ---------------------------------------------------------------- what the learner sees
+def _ability_row(rows, category, answers):
+    rows.put_item(
+        Item={
+            "user_id": LEARNER,
+            "entry": f"ability#{category}",
+            "category": category,
+            "theta": 0,
+            "se": 1,
+            "answers": answers,
+            "updated_at": "x",
+        }
+    )
+
+
+def _history_point(rows, category, minute, suffix, theta):
+    """A point of the learner's history in `category` at 10:0`minute` (its entry ends in `suffix`)."""
+    at = f"2026-11-24T10:0{minute}:00.000Z"
+    rows.put_item(
+        Item={
+            "user_id": LEARNER,
+            "entry": f"history#{category}#{at}#{suffix}",
+            "at": at,
+            "category": category,
+            "theta": Decimal(str(theta)),
+            "se": 1,
+        }
+    )
+
+
 def test_the_history_is_the_newest_points_oldest_first(cloud, monkeypatch):
     from slea.contracts import ability as contract
     from slea.logic.learners.ability import learner_ability
@@ -389,29 +418,9 @@ def test_the_history_is_the_newest_points_oldest_first(cloud, monkeypatch):
     monkeypatch.setattr("slea.logic.learners.ability.HISTORY_POINTS_MAX", 3)
     rows = table(cloud, "AbilitiesTable")
     for category, minutes in (("technical", (1, 3, 5)), ("business", (2, 4))):
-        rows.put_item(
-            Item={
-                "user_id": LEARNER,
-                "entry": f"ability#{category}",
-                "category": category,
-                "theta": 0,
-                "se": 1,
-                "answers": 3,
-                "updated_at": "x",
-            }
-        )
+        _ability_row(rows, category, answers=3)
         for minute in minutes:
-            at = f"2026-11-24T10:0{minute}:00.000Z"
-            rows.put_item(
-                Item={
-                    "user_id": LEARNER,
-                    "entry": f"history#{category}#{at}#k",
-                    "at": at,
-                    "category": category,
-                    "theta": minute,
-                    "se": 1,
-                }
-            )
+            _history_point(rows, category, minute, "k", theta=minute)
     with cloud.environment(cloud.environment_of("ApiFunction")):
         seen = learner_ability(LEARNER)
     assert [point.theta for point in seen.history] == [3, 4, 5]
@@ -427,30 +436,10 @@ def test_an_answers_row_never_changes_once_shown_whatever_is_counted_after_it(cl
     from slea.logic.learners.ability import learner_ability
 
     rows = table(cloud, "AbilitiesTable")
-    rows.put_item(
-        Item={
-            "user_id": LEARNER,
-            "entry": "ability#technical",
-            "category": "technical",
-            "theta": 0,
-            "se": 1,
-            "answers": 2,
-            "updated_at": "x",
-        }
-    )
+    _ability_row(rows, "technical", answers=2)
 
     def point(minute, suffix, theta):
-        at = f"2026-11-24T10:0{minute}:00.000Z"
-        rows.put_item(
-            Item={
-                "user_id": LEARNER,
-                "entry": f"history#technical#{at}#{suffix}",
-                "at": at,
-                "category": "technical",
-                "theta": Decimal(str(theta)),
-                "se": 1,
-            }
-        )
+        _history_point(rows, "technical", minute, suffix, theta)
 
     def shown():
         with cloud.environment(cloud.environment_of("ApiFunction")):

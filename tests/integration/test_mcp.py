@@ -581,18 +581,26 @@ def test_a_tool_call_past_its_deadline_is_a_timeout_tool_error(step_functions, m
     assert error["error"].startswith("get_user_profile")
 
 
-def test_a_tool_call_never_outlives_the_function(step_functions, mcp_module, monkeypatch):
-    """With less time left in the invocation than TOOL_SECONDS, the function's end decides."""
+def _profile_call_with(step_functions: Any, mcp_module: Any, timeout_seconds: int) -> tuple[dict[str, Any], float]:
+    """A tools/call of get_user_profile to the MCP function's handler in an invocation of
+    `timeout_seconds`: (its answer, the seconds it took)."""
     from slea_local.runtime import LambdaContext
 
-    _slow(mcp_module, monkeypatch, 10)
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_user_profile"}}
     body["params"]["arguments"] = {"user_id": ALICE}
     runtime: LocalRuntime = step_functions.runtime
     started = time.monotonic()
     with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
-        answer = mcp_module.lambda_handler(_event(body), LambdaContext("McpFunction", timeout_seconds=3))
-    assert time.monotonic() - started < 6  # 3 s left: 1 s for the answer, 1 s for the tool, not 24
+        context = LambdaContext("McpFunction", timeout_seconds=timeout_seconds)
+        answer = mcp_module.lambda_handler(_event(body), context)
+    return answer, time.monotonic() - started
+
+
+def test_a_tool_call_never_outlives_the_function(step_functions, mcp_module, monkeypatch):
+    """With less time left in the invocation than TOOL_SECONDS, the function's end decides."""
+    _slow(mcp_module, monkeypatch, 10)
+    answer, seconds = _profile_call_with(step_functions, mcp_module, timeout_seconds=3)
+    assert seconds < 6  # 3 s left: 1 s for the answer, 1 s for the tool, not 24
     result = json.loads(answer["body"])["result"]
     assert json.loads(result["content"][0]["text"])["error_code"] == "TIMEOUT"
 
@@ -600,14 +608,7 @@ def test_a_tool_call_never_outlives_the_function(step_functions, mcp_module, mon
 def test_a_request_with_no_time_left_is_answered_504_at_once(step_functions, mcp_module):
     """The body arrives whole in the event; a request whose invocation has no time left for a
     tool call (under RESPONSE_SECONDS) runs nothing and is answered 504 at once."""
-    from slea_local.runtime import LambdaContext
-
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_user_profile"}}
-    body["params"]["arguments"] = {"user_id": ALICE}
-    runtime: LocalRuntime = step_functions.runtime
-    started = time.monotonic()
-    with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
-        answer = mcp_module.lambda_handler(_event(body), LambdaContext("McpFunction", timeout_seconds=1))
-    assert time.monotonic() - started < 3
+    answer, seconds = _profile_call_with(step_functions, mcp_module, timeout_seconds=1)
+    assert seconds < 3
     assert answer["statusCode"] == 504
     assert json.loads(answer["body"])["error_code"] == "TIMEOUT"

@@ -256,12 +256,17 @@ def test_a_report_puts_the_question_in_the_queue(http, step_functions):
     assert (status, error["error_code"]) == (404, "QUESTION_NOT_FOUND")
 
 
-def low_confidence_grades(monkeypatch):
+def unsure_grades(monkeypatch, score, reasoning):
+    """The grader gives every short answer `score`, unsure of it: each grade waits for a reviewer."""
     from slea.contracts.llm import ShortAnswerGrade
     from slea.llm.offline import OfflineProvider
 
-    grade = ShortAnswerGrade(score=65, confidence=0.4, reasoning="the answer is in the grader's uncertain middle")
+    grade = ShortAnswerGrade(score=score, confidence=0.4, reasoning=reasoning)
     monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: grade)
+
+
+def low_confidence_grades(monkeypatch):
+    unsure_grades(monkeypatch, 65, "the answer is in the grader's uncertain middle")
 
 
 def test_every_source_of_the_queue_appears(http, step_functions, monkeypatch):

@@ -13,7 +13,7 @@ from tests.integration.test_api import (  # noqa: F401 - sessions_table: the aut
     start,
     wait_for_questions,
 )
-from tests.integration.test_review_api import REVIEWER, answer, low_confidence_grades
+from tests.integration.test_review_api import REVIEWER, answer, low_confidence_grades, unsure_grades
 
 OTHER = "Blockchains keep every transaction in a ledger that all nodes agree on."
 
@@ -135,14 +135,22 @@ def groups_page(http, query=""):
     return body
 
 
-def test_one_action_grades_a_group_and_excluded_members_stay_in_the_queue(http, step_functions, monkeypatch):
-    runtime, cloud = step_functions.runtime, step_functions.runtime.cloud
+def answered_alike(http, runtime, grades, monkeypatch):
+    """One short-answer question, the grader patched by `grades`, answered alike three times:
+    Alice's words (through the API), Bob's (as Dave's) and Alice's again with a full stop (as
+    Erin's), by Tool 6. (The question's id, Bob's words, the three answers' results.)"""
     question_id = one_question(http)
-    alices, bobs = alices_and_bobs(cloud, question_id)
-    low_confidence_grades(monkeypatch)
+    alices, bobs = alices_and_bobs(runtime.cloud, question_id)
+    grades(monkeypatch)
     first = answer(http, question_id, alices)
     second = tool6(runtime, question_id, bobs, user=DAVE)
     third = tool6(runtime, question_id, alices + ".", user=ERIN)
+    return question_id, bobs, (first, second, third)
+
+
+def test_one_action_grades_a_group_and_excluded_members_stay_in_the_queue(http, step_functions, monkeypatch):
+    runtime = step_functions.runtime
+    question_id, bobs, (first, second, third) = answered_alike(http, runtime, low_confidence_grades, monkeypatch)
     page = groups_page(http)
     (group,) = [g for g in page["groups"] if first["attempt_id"] in {e["entry_id"] for e in g["entries"]}]
     members = {entry["entry_id"] for entry in group["entries"]}
@@ -189,11 +197,7 @@ def test_an_unknown_group_is_404(http, step_functions):
 
 def sure_but_unsure_grades(monkeypatch):
     """The grader gives a high score it is unsure of: the grade waits for a reviewer as correct."""
-    from slea.contracts.llm import ShortAnswerGrade
-    from slea.llm.offline import OfflineProvider
-
-    grade = ShortAnswerGrade(score=90, confidence=0.4, reasoning="probably right, but unsure")
-    monkeypatch.setattr(OfflineProvider, "grade_short_answer", lambda self, item: grade)
+    unsure_grades(monkeypatch, 90, "probably right, but unsure")
 
 
 def test_a_reverted_review_takes_its_exemplar_away(http, step_functions, monkeypatch):

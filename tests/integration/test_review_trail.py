@@ -57,11 +57,43 @@ def drawn_items(cloud, execution):
     return {stored(cloud)[q["question_id"]]["item_id"] for q in execution.output["questions"] if q["from_bank"]}
 
 
+def one_item_given_to_two_learners(bank, count):
+    """After the first demo learner's round fills the bank, rounds of `count` for SECOND (sess_b)
+    and NEW_LEARNERS[0] (sess_c), both drawn from it: ({session: {bank item: its copy there}}, a
+    bank item both were given)."""
+    cloud = bank.runtime.cloud
+    run(bank, FIRST, "sess_a", count=count)
+    copies = {}
+    for learner, session in ((SECOND, "sess_b"), (NEW_LEARNERS[0], "sess_c")):
+        execution = run(bank, learner, session, count=count)
+        drawn = [q["question_id"] for q in execution.output["questions"] if q["from_bank"]]
+        copies[session] = {stored(cloud)[copy]["item_id"]: copy for copy in drawn}
+        table(cloud, "SessionsTable").put_item(Item={"session_id": session, "user_id": learner})
+    return copies, sorted(set(copies["sess_b"]) & set(copies["sess_c"]))[0]
+
+
+def seconds_round(bank, count):
+    """The first demo learner's round of `count` fills the bank, then SECOND's round (sess_b) draws
+    from it: its execution."""
+    run(bank, FIRST, "sess_a", count=count)
+    return run(bank, SECOND, "sess_b", count=count)
+
+
+def retire_without_withdrawing(cloud, item_id):
+    """The bank item retired as a retirement's first write does, its copies not withdrawn (as if
+    the withdrawal missed them)."""
+    table(cloud, "QuestionsTable").update_item(
+        Key={"question_id": item_id},
+        UpdateExpression="SET #status = :retired REMOVE bank_key",
+        ExpressionAttributeNames={"#status": "status"},
+        ExpressionAttributeValues={":retired": "retired"},
+    )
+
+
 # ---------------------------------------------------------------- actions reach the bank item
 def test_retiring_a_drawn_copy_retires_its_bank_item_and_twins_and_no_new_learner_is_served_them(bank, http):
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=5)
-    second = run(bank, SECOND, "sess_b", count=5)
+    second = seconds_round(bank, count=5)
     copy = second.output["questions"][0]["question_id"]
     item_id = stored(cloud)[copy]["item_id"]
     assert item_id != copy
@@ -96,14 +128,7 @@ def test_retiring_an_item_withdraws_the_copies_other_learners_were_given_and_not
     from slea.logic.rounds.skips import count_skips
 
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=5)
-    copies = {}
-    for learner, session in ((SECOND, "sess_b"), (NEW_LEARNERS[0], "sess_c")):
-        execution = run(bank, learner, session, count=5)
-        drawn = [q["question_id"] for q in execution.output["questions"] if q["from_bank"]]
-        copies[session] = {stored(cloud)[copy]["item_id"]: copy for copy in drawn}
-        table(cloud, "SessionsTable").put_item(Item={"session_id": session, "user_id": learner})
-    item_id = sorted(set(copies["sess_b"]) & set(copies["sess_c"]))[0]  # both learners were given it
+    copies, item_id = one_item_given_to_two_learners(bank, count=5)
     reported, theirs = copies["sess_b"][item_id], copies["sess_c"][item_id]
     carl = token(NEW_LEARNERS[0])
     # Carl answers another item of his round first: an answered copy keeps its answer.
@@ -141,14 +166,7 @@ def test_retiring_an_item_withdraws_the_copies_other_learners_were_given_and_not
 
 def test_a_withdrawal_that_fails_leaves_the_retirement_standing_and_the_copy_refused(bank, http, faults):
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    copies = {}
-    for learner, session in ((SECOND, "sess_b"), (NEW_LEARNERS[0], "sess_c")):
-        execution = run(bank, learner, session, count=4)
-        drawn = [q["question_id"] for q in execution.output["questions"] if q["from_bank"]]
-        copies[session] = {stored(cloud)[copy]["item_id"]: copy for copy in drawn}
-        table(cloud, "SessionsTable").put_item(Item={"session_id": session, "user_id": learner})
-    item_id = sorted(set(copies["sess_b"]) & set(copies["sess_c"]))[0]
+    copies, item_id = one_item_given_to_two_learners(bank, count=4)
     reported, theirs = copies["sess_b"][item_id], copies["sess_c"][item_id]
     with faults.dynamodb("review", "UpdateItem", error="InternalServerError"):  # only the withdrawal updates alone
         status, _, body = http("POST", f"/review/questions/{reported}", {"action": "retire", "note": "wrong"}, REVIEWER)
@@ -164,17 +182,11 @@ def test_an_answer_to_a_copy_whose_bank_item_was_retired_is_refused_even_if_the_
     """A copy the withdrawal did not reach (drawn while the retirement ran, or the withdrawal
     failed part way) is refused all the same: the answer reads its bank item with the rest."""
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    execution = run(bank, SECOND, "sess_b", count=4)
+    execution = seconds_round(bank, count=4)
     table(cloud, "SessionsTable").put_item(Item={"session_id": "sess_b", "user_id": SECOND})
     copy = next(q["question_id"] for q in execution.output["questions"] if q["from_bank"])
     item_id = stored(cloud)[copy]["item_id"]
-    table(cloud, "QuestionsTable").update_item(
-        Key={"question_id": item_id},
-        UpdateExpression="SET #status = :retired REMOVE bank_key",
-        ExpressionAttributeNames={"#status": "status"},
-        ExpressionAttributeValues={":retired": "retired"},
-    )
+    retire_without_withdrawing(cloud, item_id)
     assert stored(cloud)[copy].get("status", "active") == "active"
     status, _, body = http("POST", "/sessions/sess_b/answers", {"question_id": copy, "user_answer": "A"}, token(SECOND))
     assert (status, body["error_code"]) == (409, "QUESTION_RETIRED")
@@ -187,18 +199,12 @@ def test_a_copy_whose_bank_item_was_retired_is_never_counted_skipped_even_if_the
     from slea.logic.rounds.skips import count_skips
 
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    execution = run(bank, SECOND, "sess_b", count=4)
+    execution = seconds_round(bank, count=4)
     table(cloud, "SessionsTable").put_item(Item={"session_id": "sess_b", "user_id": SECOND})
     drawn = [q["question_id"] for q in execution.output["questions"]]
     copy = next(q["question_id"] for q in execution.output["questions"] if q["from_bank"])
     item_id = stored(cloud)[copy]["item_id"]
-    table(cloud, "QuestionsTable").update_item(  # retired, its copy not withdrawn
-        Key={"question_id": item_id},
-        UpdateExpression="SET #status = :retired REMOVE bank_key",
-        ExpressionAttributeNames={"#status": "status"},
-        ExpressionAttributeValues={":retired": "retired"},
-    )
+    retire_without_withdrawing(cloud, item_id)
     assert stored(cloud)[copy].get("status", "active") == "active"
     with cloud.environment(cloud.environment_of("ApiFunction")):  # the learner moves on: round 1 is over
         counted, _ = count_skips("sess_b", SECOND, lambda _round: True)
@@ -213,8 +219,7 @@ def test_a_copy_whose_bank_item_was_retired_is_never_counted_skipped_even_if_the
 
 def test_undoing_a_retirement_brings_the_item_back_to_the_bank_and_is_audited(bank, http):
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    second = run(bank, SECOND, "sess_b", count=4)
+    second = seconds_round(bank, count=4)
     copy = second.output["questions"][0]["question_id"]
     item_id = stored(cloud)[copy]["item_id"]
     http("POST", f"/review/questions/{copy}", {"action": "retire", "note": "looked wrong"}, REVIEWER)
@@ -237,8 +242,7 @@ def test_undoing_a_retirement_brings_the_item_back_to_the_bank_and_is_audited(ba
 
 def test_a_report_on_a_drawn_copy_queues_its_bank_item_and_holds_it_out_of_draws(bank, http):
     cloud = bank.runtime.cloud
-    run(bank, FIRST, "sess_a", count=4)
-    second = run(bank, SECOND, "sess_b", count=4)
+    second = seconds_round(bank, count=4)
     table(cloud, "SessionsTable").put_item(Item={"session_id": "sess_b", "user_id": SECOND})
     copy = second.output["questions"][0]["question_id"]
     item_id = stored(cloud)[copy]["item_id"]

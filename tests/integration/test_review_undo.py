@@ -23,16 +23,7 @@ from tests.integration.test_review_api import (
     token,
     wrong_answer,
 )
-from tests.integration.test_review_exemplars import (
-    DAVE,
-    ERIN,
-    alices_and_bobs,
-    exemplar_item,
-    groups_page,
-    one_question,
-    sure_but_unsure_grades,
-    tool6,
-)
+from tests.integration.test_review_exemplars import answered_alike, exemplar_item, groups_page, sure_but_unsure_grades
 from tests.integration.test_review_trail import COLLUDER, MALLORY
 
 THIRD = token("7c6b5a49-3827-4615-9504-a3b2c1d0e9f8", **{"cognito:groups": ["reviewers"]})
@@ -137,13 +128,10 @@ def test_a_confirmed_change_to_a_final_grade_is_undone_only_by_its_reviewers(htt
 
 
 def test_a_group_grade_is_reverted_member_by_member(http, step_functions, monkeypatch):
-    runtime, cloud = step_functions.runtime, step_functions.runtime.cloud
-    question_id = one_question(http)
-    alices, bobs = alices_and_bobs(cloud, question_id)
-    sure_but_unsure_grades(monkeypatch)
-    first = answer(http, question_id, alices)
-    second = tool6(runtime, question_id, bobs, user=DAVE)
-    third = tool6(runtime, question_id, alices + ".", user=ERIN)
+    cloud = step_functions.runtime.cloud
+    question_id, _, (first, second, third) = answered_alike(
+        http, step_functions.runtime, sure_but_unsure_grades, monkeypatch
+    )
     (group,) = [g for g in groups_page(http)["groups"] if first["attempt_id"] in {e["entry_id"] for e in g["entries"]}]
     members = {first["attempt_id"], second["attempt_id"], third["attempt_id"]}
     assert {e["entry_id"] for e in group["entries"]} == members

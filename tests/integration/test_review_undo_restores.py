@@ -39,59 +39,55 @@ def _bank_item(cloud: Any, question_id: str, **fields: Any) -> None:
     )
 
 
+def _queued_item(cloud: Any, question_id: str, reasons: set[str] | None = None, **fields: Any) -> None:
+    """A bank item waiting in the review queue since QUEUED_AT, for `reasons` (default: reported)."""
+    _bank_item(
+        cloud, question_id, review_state="open", queued_at=QUEUED_AT, review_reasons=reasons or {"reported"}, **fields
+    )
+
+
+def _drawn_copy(cloud: Any, question_id: str, session_id: str, created_at: str) -> None:
+    """A copy of the bank item rq-item drawn into round 1 of a learner's session."""
+    _table(cloud, "QuestionsTable").put_item(
+        Item={
+            "question_id": question_id,
+            "item_id": "rq-item",
+            "session_id": session_id,
+            "round": 1,
+            "item_type": "multiple_choice",
+            "stem": "Which step of RAG comes first?",
+            "choices": CHOICES,
+            "answer_schema": {"correct_key": "A"},
+            "category": "technical",
+            "language": "en",
+            "created_at": created_at,
+        }
+    )
+
+
 def _stored(cloud: Any, question_id: str) -> dict[str, Any]:
     return _table(cloud, "QuestionsTable").get_item(Key={"question_id": question_id})["Item"]
 
 
 def test_undoing_a_retirement_brings_the_reported_question_back_to_the_queue_with_every_report(http, step_functions):
     cloud = step_functions.runtime.cloud
-    reported = {"review_state": "open", "queued_at": QUEUED_AT, "review_reasons": {"reported"}, "reports": REPORTS}
-    _bank_item(cloud, "rq-item", bank_key="technical#en", **reported)
+    _queued_item(cloud, "rq-item", bank_key="technical#en", reports=REPORTS)
     # Its twin (the same stem in the same bank) waits in the queue for its statistics.
-    _bank_item(
-        cloud, "rq-twin", bank_key="technical#en", review_state="open", queued_at=QUEUED_AT, review_reasons={"too_easy"}
-    )
+    _queued_item(cloud, "rq-twin", reasons={"too_easy"}, bank_key="technical#en")
     # A copy drawn into a learner's open round, not answered yet.
-    _table(cloud, "QuestionsTable").put_item(
-        Item={
-            "question_id": "rq-copy",
-            "item_id": "rq-item",
-            "session_id": "sess-open",
-            "round": 1,
-            "item_type": "multiple_choice",
-            "stem": "Which step of RAG comes first?",
-            "choices": CHOICES,
-            "answer_schema": {"correct_key": "A"},
-            "category": "technical",
-            "language": "en",
-            "created_at": "2026-11-24T08:00:00.000Z",
-        }
-    )
+    _drawn_copy(cloud, "rq-copy", "sess-open", "2026-11-24T08:00:00.000Z")
     # Its learner's round is still open (a round of another session, left, keeps its copy withdrawn).
+    learner = "5d7c1e2a-3b4f-4a6d-8e9f-0a1b2c3d4e5f"
     _table(cloud, "SessionsTable").put_item(
         Item={
             "session_id": "sess-open",
-            "user_id": "5d7c1e2a-3b4f-4a6d-8e9f-0a1b2c3d4e5f",
+            "user_id": learner,
+            "open_for": learner,
             "created_at": "2026-11-24T07:59:00.000Z",
-            "open_for": "5d7c1e2a-3b4f-4a6d-8e9f-0a1b2c3d4e5f",
             "round_started_at": "2026-11-24T07:59:30.000Z",
         }
     )
-    _table(cloud, "QuestionsTable").put_item(
-        Item={
-            "question_id": "rq-copy-left",
-            "item_id": "rq-item",
-            "session_id": "sess-left",
-            "round": 1,
-            "item_type": "multiple_choice",
-            "stem": "Which step of RAG comes first?",
-            "choices": CHOICES,
-            "answer_schema": {"correct_key": "A"},
-            "category": "technical",
-            "language": "en",
-            "created_at": "2026-11-24T08:01:00.000Z",
-        }
-    )
+    _drawn_copy(cloud, "rq-copy-left", "sess-left", "2026-11-24T08:01:00.000Z")
     _table(cloud, "SessionsTable").put_item(
         Item={"session_id": "sess-left", "user_id": "2d4e9f10-6b3a-4c2d-8e1f-7a9b0c1d2e3f", "closed_at": QUEUED_AT}
     )
@@ -126,15 +122,7 @@ def test_undoing_a_retirement_brings_the_reported_question_back_to_the_queue_wit
 
 def test_undoing_an_edit_puts_the_question_back_in_the_queue(http, step_functions):
     cloud = step_functions.runtime.cloud
-    _bank_item(
-        cloud,
-        "rq-edit",
-        bank_key="technical#en",
-        review_state="open",
-        queued_at=QUEUED_AT,
-        review_reasons={"reported"},
-        reports=REPORTS[:1],
-    )
+    _queued_item(cloud, "rq-edit", bank_key="technical#en", reports=REPORTS[:1])
     edit = {"action": "edit", "stem": "Which step of RAG happens first?", "note": "clearer wording"}
     status, _, body = http("POST", "/review/questions/rq-edit", edit, REVIEWER)
     assert (status, body["action"]) == (200, "edit"), body
@@ -152,15 +140,7 @@ def test_undoing_an_edit_puts_the_question_back_in_the_queue(http, step_function
 def test_returning_a_rested_item_to_the_bank_needs_a_reason_and_is_audited_as_a_change(http, step_functions):
     cloud = step_functions.runtime.cloud
     rested = {"rested_at": "2026-11-23T10:00:00.000Z", "rest_reason": "farm"}
-    _bank_item(
-        cloud,
-        "rq-rested",
-        review_state="open",
-        queued_at=QUEUED_AT,
-        review_reasons={"reported"},
-        reports=REPORTS[:1],
-        **rested,
-    )
+    _queued_item(cloud, "rq-rested", reports=REPORTS[:1], **rested)
     entry = entry_for(queue(http), "rq-rested")
     assert (entry["question"]["rested_at"], entry["question"]["rest_reason"]) == (rested["rested_at"], "farm")
 
@@ -187,14 +167,7 @@ def test_returning_a_rested_item_to_the_bank_needs_a_reason_and_is_audited_as_a_
 
 
 def test_an_accept_of_an_item_that_was_never_rested_needs_no_reason(http, step_functions):
-    _bank_item(
-        step_functions.runtime.cloud,
-        "rq-plain",
-        review_state="open",
-        queued_at=QUEUED_AT,
-        review_reasons={"reported"},
-        reports=REPORTS[:1],
-    )
+    _queued_item(step_functions.runtime.cloud, "rq-plain", reports=REPORTS[:1])
     status, _, body = http("POST", "/review/questions/rq-plain", {"action": "accept"}, REVIEWER)
     assert (status, body["action"]) == (200, "accept"), body
     (record,) = audit(http, "rq-plain")
@@ -204,15 +177,7 @@ def test_an_accept_of_an_item_that_was_never_rested_needs_no_reason(http, step_f
 
 def test_undoing_an_edit_that_returned_a_rested_item_rests_it_again(http, step_functions):
     cloud = step_functions.runtime.cloud
-    _bank_item(
-        cloud,
-        "rq-rested-edit",
-        review_state="open",
-        queued_at=QUEUED_AT,
-        review_reasons={"reported"},
-        rested_at="2026-11-23T10:00:00.000Z",
-        rest_reason="farm",
-    )
+    _queued_item(cloud, "rq-rested-edit", rested_at="2026-11-23T10:00:00.000Z", rest_reason="farm")
     edit = {"action": "edit", "stem": "Which RAG step runs first?", "note": "reworded, so the farm's key is stale"}
     status, _, body = http("POST", "/review/questions/rq-rested-edit", edit, REVIEWER)
     assert status == 200, body

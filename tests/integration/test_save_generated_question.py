@@ -13,6 +13,7 @@ from ops.retry_queue_admin import count, peek_questions, redrive
 from slea.contracts.questions import parse_round_id
 from slea.dal.retry_queue import QueueUnavailableError
 from slea_local.runtime import QueuePoller
+from tests.unit.contracts.test_contracts import INVALID_SAVES
 
 TOOL = "save_generated_question"
 ROUND_ID = "sess_abc_123_2_2026-11-22T10:30:00Z"
@@ -146,22 +147,7 @@ def test_a_different_answer_key_is_a_different_question(cloud, runtime):
     assert len(stored(cloud)) == 2
 
 
-@pytest.mark.parametrize(
-    ("changes", "field"),
-    [
-        ({"item_type": "essay"}, "item_type"),
-        ({"stem": ""}, "stem"),
-        ({"stem": "x" * 2001}, "stem"),
-        ({"choices": None}, "choices"),
-        ({"choices": ["A) One", "B) Two", "C) Three"], "correct_key": "A"}, "choices"),
-        ({"correct_key": "Z"}, "correct_key"),
-        ({"item_type": "true_false", "choices": ["True", "False"], "correct_key": "Yes"}, "correct_key"),
-        ({"item_type": "short_answer", "correct_keywords": []}, "correct_keywords"),
-        ({"categories": []}, "categories"),
-        ({"difficulty": 11}, "difficulty"),
-        ({"round_id": ""}, "round_id"),
-    ],
-)
+@pytest.mark.parametrize(("changes", "field"), INVALID_SAVES)
 def test_invalid_input_raises_naming_the_field_and_writes_nothing(cloud, runtime, changes, field):
     with pytest.raises(ValueError, match=field):
         runtime.invoke(TOOL, question(**changes))

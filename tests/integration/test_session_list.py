@@ -1,10 +1,10 @@
 """GET /sessions (resume on any device), the history an attempt keeps, and answers of only
 invisible characters, through the HTTP API's events."""
 
-import time
-
 import boto3
 import pytest
+
+from tests.integration.test_api import wait_for_questions
 
 KOREAN = "576f24fe-bc2d-4d30-aed1-51a1dd76449c"  # a seeded learner whose profile is in Korean
 NEWCOMER = "7c9e6679-7425-40de-944b-e07fc1f90ae7"  # no profile
@@ -15,15 +15,6 @@ def http(signed_http):
     """Every request of this file through the signed-token path: the local user pool signs each
     token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
     return signed_http
-
-
-def wait_for_questions(http, session, user, count):
-    for _ in range(300):
-        status, _, body = http("GET", f"/sessions/{session}/questions", None, user)
-        if status == 200 and len(body["questions"]) >= count:
-            return body["questions"]
-        time.sleep(0.05)
-    raise AssertionError("the round did not produce its questions")
 
 
 def new_session(http, user):
@@ -43,7 +34,7 @@ def test_sessions_list_newest_first_with_each_rounds_progress(http, step_functio
     newer = new_session(http, KOREAN)
     status, _, started = http("POST", f"/sessions/{newer}/rounds", {"category": "technical", "count": 3}, KOREAN)
     assert status == 202, started
-    questions = wait_for_questions(http, newer, KOREAN, 3)
+    questions = wait_for_questions(http, newer, KOREAN, 3, polls=300)
     first = questions[0]
     answer = {"question_id": first["question_id"], "user_answer": key_of(step_functions, first["question_id"])}
     assert http("POST", f"/sessions/{newer}/answers", answer, KOREAN)[0] == 200
@@ -110,7 +101,7 @@ def test_an_answer_of_only_invisible_characters_is_422_naming_user_answer(http, 
 def test_history_keeps_the_question_and_the_explanation(http, step_functions, unlimited_rates):
     session = new_session(http, KOREAN)
     http("POST", f"/sessions/{session}/rounds", {"category": "technical", "count": 2}, KOREAN)
-    questions = wait_for_questions(http, session, KOREAN, 2)
+    questions = wait_for_questions(http, session, KOREAN, 2, polls=300)
     first = questions[0]
     mine = {"question_id": first["question_id"], "user_answer": "모르겠어요"}
     status, _, graded = http("POST", f"/sessions/{session}/answers", mine, KOREAN)

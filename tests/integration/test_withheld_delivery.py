@@ -39,6 +39,24 @@ def stored_attempts(cloud, session):
     return [item for item in table.scan()["Items"] if item["session_id"] == session]
 
 
+def answer_until_held_back(http, step_functions, user, session):
+    """A generated business round answered wrongly, item by item, until an answer's explanation
+    holds something back for an item not answered yet: (that attempt as stored, the question ids
+    answered by then)."""
+    cloud = step_functions.runtime.cloud
+    pending = None
+    for item in generated_round(http, step_functions, user, session, "business"):
+        answer(http, session, user, item["question_id"], wrong_answer(item))
+        answered = {a["question_id"] for a in stored_attempts(cloud, session)}
+        pending = next(
+            (a for a in stored_attempts(cloud, session) if set(a.get("withheld_for") or []) - answered), None
+        )
+        if pending is not None:
+            break
+    assert pending is not None, "nothing was held back for a later item"
+    return pending, answered
+
+
 def texts(view):
     """Everything of one attempt the history shows as text."""
     details = view.get("details") or {}
@@ -127,17 +145,7 @@ def test_a_round_the_session_has_moved_past_delivers_what_it_held_back_and_takes
 ):
     user, session = DEMO_USER, "leak-0"
     cloud = step_functions.runtime.cloud
-    items = generated_round(http, step_functions, user, session, "business")
-    pending = None
-    for item in items:
-        answer(http, session, user, item["question_id"], wrong_answer(item))
-        answered = {a["question_id"] for a in stored_attempts(cloud, session)}
-        pending = next(
-            (a for a in stored_attempts(cloud, session) if set(a.get("withheld_for") or []) - answered), None
-        )
-        if pending is not None:
-            break
-    assert pending is not None, "nothing was held back for a later item"
+    pending, answered = answer_until_held_back(http, step_functions, user, session)
     assert history(http, session, user)[pending["attempt_id"]]["explanation"] == pending["explanation"]
 
     # Round 2 begins (another category, so its items ask about other concepts): round 1 is over.
@@ -168,17 +176,7 @@ def test_a_session_left_for_a_newer_one_delivers_what_it_held_back_and_takes_no_
     longer be answered, so what they held back is shown."""
     user, session = DEMO_USER, "leak-0"
     cloud = step_functions.runtime.cloud
-    items = generated_round(http, step_functions, user, session, "business")
-    pending = None
-    for item in items:
-        answer(http, session, user, item["question_id"], wrong_answer(item))
-        answered = {a["question_id"] for a in stored_attempts(cloud, session)}
-        pending = next(
-            (a for a in stored_attempts(cloud, session) if set(a.get("withheld_for") or []) - answered), None
-        )
-        if pending is not None:
-            break
-    assert pending is not None, "nothing was held back for a later item"
+    pending, answered = answer_until_held_back(http, step_functions, user, session)
 
     # A new session ends the old one: its items left unanswered are counted as skipped, so they can
     # no longer be answered, and what they held back is shown.

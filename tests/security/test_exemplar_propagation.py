@@ -9,8 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from bench.grading_agreement import attacks
-from slea.contracts.llm import GradingItem
+from bench.grading_agreement import attacks, case_item
 from slea.grading.answer_groups import Exemplar
 from slea.llm.offline.short_answers import grade_with_evidence
 from slea.logic.answering import grading
@@ -21,16 +20,6 @@ CASES = REPO_ROOT / "bench" / "data" / "grading_cases"
 
 def rows(name):
     return [json.loads(line) for line in (CASES / name).read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def item(case, answer):
-    return GradingItem(
-        question_type="short_answer",
-        user_answer=answer,
-        stem=case["question"],
-        reference_answer=case["reference_answer"],
-        correct_keywords=case["keywords"],
-    )
 
 
 TEXTBOOK = defaultdict(list)
@@ -45,13 +34,13 @@ def strongest_exemplars(case):
     texts = [case["reference_answer"], case["reference_answer"] + ".", *TEXTBOOK[case["question"]]]
     found = []
     for number, text in enumerate(texts):
-        probability = grade_with_evidence(item(case, text)).probability_correct
+        probability = grade_with_evidence(case_item(case, text)).probability_correct
         found.append(Exemplar(f"e{number}", text, True, 100, probability))
     return found
 
 
 def finalised_as_correct(case, answer):
-    graded = grading.grade(item(case, answer), exemplars=strongest_exemplars(case))
+    graded = grading.grade(case_item(case, answer), exemplars=strongest_exemplars(case))
     return graded.is_correct and not graded.needs_review
 
 

@@ -16,21 +16,14 @@ from slea.contracts.generation import DraftQuestion, GenerateQuestionsInput
 from slea.contracts.keywords import DifficultyKeywords
 from slea.grading.evidence import Evidence, Material
 from slea.language.korean_particles import PARTICLE_SOUNDS
+from tests.unit.authoring.profiles import ML_ENGINEER
 
 pytestmark = pytest.mark.slow  # sweeps every record the offline generator writes from
 
 SEED = Path(__file__).resolve().parents[3] / "data" / "demo_seed.json"
 KINDS = {"sa_explain", "sa_compare", "sa_keyword"}
 LATIN_WITH_PARTICLE = re.compile(r"[A-Za-z0-9][\uac00-\ud7a3]+$")
-PROFILE = {
-    "user_id": "3f2b8c1e-7a4d-4e29-9b6f-1c5d8e2a7b40",
-    "self_level": "intermediate",
-    "years_experience": 6,
-    "job_role": "ML Engineer",
-    "duty": "Builds models",
-    "interests": ["LLM"],
-    "previous_score": 60,
-}
+PROFILE = ML_ENGINEER
 
 
 def unstated(draft: DraftQuestion) -> list[str]:

@@ -10,19 +10,11 @@ import pytest
 
 from slea.authoring.offline_generator import ItemBank, generate_offline
 from slea.contracts.generation import GenerateQuestionsInput
+from tests.unit.authoring.profiles import ML_ENGINEER
 
 pytestmark = pytest.mark.slow  # sweeps every record the offline generator writes from
 
-PROFILE = {
-    "user_id": "3f2b8c1e-7a4d-4e29-9b6f-1c5d8e2a7b40",
-    "self_level": "intermediate",
-    "years_experience": 6,
-    "job_role": "ML Engineer",
-    "duty": "Builds models",
-    "interests": ["LLM"],
-    "previous_score": 60,
-    "language": "en",
-}
+PROFILE = {**ML_ENGINEER, "language": "en"}
 
 
 def concept(name, definition, points, domain, acronym=""):

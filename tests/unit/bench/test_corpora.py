@@ -228,14 +228,21 @@ def test_git_tree_reads_a_pinned_commit_without_a_work_tree(tmp_path: Path) -> N
     assert tree.read("data/a.xml") == SCIENTSBANK_XML
 
 
+def _one_corpus_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, repository: str) -> Path:
+    """A manifest of the one corpus `name` (its converter the only one), from `repository`, with no
+    files recorded yet: its path."""
+    manifest = tmp_path / "corpora.json"
+    entry = {"source": {"repository": repository, "commit": "0" * 40}, "files": {}}
+    manifest.write_text(json.dumps({"corpora": {name: entry}}))
+    monkeypatch.setattr(corpora, "MANIFEST", manifest)
+    monkeypatch.setattr(corpora, "CONVERTERS", {name: getattr(corpora, name)})
+    return manifest
+
+
 def test_build_records_hashes_and_check_catches_a_changed_or_missing_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    manifest = tmp_path / "corpora.json"
-    entry = {"source": {"repository": "someone/semeval-copy", "commit": "0" * 40}, "files": {}}
-    manifest.write_text(json.dumps({"corpora": {"scientsbank": entry}}))
-    monkeypatch.setattr(corpora, "MANIFEST", manifest)
-    monkeypatch.setattr(corpora, "CONVERTERS", {"scientsbank": corpora.scientsbank})
+    manifest = _one_corpus_manifest(tmp_path, monkeypatch, "scientsbank", "someone/semeval-copy")
     monkeypatch.setattr(corpora, "COMMITTED_COPIES", {})
     root = corpora.SEMEVAL_ROOT + "training/2way/sciEntsBank/"
     source = write(tmp_path / "source", {root + "EM_1.xml": SCIENTSBANK_XML})
@@ -261,11 +268,7 @@ def test_build_records_hashes_and_check_catches_a_changed_or_missing_file(
 def test_build_skips_a_corpus_whose_source_is_not_on_this_machine(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    manifest = tmp_path / "corpora.json"
-    entry = {"source": {"repository": "someone/absent", "commit": "0" * 40}, "files": {}}
-    manifest.write_text(json.dumps({"corpora": {"beetle": entry}}))
-    monkeypatch.setattr(corpora, "MANIFEST", manifest)
-    monkeypatch.setattr(corpora, "CONVERTERS", {"beetle": corpora.beetle})
+    _one_corpus_manifest(tmp_path, monkeypatch, "beetle", "someone/absent")
 
     assert corpora.build(tmp_path / "out", tmp_path / "mirror", {}, update_manifest=False) == 0
 

@@ -221,23 +221,29 @@ SAVE = {
 }
 
 
-@pytest.mark.parametrize(
-    ("changes", "field"),
-    [
-        ({"item_type": "essay"}, "item_type"),
-        ({"stem": ""}, "stem"),
-        ({"stem": "x" * 2001}, "stem"),
-        ({"choices": None}, "choices"),
-        ({"choices": ["A) x", "B) y"], "correct_key": "A"}, "choices"),
-        ({"correct_key": "F"}, "correct_key"),
-        ({"item_type": "true_false", "correct_key": "Maybe"}, "correct_key"),
-        ({"item_type": "short_answer", "correct_keywords": []}, "correct_keywords"),
-        ({"categories": []}, "categories"),
-        ({"difficulty": 0}, "difficulty"),
-        ({"round_id": ""}, "round_id"),
-        ({"validation_score": 1.5}, "validation_score"),
-    ],
-)
+# Invalid changes to a valid Tool 5 input, and the field each error must name (the function's own
+# test, tests/integration/test_save_generated_question.py, sends them too).
+INVALID_SAVES = [
+    ({"item_type": "essay"}, "item_type"),
+    ({"stem": ""}, "stem"),
+    ({"stem": "x" * 2001}, "stem"),
+    ({"choices": None}, "choices"),
+    ({"choices": ["A) x", "B) y"], "correct_key": "A"}, "choices"),
+    ({"choices": ["A) One", "B) Two", "C) Three"], "correct_key": "A"}, "choices"),
+    ({"correct_key": "F"}, "correct_key"),
+    ({"correct_key": "Z"}, "correct_key"),
+    ({"item_type": "true_false", "correct_key": "Maybe"}, "correct_key"),
+    ({"item_type": "true_false", "choices": ["True", "False"], "correct_key": "Yes"}, "correct_key"),
+    ({"item_type": "short_answer", "correct_keywords": []}, "correct_keywords"),
+    ({"categories": []}, "categories"),
+    ({"difficulty": 0}, "difficulty"),
+    ({"difficulty": 11}, "difficulty"),
+    ({"round_id": ""}, "round_id"),
+    ({"validation_score": 1.5}, "validation_score"),
+]
+
+
+@pytest.mark.parametrize(("changes", "field"), INVALID_SAVES)
 def test_save_input_validation_table(changes, field):
     with pytest.raises(ValueError, match=field):
         parse_input(SaveQuestionInput, {**SAVE, **changes})

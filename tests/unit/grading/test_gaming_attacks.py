@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from slea.contracts.llm import GradingItem
+from bench.grading_agreement import case_item
 from slea.grading import non_answers, word_order
 from slea.grading.answer_groups import Exemplar, Graded, propagate
 from slea.grading.other_items import Reference
@@ -35,21 +35,11 @@ ALL = [(language, case) for language in ("english", "korean") for case in questi
 ENGLISH = [(language, case) for language, case in ALL if language == "english"]
 
 
-def item(case, answer):
-    return GradingItem(
-        question_type="short_answer",
-        user_answer=answer,
-        stem=case["question"],
-        reference_answer=case["reference_answer"],
-        correct_keywords=case["keywords"],
-    )
-
-
 def accepted_twice(case):
     """Two learners answered with the reference and a reviewer accepted both."""
     found = []
     for number, text in enumerate([case["reference_answer"], case["reference_answer"] + "."]):
-        probability = grade_with_evidence(item(case, text)).probability_correct
+        probability = grade_with_evidence(case_item(case, text)).probability_correct
         found.append(Exemplar(f"e{number}", text, True, 100, probability))
     return found
 
@@ -78,7 +68,7 @@ def test_the_reference_shuffled_is_never_finalised_even_after_two_accepted_copie
     exemplars = accepted_twice(case)
     for seed in range(5):
         answer = shuffled(case["reference_answer"], seed)
-        assert not finalised_correct(grading.grade(item(case, answer), exemplars=exemplars)), answer
+        assert not finalised_correct(grading.grade(case_item(case, answer), exemplars=exemplars)), answer
 
 
 @pytest.mark.parametrize(("language", "case"), ALL, ids=lambda value: value if isinstance(value, str) else value["id"])
@@ -89,7 +79,7 @@ def test_spliced_references_are_never_finalised(language, case):
             spliced(case["reference_answer"], other.reference),
             spliced(other.reference, case["reference_answer"]),
         ):
-            assert not finalised_correct(grading.grade(item(case, answer), exemplars=exemplars)), answer
+            assert not finalised_correct(grading.grade(case_item(case, answer), exemplars=exemplars)), answer
 
 
 @pytest.mark.parametrize(
@@ -101,7 +91,7 @@ def test_an_english_reference_shuffled_is_never_marked_correct_even_provisionall
     exemplars = accepted_twice(case)
     for seed in range(5):
         answer = shuffled(case["reference_answer"], seed)
-        assert not grading.grade(item(case, answer), exemplars=exemplars).is_correct, answer
+        assert not grading.grade(case_item(case, answer), exemplars=exemplars).is_correct, answer
 
 
 def test_the_order_measure_tells_a_shuffle_from_a_paraphrase_in_both_languages():
@@ -166,7 +156,7 @@ def non_answer_cases():
 def test_a_non_answer_is_final_and_incorrect_at_once_never_queued(case, answer):
     language = "korean" if case["id"].startswith("ko") else "english"
     for extra in ({}, {"exemplars": accepted_twice(case)}, {"others": others_of(case, language)}):
-        graded_item = item(case, answer)
+        graded_item = case_item(case, answer)
         graded = grading.grade(graded_item, **extra)
         assert (graded.is_correct, graded.needs_review) == (False, False), extra.keys()
         assert graded.score <= 10
@@ -194,7 +184,7 @@ def keyword_list_cases():
 
 @pytest.mark.parametrize(("case", "answer"), list(keyword_list_cases()))
 def test_the_items_keywords_listed_bare_to_a_what_or_why_question_are_a_non_answer(case, answer):
-    graded_item = item(case, answer)
+    graded_item = case_item(case, answer)
     graded = grading.grade(graded_item)
     assert (graded.is_correct, graded.needs_review, graded_item.non_answer) == (False, False, True)
 
@@ -202,7 +192,7 @@ def test_the_items_keywords_listed_bare_to_a_what_or_why_question_are_a_non_answ
 def test_a_bare_list_to_a_question_that_asks_for_names_still_goes_to_a_reviewer():
     # To "Which data structure does BFS use, and which does DFS use?" a list may be the answer.
     case = next(case for _, case in ALL if case["question"].startswith("Which data structure"))
-    graded_item = item(case, ", ".join(case["keywords"]))
+    graded_item = case_item(case, ", ".join(case["keywords"]))
     graded = grading.grade(graded_item)
     assert graded.needs_review is True
     assert not graded.is_correct

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from slea.contracts.llm import GradingItem
+from bench.grading_agreement import case_item
 from slea.dal import answer_reads, reference_prints
 from slea.dal.answer_reads import AnswerReads
 from slea.grading.reference_prints import MIN_SHINGLES, SKETCH, contained, pasted_from, sketch
@@ -97,16 +97,6 @@ def test_a_print_is_small_and_a_short_reference_leaves_none():
     assert contained([], "anything") == 0.0
 
 
-def item(row, answer):
-    return GradingItem(
-        question_type="short_answer",
-        user_answer=answer,
-        stem=row["question"],
-        reference_answer=row["reference_answer"],
-        correct_keywords=row["keywords"],
-    )
-
-
 @pytest.mark.parametrize("language", ["english", "korean"])
 def test_another_concepts_reference_is_never_graded_correct_and_goes_to_a_reviewer(language):
     found = list(questions(language).values())
@@ -115,7 +105,7 @@ def test_another_concepts_reference_is_never_graded_correct_and_goes_to_a_review
         other = found[(index + 1) % len(found)]
         own_items = (row["question"],)
         graded = grading.grade(
-            item(row, other["reference_answer"]), prints=grading.OtherPrints(prints.prints, own_items)
+            case_item(row, other["reference_answer"]), prints=grading.OtherPrints(prints.prints, own_items)
         )
         assert (graded.is_correct, graded.needs_review) == (False, True)
         assert graded.score < 80
@@ -125,9 +115,9 @@ def test_another_concepts_reference_is_never_graded_correct_and_goes_to_a_review
 def test_the_textbook_answer_still_passes_beside_every_print():
     row = next(row for row in rows("english") if row["kind"] == "textbook")
     with_prints = grading.grade(
-        item(row, row["answer"]), prints=grading.OtherPrints(prints_of("english"), (row["question"],))
+        case_item(row, row["answer"]), prints=grading.OtherPrints(prints_of("english"), (row["question"],))
     )
-    without = grading.grade(item(row, row["answer"]))
+    without = grading.grade(case_item(row, row["answer"]))
     assert (with_prints.score, with_prints.is_correct, with_prints.needs_review) == (
         without.score,
         without.is_correct,

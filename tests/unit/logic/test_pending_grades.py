@@ -12,25 +12,9 @@ from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.measurement import irt
 from slea.measurement.learner import POPULATION_PRIOR, Posterior
+from tests.unit.logic.ability_records import stored_ability
 
 LABEL_SD = 0.7
-
-
-def stored_ability(posterior, version):
-    """The ability item get_ability reads back after one answer: the posterior, its estimate, the version."""
-    from slea.dal import abilities
-
-    estimate = posterior.estimate()
-    return abilities.stored_ability(
-        {
-            "entry": "ability#technical",
-            "posterior": posterior.to_stored(),
-            "theta": estimate.theta,
-            "se": estimate.se,
-            "answers": 1,
-            "version": version,
-        }
-    )
 
 
 def test_a_pending_grade_counts_as_a_fractional_response_p_of_the_likelihood():

@@ -8,23 +8,7 @@ from decimal import Decimal
 from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
-
-
-def stored_ability(posterior, version):
-    """The ability item get_ability reads back after one answer: the posterior, its estimate, the version."""
-    from slea.dal import abilities
-
-    estimate = posterior.estimate()
-    return abilities.stored_ability(
-        {
-            "entry": "ability#technical",
-            "posterior": posterior.to_stored(),
-            "theta": estimate.theta,
-            "se": estimate.se,
-            "answers": 1,
-            "version": version,
-        }
-    )
+from tests.unit.logic.ability_records import stored_ability
 
 
 def test_a_provisional_grade_counts_its_probability_capped_at_its_score_and_a_final_one_its_score():
@@ -42,24 +26,32 @@ def test_the_counted_score_is_the_attempts_ability_score_else_its_score():
     assert ability_update.counted_of({"score": 60}) == 60  # older attempts counted their score
 
 
-def test_a_review_that_confirms_a_provisional_grade_rescores_from_zero(monkeypatch):
+def _stored_ability(monkeypatch, stored):
+    """The learner's ability in the category as slea.dal.abilities reads it: `stored` (a Posterior)
+    after one answer."""
     from slea.dal import abilities
 
     monkeypatch.setenv("ABILITIES_TABLE", "abilities")
+    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 3))
+
+
+# An attempt counted with ability score 0 (a provisional grade), on an item of b 0.
+COUNTED_AT_ZERO = {
+    "attempt_id": "a",
+    "attempt_key": "q#k",
+    "user_id": "u",
+    "ability_score": 0,
+    "ability_category": "technical",
+    "item_b": 0.0,
+}
+
+
+def test_a_review_that_confirms_a_provisional_grade_rescores_from_zero(monkeypatch):
     from slea.measurement.learner import Posterior
 
     stored = Posterior.prior(0.0, 1.2).updated(0.0, 0.0, 0.0)
-    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 3))
-    attempt = {
-        "attempt_id": "a",
-        "attempt_key": "q#k",
-        "user_id": "u",
-        "score": 60,
-        "ability_score": 0,
-        "ability_category": "technical",
-        "item_b": 0.0,
-        "guess_floor": 0.0,
-    }
+    _stored_ability(monkeypatch, stored)
+    attempt = {**COUNTED_AT_ZERO, "score": 60, "guess_floor": 0.0}
     items = ability_update.rescore_items(attempt, 60, "2026-11-26T00:00:00.000Z")
     assert items, "an accept of a provisional grade re-scores the ability"
     theta = float(items[0]["Update"]["ExpressionAttributeValues"][":theta"]["N"])
@@ -114,24 +106,11 @@ def test_an_answer_counts_with_its_items_difficulty_uncertainty_and_keeps_it(mon
 
 
 def test_a_review_rescores_with_the_uncertainty_the_answer_was_counted_with(monkeypatch):
-    from slea.dal import abilities
-
-    monkeypatch.setenv("ABILITIES_TABLE", "abilities")
     from slea.measurement.learner import Posterior
 
     stored = Posterior.prior(0.0, 0.71).updated(0.0, 0.25, 0.0, 0.7)
-    monkeypatch.setattr(abilities, "get_ability", lambda user, category: stored_ability(stored, 3))
-    attempt = {
-        "attempt_id": "a",
-        "attempt_key": "q#k",
-        "user_id": "u",
-        "score": 100,
-        "ability_score": 0,
-        "ability_category": "technical",
-        "item_b": 0.0,
-        "item_b_se": 0.7,
-        "guess_floor": 0.25,
-    }
+    _stored_ability(monkeypatch, stored)
+    attempt = {**COUNTED_AT_ZERO, "score": 100, "item_b_se": 0.7, "guess_floor": 0.25}
     items = ability_update.rescore_items(attempt, 100, "2026-11-26T00:00:00.000Z")
     theta = float(items[0]["Update"]["ExpressionAttributeValues"][":theta"]["N"])
     expected = stored.removed(0.0, 0.25, 0.0, 0.7).updated(0.0, 0.25, 1.0, 0.7).estimate().theta

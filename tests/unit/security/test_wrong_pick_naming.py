@@ -9,26 +9,23 @@ import pytest
 
 from slea.security.key_leaks import NOTE, KeyedItem, KeyGuard
 
-OWN = KeyedItem(
-    question_type="multiple_choice",
-    stem="What is TRIZ?",
-    choices=("A) An inventive problem-solving method.", "B) A structured evaluation before deployment."),
-    correct_answer="A",
-    item_id="own",
+
+def keyed_on_a(item_id: str, stem: str, *choices: str) -> KeyedItem:
+    """A multiple-choice item whose key is choice A."""
+    return KeyedItem(question_type="multiple_choice", stem=stem, choices=choices, correct_answer="A", item_id=item_id)
+
+
+OWN = keyed_on_a(
+    "own", "What is TRIZ?", "A) An inventive problem-solving method.", "B) A structured evaluation before deployment."
 )
-KEYED_ON_THE_PICK = KeyedItem(
-    question_type="multiple_choice",
-    stem="A team observes: performed before deployment; examines effects on affected groups. Which concept?",
-    choices=("A) Algorithmic Impact Assessment", "B) TRIZ"),
-    correct_answer="A",
-    item_id="other",
+KEYED_ON_THE_PICK = keyed_on_a(
+    "other",
+    "A team observes: performed before deployment; examines effects on affected groups. Which concept?",
+    "A) Algorithmic Impact Assessment",
+    "B) TRIZ",
 )
-KEYED_ELSEWHERE = KeyedItem(
-    question_type="multiple_choice",
-    stem="Which method splits data on feature thresholds?",
-    choices=("A) Decision Tree Analysis", "B) TRIZ"),
-    correct_answer="A",
-    item_id="elsewhere",
+KEYED_ELSEWHERE = keyed_on_a(
+    "elsewhere", "Which method splits data on feature thresholds?", "A) Decision Tree Analysis", "B) TRIZ"
 )
 SAID = "The option you chose is the definition of a different concept: Algorithmic Impact Assessment."
 

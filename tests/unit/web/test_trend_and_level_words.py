@@ -4,16 +4,11 @@ than the steady band is said as slight, with its size ("-1.7 → -1.8" is "0.1 �
 없음"); every level word the API sends has a Korean form, so "지금 기술 수준: novice" cannot be
 printed. Runs the page's own learner.js and i18n.js in Node."""
 
-import json
-import shutil
-import subprocess
-
 import pytest
 
 from slea.measurement.scale import LEVELS
-from slea_local import REPO_ROOT
+from tests.unit.web.learner_js import run_in_node
 
-STATIC = REPO_ROOT / "functions" / "web" / "static"
 MINUS = "\u2212"
 
 _HARNESS = r"""
@@ -52,19 +47,7 @@ def _history(thetas):
 
 
 def _run(histories=(), levels=()):
-    node = shutil.which("node")
-    assert node, "the learner page's JS tests need Node.js (on the machine: /usr/bin/node)"
-    request = json.dumps({"histories": [_history(thetas) for thetas in histories], "levels": list(levels)})
-    done = subprocess.run(
-        [node, "-e", _HARNESS, str(STATIC / "learner.js")],
-        input=request,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_in_node(_HARNESS, {"histories": [_history(thetas) for thetas in histories], "levels": list(levels)})
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,6 @@
 
 import gzip
 import json
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from xml.etree import ElementTree
 
@@ -13,6 +11,7 @@ from slea.measurement.scale import answers_to_precision
 from slea_local import REPO_ROOT
 from slea_local.runtime import load_function_module
 from slea_local.template import repository_template
+from tests.unit.web.learner_js import run_in_node
 
 STATIC = REPO_ROOT / "functions" / "web" / "static"
 WEB_ROUTES = {("GET", "/"), ("GET", "/review"), ("GET", "/assets/{file}"), ("GET", "/config.json")}
@@ -112,18 +111,19 @@ def test_sign_in_is_local_under_the_local_runtime(web, monkeypatch):
     assert json.loads(_get(web, "/config.json")["body"]) == {"mode": "local"}
 
 
+def _oauth_settings(monkeypatch, origin, client_id):
+    """The web function's OAuth parameters (template.yaml's) for an identity provider at `origin`."""
+    monkeypatch.setenv("OAUTH_AUTHORIZE_URL", f"{origin}/oauth2/authorize")
+    monkeypatch.setenv("OAUTH_TOKEN_URL", f"{origin}/oauth2/token")
+    monkeypatch.setenv("OAUTH_CLIENT_ID", client_id)
+    monkeypatch.setenv("OAUTH_SCOPE", "openid profile")
+
+
 def test_the_local_runtime_with_the_hosted_sign_in_gives_the_pages_oauth(web, monkeypatch):
     """Signed tokens locally: the pool's hosted sign-in at the local server, the pool's client."""
-    settings = {
-        "SLEA_LOCAL_RUNTIME": "1",
-        "SLEA_LOCAL_HOSTED_SIGN_IN": "1",
-        "OAUTH_AUTHORIZE_URL": "http://127.0.0.1:8123/oauth2/authorize",
-        "OAUTH_TOKEN_URL": "http://127.0.0.1:8123/oauth2/token",
-        "OAUTH_CLIENT_ID": "local-client",
-        "OAUTH_SCOPE": "openid profile",
-    }
-    for name, value in settings.items():
-        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("SLEA_LOCAL_RUNTIME", "1")
+    monkeypatch.setenv("SLEA_LOCAL_HOSTED_SIGN_IN", "1")
+    _oauth_settings(monkeypatch, "http://127.0.0.1:8123", "local-client")
     assert json.loads(_get(web, "/config.json")["body"]) == {
         "mode": "oauth",
         "authorize_url": "http://127.0.0.1:8123/oauth2/authorize",
@@ -137,20 +137,13 @@ def test_the_local_runtime_with_the_hosted_sign_in_gives_the_pages_oauth(web, mo
 
 def test_sign_in_in_aws_is_oauth_from_the_templates_parameters(web, monkeypatch):
     monkeypatch.delenv("SLEA_LOCAL_RUNTIME", raising=False)
-    settings = {
-        "OAUTH_AUTHORIZE_URL": "https://idp.example.com/oauth2/authorize",
-        "OAUTH_TOKEN_URL": "https://idp.example.com/oauth2/token",
-        "OAUTH_CLIENT_ID": "client-1",
-        "OAUTH_SCOPE": "openid profile",
-    }
-    for name, value in settings.items():
-        monkeypatch.setenv(name, value)
+    _oauth_settings(monkeypatch, "https://idp.example.com", "client-1")
     response = _get(web, "/config.json")
     assert response["headers"]["cache-control"] == "no-store"
     assert json.loads(response["body"]) == {
         "mode": "oauth",
-        "authorize_url": settings["OAUTH_AUTHORIZE_URL"],
-        "token_url": settings["OAUTH_TOKEN_URL"],
+        "authorize_url": "https://idp.example.com/oauth2/authorize",
+        "token_url": "https://idp.example.com/oauth2/token",
         "client_id": "client-1",
         "scope": "openid profile",
     }
@@ -215,19 +208,7 @@ process.stdout.write(JSON.stringify({
 
 
 def _run_panel_functions(charts=(), ses=(), abilities=()):
-    node = shutil.which("node")
-    assert node, "the learner page's JS tests need Node.js (on the machine: /usr/bin/node)"
-    request = json.dumps({"charts": list(charts), "ses": list(ses), "abilities": list(abilities)})
-    done = subprocess.run(
-        [node, "-e", _NODE_HARNESS, str(STATIC / "learner.js")],
-        input=request,
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return run_in_node(_NODE_HARNESS, {"charts": list(charts), "ses": list(ses), "abilities": list(abilities)})
 
 
 def _history(thetas_and_ses, category="technical"):
