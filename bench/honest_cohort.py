@@ -151,10 +151,16 @@ class DrawLog:
             self.current["chosen"] = len(chosen)
             return chosen
 
-        def apart(chosen: Any, found: Any, seen: Any) -> Any:
-            kept = real_apart(chosen, found, seen)
-            self.current["apart_dropped"] = len(chosen) - len(kept)
-            return kept
+        def apart(found: Any, seen: Any) -> Any:
+            admits = real_apart(found, seen)
+
+            def counted(candidate: Any) -> bool:
+                admitted = bool(admits(candidate))
+                if not admitted:  # passed over for the next best: it repeats or gives away a pick
+                    self.current["apart_dropped"] = self.current.get("apart_dropped", 0) + 1
+                return admitted
+
+            return counted
 
         real_eligible = bank_draw._eligible
         stack.enter_context(mock.patch.object(bank_draw, "draw", draw))

@@ -40,6 +40,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from ops import cli
 from slea.dal import bank
 from slea.dal.abilities import TABLE_VARIABLE as ABILITIES_VARIABLE
+from slea.dal.conditional import applied
 from slea.dal.questions import TABLE_VARIABLE as QUESTIONS_VARIABLE
 from slea.dal.wire_format import batch_get, from_item, to_item
 from slea.platform.aws import dynamodb
@@ -265,9 +266,8 @@ def _release(entry: str, item: dict[str, Any]) -> bool:
     }
     writes = [bank.release(fingerprint, str(item["question_id"])), check]
     with storage_errors("bank claim release"):
-        return cli.written_unless(
-            "TransactionCanceledException",
-            lambda: dynamodb(TOOL).transact_write_items(TransactItems=writes),  # type: ignore[arg-type]
+        return applied(
+            dynamodb(TOOL).transact_write_items, refusal="TransactionCanceledException", TransactItems=writes
         )
 
 

@@ -116,18 +116,6 @@ def stack_outputs(stack: str, wanted: Mapping[str, str]) -> dict[str, str]:
     return {name: outputs[key] for name, key in wanted.items()}
 
 
-def written_unless(refusal: str, write: Callable[[], object]) -> bool:
-    """Run `write` (one DynamoDB write with a condition): False if DynamoDB refused it with the
-    error code `refusal` (what it checked had changed), True once written."""
-    try:
-        write()
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") == refusal:
-            return False
-        raise
-    return True
-
-
 def _message(error: BaseException) -> tuple[str, int]:
     if isinstance(error, CommandError):
         return str(error), error.code

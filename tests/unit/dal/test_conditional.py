@@ -27,3 +27,10 @@ def test_a_failed_condition_is_not_applied():
 def test_any_other_refusal_is_raised(code):
     with pytest.raises(ClientError, match=code):
         applied(_refusing(code))
+
+
+def test_a_transaction_is_not_applied_when_cancelled_and_a_failed_condition_alone_is_raised_then():
+    cancelled = _refusing("TransactionCanceledException")
+    assert applied(cancelled, refusal="TransactionCanceledException") is False
+    with pytest.raises(ClientError, match="ConditionalCheckFailed"):
+        applied(_refusing("ConditionalCheckFailedException"), refusal="TransactionCanceledException")

@@ -14,13 +14,14 @@ def condition_failed(error: ClientError) -> bool:
     return error.response.get("Error", {}).get("Code") == CONDITION_FAILED
 
 
-def applied(write: Callable[..., object], **request: Any) -> bool:
-    """`write(**request)`: True if it was applied, False if its condition failed; any other
+def applied(write: Callable[..., object], /, *, refusal: str = CONDITION_FAILED, **request: Any) -> bool:
+    """`write(**request)`: True if it was applied, False if DynamoDB refused it with the error
+    code `refusal` (a condition failed; TransactionCanceledException for a transaction); any other
     error is raised."""
     try:
         write(**request)
     except ClientError as error:
-        if condition_failed(error):
+        if error.response.get("Error", {}).get("Code") == refusal:
             return False
         raise
     return True
