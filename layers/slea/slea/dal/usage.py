@@ -13,6 +13,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from slea.contracts.profile import normalised_user_id
+from slea.platform import clock
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
@@ -28,7 +29,7 @@ def daily_round_limit() -> int:
 
 
 def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
+    return clock.now()
 
 
 def today() -> str:
