@@ -6,6 +6,7 @@ import binascii
 import copy
 import json
 import socket
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -227,3 +228,18 @@ def unlimited_rates(monkeypatch: pytest.MonkeyPatch) -> None:
     from slea.security import rate_limits
 
     monkeypatch.setattr(rate_limits, "limit", lambda action: rate_limits.Limit(burst=10_000, interval_seconds=0.001))
+
+
+@pytest.fixture
+def repeatable(monkeypatch: pytest.MonkeyPatch, step_functions: Any) -> Any:
+    """The same run every time (tests/repeatable.py): the ids the functions make at random come
+    from a sequence, and their clock stands still but for the steps `repeatable.requests(http)`
+    takes. For a test that compares measured figures (two learners' abilities), so it compares the
+    same runs each time; the id secret it fixes itself (tests/security/test_question_ids.py)."""
+    from slea.platform import clock
+    from tests.repeatable import Repeatable
+
+    run = Repeatable(step_functions)
+    monkeypatch.setattr(uuid, "uuid4", run.uuid4)
+    monkeypatch.setattr(clock, "now", run.now)
+    return run
