@@ -243,3 +243,29 @@ def repeatable(monkeypatch: pytest.MonkeyPatch, step_functions: Any) -> Any:
     monkeypatch.setattr(uuid, "uuid4", run.uuid4)
     monkeypatch.setattr(clock, "now", run.now)
     return run
+
+
+@pytest.fixture
+def standing_clock(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The functions' clock (slea.platform.clock.now) standing still until the test moves it
+    (tests/repeatable.py): for a test whose outcome would otherwise depend on how long its
+    requests take, such as where a rate limit's burst ends."""
+    from slea.platform import clock
+    from tests.repeatable import StandingClock
+
+    standing = StandingClock()
+    monkeypatch.setattr(clock, "now", standing.now)
+    return standing
+
+
+@pytest.fixture
+def midday(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The functions' clock running from noon (UTC) of today (tests/repeatable.py): a test that
+    reads the day (the daily round quota, an item's draws of the day) through it agrees with the
+    functions on which day it is, even when the test runs across midnight."""
+    from slea.platform import clock
+    from tests.repeatable import MiddayClock
+
+    running = MiddayClock()
+    monkeypatch.setattr(clock, "now", running.now)
+    return running

@@ -14,6 +14,11 @@ moves on by a second before each request that writes (any method but GET), once 
 started before that request has finished: a round's questions are saved in the second its start
 was asked for whether the machine takes a tenth of a second or two, which decides which share a
 `created_at` (the session lists those by id). A GET reads the time of the last write.
+
+The clocks alone serve tests that only need the time set: `StandingClock` (a rate limit's bucket
+refills by the time that passed: standing, a burst is refused exactly where it ends, however long
+its requests take) and `MiddayClock` (the time passes, on a day it does not leave: a test that
+reads the day the functions count a round or a draw on agrees with them, even at midnight).
 """
 
 import datetime
@@ -31,10 +36,35 @@ LAYER = "slea."
 _RANDOM_UUID4 = uuid.uuid4
 
 
-class Repeatable:
+class StandingClock:
+    """The functions' clock standing at `at` until moved."""
+
+    def __init__(self, at: datetime.datetime = START) -> None:
+        self.at = at
+
+    def now(self) -> datetime.datetime:
+        return self.at
+
+    def move(self, by: datetime.timedelta = STEP) -> None:
+        self.at += by
+
+
+class MiddayClock:
+    """The functions' clock running from noon (UTC) of the day it was made: a test of less than
+    twelve hours never sees the day change."""
+
+    def __init__(self) -> None:
+        started = datetime.datetime.now(datetime.UTC)
+        self.offset = datetime.datetime.combine(started.date(), datetime.time(12), datetime.UTC) - started
+
+    def now(self) -> datetime.datetime:
+        return datetime.datetime.now(datetime.UTC) + self.offset
+
+
+class Repeatable(StandingClock):
     def __init__(self, step_functions: Any, start: datetime.datetime = START) -> None:
+        super().__init__(start)
         self.step_functions = step_functions
-        self.time = start
         self._lock = threading.Lock()
         self._made: Counter[str] = Counter()
 
@@ -51,9 +81,6 @@ class Repeatable:
             number = self._made[maker]
         return uuid.UUID(bytes=hashlib.sha256(f"{maker}#{number}".encode()).digest()[:16], version=4)
 
-    def now(self) -> datetime.datetime:
-        return self.time
-
     def requests(self, http: Callable[..., Any]) -> Callable[..., Any]:
         """`http` on this clock: a request that writes waits for the executions started before
         it, then moves the clock on by STEP."""
@@ -61,7 +88,7 @@ class Repeatable:
         def request(method: str, path: str, body: Any = None, token: str | None = None) -> Any:
             if method != "GET":
                 self.step_functions.wait_for_running()
-                self.time += STEP
+                self.move()
             return http(method, path, body, token)
 
         return request
