@@ -65,6 +65,7 @@ def test_only_the_clock_module_reads_the_wall_clock():
         "from datetime import date\ndate.today()",
         "import time\ntime.time()",
     ],
+    ids=["datetime.datetime.now", "datetime.now", "date.today", "time.time"],
 )
 def test_a_wall_clock_read_is_found(source):
     assert wall_clock_reads(source) == [2]
