@@ -48,8 +48,9 @@ coverage of theta +- 1.96 SE after 5, 10 and 20 answers; item-difficulty RMSE of
 the online steps and of the calibration, over the items cohort 1 answered (and over those with 30+
 answers); the maximum exposure rate and Barrada's overlap rate T = (n/Q) S^2_r + Q/n (n items in
 the bank, Q items per learner, S^2_r the variance of the exposure rates); LLM generation calls
-per round by block of learners as the bank grows; the median time of one posterior update and of
-one selection.
+per round by block of learners as the bank grows; the median CPU time of one posterior update and
+of one selection (the thread's CPU time: on a shared machine, wall time also measures the other
+processes).
 
 Skipping (`--skipping`): the same learners over six rounds of ten items answer what they know
 and, for what they do not, guess, answer wrong, or leave it: a skip counted as wrong (today) or
@@ -461,11 +462,13 @@ def calls_by_block(outcomes: list[Outcome]) -> list[float]:
 
 
 def median_ms(action: Callable[[], object], repeats: int) -> float:
+    """The median CPU time of `action` in this thread (ms): what the machine's other processes
+    do while it runs does not count."""
     times = []
     for _ in range(repeats):
-        start = time.perf_counter_ns()
+        start = time.thread_time_ns()
         action()
-        times.append(time.perf_counter_ns() - start)
+        times.append(time.thread_time_ns() - start)
     return round(statistics.median(times) / 1e6, 4)
 
 

@@ -270,6 +270,7 @@ def human_agreement(grader: Grader, rows: list[dict[str, Any]]) -> dict[str, Any
         ),
         "verdict_kappa": round(cohen_kappa(verdicts, 2, quadratic=False), 3),
         "tool6_correct_share": round(sum(v for v, _ in verdicts) / len(rows), 3),
+        "finalised": len(finalised),  # the count the rounded shares below are of
         "finalised_coverage": round(len(finalised) / len(rows), 3),
         "finalised_accuracy": round(sum(finalised) / len(finalised), 3) if finalised else None,
         "verdict_accuracy": round(sum(v == h for v, h in verdicts) / len(rows), 3),

@@ -35,6 +35,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
+from slea.platform import clock  # noqa: E402 - the functions' clock (a test may set it)
 from slea_local.cloud import prepare_process_environment  # noqa: E402
 
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
@@ -105,7 +106,7 @@ def age_rounds(cloud: Any, user: str, by: datetime.timedelta = AGED) -> None:
     found = sessions.query(
         IndexName="user-sessions", KeyConditionExpression="user_id = :u", ExpressionAttributeValues={":u": user}
     )["Items"]
-    at = (datetime.datetime.now(datetime.UTC) - by).isoformat(timespec="seconds").replace("+00:00", "Z")
+    at = (clock.now() - by).isoformat(timespec="seconds").replace("+00:00", "Z")
     for item in found:
         session_id = item["session_id"]
         record = sessions.get_item(Key={"session_id": session_id})["Item"]

@@ -5,6 +5,7 @@ import base64
 import binascii
 import json
 import socket
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -223,3 +224,44 @@ def unlimited_rates(monkeypatch: pytest.MonkeyPatch) -> None:
     from slea.security import rate_limits
 
     monkeypatch.setattr(rate_limits, "limit", lambda action: rate_limits.Limit(burst=10_000, interval_seconds=0.001))
+
+
+@pytest.fixture
+def repeatable(monkeypatch: pytest.MonkeyPatch, step_functions: Any) -> Any:
+    """The same run every time (tests/repeatable.py): the ids the functions make at random come
+    from a sequence, and their clock stands still but for the steps `repeatable.requests(http)`
+    takes. For a test that compares measured figures (two learners' abilities), so it compares the
+    same runs each time; the id secret it fixes itself (tests/security/test_question_ids.py)."""
+    from slea.platform import clock
+    from tests.repeatable import Repeatable
+
+    run = Repeatable(step_functions)
+    monkeypatch.setattr(uuid, "uuid4", run.uuid4)
+    monkeypatch.setattr(clock, "now", run.now)
+    return run
+
+
+@pytest.fixture
+def standing_clock(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The functions' clock (slea.platform.clock.now) standing still until the test moves it
+    (tests/repeatable.py): for a test whose outcome would otherwise depend on how long its
+    requests take, such as where a rate limit's burst ends."""
+    from slea.platform import clock
+    from tests.repeatable import StandingClock
+
+    standing = StandingClock()
+    monkeypatch.setattr(clock, "now", standing.now)
+    return standing
+
+
+@pytest.fixture
+def midday(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The functions' clock running from noon (UTC) of today (tests/repeatable.py): a test that
+    reads the day (the daily round quota, an item's draws of the day) through it agrees with the
+    functions on which day it is, even when the test runs across midnight."""
+    from slea.platform import clock
+    from tests.repeatable import MiddayClock
+
+    running = MiddayClock()
+    monkeypatch.setattr(clock, "now", running.now)
+    return running

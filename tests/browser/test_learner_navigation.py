@@ -116,9 +116,14 @@ def _held(page: Any, pattern: str) -> tuple[list[Any], list[int]]:
     return held, count
 
 
-def _click_again(page: Any, button: str, form: str) -> None:
-    """A second click (and an Enter-like submit of the form) while the first is in flight."""
+def _click_again(page: Any, button: str, form: str, count: list[int]) -> None:
+    """A second click (and an Enter-like submit of the form) while the first is in flight: once
+    the first request is held (`count`, from _held), however long the browser took to send it."""
     page.wait_for_selector(f"{button}:disabled")
+    for _ in range(600):
+        if count[0]:
+            break
+        page.wait_for_timeout(50)  # lets Playwright deliver the held request
     page.locator(button).click(force=True)
     page.evaluate(f"document.querySelector('{form}').requestSubmit()")
     page.wait_for_timeout(300)
@@ -131,7 +136,7 @@ def test_start_and_submit_send_one_request_while_theirs_is_in_flight(server, new
     rounds, started = _held(page, "**/sessions/*/rounds")
     page.fill("#count", "2")
     page.click("#start-button")
-    _click_again(page, "#start-button", "#start-form")
+    _click_again(page, "#start-button", "#start-form", started)
     assert started == [1]
     rounds.pop().continue_()
     _screen(page, "question")
@@ -142,7 +147,7 @@ def test_start_and_submit_send_one_request_while_theirs_is_in_flight(server, new
     else:
         page.locator("button.choice").first.click()
     page.click("#submit-answer")
-    _click_again(page, "#submit-answer", "#answer-form")
+    _click_again(page, "#submit-answer", "#answer-form", submitted)
     assert submitted == [1]
     answers.pop().continue_()
     _screen(page, "feedback")

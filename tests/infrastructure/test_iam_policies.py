@@ -3,7 +3,6 @@ AWS operation it performs is recorded (tests/aws_operations.py), and the recordi
 with the function's Policies in template.yaml: nothing used that is not granted, nothing granted
 that is never used (exceptions: tests/aws_operations.py UNUSED_GRANT_EXCEPTIONS, with reasons)."""
 
-import datetime
 import glob
 import json
 import uuid
@@ -13,6 +12,7 @@ import boto3
 import pytest
 
 from bench import skip_routes
+from slea.dal import usage
 from slea.logic.rounds.collection import REPEATS_WITHDRAWN_FEEDBACK
 from slea_local import REPO_ROOT
 from slea_local.cloud import LocalCloud
@@ -42,7 +42,7 @@ TABLE = "arn:aws:dynamodb:us-east-1:123456789012:table/questions"
 PLACED = "6a1c8e2f-3b4d-4c5e-8f9a-0b1c2d3e4f5a"  # a learner who takes a placement test
 
 
-def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functions, faults):
+def test_every_function_uses_exactly_what_template_yaml_grants(http, step_functions, faults, midday):
     runtime: LocalRuntime = step_functions.runtime
     cloud = runtime.cloud
     with recording() as recorded:
@@ -253,9 +253,8 @@ def _mcp_tools(step_functions, cloud, faults):
         failed = author("save_generated_question", {**authored, "stem": "What is a tool schema?"})
     assert failed["isError"]
     assert "SERVICE_UNAVAILABLE" in failed["content"][0]["text"]
-    today = datetime.datetime.now(datetime.UTC).date().isoformat()
     boto3.resource("dynamodb").Table(cloud.table_name("UsageTable")).put_item(
-        Item={"user_id": ALICE, "day": today, "rounds": 1000}
+        Item={"user_id": ALICE, "day": usage.today(), "rounds": 1000}  # the functions' day (midday: no midnight)
     )
     _refill_round_starts(cloud)
     # (In a new session: moving on to the placement tests above closed the learner's earlier ones.)
@@ -313,9 +312,8 @@ def _issue_12_routes(http, cloud, session, questions):
     assert http("GET", "/review/stats", None, REVIEWER)[0] == 200
     assert http("GET", f"/review/audit?target_id={attempt['attempt_id']}", None, REVIEWER)[0] == 200
     assert http("GET", "/review/audit/recent", None, REVIEWER)[2]["records"]
-    today = datetime.datetime.now(datetime.UTC).date().isoformat()
     boto3.resource("dynamodb").Table(cloud.table_name("UsageTable")).put_item(
-        Item={"user_id": ALICE, "day": today, "rounds": 1000}
+        Item={"user_id": ALICE, "day": usage.today(), "rounds": 1000}  # the functions' day (midday: no midnight)
     )
     created = http("POST", "/sessions", None, ALICE)[2]
     _refill_round_starts(cloud)

@@ -328,10 +328,10 @@ def _usage_table(step_functions):
     return boto3.resource("dynamodb").Table(step_functions.runtime.cloud.table_name("UsageTable"))
 
 
-def test_a_user_past_the_daily_round_limit_gets_429_and_others_do_not(http, step_functions):
-    import datetime
+def test_a_user_past_the_daily_round_limit_gets_429_and_others_do_not(http, step_functions, midday):
+    from slea.dal import usage
 
-    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    today = usage.today()  # the day the functions count the round on (their clock: midday, never midnight)
     _usage_table(step_functions).put_item(Item={"user_id": ALICE, "day": today, "rounds": 30})
     status, _, body = start(http)
     assert (status, body["error_code"]) == (429, "QUOTA_EXCEEDED")
@@ -339,7 +339,7 @@ def test_a_user_past_the_daily_round_limit_gets_429_and_others_do_not(http, step
     assert start(http, session="s-bob", user=BOB)[0] == 202
     counted = _usage_table(step_functions).get_item(Key={"user_id": BOB, "day": today})["Item"]
     assert counted["rounds"] == 1
-    assert counted["expires_at"] > time.time() + 86_400  # the table's TTL removes it after two days
+    assert counted["expires_at"] > midday.now().timestamp() + 86_400  # the table's TTL removes it after two days
 
 
 def test_a_failed_start_answers_503_releases_the_session_and_does_not_count(http, step_functions, monkeypatch):

@@ -253,7 +253,8 @@ def _drawn(bank, user, session):
     return {stored(cloud)[q["question_id"]]["item_id"] for q in execution.output["questions"] if q["from_bank"]}
 
 
-def test_a_widely_shown_item_rests_and_no_item_is_drawn_past_its_daily_cap(bank, generation_calls):
+def test_a_widely_shown_item_rests_and_no_item_is_drawn_past_its_daily_cap(bank, generation_calls, midday):
+    # `_today()`: the day the draws count on, by the functions' clock (midday: no midnight between).
     from slea.dal.bank import DAILY_DRAW_CAP, REST_AFTER_DRAWS, _today, day_attribute
 
     first = run(bank, FIRST, "sess_a", count=4)
@@ -291,10 +292,11 @@ def _look_alike(cloud, user):
     profiles.put_item(Item={**first, "user_id": user})
 
 
-def test_look_alike_accounts_each_count_for_an_items_exposure_and_daily_cap(bank, generation_calls):
+def test_look_alike_accounts_each_count_for_an_items_exposure_and_daily_cap(bank, generation_calls, midday):
     """Test changed to the new behaviour: accounts with one survey were one group (counted once in
     the exposure rate's denominator and an item's daily cap); a team of new hires fills the survey
-    in alike, so every account now counts as the learner it is."""
+    in alike, so every account now counts as the learner it is. (`_today()`: the day the draws
+    count on, by the functions' clock, midday: no midnight between.)"""
     from slea.dal.bank import _today, day_attribute
 
     cloud = bank.runtime.cloud

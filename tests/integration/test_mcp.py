@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -543,8 +544,10 @@ def test_the_handler_answers_when_its_caller_runs_an_event_loop(step_functions):
 
 # ---------------------------------------------------------------- bounds: 405, deadlines
 @pytest.mark.parametrize("method", ["GET", "DELETE"])
-def test_anything_but_post_is_405_at_once_with_allow_post(step_functions, method):
-    """No SSE stream here: the SDK would hold a GET open until the function timed out."""
+def test_anything_but_post_is_405_at_once_with_allow_post(step_functions, mcp_module, method):
+    """No SSE stream here: the SDK would hold a GET open until the function timed out. (The
+    function is loaded first, by `mcp_module`: the bound is on the request alone, not on how long
+    the machine takes to import the function.)"""
     event = _event(None, method=method)
     event["headers"]["accept"] = "text/event-stream"
     started = time.monotonic()
@@ -557,58 +560,75 @@ def test_anything_but_post_is_405_at_once_with_allow_post(step_functions, method
     assert "POST" in error["error"]
 
 
-def _slow(mcp_module: Any, monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
-    """get_user_profile takes `seconds` (a model or storage call that does not come back)."""
+HANG_SECONDS = 60  # a hanging tool comes back after this at most: a call that waits for it fails, not hangs
+
+
+@pytest.fixture
+def hanging_tool(mcp_module: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """get_user_profile hangs (a model or storage call that does not come back) until the test
+    is over, HANG_SECONDS at most; `entered` is set when it starts, `returned` when it comes back
+    (long after its caller was answered: the result goes nowhere). A call answered before
+    `returned` was answered at its deadline, whatever the machine's speed."""
     import dataclasses
+    import threading
 
-    def slow(caller: Caller, request: Any) -> list[Any]:
-        time.sleep(seconds)
-        return []  # long after its caller was answered: the result goes nowhere
+    release = threading.Event()
+    hanging = SimpleNamespace(entered=threading.Event(), returned=threading.Event())
 
-    tool = dataclasses.replace(mcp_module.TOOLS_BY_NAME["get_user_profile"], run=slow)
+    def hang(caller: Caller, request: Any) -> list[Any]:
+        hanging.entered.set()
+        release.wait(HANG_SECONDS)
+        hanging.returned.set()
+        return []
+
+    tool = dataclasses.replace(mcp_module.TOOLS_BY_NAME["get_user_profile"], run=hang)
     monkeypatch.setitem(mcp_module.TOOLS_BY_NAME, "get_user_profile", tool)
+    yield hanging
+    release.set()
 
 
-def test_a_tool_call_past_its_deadline_is_a_timeout_tool_error(step_functions, mcp_module, monkeypatch):
+def test_a_tool_call_past_its_deadline_is_a_timeout_tool_error(step_functions, mcp_module, monkeypatch, hanging_tool):
     monkeypatch.setattr(mcp_module, "TOOL_SECONDS", 1.5)  # the tool itself: 1.5 - RESPONSE_SECONDS
-    _slow(mcp_module, monkeypatch, 10)
-    started = time.monotonic()
     result = tool_call(step_functions.runtime, "get_user_profile", {"user_id": ALICE})
-    assert time.monotonic() - started < 6  # well before the tool's 10 s (a loaded machine is slow)
+    assert hanging_tool.entered.is_set()
+    assert not hanging_tool.returned.is_set()  # answered at the deadline, not when the tool came back
     assert result["isError"]
     error = json.loads(result["content"][0]["text"])
     assert error["error_code"] == "TIMEOUT"
     assert error["error"].startswith("get_user_profile")
 
 
-def _profile_call_with(step_functions: Any, mcp_module: Any, timeout_seconds: int) -> tuple[dict[str, Any], float]:
-    """A tools/call of get_user_profile to the MCP function's handler in an invocation of
-    `timeout_seconds`: (its answer, the seconds it took)."""
+def _profile_call_with(step_functions: Any, mcp_module: Any, timeout_seconds: int) -> dict[str, Any]:
+    """A tools/call of get_user_profile to the MCP function's handler, in an invocation of
+    `timeout_seconds`: its answer."""
     from slea_local.runtime import LambdaContext
 
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_user_profile"}}
     body["params"]["arguments"] = {"user_id": ALICE}
     runtime: LocalRuntime = step_functions.runtime
-    started = time.monotonic()
     with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
-        context = LambdaContext("McpFunction", timeout_seconds=timeout_seconds)
-        answer = mcp_module.lambda_handler(_event(body), context)
-    return answer, time.monotonic() - started
+        answer: dict[str, Any] = mcp_module.lambda_handler(
+            _event(body), LambdaContext("McpFunction", timeout_seconds=timeout_seconds)
+        )
+    return answer
 
 
-def test_a_tool_call_never_outlives_the_function(step_functions, mcp_module, monkeypatch):
-    """With less time left in the invocation than TOOL_SECONDS, the function's end decides."""
-    _slow(mcp_module, monkeypatch, 10)
-    answer, seconds = _profile_call_with(step_functions, mcp_module, timeout_seconds=3)
-    assert seconds < 6  # 3 s left: 1 s for the answer, 1 s for the tool, not 24
+def test_a_tool_call_never_outlives_the_function(step_functions, mcp_module, monkeypatch, hanging_tool):
+    """With less time left in the invocation than TOOL_SECONDS, the function's end decides: 3 s
+    left, 1 s for the answer and 1 s for the tool, while TOOL_SECONDS would wait longer than the
+    tool hangs (so only the function's end can answer the call before the tool comes back)."""
+    monkeypatch.setattr(mcp_module, "TOOL_SECONDS", 10 * HANG_SECONDS)
+    answer = _profile_call_with(step_functions, mcp_module, timeout_seconds=3)
+    assert hanging_tool.entered.is_set()
+    assert not hanging_tool.returned.is_set()  # answered at the function's end, not when the tool came back
     result = json.loads(answer["body"])["result"]
     assert json.loads(result["content"][0]["text"])["error_code"] == "TIMEOUT"
 
 
-def test_a_request_with_no_time_left_is_answered_504_at_once(step_functions, mcp_module):
+def test_a_request_with_no_time_left_is_answered_504_at_once(step_functions, mcp_module, hanging_tool):
     """The body arrives whole in the event; a request whose invocation has no time left for a
     tool call (under RESPONSE_SECONDS) runs nothing and is answered 504 at once."""
-    answer, seconds = _profile_call_with(step_functions, mcp_module, timeout_seconds=1)
-    assert seconds < 3
+    answer = _profile_call_with(step_functions, mcp_module, timeout_seconds=1)
+    assert not hanging_tool.entered.is_set()  # nothing ran: answered without waiting for anything
     assert answer["statusCode"] == 504
     assert json.loads(answer["body"])["error_code"] == "TIMEOUT"

@@ -17,10 +17,11 @@ OTHER = "8f506172-93a4-4ebf-80d1-4c5d6e7f8091"
 
 
 @pytest.fixture
-def http(signed_http):
+def http(signed_http, repeatable):
     """Every request of this file through the signed-token path: the local user pool signs each
-    token, and who may do what is decided by the claims API Gateway's authorizer passes on."""
-    return signed_http
+    token, and who may do what is decided by the claims API Gateway's authorizer passes on. Each
+    run is the same run (tests/repeatable.py: the functions' ids and clock)."""
+    return repeatable.requests(signed_http)
 
 
 def sessions_table(cloud):
@@ -43,9 +44,12 @@ def test_a_skipper_ends_within_0_3_of_the_learner_who_answers_wrong(http, step_f
     """Decoy sessions (an empty one opened after each real one) and never moving on (the level
     read past the round time limit) both count every item left open, once."""
     # One learner each way: which items each draws (keyed on the deployment's secret, random per
-    # local stack) moves the two estimates apart by up to about 0.5 logits on its own, so the
-    # secret is fixed and the comparison is of the routes, not of two draws (the bench,
-    # bench/skip_routes.py, measures the routes over many draws).
+    # local stack, and on the session's and the round's ids) and which of them it knows (the
+    # first of the round as listed: by `created_at`, then by id) moves the two estimates apart
+    # by up to about 0.5 logits on its own, so the secret is fixed here and the ids and the clock
+    # by the `http` fixture (tests/repeatable.py): the comparison is of the routes, the same at
+    # every run, not of two draws or of the machine's speed (the bench, bench/skip_routes.py,
+    # measures the routes over many draws).
     rotate_id_secret(step_functions.runtime.cloud, "a-fixed-secret-for-the-skip-routes")
     skipper = skip_routes.play(http, step_functions, DECOY, route, sessions=2)
     wrong = skip_routes.play(http, step_functions, WRONG, "wrong", sessions=2)

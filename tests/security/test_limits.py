@@ -7,7 +7,6 @@ Each test is an attack that succeeded before these bounds."""
 import base64
 import datetime
 import json
-import time
 import uuid
 from decimal import Decimal
 
@@ -334,36 +333,40 @@ def _answer(http, session, question_id, user, user_answer="C"):
     return http("POST", f"/sessions/{session}/answers", {"question_id": question_id, "user_answer": user_answer}, user)
 
 
-def test_a_burst_of_answers_from_one_learner_is_throttled_and_another_learner_is_not(http, step_functions):
+def test_a_burst_of_answers_from_one_learner_is_throttled_and_another_learner_is_not(
+    http, step_functions, standing_clock
+):
+    """The functions' clock stands still (the answers take no time, however long the machine
+    takes): no answer comes back into the bucket until the test moves the clock on."""
     runtime = step_functions.runtime
     own("s1", ALICE)
     own("s2", BOB)
     ids = _saved_questions(runtime, "s1", 20)
     (bobs,) = _saved_questions(runtime, "s2", 1)
-    began = time.monotonic()
     answered = [_answer(http, "s1", question_id, ALICE) for question_id in ids]
-    elapsed = time.monotonic() - began
     statuses = [status for status, _, _ in answered]
-    assert statuses[:10] == [200] * 10  # the burst
-    assert 429 in statuses
-    assert statuses.count(200) <= 10 + int(elapsed / 3) + 1  # then one per 3 s
-    status, headers, body = next(reply for reply in answered if reply[0] == 429)
+    assert statuses == [200] * 10 + [429] * 10  # the burst, then nothing until a token comes back
+    status, headers, body = answered[10]
     assert body["error_code"] == "RATE_LIMITED"
-    assert 1 <= int(headers["Retry-After"]) <= 3
+    assert int(headers["Retry-After"]) == 3
+    # Then one per 3 s.
+    standing_clock.move(datetime.timedelta(seconds=3))
+    assert [_answer(http, "s1", question_id, ALICE)[0] for question_id in ids[10:12]] == [200, 429]
     assert _answer(http, "s2", bobs, BOB)[0] == 200  # per user: Bob's bucket is his own
     # A retry of an answer already recorded is not a new answer: never refused, graded once.
     status, _, again = _answer(http, "s1", ids[0], ALICE)
     assert (status, again["attempt_id"]) == (200, answered[0][2]["attempt_id"])
     # The refused answers were not graded and stay answerable.
-    refused = [question_id for question_id, (status, _, _) in zip(ids, answered, strict=True) if status == 429]
+    refused = ids[11:]  # refused in the burst and after the clock moved on
     items = table(runtime.cloud, "QuestionsTable")
     assert all("answered_at" not in items.get_item(Key={"question_id": q})["Item"] for q in refused)
 
 
-def test_a_flood_of_mixed_requests_from_one_learner_is_refused_after_its_burst(http, step_functions):
+def test_a_flood_of_mixed_requests_from_one_learner_is_refused_after_its_burst(http, step_functions, standing_clock):
     """Repeats, unknown ids, listings, history, the ability and review routes: every request of
     a user spends from one budget, so a flood is answered 429 once the burst is spent, whatever it
-    asks; another learner is not affected."""
+    asks; another learner is not affected. (The functions' clock stands still: nothing comes back
+    into the bucket during the flood, however long the machine takes.)"""
     from slea.security.rate_limits import limit
 
     runtime = step_functions.runtime
@@ -382,15 +385,13 @@ def test_a_flood_of_mixed_requests_from_one_learner_is_refused_after_its_burst(h
         ("GET", "/sessions/nope/questions", None),
     ]
     bound = limit("request")
-    began = time.monotonic()
     replies = [http(method, path, body, ALICE) for method, path, body in (mixed * 38)[:300]]
-    elapsed = time.monotonic() - began
     statuses = [status for status, _, _ in replies]
     refused = [reply for reply in replies if reply[0] == 429]
     assert refused, statuses
     first_refusal = statuses.index(429)
-    assert first_refusal >= bound.burst - 1  # the answer before the flood spent one
-    assert len(statuses) - len(refused) <= bound.burst + int(elapsed / bound.interval_seconds) + 1
+    assert first_refusal == bound.burst - 1  # the answer before the flood spent one
+    assert len(statuses) - len(refused) == bound.burst - 1  # refused from there on
     assert all(body["error_code"] == "RATE_LIMITED" for _, _, body in refused)
     assert all(1 <= int(headers["Retry-After"]) <= 60 for _, headers, _ in refused)
     assert http("GET", "/sessions", None, BOB)[0] == 200  # Bob's budget is his own
@@ -488,8 +489,10 @@ def _usage(step_functions):
     return table(step_functions.runtime.cloud, "UsageTable")
 
 
-def test_case_variants_of_a_subject_are_one_user_for_the_quota_and_sessions(http, step_functions):
-    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+def test_case_variants_of_a_subject_are_one_user_for_the_quota_and_sessions(http, step_functions, midday):
+    from slea.dal import usage
+
+    today = usage.today()  # the day the functions count the round on (their clock: midday, never midnight)
     upper = token(ALICE.upper())
     status, _, created = http("POST", "/sessions", None, upper)
     assert status == 201
@@ -505,10 +508,12 @@ def test_case_variants_of_a_subject_are_one_user_for_the_quota_and_sessions(http
 
 
 def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_back_once(
-    http, step_functions, monkeypatch
+    http, step_functions, monkeypatch, midday
 ):
     import slea.logic.sessions.use_cases as session_logic
+    from slea.dal import usage
     from slea.logic.rounds import lifecycle as round_logic
+    from slea.platform import clock
 
     cloud = step_functions.runtime.cloud
 
@@ -516,19 +521,17 @@ def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_bac
         def start_execution(self, **_):
             raise RuntimeError("the function was stopped")  # not an AWS error: nothing cleans up
 
-    monkeypatch.setattr(session_logic, "stepfunctions", lambda tool: Crashing())
-    assert start(http)[0] == 500
-    monkeypatch.undo()
+    with monkeypatch.context() as crashing:
+        crashing.setattr(session_logic, "stepfunctions", lambda tool: Crashing())
+        assert start(http)[0] == 500
     rounds_table = table(cloud, "SessionsTable")
     claim = rounds_table.get_item(Key={"session_id": "s1#round#1"})["Item"]
-    assert (claim["round_status"], claim["quota_day"]) == (
-        "RUNNING",
-        datetime.datetime.now(datetime.UTC).date().isoformat(),
-    )
+    # The day the functions counted it on (their clock: midday, never midnight).
+    assert (claim["round_status"], claim["quota_day"]) == ("RUNNING", usage.today())
     assert _usage(step_functions).scan()["Items"][0]["rounds"] == 1
     # Three minutes later the claim is abandoned: two requests find it at once, each with the
     # record as it was, then the round's status is read again.
-    stale = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=3)).isoformat()
+    stale = (clock.now() - datetime.timedelta(minutes=3)).isoformat()
     rounds_table.update_item(
         Key={"session_id": "s1#round#1"},
         UpdateExpression="SET started_at = :t",

@@ -60,7 +60,9 @@ def test_the_figures_are_printed_beside_their_targets(quick):
     assert all(isinstance(row["met"], bool) for row in rows.values())
     printed = cat_simulation.table(quick)
     assert "PASS" in printed or "MISS" in printed
-    assert rows["one posterior update (ms, median)"]["met"]  # a generous bound: microseconds, not ms
+    # A generous bound (microseconds, not ms) on the thread's CPU time: the load of the machine's
+    # other processes is not in it.
+    assert rows["one posterior update (ms, median)"]["met"]
     assert math.isfinite(quick["timing"]["selection_ms"])
 
 

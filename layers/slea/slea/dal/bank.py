@@ -49,6 +49,7 @@ from botocore.exceptions import ClientError
 from slea.dal.abilities import TABLE_VARIABLE as ABILITIES_VARIABLE
 from slea.dal.questions import OPEN, TABLE_VARIABLE, bank_key
 from slea.dal.wire_format import batch_get, from_item, to_item
+from slea.platform import clock
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
@@ -110,11 +111,11 @@ def day_attribute(day: str) -> str:
 
 
 def _today() -> str:
-    return datetime.datetime.now(datetime.UTC).date().isoformat()
+    return clock.now().date().isoformat()
 
 
 def _yesterday() -> str:
-    return (datetime.datetime.now(datetime.UTC).date() - datetime.timedelta(days=1)).isoformat()
+    return (clock.now().date() - datetime.timedelta(days=1)).isoformat()
 
 
 def groups_attribute(day: str) -> str:
@@ -299,7 +300,7 @@ def record_draw(
     failed: a copy exists already (an earlier attempt won), an original left the bank meanwhile
     (retired or rested) or reached a draw limit since the window was read."""
     table = resource_name(TABLE_VARIABLE)
-    at = datetime.datetime.now(datetime.UTC).isoformat()
+    at = clock.now().isoformat()
     items: list[dict[str, Any]] = [_counter_update(key, new_learner, group, counter), *also]
     for copy in copies:
         items.append(

@@ -12,6 +12,7 @@ from typing import Any
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal.conditional import applied
+from slea.platform import clock
 from slea.platform.aws import dynamodb
 from slea.platform.errors import storage_errors
 from slea.platform.settings import resource_name
@@ -27,7 +28,7 @@ def daily_round_limit() -> int:
 
 
 def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
+    return clock.now()
 
 
 def today() -> str:

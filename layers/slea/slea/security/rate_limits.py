@@ -13,13 +13,12 @@ environment that template.yaml's parameters set; the defaults suit a human learn
 
 import math
 import os
-import time
 from dataclasses import dataclass
 from typing import Literal
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal import rate_limits
-from slea.platform import errors
+from slea.platform import clock, errors
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
 
@@ -75,7 +74,7 @@ def take(user_id: str, action: Action) -> None:
     bound = limit(action)
     try:
         wait = rate_limits.take_token(
-            normalised_user_id(user_id), action, time.time(), bound.interval_seconds, bound.burst
+            normalised_user_id(user_id), action, clock.now().timestamp(), bound.interval_seconds, bound.burst
         )
     except DataAccessError as error:
         logger.warning("rate limiter unavailable, request allowed", extra={"action": action, "reason": str(error)})

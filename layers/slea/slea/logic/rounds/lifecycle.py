@@ -18,6 +18,7 @@ from slea.dal import attempts, questions, rounds, usage
 from slea.dal.abilities import StoredAbility
 from slea.dal.question_records import StoredQuestion, stored_question
 from slea.measurement import scale
+from slea.platform import clock
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, NotFound, Unavailable
@@ -55,7 +56,7 @@ def _iso(moment: Any) -> str | None:
 
 def _abandoned(record: dict[str, Any]) -> bool:
     started = datetime.datetime.fromisoformat(str(record["started_at"]).replace("Z", "+00:00"))
-    return datetime.datetime.now(datetime.UTC) - started > ABANDONED_CLAIM
+    return clock.now() - started > ABANDONED_CLAIM
 
 
 def _execution(record: dict[str, Any]) -> dict[str, Any] | None:

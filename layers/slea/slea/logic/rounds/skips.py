@@ -37,6 +37,7 @@ from slea.dal import abilities, attempts, questions, sessions
 from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.measurement import irt, items
+from slea.platform import clock
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
@@ -75,7 +76,7 @@ def rounds_over_at_summary(stored: list[dict[str, Any]], started: dict[int, Any]
     """At the summary: a round is over when a later round has started or it has been open for
     ROUND_TIME_LIMIT (`started`: the rounds' records as read with the session)."""
     begun = {int(q.get("round", 1)) for q in stored} | {number for number, record in started.items() if record}
-    now = datetime.datetime.now(datetime.UTC)
+    now = clock.now()
 
     def over(number: int) -> bool:
         if any(later > number for later in begun):
@@ -231,7 +232,7 @@ def _past_limit(started: str | None) -> bool:
     if not started:
         return False
     opened = datetime.datetime.fromisoformat(started.replace("Z", "+00:00"))
-    return datetime.datetime.now(datetime.UTC) - opened > ROUND_TIME_LIMIT
+    return clock.now() - opened > ROUND_TIME_LIMIT
 
 
 def settle_moving_on(user_id: str, staying: str | None = None) -> int:
