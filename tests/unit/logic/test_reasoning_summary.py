@@ -5,6 +5,7 @@ offline grader's own reasoning, in English and Korean)."""
 import pytest
 
 from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.dal.question_records import stored_question
 from slea.grading import features
 from slea.grading.evidence import Material
 from slea.grading.model import fitted_model
@@ -139,12 +140,14 @@ def test_ninety_percent_sure_is_below_the_cut_that_makes_a_correct_grade_final()
 
 def test_the_queue_entry_carries_the_summary_and_the_pass_mark():
     attempt = graded_attempt("Producers and consumers.") | {"review_state": "open"}
-    stored = {
-        "question_id": "q1",
-        "item_type": "short_answer",
-        "stem": STEM,
-        "answer_schema": {"correct_keywords": KEYWORDS, "reference_answer": REFERENCE},
-    }
+    stored = stored_question(
+        {
+            "question_id": "q1",
+            "item_type": "short_answer",
+            "stem": STEM,
+            "answer_schema": {"correct_keywords": KEYWORDS, "reference_answer": REFERENCE},
+        }
+    )
     entry = _attempt_entry(attempt, stored)
     assert entry.attempt is not None
     assert entry.attempt.correct_from == HIGH_SCORE_THRESHOLD

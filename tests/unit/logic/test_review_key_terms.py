@@ -1,6 +1,7 @@
 """The reviewer page shows a short answer's key as the learner's feedback names it: whole terms of
 the reference, never the bare stems the keyword matcher keeps."""
 
+from slea.dal.question_records import stored_question
 from slea.logic.review.queue import _attempt_entry, reviewed_question
 
 REFERENCE = (
@@ -15,7 +16,7 @@ STORED = {
 
 
 def test_the_key_terms_are_whole_words_and_the_matched_keywords_too():
-    question = reviewed_question(STORED)
+    question = reviewed_question(stored_question(STORED))
     assert question.correct_keywords == ["덧붙이", "임베딩"]  # what matching uses, as stored (and edited)
     assert question.key_terms == ["덧붙이는", "임베딩"]
     attempt = {
@@ -28,10 +29,10 @@ def test_the_key_terms_are_whole_words_and_the_matched_keywords_too():
         "graded_at": "2026-01-01T00:00:00Z",
         "keyword_matches": ["덧붙이"],
     }
-    entry = _attempt_entry(attempt, STORED)
+    entry = _attempt_entry(attempt, stored_question(STORED))
     assert entry.attempt is not None
     assert entry.attempt.keyword_matches == ["덧붙이는"]
 
 
 def test_a_question_without_keywords_has_no_key_terms():
-    assert reviewed_question({**STORED, "answer_schema": {"correct_key": "A"}}).key_terms is None
+    assert reviewed_question(stored_question({**STORED, "answer_schema": {"correct_key": "A"}})).key_terms is None
