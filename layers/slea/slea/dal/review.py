@@ -25,8 +25,10 @@
 - A bulk accept is recorded once more under its own `target_id` (the bulk id, kind "bulk"),
   listing the attempts it accepted, so it can be reverted.
 
-The questions these reads return are StoredQuestion records (slea.dal.question_records), built
-from the stored items there: the use cases read attributes, never an item's keys.
+The questions these reads return are StoredQuestion records (slea.dal.question_records), the
+queue's attempts StoredAttempt records (slea.dal.attempts), each built from the stored item
+there: the use cases read attributes, never an item's keys (`queue_key` gives an entry's index
+key, where a read of the queue continues).
 """
 
 import uuid
@@ -35,11 +37,12 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
+from slea.dal.attempts import StoredAttempt, stored_attempt
 from slea.dal.exemplars import key_of as exemplar_key
 from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.questions import bank_key
 from slea.dal.templates import stem_digest, with_search_key
-from slea.dal.wire_format import batch_get, from_item, query_all, to_item
+from slea.dal.wire_format import batch_get, dynamo_numbers, from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.clock import utc_now
 from slea.platform.errors import storage_errors
@@ -106,11 +109,11 @@ def _open[EntryT](
 
 def open_attempts(
     limit: int, after: dict[str, Any] | None = None, *, newest_first: bool = False, by_confidence: bool = False
-) -> QueuePage[dict[str, Any]]:
+) -> QueuePage[StoredAttempt]:
     """`limit` open attempts by queued_at (or by confidence, lowest first), after `after`:
     queued_at (or confidence), session_id, attempt_key."""
     index = CONFIDENCE_INDEX if by_confidence else QUEUE_INDEX
-    return _open(ATTEMPTS_TABLE, limit, after, dict, index=index, newest_first=newest_first)
+    return _open(ATTEMPTS_TABLE, limit, after, stored_attempt, index=index, newest_first=newest_first)
 
 
 def open_questions(
@@ -118,6 +121,15 @@ def open_questions(
 ) -> QueuePage[StoredQuestion]:
     """`limit` open questions by queued_at, after `after`: queued_at, question_id."""
     return _open(QUESTIONS_TABLE, limit, after, stored_question, newest_first=newest_first)
+
+
+def queue_key(entry: StoredAttempt | StoredQuestion, *, by_confidence: bool = False) -> dict[str, Any]:
+    """The open entry's key in its queue index (the index's sort attribute, `confidence` in the
+    attempts' confidence index, and its table's key): `after` for the next read."""
+    if isinstance(entry, StoredQuestion):
+        return {"queued_at": entry.queued_at, "question_id": entry.question_id}
+    sort = {"confidence": dynamo_numbers(entry.confidence)} if by_confidence else {"queued_at": entry.queued_at}
+    return sort | {"session_id": entry.session_id, "attempt_key": entry.attempt_key}
 
 
 def questions_by_id(question_ids: list[str]) -> dict[str, StoredQuestion]:

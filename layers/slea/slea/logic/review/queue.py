@@ -37,6 +37,7 @@ from slea.contracts.review import (
     ReviewReason,
 )
 from slea.dal import review, sessions
+from slea.dal.attempts import StoredAttempt
 from slea.dal.question_records import StoredQuestion
 from slea.language.shown_terms import whole_terms
 from slea.logic.review.reasoning import reasoning_summary
@@ -104,53 +105,53 @@ def reviewed_question(stored: StoredQuestion) -> ReviewedQuestion:
     )
 
 
-def _question_of(attempt: dict[str, Any], stored: StoredQuestion | None) -> ReviewedQuestion:
+def _question_of(attempt: StoredAttempt, stored: StoredQuestion | None) -> ReviewedQuestion:
     """The attempt's question as stored, else what the attempt itself recorded of it (Tool 6 by
     direct invocation grades questions that were never saved)."""
     if stored is not None:
         return reviewed_question(stored)
-    key = attempt.get("answer_key") or {}
+    key = attempt.answer_key
     return ReviewedQuestion(
-        question_id=attempt["question_id"],
-        session_id=attempt.get("session_id"),
-        round=attempt.get("round"),
-        type=attempt.get("question_type"),
-        correct_answer=key.get("correct_answer"),
-        correct_keywords=key.get("correct_keywords"),
-        key_terms=_key_terms(key.get("correct_keywords"), key.get("reference_answer")),
-        reference_answer=key.get("reference_answer"),
-        difficulty=attempt.get("difficulty"),
-        language=(attempt.get("details") or {}).get("language"),
+        question_id=attempt.question_id or "",
+        session_id=attempt.session_id,
+        round=attempt.round,
+        type=attempt.question_type,
+        correct_answer=key.correct_answer,
+        correct_keywords=_as_list(key.correct_keywords),
+        key_terms=_key_terms(_as_list(key.correct_keywords), key.reference_answer),
+        reference_answer=key.reference_answer,
+        difficulty=attempt.difficulty,
+        language=attempt.language,
     )
 
 
-def _attempt_entry(attempt: dict[str, Any], stored: StoredQuestion | None) -> ReviewEntry:
-    proposal = attempt.get("proposal")
+def _attempt_entry(attempt: StoredAttempt, stored: StoredQuestion | None) -> ReviewEntry:
+    proposal = attempt.proposal
     question = _question_of(attempt, stored)
-    matched = _key_terms(attempt.get("keyword_matches") or [], question.reference_answer, question.explanation)
+    matched = _key_terms(list(attempt.keyword_matches), question.reference_answer, question.explanation)
     return ReviewEntry(
-        entry_id=attempt["attempt_id"],
+        entry_id=attempt.attempt_id or "",
         kind="attempt",
         source="grade",
         reasons=["override_proposed"] if proposal else ["needs_review"],
-        queued_at=attempt.get("queued_at") or attempt["graded_at"],
-        learner_id=attempt.get("user_id"),
-        session_id=attempt["session_id"],
-        round=attempt.get("round"),
+        queued_at=attempt.queued_at or attempt.graded_at,
+        learner_id=attempt.user_id,
+        session_id=attempt.session_id,
+        round=attempt.round,
         question=question,
         attempt=ReviewedAttempt(
-            attempt_id=attempt["attempt_id"],
-            session_id=attempt["session_id"],
-            user_answer=attempt["user_answer"],
-            score=int(attempt["score"]),
-            is_correct=bool(attempt["is_correct"]),
-            confidence=float(attempt.get("confidence", 1.0)),
-            reasoning=attempt.get("grader_reasoning"),
+            attempt_id=attempt.attempt_id or "",
+            session_id=attempt.session_id,
+            user_answer=attempt.user_answer,
+            score=attempt.score,
+            is_correct=attempt.is_correct,
+            confidence=attempt.confidence,
+            reasoning=attempt.grader_reasoning,
             keyword_matches=matched or [],
-            feedback=attempt.get("feedback"),
-            graded_at=attempt["graded_at"],
-            group_id=attempt.get("review_group"),
-            proposal=OverrideProposal.model_validate(proposal) if isinstance(proposal, dict) else None,
+            feedback=attempt.feedback,
+            graded_at=attempt.graded_at,
+            group_id=attempt.review_group,
+            proposal=OverrideProposal.model_validate(proposal) if proposal is not None else None,
             reasoning_summary=reasoning_summary(attempt, question.correct_keywords, waiting=not proposal),
         ),
     )
@@ -229,22 +230,9 @@ def view_digest(view: QueueView) -> str:
 
 
 # ---------------------------------------------------------------- reading the indexes
-# An open entry as its index gives it: an attempt (as stored) or a question's record.
-type Queued = dict[str, Any] | StoredQuestion
+# An open entry as its index gives it: an attempt's record or a question's.
+type Queued = StoredAttempt | StoredQuestion
 type Fetch = Callable[[dict[str, Any] | None], review.QueuePage[Any]]
-
-
-def _queued_at(item: Queued) -> str:
-    if isinstance(item, StoredQuestion):
-        return item.queued_at or ""
-    return str(item.get("queued_at", ""))
-
-
-def _index_key(item: Queued, key_names: tuple[str, ...]) -> dict[str, Any]:
-    """The item's index key (its index's sort attribute and its table's key): where a read continues."""
-    if isinstance(item, StoredQuestion):
-        return {"queued_at": item.queued_at, "question_id": item.question_id}
-    return {name: item[name] for name in key_names}
 
 
 @dataclass
@@ -255,7 +243,7 @@ class _Index:
     fetch: Fetch
     page: review.QueuePage[Queued]
     reads_left: int
-    key_names: tuple[str, ...]
+    by_confidence: bool
     used: int = 0
     questions: dict[str, StoredQuestion] = field(default_factory=dict)
 
@@ -273,7 +261,7 @@ class _Index:
         if self.waiting is not None or not self.page.more or self.reads_left <= 0 or not self.page.items:
             return  # (an empty read with more after it has no last key to continue from: the cursor does)
         last = self.page.items[-1] if self.page.items else None
-        after = _index_key(last, self.key_names) if last is not None else None
+        after = review.queue_key(last, by_confidence=self.by_confidence) if last is not None else None
         following = self.fetch(after)
         self.reads_left -= 1
         self.page = review.QueuePage(self.page.items + following.items, following.more)
@@ -283,22 +271,20 @@ class _Index:
         """The stored questions of the attempts read (one BatchGetItem for those not yet read)."""
         if self.kind != "attempt":
             return
-        missing = {
-            str(item["question_id"]) for item in self.page.items if isinstance(item, dict) and item.get("question_id")
-        }
+        missing = {item.question_id for item in self.page.items if isinstance(item, StoredAttempt) and item.question_id}
         missing -= set(self.questions)
         if missing:
             self.questions |= review.questions_by_id(sorted(missing))
 
     def entry(self, item: Queued) -> ReviewEntry | None:
         """The item's entry, or None if no reviewer's route could name it (legacy ids)."""
-        entry_id = item.question_id if isinstance(item, StoredQuestion) else item.get("attempt_id")
+        entry_id = item.question_id if isinstance(item, StoredQuestion) else item.attempt_id
         if not isinstance(entry_id, str) or len(entry_id) > ID_MAX_LENGTH or not _ACTIONABLE_ID.match(entry_id):
             logger.warning("review entry skipped: its id cannot be acted on", extra={"kind": self.kind})
             return None
         if isinstance(item, StoredQuestion):
             return _question_entry(item)
-        return _attempt_entry(item, self.questions.get(str(item.get("question_id"))))
+        return _attempt_entry(item, self.questions.get(str(item.question_id)))
 
 
 def _cursor(text: str | None, view: QueueView) -> QueueCursor:
@@ -327,14 +313,10 @@ def _own_entries(reviewer: str | None) -> Callable[[Queued], bool]:
     def is_own(item: Queued) -> bool:
         if reviewer is None:
             return False
-        if isinstance(item, StoredQuestion):
-            if same_user(item.authored_by, reviewer):
-                return True
-            session_id: Any = item.session_id
-        else:
-            if same_user(item.get("user_id"), reviewer):
-                return True
-            session_id = item.get("session_id")
+        owner = item.authored_by if isinstance(item, StoredQuestion) else item.user_id
+        if same_user(owner, reviewer):
+            return True
+        session_id = item.session_id
         if not isinstance(session_id, str) or "#" in session_id:  # authored items have no owner
             return False
         if session_id not in owners:
@@ -354,7 +336,6 @@ def _indexes(start: QueueCursor, limit: int, view: QueueView) -> tuple[_Index, _
     def questions_after(after: dict[str, Any] | None) -> review.QueuePage[Any]:
         return review.open_questions(limit, after, newest_first=newest_first)
 
-    sort_key = "confidence" if by_confidence else "queued_at"
     # Filtered to other sources, an index is not read at all. Sorted by confidence, questions
     # (which have no confidence, so are not in the attempts' confidence index) follow the attempts.
     skip_attempts = start.attempts_done or view.source in ("report", "item")
@@ -365,7 +346,7 @@ def _indexes(start: QueueCursor, limit: int, view: QueueView) -> tuple[_Index, _
         attempts_after,
         no_more if skip_attempts else attempts_after(_key(start.attempts)),
         reads - 1,
-        (sort_key, "session_id", "attempt_key"),
+        by_confidence,
     )
     attempts.join()
     questions = _Index(
@@ -373,7 +354,7 @@ def _indexes(start: QueueCursor, limit: int, view: QueueView) -> tuple[_Index, _
         questions_after,
         no_more if skip_questions else questions_after(_key(start.questions)),
         reads - 1,
-        ("queued_at", "question_id"),
+        False,
     )
     return attempts, questions
 
@@ -389,7 +370,7 @@ def _next_of(attempts: _Index, questions: _Index, view: QueueView) -> _Index | N
         return questions if not attempts.page.more and questions.waiting is not None else None
 
     def when(index: _Index) -> str:
-        return "" if index.waiting is None else _queued_at(index.waiting)
+        return "" if index.waiting is None else index.waiting.queued_at or ""
 
     return max(ready, key=when) if view.sort == "queued_desc" else min(ready, key=when)
 
@@ -471,11 +452,11 @@ def _position[PositionT: (AttemptsPosition, QuestionsPosition)](
     if not index.used:
         return None
     last = index.page.items[index.used - 1]
+    queued_at = last.queued_at or "-"  # confidence-sorted: not part of the key
     if isinstance(last, StoredQuestion):
-        position: dict[str, Any] = {"queued_at": last.queued_at or "", "question_id": last.question_id}
-        return model.model_validate({**position, "queued_at": position["queued_at"] or "-"})
-    position = {name: str(last.get(name, "")) for name in model.model_fields if name != "confidence"}
-    if view.sort == "confidence" and model is AttemptsPosition:
-        position["confidence"] = float(last.get("confidence", 1.0))
-    position["queued_at"] = position["queued_at"] or "-"  # confidence-sorted: not part of the key
-    return model.model_validate(position)
+        return model.model_validate({"queued_at": queued_at, "question_id": last.question_id})
+    confidence = last.confidence if view.sort == "confidence" else None
+    return model.model_validate(
+        {"queued_at": queued_at, "session_id": last.session_id, "attempt_key": last.attempt_key}
+        | ({"confidence": confidence} if confidence is not None else {})
+    )
