@@ -84,7 +84,7 @@ def reviewed_question(stored: StoredQuestion) -> ReviewedQuestion:
         question_id=stored.question_id,
         session_id=stored.session_id,
         round=stored.round,
-        type=stored.item_type,
+        type=stored.item_type or None,  # None, as before, for an item stored without one
         stem=stored.stem,
         choices=list(stored.choices or ()),
         correct_answer=key.correct_key,
