@@ -68,3 +68,24 @@ def test_no_choices_and_an_empty_list_stay_apart():
         stored_question({"question_id": "c", "answer_schema": {"correct_key": "A"}}).answer_schema.correct_keywords
         is None
     )
+
+
+def test_an_authors_item_and_its_reports_read_from_the_record():
+    item = {
+        "question_id": "q2",
+        "item_type": "multiple_choice",
+        "stem": "Pick one",
+        "choices": ["A", "B"],
+        "answer_schema": {"correct_key": "A", "extra": "kept"},
+        "authored_by": "author-1",
+        "reports": [{"reason": "wrong_key", "at": "2026-01-01T00:00:00Z"}],
+    }
+    record = stored_question(from_item(to_item(item)))
+    assert record.authored_by == "author-1"
+    assert [(report.reason, report.at) for report in record.reports] == [("wrong_key", "2026-01-01T00:00:00Z")]
+    # What a write that changes the key keeps of the rest: the map as stored, every name.
+    assert record.answer_schema.as_stored == {"correct_key": "A", "extra": "kept"}
+    older = stored_question({"question_id": "q3", "item_type": "true_false", "stem": "s", "answer_schema": None})
+    assert older.authored_by is None
+    assert older.reports == ()
+    assert older.answer_schema.as_stored == {}

@@ -5,6 +5,8 @@ offline grader's own reasoning, in English and Korean)."""
 import pytest
 
 from slea.constants import HIGH_SCORE_THRESHOLD
+from slea.dal.attempts import StoredAttempt, stored_attempt
+from slea.dal.question_records import stored_question
 from slea.grading import features
 from slea.grading.evidence import Material
 from slea.grading.model import fitted_model
@@ -21,7 +23,12 @@ KEYWORDS = ["decouples", "producers", "consumers", "pace", "block"]
 STEM = "What does a message queue do between producers and consumers?"
 
 
-def graded_attempt(answer: str, keywords: list[str] = KEYWORDS, reference: str = REFERENCE) -> dict:
+def graded_attempt(answer: str, keywords: list[str] = KEYWORDS, reference: str = REFERENCE) -> StoredAttempt:
+    return stored_attempt(graded_item(answer, keywords, reference))
+
+
+def graded_item(answer: str, keywords: list[str] = KEYWORDS, reference: str = REFERENCE) -> dict:
+    """The attempt item as stored."""
     found = grade(Material(answer=answer, reference=reference, keywords=keywords, stem=STEM))
     return {
         "attempt_id": "a1",
@@ -94,7 +101,14 @@ def test_the_korean_reasoning_reads_the_same():
         "order": 0.3,
         "on_topic": 0.9,
     }
-    attempt = {"grader_reasoning": reasoning, "is_correct": False, "confidence": 0.9, "question_type": "short_answer"}
+    attempt = stored_attempt(
+        {
+            "grader_reasoning": reasoning,
+            "is_correct": False,
+            "confidence": 0.9,
+            "question_type": "short_answer",
+        }
+    )
     summary = reasoning_summary(attempt, ["a", "b", "c", "d", "e"], waiting=True)
     assert summary is not None
     assert (summary.key_ideas_found, summary.key_ideas_total) == (2, 5)
@@ -103,12 +117,14 @@ def test_the_korean_reasoning_reads_the_same():
 
 
 def test_a_model_graders_prose_gives_the_key_ideas_from_the_matches_and_no_closeness():
-    attempt = {
-        "grader_reasoning": "The answer names the producers and the queue but not why it helps.",
-        "is_correct": False,
-        "confidence": 0.6,
-        "keyword_matches": ["producers"],
-    }
+    attempt = stored_attempt(
+        {
+            "grader_reasoning": "The answer names the producers and the queue but not why it helps.",
+            "is_correct": False,
+            "confidence": 0.6,
+            "keyword_matches": ["producers"],
+        }
+    )
     summary = reasoning_summary(attempt, KEYWORDS, waiting=True)
     assert summary is not None
     assert (summary.key_ideas_found, summary.key_ideas_total) == (1, 5)
@@ -138,13 +154,15 @@ def test_ninety_percent_sure_is_below_the_cut_that_makes_a_correct_grade_final()
 
 
 def test_the_queue_entry_carries_the_summary_and_the_pass_mark():
-    attempt = graded_attempt("Producers and consumers.") | {"review_state": "open"}
-    stored = {
-        "question_id": "q1",
-        "item_type": "short_answer",
-        "stem": STEM,
-        "answer_schema": {"correct_keywords": KEYWORDS, "reference_answer": REFERENCE},
-    }
+    attempt = stored_attempt(graded_item("Producers and consumers.") | {"review_state": "open"})
+    stored = stored_question(
+        {
+            "question_id": "q1",
+            "item_type": "short_answer",
+            "stem": STEM,
+            "answer_schema": {"correct_keywords": KEYWORDS, "reference_answer": REFERENCE},
+        }
+    )
     entry = _attempt_entry(attempt, stored)
     assert entry.attempt is not None
     assert entry.attempt.correct_from == HIGH_SCORE_THRESHOLD
@@ -155,7 +173,7 @@ def test_the_queue_entry_carries_the_summary_and_the_pass_mark():
 
 
 def test_a_keyed_answer_has_no_summary():
-    attempt = {"is_correct": True, "confidence": 1.0, "question_type": "multiple_choice"}
+    attempt = stored_attempt({"is_correct": True, "confidence": 1.0, "question_type": "multiple_choice"})
     assert reasoning_summary(attempt, None, waiting=True) is None
 
 

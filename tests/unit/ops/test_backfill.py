@@ -74,8 +74,8 @@ def _found(cloud):
     """What the indexes find."""
     with cloud.environment(cloud.seed_environment()):
         return {
-            "queue": [(item["session_id"], item["attempt_key"]) for item in review.open_attempts(10).items],
-            "by_confidence": [item["attempt_key"] for item in review.open_attempts(10, by_confidence=True).items],
+            "queue": [(item.session_id, item.attempt_key) for item in review.open_attempts(10).items],
+            "by_confidence": [item.attempt_key for item in review.open_attempts(10, by_confidence=True).items],
             "rag": review.templates_with_stem("what is rag?"),
             "recent": [record["target_id"] for record in review.recent_audit_records(10)],
         }

@@ -12,11 +12,17 @@ The attempt keeps what the ability update used (`item_id`, `item_b`, `item_b_se`
 
 The `user-attempts` index (`user_id` + `graded_at`, every attribute) lists a learner's answers
 across all their sessions, newest first, a page at a time (the history).
+
+A StoredAttempt is an attempt as a reader above dal/ reads it, built from the item in one place
+(`stored_attempt`). It holds what its readers need so far (the review queue); fields are added as
+more readers move to it.
 """
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal, NamedTuple
 
 from botocore.exceptions import ClientError
@@ -33,6 +39,95 @@ TOOL = "score_and_explain"
 
 RecordOutcome = Literal["recorded", "already_recorded", "answered_differently", "retired", "skipped", "ability_changed"]
 SKIPPED_SUFFIX = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptAnswerKey:
+    """The answer key the attempt was graded against, as it kept it (`answer_key`): a question
+    graded by direct invocation may never have been saved, so this is all there is of its key."""
+
+    correct_answer: str | None = None
+    correct_keywords: tuple[str, ...] | None = None
+    reference_answer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAttempt:
+    """A graded answer as stored. Every grading writes its key, answer and grade; the rest may be
+    missing from an older attempt (or one graded by direct invocation): None, empty or the
+    grader's default. `queued_at` and `review_group` exist while it waits for a reviewer,
+    `proposal` while a proposed change to a final grade waits for a second one."""
+
+    session_id: str
+    attempt_key: str
+    attempt_id: str | None
+    question_id: str | None
+    user_answer: str
+    score: int
+    is_correct: bool
+    graded_at: str
+    user_id: str | None = None
+    confidence: float = 1.0  # the grader's (1.0: a keyed answer, or none recorded)
+    question_type: str | None = None
+    round: int | None = None
+    difficulty: int | None = None
+    language: str | None = None  # the grading's language (its `details`)
+    grader_reasoning: str | None = None
+    keyword_matches: tuple[str, ...] = ()
+    feedback: str | None = None
+    answer_key: AttemptAnswerKey = AttemptAnswerKey()
+    queued_at: str | None = None
+    review_group: str | None = None
+    proposal: Mapping[str, Any] | None = None  # contracts' OverrideProposal, as stored
+
+
+def _optional_text(item: Mapping[str, Any], name: str) -> str | None:
+    value = item.get(name)
+    return None if value is None else str(value)
+
+
+def _optional_int(item: Mapping[str, Any], name: str) -> int | None:
+    value = item.get(name)
+    return int(value) if isinstance(value, int | Decimal) and not isinstance(value, bool) else None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def stored_attempt(item: Mapping[str, Any]) -> StoredAttempt:
+    """The record of a stored attempt item (as `wire_format.from_item` gives it)."""
+    key = _mapping(item.get("answer_key"))
+    details = _mapping(item.get("details"))
+    keywords = key.get("correct_keywords")
+    proposal = item.get("proposal")
+    return StoredAttempt(
+        session_id=str(item.get("session_id") or ""),
+        attempt_key=str(item.get("attempt_key") or ""),
+        attempt_id=_optional_text(item, "attempt_id"),
+        question_id=_optional_text(item, "question_id"),
+        user_answer=str(item.get("user_answer") or ""),
+        score=int(item.get("score") or 0),
+        is_correct=bool(item.get("is_correct")),
+        graded_at=str(item.get("graded_at") or ""),
+        user_id=_optional_text(item, "user_id"),
+        confidence=float(item.get("confidence", 1.0)),
+        question_type=_optional_text(item, "question_type"),
+        round=_optional_int(item, "round"),
+        difficulty=_optional_int(item, "difficulty"),
+        language=_optional_text(details, "language"),
+        grader_reasoning=_optional_text(item, "grader_reasoning"),
+        keyword_matches=tuple(str(match) for match in item.get("keyword_matches") or ()),
+        feedback=_optional_text(item, "feedback"),
+        answer_key=AttemptAnswerKey(
+            correct_answer=_optional_text(key, "correct_answer"),
+            correct_keywords=None if keywords is None else tuple(str(keyword) for keyword in keywords),
+            reference_answer=_optional_text(key, "reference_answer"),
+        ),
+        queued_at=_optional_text(item, "queued_at"),
+        review_group=_optional_text(item, "review_group"),
+        proposal=dict(proposal) if isinstance(proposal, Mapping) else None,
+    )
 
 
 def queue_fields(graded_at: str) -> dict[str, str]:

@@ -7,11 +7,12 @@ it and the record says so honestly: None, 0 or empty. A bank item's learnt diffi
 (`difficulty_b`, `difficulty_precision`, `item_answers`) and its `language` and `topics` came with
 the bank; a drawn copy has `item_id` but none of its own learnt difficulty; the answer counters
 (`usage_count`, `correct_count`), `answered_at`, `answered_attempt_key`, `skipped_at`,
-`stats_flag` and the review fields exist once an answer, a skip or a reviewer wrote them.
+`stats_flag` and the review fields exist once an answer, a skip or a reviewer wrote them. An
+author's item carries `authored_by`; a learner's report adds to `reports`.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, cast
 
@@ -29,6 +30,16 @@ class AnswerSchema:
     validation_score: float | None = None  # Tool 4's score (None: never validated)
     sources: tuple[Mapping[str, Any], ...] = ()  # contracts' Source, as stored
     choice_notes: tuple[Mapping[str, Any], ...] = ()  # contracts' ChoiceNote, as stored
+    # The whole map as stored: what a write that changes the key keeps of the rest (dal/review_writes.py).
+    as_stored: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionReport:
+    """A learner's report of a question (why, when), kept on it for a reviewer."""
+
+    reason: str
+    at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +82,8 @@ class StoredQuestion:
     rested_at: str | None = None
     rest_reason: str | None = None
     edited_at: str | None = None
+    authored_by: str | None = None  # an author's item: who wrote it
+    reports: tuple[QuestionReport, ...] = ()
 
     @property
     def bank_item_id(self) -> str:
@@ -107,6 +120,15 @@ def _answer_schema(stored: Any) -> AnswerSchema:
         validation_score=_number(schema, "validation_score"),
         sources=tuple(schema.get("sources") or ()),
         choice_notes=tuple(schema.get("choice_notes") or ()),
+        as_stored=dict(schema),
+    )
+
+
+def _reports(stored: Any) -> tuple[QuestionReport, ...]:
+    return tuple(
+        QuestionReport(reason=str(report.get("reason", "")), at=str(report.get("at", "")))
+        for report in stored or ()
+        if isinstance(report, Mapping)
     )
 
 
@@ -149,4 +171,6 @@ def stored_question(item: Mapping[str, Any]) -> StoredQuestion:
         rested_at=_text(item, "rested_at"),
         rest_reason=_text(item, "rest_reason"),
         edited_at=_text(item, "edited_at"),
+        authored_by=_text(item, "authored_by"),
+        reports=_reports(item.get("reports")),
     )

@@ -24,16 +24,25 @@
   that wins the race stands and the copy is never served or counted as skipped afterwards.
 - A bulk accept is recorded once more under its own `target_id` (the bulk id, kind "bulk"),
   listing the attempts it accepted, so it can be reverted.
+
+The questions these reads return are StoredQuestion records (slea.dal.question_records), the
+queue's attempts StoredAttempt records (slea.dal.attempts), each built from the stored item
+there: the use cases read attributes, never an item's keys (`queue_key` gives an entry's index
+key, where a read of the queue continues).
 """
 
 import uuid
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
+from slea.dal.attempts import StoredAttempt, stored_attempt
+from slea.dal.exemplars import key_of as exemplar_key
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.questions import bank_key
 from slea.dal.templates import stem_digest, with_search_key
-from slea.dal.wire_format import batch_get, from_item, query_all, to_item
+from slea.dal.wire_format import batch_get, dynamo_numbers, from_item, query_all, to_item
 from slea.platform.aws import dynamodb
 from slea.platform.clock import utc_now
 from slea.platform.errors import storage_errors
@@ -66,14 +75,20 @@ class ReviewConflictError(Exception):
         self.failed = failed
 
 
-class QueuePage(NamedTuple):
-    items: list[dict[str, Any]]
+class QueuePage[EntryT](NamedTuple):
+    items: list[EntryT]
     more: bool  # the index may hold entries after these
 
 
-def _open(
-    variable: str, limit: int, after: dict[str, Any] | None, *, index: str = QUEUE_INDEX, newest_first: bool = False
-) -> QueuePage:
+def _open[EntryT](
+    variable: str,
+    limit: int,
+    after: dict[str, Any] | None,
+    record: Callable[[dict[str, Any]], EntryT],
+    *,
+    index: str = QUEUE_INDEX,
+    newest_first: bool = False,
+) -> QueuePage[EntryT]:
     """Up to `limit` open entries of one table in `index`'s order (reversed: newest_first), after
     the entry whose index key (its sort attribute and the table's key) is `after`."""
     parameters: dict[str, Any] = {}
@@ -89,34 +104,45 @@ def _open(
             ScanIndexForward=not newest_first,
             **parameters,
         )
-    return QueuePage([from_item(item) for item in response.get("Items", [])], "LastEvaluatedKey" in response)
+    return QueuePage([record(from_item(item)) for item in response.get("Items", [])], "LastEvaluatedKey" in response)
 
 
 def open_attempts(
     limit: int, after: dict[str, Any] | None = None, *, newest_first: bool = False, by_confidence: bool = False
-) -> QueuePage:
+) -> QueuePage[StoredAttempt]:
     """`limit` open attempts by queued_at (or by confidence, lowest first), after `after`:
     queued_at (or confidence), session_id, attempt_key."""
     index = CONFIDENCE_INDEX if by_confidence else QUEUE_INDEX
-    return _open(ATTEMPTS_TABLE, limit, after, index=index, newest_first=newest_first)
+    return _open(ATTEMPTS_TABLE, limit, after, stored_attempt, index=index, newest_first=newest_first)
 
 
-def open_questions(limit: int, after: dict[str, Any] | None = None, *, newest_first: bool = False) -> QueuePage:
+def open_questions(
+    limit: int, after: dict[str, Any] | None = None, *, newest_first: bool = False
+) -> QueuePage[StoredQuestion]:
     """`limit` open questions by queued_at, after `after`: queued_at, question_id."""
-    return _open(QUESTIONS_TABLE, limit, after, newest_first=newest_first)
+    return _open(QUESTIONS_TABLE, limit, after, stored_question, newest_first=newest_first)
 
 
-def questions_by_id(question_ids: list[str]) -> dict[str, dict[str, Any]]:
+def queue_key(entry: StoredAttempt | StoredQuestion, *, by_confidence: bool = False) -> dict[str, Any]:
+    """The open entry's key in its queue index (the index's sort attribute, `confidence` in the
+    attempts' confidence index, and its table's key): `after` for the next read."""
+    if isinstance(entry, StoredQuestion):
+        return {"queued_at": entry.queued_at, "question_id": entry.question_id}
+    sort = {"confidence": dynamo_numbers(entry.confidence)} if by_confidence else {"queued_at": entry.queued_at}
+    return sort | {"session_id": entry.session_id, "attempt_key": entry.attempt_key}
+
+
+def questions_by_id(question_ids: list[str]) -> dict[str, StoredQuestion]:
     """The stored questions among `question_ids`, by id: one BatchGetItem per 100 (a page's join)."""
     table = resource_name(QUESTIONS_TABLE)
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, StoredQuestion] = {}
     ids = sorted(set(question_ids))
     for start in range(0, len(ids), BATCH_GET_MAX):
         keys = [{"question_id": {"S": question_id}} for question_id in ids[start : start + BATCH_GET_MAX]]
         request: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": True}}
         items, _ = batch_get(dynamodb(TOOL), request, "review questions batch get")
-        for stored in map(from_item, items.get(table, [])):
-            found[str(stored["question_id"])] = stored
+        for stored in map(stored_question, map(from_item, items.get(table, []))):
+            found[stored.question_id] = stored
     return found
 
 
@@ -175,7 +201,7 @@ def attempt_by_id(attempt_id: str) -> dict[str, Any] | None:
     return from_item(item) if item else None
 
 
-def get_question(question_id: str) -> dict[str, Any] | None:
+def _question_item(question_id: str) -> dict[str, Any] | None:
     with storage_errors("review question get"):
         item = (
             dynamodb(TOOL)
@@ -185,6 +211,17 @@ def get_question(question_id: str) -> dict[str, Any] | None:
             .get("Item")
         )
     return from_item(item) if item else None
+
+
+def get_question(question_id: str) -> StoredQuestion | None:
+    item = _question_item(question_id)
+    return stored_question(item) if item is not None else None
+
+
+def exemplar_record(item_id: str) -> dict[str, Any] | None:
+    """Bank item `item_id`'s exemplar item (slea.dal.exemplars reads its slots), None if none was
+    written yet: a consistent read, as a review picks its slot from it."""
+    return _question_item(exemplar_key(item_id))
 
 
 def templates_with_stem(stem: str) -> list[str]:
@@ -205,7 +242,7 @@ def same_stem(one: str, other: str) -> bool:
     return " ".join(one.split()).casefold() == " ".join(other.split()).casefold()
 
 
-def bank_twins(category: str, language: str, stem: str) -> list[dict[str, Any]]:
+def bank_twins(category: str, language: str, stem: str) -> list[StoredQuestion]:
     """The drawable bank items of the bank key whose stem is `stem` (spacing and case aside)."""
     with storage_errors("bank twins query"):
         items = query_all(
@@ -215,12 +252,13 @@ def bank_twins(category: str, language: str, stem: str) -> list[dict[str, Any]]:
             KeyConditionExpression="bank_key = :key",
             ExpressionAttributeValues={":key": {"S": bank_key(category, language)}},
         )
-    return [item for item in items if same_stem(str(item.get("stem", "")), stem)][:MAX_TEMPLATES_DEACTIVATED]
+    twins = [stored_question(item) for item in items]
+    return [twin for twin in twins if same_stem(twin.stem, stem)][:MAX_TEMPLATES_DEACTIVATED]
 
 
-def open_copies(item_id: str) -> list[dict[str, Any]]:
-    """The copies of bank item `item_id` drawn into sessions, not answered, skipped or retired yet
-    (index keys and those attributes only)."""
+def open_copies(item_id: str) -> list[str]:
+    """The ids of the copies of bank item `item_id` drawn into sessions, not answered, skipped or
+    retired yet (the index holds its keys and those attributes only)."""
     with storage_errors("item copies query"):
         found = query_all(
             dynamodb(TOOL),
@@ -230,7 +268,7 @@ def open_copies(item_id: str) -> list[dict[str, Any]]:
             ExpressionAttributeValues={":item": {"S": item_id}},
         )
     return [
-        copy
+        str(copy["question_id"])
         for copy in found
         if copy["question_id"] != item_id
         and not copy.get("answered_at")

@@ -5,12 +5,16 @@ counters, in one transaction (slea.dal.review.commit); the fields, expressions a
 named here only.
 
 An entry leaves the review queue by losing `review_state` and `queued_at` (the keys of the
-sparse `review-queue` index, slea.dal.review) and rejoins it by getting them back."""
+sparse `review-queue` index, slea.dal.review) and rejoins it by getting them back.
 
-from collections.abc import Mapping
+The questions' writes take StoredQuestion records (slea.dal.question_records) and a question's
+new text as a QuestionText: its answer_schema map is built here, from the one stored."""
+
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from slea.dal.question_records import StoredQuestion
 from slea.dal.questions import bank_key
 from slea.dal.review import ATTEMPTS_TABLE, OPEN, QUESTIONS_TABLE, update
 
@@ -35,8 +39,68 @@ def _attempt_key(attempt: Mapping[str, Any]) -> dict[str, Any]:
     return {"session_id": attempt["session_id"], "attempt_key": attempt["attempt_key"]}
 
 
-def _bank_key_of(question: Mapping[str, Any]) -> str:
-    return bank_key(str(question.get("category") or "general"), str(question.get("language") or "en"))
+def _bank_key_of(question: StoredQuestion) -> str:
+    return bank_key(question.category or "general", question.language or "en")
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionText:
+    """A question's stem, choices (None: none, or left as they are) and answer_schema (the map
+    written: its key, and the rest of the stored one) as an edit or its undo writes them."""
+
+    stem: str | None
+    choices: list[str] | None
+    answer_schema: Mapping[str, Any]
+
+    @property
+    def correct_key(self) -> Any:
+        return self.answer_schema.get("correct_key")
+
+    @property
+    def correct_keywords(self) -> Any:
+        return self.answer_schema.get("correct_keywords")
+
+
+def edited_text(
+    question: StoredQuestion,
+    stem: str,
+    choices: Sequence[str] | None,
+    *,
+    correct_key: str | None = None,
+    correct_keywords: Sequence[str] | None = None,
+    short_answer: bool = False,
+) -> QuestionText:
+    """The question's text as an edit writes it: the new stem and choices, and its stored
+    answer_schema with its key (keywords for a short answer) replaced."""
+    answer = dict(question.answer_schema.as_stored)
+    if short_answer:
+        answer["correct_keywords"] = correct_keywords
+    else:
+        answer["correct_key"] = correct_key
+    return QuestionText(stem, None if choices is None else list(choices), answer)
+
+
+def restored_text(
+    question: StoredQuestion,
+    stem: str | None,
+    choices: Sequence[str] | None,
+    *,
+    correct_key: str | None,
+    correct_keywords: Sequence[str] | None,
+) -> QuestionText:
+    """The question's text as undoing an edit writes it back: `stem`, `choices` (None: its own)
+    and its stored answer_schema with the key and keywords given (None: neither kept)."""
+    answer = {
+        name: value
+        for name, value in question.answer_schema.as_stored.items()
+        if name not in {"correct_key", "correct_keywords"}
+    }
+    if correct_key is not None:
+        answer["correct_key"] = correct_key
+    if correct_keywords is not None:
+        answer["correct_keywords"] = correct_keywords
+    kept = list(choices) if choices is not None else (None if question.choices is None else list(question.choices))
+    return QuestionText(stem, kept, answer)
 
 
 # ---------------------------------------------------------------- attempts
@@ -240,14 +304,14 @@ def adjust_correct_count(question_id: str, *, now_correct: bool) -> dict[str, An
 
 # ---------------------------------------------------------------- questions
 def resolve_question(
-    stored: Mapping[str, Any],
+    stored: StoredQuestion,
     stamp: Stamp,
     *,
     refuse_retired: bool = False,
     retire: bool = False,
     into_bank: bool = False,
     unrest: bool = False,
-    text: Mapping[str, Any] | None = None,
+    text: QuestionText | None = None,
 ) -> dict[str, Any]:
     """The question reviewed (accepted, retired or edited): stamped, out of the queue, its
     reports cleared. `refuse_retired`: only if it is not retired meanwhile; `retire`: retired
@@ -266,7 +330,7 @@ def resolve_question(
     if retire:
         setting += ", #status = :retired, retired_at = :at, retired_category = :category"
         removing += ", bank_key"  # no round draws it again
-        values[":category"] = stored.get("category") or "general"
+        values[":category"] = stored.category or "general"
     if into_bank:
         setting += ", bank_key = :bank_key"
         values[":bank_key"] = _bank_key_of(stored)
@@ -274,13 +338,13 @@ def resolve_question(
         removing += ", rested_at, rest_reason"
     if text is not None:
         setting += ", stem = :stem, choices = :choices, answer_schema = :answer, edited_at = :at"
-        values |= {":stem": text["stem"], ":choices": text["choices"], ":answer": text["answer_schema"]}
-        if text["choices"] is None:  # a true/false or short-answer question has no choices
+        values |= {":stem": text.stem, ":choices": text.choices, ":answer": dict(text.answer_schema)}
+        if text.choices is None:  # a true/false or short-answer question has no choices
             setting = setting.replace(", choices = :choices", "")
             values.pop(":choices")
     return update(
         QUESTIONS_TABLE,
-        {"question_id": stored["question_id"]},
+        {"question_id": stored.question_id},
         f"SET {setting} REMOVE {QUEUE_FIELDS}, {removing}",
         condition,
         values,
@@ -288,28 +352,28 @@ def resolve_question(
     )
 
 
-def retire_with(other: Mapping[str, Any], at: str, by_question: str) -> dict[str, Any]:
+def retire_with(other: StoredQuestion, at: str, by_question: str) -> dict[str, Any]:
     """The bank item `other` retired with the question `by_question` (its bank item or a twin):
     out of the queue and of the bank's index."""
     return update(
         QUESTIONS_TABLE,
-        {"question_id": other["question_id"]},
+        {"question_id": other.question_id},
         "SET #status = :retired, retired_at = :at, retired_category = :category, retired_with = :by "
         f"REMOVE {QUEUE_FIELDS}, review_reasons, bank_key",
         "attribute_exists(question_id)",
-        {":retired": "retired", ":at": at, ":category": other.get("category") or "general", ":by": by_question},
+        {":retired": "retired", ":at": at, ":category": other.category or "general", ":by": by_question},
         names=dict(_STATUS),
     )
 
 
-def edit_bank_item(item_id: str, text: Mapping[str, Any], at: str) -> dict[str, Any]:
+def edit_bank_item(item_id: str, text: QuestionText, at: str) -> dict[str, Any]:
     """The bank item edited as its copy was: `text`'s stem, answer_schema and choices (None:
     left as they are)."""
     setting = "SET stem = :stem, answer_schema = :answer, edited_at = :at"
-    values: dict[str, Any] = {":stem": text["stem"], ":answer": text["answer_schema"], ":at": at}
-    if text["choices"] is not None:
+    values: dict[str, Any] = {":stem": text.stem, ":answer": dict(text.answer_schema), ":at": at}
+    if text.choices is not None:
         setting += ", choices = :choices"
-        values[":choices"] = text["choices"]
+        values[":choices"] = text.choices
     return update(QUESTIONS_TABLE, {"question_id": item_id}, setting, "attribute_exists(question_id)", values)
 
 
@@ -325,7 +389,7 @@ def _requeue(place: Mapping[str, Any], values: dict[str, Any]) -> str:
 
 def undo_edit(
     question_id: str,
-    text: Mapping[str, Any],
+    text: QuestionText,
     *,
     edited_at: str,
     at: str,
@@ -337,7 +401,7 @@ def undo_edit(
     review queue where it waited (queued_at, review_reasons); `rest`: rested again (rested_at,
     rest_reason) and out of the bank's index."""
     setting = "SET stem = :stem, answer_schema = :answer, edit_undone_at = :now"
-    values: dict[str, Any] = {":stem": text["stem"], ":answer": text["answer_schema"], ":now": at}
+    values: dict[str, Any] = {":stem": text.stem, ":answer": dict(text.answer_schema), ":now": at}
     values[":edited"] = edited_at
     if queue_place is not None:
         setting += _requeue(queue_place, values)
@@ -348,9 +412,9 @@ def undo_edit(
         if rest.get("rest_reason"):
             values[":rest_reason"] = rest["rest_reason"]
         removing += ", bank_key"
-    if text.get("choices") is not None:
+    if text.choices is not None:
         setting += ", choices = :choices"
-        values[":choices"] = text["choices"]
+        values[":choices"] = text.choices
     return update(
         QUESTIONS_TABLE,
         {"question_id": question_id},
@@ -361,7 +425,7 @@ def undo_edit(
 
 
 def unretire(
-    question: Mapping[str, Any], at: str, *, queue_place: Mapping[str, Any] | None = None, into_bank: bool = False
+    question: StoredQuestion, at: str, *, queue_place: Mapping[str, Any] | None = None, into_bank: bool = False
 ) -> dict[str, Any]:
     """The retired question active again; `queue_place`: back in the review queue where it
     waited (queued_at, review_reasons); `into_bank`: back in the bank's index."""
@@ -373,7 +437,7 @@ def unretire(
         values[":bank_key"] = _bank_key_of(question)
     return update(
         QUESTIONS_TABLE,
-        {"question_id": question["question_id"]},
+        {"question_id": question.question_id},
         f"{setting} REMOVE retired_at, retired_category, retired_with",
         "attribute_exists(question_id)",
         values,

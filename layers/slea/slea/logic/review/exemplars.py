@@ -7,7 +7,7 @@ another answer."""
 from typing import Any
 
 from slea.dal import review
-from slea.dal.exemplars import exemplar_removal, exemplar_replace, exemplar_write, key_of, slot_holding
+from slea.dal.exemplars import exemplar_removal, exemplar_replace, exemplar_write, slot_holding
 
 
 def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> list[dict[str, Any]]:
@@ -16,7 +16,7 @@ def exemplar_writes(attempt: dict[str, Any], score: int, is_correct: bool) -> li
     item_id = attempt.get("exemplar_item")
     if attempt.get("question_type") != "short_answer" or not item_id or not attempt.get("user_answer"):
         return []
-    record = review.get_question(key_of(str(item_id)))  # which slot is free (dal/exemplars.py)
+    record = review.exemplar_record(str(item_id))  # which slot is free (dal/exemplars.py)
     exemplar = {
         "id": attempt["attempt_id"],
         "text": attempt["user_answer"],
@@ -37,7 +37,7 @@ def exemplar_removals(attempt: dict[str, Any]) -> list[dict[str, Any]]:
     if attempt.get("question_type") != "short_answer" or not item_id:
         return []
     attempt_id = str(attempt["attempt_id"])
-    slot = slot_holding(review.get_question(key_of(str(item_id))), attempt_id)
+    slot = slot_holding(review.exemplar_record(str(item_id)), attempt_id)
     if slot is None:
         return []
     return [exemplar_removal(str(item_id), attempt_id, slot)]
@@ -53,7 +53,7 @@ def exemplar_restores(attempt: dict[str, Any], previous_verdict: tuple[int, bool
     if attempt.get("question_type") != "short_answer" or not item_id or not attempt.get("user_answer"):
         return []
     attempt_id = str(attempt["attempt_id"])
-    record = review.get_question(key_of(str(item_id)))
+    record = review.exemplar_record(str(item_id))
     slot = slot_holding(record, attempt_id)
     if slot is None:
         return []

@@ -9,17 +9,21 @@ key (dal/bank.py) in the same transaction, and is refused if another bank item h
 An edit never reaches a retired bank item: a copy of one is edited alone, and the retired item
 keeps its text, its place among the retired stems and its claim (its stem and key never rejoin)."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
+from slea.contracts.exposure import ShownItem
 from slea.contracts.review import (
     QuestionReviewed,
     QuestionReviewRequest,
     UndoRequest,
 )
 from slea.dal import bank, review, review_writes, sessions
+from slea.dal.question_records import StoredQuestion
+from slea.dal.review_writes import QuestionText
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.logic.review.transactions import audit_item, commit_reviewed, short_stem
 from slea.platform.clock import utc_now
@@ -45,16 +49,23 @@ def _reviewed(
     )
 
 
-def _question_for(question_id: str, reviewer: str) -> dict[str, Any]:
-    """The stored question a reviewer may act on. A reviewer who edits (or accepts) an item of
-    their own session could key it to their answer; one who wrote an item does not approve it."""
+def _refuse_own(stored: StoredQuestion, reviewer: str) -> None:
+    """A reviewer who edits (or accepts) an item of their own session could key it to their
+    answer; one who wrote an item does not approve it."""
+    if same_user(stored.authored_by, reviewer) or (
+        stored.session_id and same_user(sessions.owner_of(stored.session_id), reviewer)
+    ):
+        raise Forbidden(
+            "OWN_QUESTION", f"question {stored.question_id} is your own item: another reviewer must review it"
+        )
+
+
+def _question_for(question_id: str, reviewer: str) -> StoredQuestion:
+    """The stored question a reviewer may act on (not their own: `_refuse_own`)."""
     stored = review.get_question(question_id)
     if stored is None:
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
-    if same_user(stored.get("authored_by"), reviewer) or (
-        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
-    ):
-        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
+    _refuse_own(stored, reviewer)
     return stored
 
 
@@ -65,45 +76,52 @@ def _field_of(error: ValidationError) -> str:
     return {"correct_key": "correct_answer"}.get(field, field)
 
 
-def _edited(stored: dict[str, Any], request: QuestionReviewRequest) -> dict[str, Any]:
+def _listed(texts: Sequence[str] | None) -> list[str] | None:
+    return None if texts is None else list(texts)
+
+
+def _edited(stored: StoredQuestion, request: QuestionReviewRequest) -> QuestionText:
     """The question's new stem, choices and key, validated as Tool 5 validates a question."""
     from slea.contracts.questions import SaveQuestionInput  # noqa: PLC0415 - edits are rare
 
     if request.changes_nothing():
         raise Invalid("VALIDATION_ERROR", "stem: edit needs stem, choices, correct_answer or correct_keywords")
-    key = stored.get("answer_schema") or {}
+    key = stored.answer_schema
     candidate = {
-        "item_type": stored["item_type"],
-        "stem": request.stem if request.stem is not None else stored["stem"],
-        "choices": request.choices if request.choices is not None else stored.get("choices"),
-        "correct_key": request.correct_answer if request.correct_answer is not None else key.get("correct_key"),
+        "item_type": stored.item_type,
+        "stem": request.stem if request.stem is not None else stored.stem,
+        "choices": request.choices if request.choices is not None else _listed(stored.choices),
+        "correct_key": request.correct_answer if request.correct_answer is not None else key.correct_key,
         "correct_keywords": request.correct_keywords
         if request.correct_keywords is not None
-        else key.get("correct_keywords"),
-        "round_id": stored.get("round_id") or stored["question_id"],
+        else _listed(key.correct_keywords),
+        "round_id": stored.round_id or stored.question_id,
     }
     try:
         checked = SaveQuestionInput.model_validate(candidate)
     except ValidationError as error:
         field = _field_of(error)
         raise Invalid("VALIDATION_ERROR", f"{field}: {error.errors()[0]['msg']}") from error
-    answer = {**key}
-    if checked.item_type == "short_answer":
-        answer["correct_keywords"] = checked.correct_keywords
-    else:
-        answer["correct_key"] = checked.correct_key
-    return {"stem": checked.stem, "choices": checked.choices, "answer_schema": answer}
+    return review_writes.edited_text(
+        stored,
+        checked.stem,
+        checked.choices,
+        correct_key=checked.correct_key,
+        correct_keywords=checked.correct_keywords,
+        short_answer=checked.item_type == "short_answer",
+    )
 
 
-def _snapshot(stored: dict[str, Any]) -> dict[str, Any]:
-    key = stored.get("answer_schema") or {}
+def _snapshot(stored: StoredQuestion) -> dict[str, Any]:
+    """The question as an action found it, kept in its audit record (an undo puts it back)."""
+    key = stored.answer_schema
     return {
-        "status": stored.get("status", "active"),
-        "stem": stored.get("stem"),
-        "choices": stored.get("choices"),
-        "correct_answer": key.get("correct_key"),
-        "correct_keywords": key.get("correct_keywords"),
-        "review_reasons": stored.get("review_reasons") or [],
+        "status": stored.status or "active",
+        "stem": stored.stem,
+        "choices": _listed(stored.choices),
+        "correct_answer": key.correct_key,
+        "correct_keywords": _listed(key.correct_keywords),
+        "review_reasons": set(stored.review_reasons) or [],
     }
 
 
@@ -114,52 +132,58 @@ _REST_WORDS = {
 }
 
 
-def _retirement(stored: dict[str, Any], now: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _retirement(stored: StoredQuestion, now: str) -> tuple[list[dict[str, Any]], list[str], dict[str, Any]]:
     """What retiring `stored` writes beyond the question itself (its templates deactivated, its
-    bank item and twins retired with it), and what its audit record keeps of that for an undo."""
-    question_id = str(stored["question_id"])
-    templates = review.templates_with_stem(str(stored.get("stem", "")))
+    bank item and twins retired with it), the ids of those bank items, and what its audit record
+    keeps of that for an undo."""
+    question_id = stored.question_id
+    templates = review.templates_with_stem(stored.stem)
     extra = [review.deactivate_template(tid, question_id) for tid in templates]
     # A transaction holds 100 items: the review's own three, the templates, then the twins.
     with_it = _bank_items_of(stored)[: 97 - len(extra)]
     extra += [review_writes.retire_with(other, now, question_id) for other in with_it]
-    return extra, {
-        "status": "retired",
-        "templates_deactivated": len(templates),
-        "template_ids": templates,
-        "retired_with": [str(other["question_id"]) for other in with_it],
-        # The twins' places in the queue, which the retirement takes them out of (an undo restores them).
-        "retired_with_queued": {str(o["question_id"]): _queued(o) for o in with_it if _queued(o)},
-    }
+    retired_with = [other.question_id for other in with_it]
+    return (
+        extra,
+        retired_with,
+        {
+            "status": "retired",
+            "templates_deactivated": len(templates),
+            "template_ids": templates,
+            "retired_with": retired_with,
+            # The twins' places in the queue, which the retirement takes them out of (an undo restores them).
+            "retired_with_queued": {o.question_id: _queued(o) for o in with_it if _queued(o)},
+        },
+    )
 
 
-def _rested(stored: Mapping[str, Any], request: QuestionReviewRequest) -> dict[str, Any]:
+def _rested(stored: StoredQuestion, request: QuestionReviewRequest) -> dict[str, Any]:
     """If the reviewer's accept (or edit) of the bank item `stored` draws a rested item again
     (its key shown too widely, held by an account farm, or compromised), what its audit record
     keeps of the rest (else nothing): a change to what learners can be given, so it takes a
     reason (Invalid without one) and is audited as a change."""
-    if "rested_at" not in stored:
+    if stored.rested_at is None:
         return {}
     if not request.note:
-        why = _REST_WORDS.get(str(stored.get("rest_reason")), "its key was shown too widely")
+        why = _REST_WORDS.get(str(stored.rest_reason), "its key was shown too widely")
         raise Invalid(
             "VALIDATION_ERROR",
             f"note: a reason is required to {request.action} this item: it was rested ({why}), "
             "and this returns it to the question bank",
         )
-    return {"drawable": False, "rested_at": stored["rested_at"], "rest_reason": stored.get("rest_reason")}
+    return {"drawable": False, "rested_at": stored.rested_at, "rest_reason": stored.rest_reason}
 
 
-def _queued(stored: Mapping[str, Any]) -> dict[str, Any]:
+def _queued(stored: StoredQuestion) -> dict[str, Any]:
     """Where a question waits in the review queue (when and why), if it does: kept with an action
     that takes it out, so that undoing the action puts it back as it was."""
-    if stored.get("review_state") != review.OPEN:
+    if stored.review_state != review.OPEN:
         return {}
-    return {"queued_at": stored.get("queued_at"), "review_reasons": sorted(stored.get("review_reasons") or [])}
+    return {"queued_at": stored.queued_at, "review_reasons": sorted(stored.review_reasons)}
 
 
 def _question_audit(
-    stored: Mapping[str, Any],
+    stored: StoredQuestion,
     stamp: review_writes.Stamp,
     before: dict[str, Any],
     after: dict[str, Any],
@@ -168,8 +192,8 @@ def _question_audit(
 ) -> dict[str, Any]:
     """The audit record of the action on the question `stored` that `stamp` names (by whom,
     when), with `fields` (changed, session_id ...), as a transaction item."""
-    question_id = str(stored["question_id"])
-    shown = {"stem": short_stem(stored.get("stem")), "question_id": question_id}
+    question_id = stored.question_id
+    shown = {"stem": short_stem(stored.stem), "question_id": question_id}
     return audit_item((question_id, "question"), stamp, (before, after), note, fields=fields, shown=shown)
 
 
@@ -180,19 +204,20 @@ def review_question(
     """Accept (it stays as it is), retire (hidden from learners who have not answered it, its
     templates deactivated, its stem avoided by later rounds) or edit it; it leaves the queue."""
     stored = _question_for(question_id, reviewer)
-    retired = stored.get("status") == "retired"
+    retired = stored.status == "retired"
     if retired and request.action != "accept":
         raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
     stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, utc_now(), request.action)
     before = _snapshot(stored) | _queued(stored)  # what an undo puts back, its place in the queue included
     after = _snapshot(stored) | {"review_reasons": []}
     extra: list[dict[str, Any]] = []
+    retired_with: list[str] | None = None  # a retirement: the bank items retired with it
     if request.action == "retire":
-        extra, retiring = _retirement(stored, stamp.at)
+        extra, retired_with, retiring = _retirement(stored, stamp.at)
         after |= retiring
     # A bank item a reviewer has approved (a revise-band or an author's item, or one queued for
     # its statistics) may be drawn by later rounds; copies keep to the session they serve.
-    into_bank = request.action != "retire" and not retired and stored.get("item_id") == question_id
+    into_bank = request.action != "retire" and not retired and stored.item_id == question_id
     rested = _rested(stored, request) if into_bank else {}
     if rested:  # out of rest: drawn again
         before |= rested
@@ -201,15 +226,15 @@ def review_question(
     claims: list[dict[str, Any]] = []
     if edited is not None:
         after |= {
-            "stem": edited["stem"],
-            "choices": edited["choices"],
-            "correct_answer": edited["answer_schema"].get("correct_key"),
-            "correct_keywords": edited["answer_schema"].get("correct_keywords"),
+            "stem": edited.stem,
+            "choices": edited.choices,
+            "correct_answer": edited.correct_key,
+            "correct_keywords": edited.correct_keywords,
         }
         bank_writes, claims, edited_with = _edit_reaches(stored, edited, stamp.at)
         extra += bank_writes + claims
         after |= edited_with
-    session_id = stored.get("session_id") if "#" not in str(stored.get("session_id", "#")) else None
+    session_id = stored.session_id if stored.session_id is not None and "#" not in stored.session_id else None
     changed = request.action != "accept" or bool(rested)
     items = [
         review_writes.resolve_question(
@@ -228,7 +253,7 @@ def review_question(
         ),
     ]
     _commit(items, claims, question_id, reviewer)
-    _withdraw_copies(after.get("retired_with"), stored, stamp.at)  # a retirement: its copies in open rounds
+    _withdraw_copies(retired_with, stored, stamp.at)  # a retirement: its copies in open rounds
     logger.info("question reviewed", extra={"question_id": question_id, "action": request.action})
     return _reviewed(
         question_id,
@@ -240,30 +265,24 @@ def review_question(
     )
 
 
-def _bank_item_id(stored: Mapping[str, Any]) -> str:
-    return str(stored.get("item_id") or stored["question_id"])
-
-
-def _bank_items_of(stored: dict[str, Any]) -> list[dict[str, Any]]:
+def _bank_items_of(stored: StoredQuestion) -> list[StoredQuestion]:
     """What retiring `stored` retires with it: the bank item it was drawn from (if it is a copy)
     and the drawable bank items of its bank key with the same stem (its twins)."""
-    question_id = str(stored["question_id"])
-    found: dict[str, dict[str, Any]] = {}
-    item_id = _bank_item_id(stored)
+    question_id = stored.question_id
+    found: dict[str, StoredQuestion] = {}
+    item_id = stored.bank_item_id
     if item_id != question_id:
         item = review.get_question(item_id)
-        if item is not None and item.get("status") != "retired":
+        if item is not None and item.status != "retired":
             found[item_id] = item
-    twins = review.bank_twins(
-        str(stored.get("category") or "general"), str(stored.get("language") or "en"), str(stored.get("stem", ""))
-    )
+    twins = review.bank_twins(stored.category or "general", stored.language or "en", stored.stem)
     for twin in twins:
-        if str(twin["question_id"]) != question_id:
-            found.setdefault(str(twin["question_id"]), twin)
+        if twin.question_id != question_id:
+            found.setdefault(twin.question_id, twin)
     return list(found.values())[: review.MAX_TEMPLATES_DEACTIVATED - 1]
 
 
-def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now: str) -> int:
+def _withdraw_copies(retired_with: list[str] | None, stored: StoredQuestion, now: str) -> int:
     """After `stored` was retired with the bank items `retired_with` (None: it was not retired),
     withdraw the copies of those items that learners were given and have not answered: each
     marked retired, so it is hidden from their round, refused if answered and not counted as
@@ -272,11 +291,10 @@ def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now
     still refused when answered, the answer reading its bank item's status."""
     if retired_with is None:
         return 0
-    question_id, withdrawn = str(stored["question_id"]), 0
+    question_id, withdrawn = stored.question_id, 0
     try:
-        for item_id in sorted({_bank_item_id(stored), *retired_with}):
-            for copy in review.open_copies(item_id):
-                copy_id = str(copy["question_id"])
+        for item_id in sorted({stored.bank_item_id, *retired_with}):
+            for copy_id in review.open_copies(item_id):
                 if copy_id != question_id and review.withdraw_copy(copy_id, question_id, now):
                     withdrawn += 1
     except DataAccessError as error:
@@ -288,43 +306,58 @@ def _withdraw_copies(retired_with: list[str] | None, stored: dict[str, Any], now
 
 
 def _edit_reaches(
-    stored: dict[str, Any], edited: Mapping[str, Any], now: str
+    stored: StoredQuestion, edited: QuestionText, now: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     """What an edit of `stored` writes beyond the question itself: the bank item it was drawn
     from, edited the same (the copy's choice order and key together, so later draws serve the
     corrected item) unless it is retired; the moves of the claim on the bank item's stem and key;
     and what the audit record keeps of the bank item."""
-    item_id = _bank_item_id(stored)
-    if item_id == str(stored["question_id"]):
+    item_id = stored.bank_item_id
+    if item_id == stored.question_id:
         return [], _move_claim(stored, edited, now), {}
     bank_item = review.get_question(item_id)
-    if bank_item is not None and bank_item.get("status") == "retired":
+    if bank_item is not None and bank_item.status == "retired":
         return [], [], {}
     claims = _move_claim(bank_item, edited, now) if bank_item else []
     return [review_writes.edit_bank_item(item_id, edited, now)], claims, _edited_with(item_id, bank_item)
 
 
-def _edited_with(item_id: str, bank_item: dict[str, Any] | None) -> dict[str, Any]:
+def _edited_with(item_id: str, bank_item: StoredQuestion | None) -> dict[str, Any]:
     """What an edit's audit record keeps of the bank item it edits too: its id, and its text as
     it was (`bank_item`, read once; edits are rare), so that undoing the edit restores it."""
     return {"edited_with": [item_id]} | ({"edited_with_before": {item_id: _snapshot(bank_item)}} if bank_item else {})
 
 
-def _fingerprint(question: Mapping[str, Any]) -> str:
-    return exposure.bank_fingerprint(exposure.stored_item(question))
+def _fingerprint(question: StoredQuestion, text: QuestionText | None = None) -> str:
+    """The bank fingerprint of `question`, or of it with `text` (its new stem, choices and key)."""
+    stem = question.stem if text is None else str(text.stem or "")
+    choices = question.choices if text is None else text.choices
+    key, keywords = (
+        (question.answer_schema.correct_key, question.answer_schema.correct_keywords)
+        if text is None
+        else (text.correct_key, text.correct_keywords)
+    )
+    shown = ShownItem(
+        type=question.item_type or "multiple_choice",
+        stem=stem,
+        choices=[str(choice) for choice in choices or []],
+        correct_answer=key,
+        correct_keywords=[str(keyword) for keyword in keywords or []],
+    )
+    return exposure.bank_fingerprint(shown)
 
 
-def _move_claim(item: Mapping[str, Any], text: Mapping[str, Any], at: str) -> list[dict[str, Any]]:
+def _move_claim(item: StoredQuestion, text: QuestionText, at: str) -> list[dict[str, Any]]:
     """The writes that move the bank item `item`'s claim on its stem and key to those of `text`
     (its new stem, choices and answer_schema): the new claim, conditional on no other item
     holding it, first; then the old one released if this item holds it (an item saved before
     claims existed, or one whose stem and key another item claimed first, holds none). Nothing
     if the stem and key are unchanged (new distractors, the keyed option moved) or the item is
     retired (its claim stays: see the module's docstring)."""
-    if item.get("status") == "retired":
+    if item.status == "retired":
         return []
-    item_id = str(item["question_id"])
-    before, after = _fingerprint(item), _fingerprint({**item, **text})
+    item_id = item.question_id
+    before, after = _fingerprint(item), _fingerprint(item, text)
     if before == after:
         return []
     writes = [bank.claim_write(after, item_id, at)]
@@ -356,28 +389,20 @@ def _commit(
         raise
 
 
-def _restored(question: Mapping[str, Any], snapshot: Mapping[str, Any]) -> dict[str, Any]:
+def _restored(question: StoredQuestion, snapshot: Mapping[str, Any]) -> QuestionText:
     """A question's stem, choices and answer_schema as `snapshot` (an audit record's) has them;
     choices it does not name stay as they are."""
-    kept = {
-        key: value
-        for key, value in (question.get("answer_schema") or {}).items()
-        if key not in {"correct_key", "correct_keywords"}
-    }
-    answer = kept | {
-        key: value
-        for key, value in (
-            ("correct_key", snapshot.get("correct_answer")),
-            ("correct_keywords", snapshot.get("correct_keywords")),
-        )
-        if value is not None
-    }
-    choices = snapshot["choices"] if snapshot.get("choices") is not None else question.get("choices")
-    return {"stem": snapshot.get("stem"), "choices": choices, "answer_schema": answer}
+    return review_writes.restored_text(
+        question,
+        snapshot.get("stem"),
+        snapshot.get("choices"),
+        correct_key=snapshot.get("correct_answer"),
+        correct_keywords=snapshot.get("correct_keywords"),
+    )
 
 
 def _restore_text(
-    question: Mapping[str, Any], snapshot: Mapping[str, Any], edited_at: str, now: str, *, requeue: bool = False
+    question: StoredQuestion, snapshot: Mapping[str, Any], edited_at: str, now: str, *, requeue: bool = False
 ) -> dict[str, Any]:
     """The transaction item that puts a question's stem, choices and key back as `snapshot`
     (an audit record's), if the edit made at `edited_at` is still its latest. `requeue`: and
@@ -386,8 +411,8 @@ def _restore_text(
     text = _restored(question, snapshot)
     rested = requeue and snapshot.get("drawable") is False and bool(snapshot.get("rested_at"))
     return review_writes.undo_edit(
-        str(question["question_id"]),
-        text | {"choices": snapshot.get("choices")},  # choices the snapshot does not name stay as they are
+        question.question_id,
+        replace(text, choices=snapshot.get("choices")),  # choices the snapshot does not name stay as they are
         edited_at=edited_at,
         at=now,
         queue_place=snapshot if requeue and snapshot.get("queued_at") else None,
@@ -403,28 +428,28 @@ def revert_edit(
     the edit's audit record), and so for the bank item the edit reached, if that record kept its
     earlier text. Refused if the question was edited again or retired since."""
     stored = _question_for(question_id, reviewer)
-    if stored.get("status") == "retired":
+    if stored.status == "retired":
         raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
     records = review.audit_records(question_id)
     edit = next((r for r in reversed(records) if r.get("action") in ("edit", "revert_edit")), None)
     if edit is None or edit.get("action") != "edit":
         raise Conflict("NOTHING_TO_UNDO", f"question {question_id} has no edit to undo")
-    if stored.get("edited_at") != edit.get("at"):
+    if stored.edited_at != edit.get("at"):
         raise Conflict("QUESTION_CHANGED", f"question {question_id} was edited again since: undo that first")
     now, done = utc_now(), edit.get("after") or {}
     # Back in the queue if the edit took it out of it (and nothing queued it again since).
-    requeue = stored.get("review_state") != review.OPEN
+    requeue = stored.review_state != review.OPEN
     items = [_restore_text(stored, edit.get("before") or {}, str(edit["at"]), now, requeue=requeue)]
     claims: list[dict[str, Any]] = []
-    if _bank_item_id(stored) == question_id:  # its claim goes back with its text
+    if stored.bank_item_id == question_id:  # its claim goes back with its text
         claims = _move_claim(stored, _restored(stored, edit.get("before") or {}), now)
     restored_with: list[str] = []
     for item_id, snapshot in (done.get("edited_with_before") or {}).items():
         bank_item = review.get_question(str(item_id))
         # Not edited since, nor retired since (a retired item keeps its text and its claim).
-        if bank_item is None or bank_item.get("status") == "retired":
+        if bank_item is None or bank_item.status == "retired":
             continue
-        if bank_item.get("edited_at") == edit.get("at"):
+        if bank_item.edited_at == edit.get("at"):
             items.append(_restore_text(bank_item, snapshot, str(edit["at"]), now))
             claims += _move_claim(bank_item, _restored(bank_item, snapshot), now)
             restored_with.append(str(item_id))
@@ -458,20 +483,20 @@ def _round_still_open(copy_id: str) -> bool:
     session open, not closed, its latest round started no later than the copy was drawn): only
     then is it given back. A round the learner has left stays as it ended, so the copy is never
     counted as a skip they had no chance to answer."""
-    copy = review.get_question(copy_id) or {}
-    session = sessions.record(str(copy.get("session_id") or "")) if copy.get("session_id") else None
-    if not session or not session.get("open_for") or session.get("closed_at"):
+    copy = review.get_question(copy_id)
+    session = sessions.record(copy.session_id) if copy is not None and copy.session_id else None
+    if copy is None or not session or not session.get("open_for") or session.get("closed_at"):
         return False
-    return str(copy.get("created_at") or "") >= str(session.get("round_started_at") or "~")
+    return (copy.created_at or "") >= str(session.get("round_started_at") or "~")
 
 
-def _restore_copies(restored: list[dict[str, Any]], question_id: str) -> int:
+def _restore_copies(restored: list[StoredQuestion], question_id: str) -> int:
     """After an unretirement's own transaction: the copies of the restored bank items that the
     retirement withdrew from rounds still open, active again (as `_withdraw_copies`, best effort:
     a copy this misses stays withdrawn, as a retirement left it)."""
     given_back = 0
     try:
-        for item_id in sorted({_bank_item_id(question) for question in restored}):
+        for item_id in sorted({question.bank_item_id for question in restored}):
             for copy_id in review.withdrawn_copies(item_id):
                 if copy_id != question_id and _round_still_open(copy_id) and review.restore_copy(copy_id, question_id):
                     given_back += 1
@@ -494,12 +519,9 @@ def unretire_question(
     stored = review.get_question(question_id)
     if stored is None:
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found")
-    if stored.get("status") != "retired":
+    if stored.status != "retired":
         raise Conflict("QUESTION_NOT_RETIRED", f"question {question_id} is not retired")
-    if same_user(stored.get("authored_by"), reviewer) or (
-        stored.get("session_id") and same_user(sessions.owner_of(str(stored["session_id"])), reviewer)
-    ):
-        raise Forbidden("OWN_QUESTION", f"question {question_id} is your own item: another reviewer must review it")
+    _refuse_own(stored, reviewer)
     retirement = next((r for r in reversed(review.audit_records(question_id)) if r.get("action") == "retire"), None)
     done = (retirement or {}).get("after") or {}
     now = utc_now()
@@ -508,23 +530,23 @@ def unretire_question(
     items: list[dict[str, Any]] = []
     requeued: list[str] = []
     for question in restored:
-        place = queued.get(str(question["question_id"])) or {}
-        requeue = bool(place.get("queued_at")) and question.get("review_state") != review.OPEN
+        place = queued.get(question.question_id) or {}
+        requeue = bool(place.get("queued_at")) and question.review_state != review.OPEN
         if requeue:
-            requeued.append(str(question["question_id"]))
+            requeued.append(question.question_id)
         items.append(
             review_writes.unretire(
                 question,
                 now,
                 queue_place=place if requeue else None,  # back in the queue
-                into_bank=_bank_item_id(question) == question["question_id"],  # back in the bank
+                into_bank=question.bank_item_id == question.question_id,  # back in the bank
             )
         )
     templates = [t for t in map(review.template, done.get("template_ids") or []) if t is not None]
     items += [review.reactivate_template(t, question_id) for t in templates if t.get("deactivated_by") == question_id]
     after = {
         "status": "active",
-        "restored_with": [str(q["question_id"]) for q in restored[1:]],
+        "restored_with": [q.question_id for q in restored[1:]],
         "templates_reactivated": len(items) - len(restored),
         "requeued": requeued,
     }

@@ -37,6 +37,8 @@ from slea.contracts.review import (
     ReviewReason,
 )
 from slea.dal import review, sessions
+from slea.dal.attempts import StoredAttempt
+from slea.dal.question_records import StoredQuestion
 from slea.language.shown_terms import whole_terms
 from slea.logic.review.reasoning import reasoning_summary
 from slea.platform.errors import Invalid
@@ -72,99 +74,101 @@ def _key_terms(keywords: list[str] | None, *texts: str | None) -> list[str] | No
     return whole_terms(keywords, [text for text in texts if text]) if keywords is not None else None
 
 
-def reviewed_question(stored: dict[str, Any]) -> ReviewedQuestion:
-    key = stored.get("answer_schema") or {}
+def _as_list(texts: tuple[str, ...] | None) -> list[str] | None:
+    return None if texts is None else list(texts)
+
+
+def reviewed_question(stored: StoredQuestion) -> ReviewedQuestion:
+    key = stored.answer_schema
     return ReviewedQuestion(
-        question_id=stored["question_id"],
-        session_id=stored.get("session_id"),
-        round=stored.get("round"),
-        type=stored.get("item_type"),
-        stem=stored.get("stem"),
-        choices=stored.get("choices") or [],
-        correct_answer=key.get("correct_key"),
-        correct_keywords=key.get("correct_keywords"),
-        key_terms=_key_terms(
-            key.get("correct_keywords"), key.get("reference_answer"), key.get("explanation"), stored.get("stem")
-        ),
-        reference_answer=key.get("reference_answer"),
-        explanation=key.get("explanation"),
-        difficulty=stored.get("difficulty"),
-        category=stored.get("category"),
-        language=stored.get("language") or "en",
-        validation_score=key.get("validation_score"),
-        usage_count=int(stored.get("usage_count", 0)),
-        correct_count=int(stored.get("correct_count", 0)),
-        status=stored.get("status", "active"),
-        reports=[Report(reason=r.get("reason", ""), at=r.get("at", "")) for r in stored.get("reports") or []],
-        rested_at=stored.get("rested_at"),
-        rest_reason=stored.get("rest_reason"),
+        question_id=stored.question_id,
+        session_id=stored.session_id,
+        round=stored.round,
+        type=stored.item_type or None,  # None, as before, for an item stored without one
+        stem=stored.stem,
+        choices=list(stored.choices or ()),
+        correct_answer=key.correct_key,
+        correct_keywords=_as_list(key.correct_keywords),
+        key_terms=_key_terms(_as_list(key.correct_keywords), key.reference_answer, key.explanation, stored.stem),
+        reference_answer=key.reference_answer,
+        explanation=key.explanation,
+        difficulty=stored.difficulty,
+        category=stored.category,
+        language=stored.language or "en",
+        validation_score=key.validation_score,
+        usage_count=stored.usage_count,
+        correct_count=stored.correct_count,
+        status=stored.status or "active",
+        reports=[Report(reason=report.reason, at=report.at) for report in stored.reports],
+        rested_at=stored.rested_at,
+        rest_reason=stored.rest_reason,
     )
 
 
-def _question_of(attempt: dict[str, Any], stored: dict[str, Any] | None) -> ReviewedQuestion:
+def _question_of(attempt: StoredAttempt, stored: StoredQuestion | None) -> ReviewedQuestion:
     """The attempt's question as stored, else what the attempt itself recorded of it (Tool 6 by
     direct invocation grades questions that were never saved)."""
     if stored is not None:
         return reviewed_question(stored)
-    key = attempt.get("answer_key") or {}
+    key = attempt.answer_key
     return ReviewedQuestion(
-        question_id=attempt["question_id"],
-        session_id=attempt.get("session_id"),
-        round=attempt.get("round"),
-        type=attempt.get("question_type"),
-        correct_answer=key.get("correct_answer"),
-        correct_keywords=key.get("correct_keywords"),
-        key_terms=_key_terms(key.get("correct_keywords"), key.get("reference_answer")),
-        reference_answer=key.get("reference_answer"),
-        difficulty=attempt.get("difficulty"),
-        language=(attempt.get("details") or {}).get("language"),
+        question_id=attempt.question_id or "",
+        session_id=attempt.session_id,
+        round=attempt.round,
+        type=attempt.question_type,
+        correct_answer=key.correct_answer,
+        correct_keywords=_as_list(key.correct_keywords),
+        key_terms=_key_terms(_as_list(key.correct_keywords), key.reference_answer),
+        reference_answer=key.reference_answer,
+        difficulty=attempt.difficulty,
+        language=attempt.language,
     )
 
 
-def _attempt_entry(attempt: dict[str, Any], stored: dict[str, Any] | None) -> ReviewEntry:
-    proposal = attempt.get("proposal")
+def _attempt_entry(attempt: StoredAttempt, stored: StoredQuestion | None) -> ReviewEntry:
+    proposal = attempt.proposal
     question = _question_of(attempt, stored)
-    matched = _key_terms(attempt.get("keyword_matches") or [], question.reference_answer, question.explanation)
+    matched = _key_terms(list(attempt.keyword_matches), question.reference_answer, question.explanation)
     return ReviewEntry(
-        entry_id=attempt["attempt_id"],
+        entry_id=attempt.attempt_id or "",
         kind="attempt",
         source="grade",
         reasons=["override_proposed"] if proposal else ["needs_review"],
-        queued_at=attempt.get("queued_at") or attempt["graded_at"],
-        learner_id=attempt.get("user_id"),
-        session_id=attempt["session_id"],
-        round=attempt.get("round"),
+        queued_at=attempt.queued_at or attempt.graded_at,
+        learner_id=attempt.user_id,
+        session_id=attempt.session_id,
+        round=attempt.round,
         question=question,
         attempt=ReviewedAttempt(
-            attempt_id=attempt["attempt_id"],
-            session_id=attempt["session_id"],
-            user_answer=attempt["user_answer"],
-            score=int(attempt["score"]),
-            is_correct=bool(attempt["is_correct"]),
-            confidence=float(attempt.get("confidence", 1.0)),
-            reasoning=attempt.get("grader_reasoning"),
+            attempt_id=attempt.attempt_id or "",
+            session_id=attempt.session_id,
+            user_answer=attempt.user_answer,
+            score=attempt.score,
+            is_correct=attempt.is_correct,
+            confidence=attempt.confidence,
+            reasoning=attempt.grader_reasoning,
             keyword_matches=matched or [],
-            feedback=attempt.get("feedback"),
-            graded_at=attempt["graded_at"],
-            group_id=attempt.get("review_group"),
-            proposal=OverrideProposal.model_validate(proposal) if isinstance(proposal, dict) else None,
+            feedback=attempt.feedback,
+            graded_at=attempt.graded_at,
+            group_id=attempt.review_group,
+            proposal=OverrideProposal.model_validate(proposal) if proposal is not None else None,
             reasoning_summary=reasoning_summary(attempt, question.correct_keywords, waiting=not proposal),
         ),
     )
 
 
-def _question_entry(stored: dict[str, Any]) -> ReviewEntry:
-    reasons = [reason for reason in stored.get("review_reasons") or [] if reason in REASONS]
+def _question_entry(stored: StoredQuestion) -> ReviewEntry:
+    reasons = [reason for reason in stored.review_reasons if reason in REASONS]
     source: QueueSource = "report" if "reported" in reasons else "item"
-    session_id = stored.get("session_id")
+    session_id = stored.session_id
     return ReviewEntry(
-        entry_id=stored["question_id"],
+        entry_id=stored.question_id,
         kind="question",
         source=source,
         reasons=reasons,
-        queued_at=stored.get("queued_at") or stored.get("created_at", ""),
-        session_id=session_id if isinstance(session_id, str) and "#" not in session_id else None,
-        round=stored.get("round"),
+        queued_at=stored.queued_at or stored.created_at or "",
+        session_id=session_id if session_id is not None and "#" not in session_id else None,
+        round=stored.round,
         question=reviewed_question(stored),
     )
 
@@ -226,7 +230,9 @@ def view_digest(view: QueueView) -> str:
 
 
 # ---------------------------------------------------------------- reading the indexes
-type Fetch = Callable[[dict[str, Any] | None], review.QueuePage]
+# An open entry as its index gives it: an attempt's record or a question's.
+type Queued = StoredAttempt | StoredQuestion
+type Fetch = Callable[[dict[str, Any] | None], review.QueuePage[Any]]
 
 
 @dataclass
@@ -235,14 +241,14 @@ class _Index:
 
     kind: Literal["attempt", "question"]
     fetch: Fetch
-    page: review.QueuePage
+    page: review.QueuePage[Queued]
     reads_left: int
-    key_names: tuple[str, ...]
+    by_confidence: bool
     used: int = 0
-    questions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    questions: dict[str, StoredQuestion] = field(default_factory=dict)
 
     @property
-    def waiting(self) -> dict[str, Any] | None:
+    def waiting(self) -> Queued | None:
         return self.page.items[self.used] if self.used < len(self.page.items) else None
 
     @property
@@ -255,7 +261,7 @@ class _Index:
         if self.waiting is not None or not self.page.more or self.reads_left <= 0 or not self.page.items:
             return  # (an empty read with more after it has no last key to continue from: the cursor does)
         last = self.page.items[-1] if self.page.items else None
-        after = {name: last[name] for name in self.key_names} if last else None
+        after = review.queue_key(last, by_confidence=self.by_confidence) if last is not None else None
         following = self.fetch(after)
         self.reads_left -= 1
         self.page = review.QueuePage(self.page.items + following.items, following.more)
@@ -265,20 +271,20 @@ class _Index:
         """The stored questions of the attempts read (one BatchGetItem for those not yet read)."""
         if self.kind != "attempt":
             return
-        missing = {str(item["question_id"]) for item in self.page.items if item.get("question_id")}
+        missing = {item.question_id for item in self.page.items if isinstance(item, StoredAttempt) and item.question_id}
         missing -= set(self.questions)
         if missing:
             self.questions |= review.questions_by_id(sorted(missing))
 
-    def entry(self, item: dict[str, Any]) -> ReviewEntry | None:
+    def entry(self, item: Queued) -> ReviewEntry | None:
         """The item's entry, or None if no reviewer's route could name it (legacy ids)."""
-        entry_id = item.get("attempt_id") if self.kind == "attempt" else item.get("question_id")
+        entry_id = item.question_id if isinstance(item, StoredQuestion) else item.attempt_id
         if not isinstance(entry_id, str) or len(entry_id) > ID_MAX_LENGTH or not _ACTIONABLE_ID.match(entry_id):
             logger.warning("review entry skipped: its id cannot be acted on", extra={"kind": self.kind})
             return None
-        if self.kind == "attempt":
-            return _attempt_entry(item, self.questions.get(str(item.get("question_id"))))
-        return _question_entry(item)
+        if isinstance(item, StoredQuestion):
+            return _question_entry(item)
+        return _attempt_entry(item, self.questions.get(str(item.question_id)))
 
 
 def _cursor(text: str | None, view: QueueView) -> QueueCursor:
@@ -300,16 +306,17 @@ def _encoded(cursor: QueueCursor) -> str:
     return base64.urlsafe_b64encode(cursor.model_dump_json(exclude_defaults=True).encode()).decode().rstrip("=")
 
 
-def _own_entries(reviewer: str | None) -> Callable[[dict[str, Any]], bool]:
+def _own_entries(reviewer: str | None) -> Callable[[Queued], bool]:
     """Whether a queued attempt or question is the reviewer's own (session owners read once each)."""
     owners: dict[str, str | None] = {}
 
-    def is_own(item: dict[str, Any]) -> bool:
+    def is_own(item: Queued) -> bool:
         if reviewer is None:
             return False
-        if same_user(item.get("user_id"), reviewer) or same_user(item.get("authored_by"), reviewer):
+        owner = item.authored_by if isinstance(item, StoredQuestion) else item.user_id
+        if same_user(owner, reviewer):
             return True
-        session_id = item.get("session_id")
+        session_id = item.session_id
         if not isinstance(session_id, str) or "#" in session_id:  # authored items have no owner
             return False
         if session_id not in owners:
@@ -323,24 +330,23 @@ def _indexes(start: QueueCursor, limit: int, view: QueueView) -> tuple[_Index, _
     newest_first, by_confidence = view.sort == "queued_desc", view.sort == "confidence"
     reads = FILTERED_READS if view.filtering() else 1
 
-    def attempts_after(after: dict[str, Any] | None) -> review.QueuePage:
+    def attempts_after(after: dict[str, Any] | None) -> review.QueuePage[Any]:
         return review.open_attempts(limit, after, newest_first=newest_first, by_confidence=by_confidence)
 
-    def questions_after(after: dict[str, Any] | None) -> review.QueuePage:
+    def questions_after(after: dict[str, Any] | None) -> review.QueuePage[Any]:
         return review.open_questions(limit, after, newest_first=newest_first)
 
-    sort_key = "confidence" if by_confidence else "queued_at"
     # Filtered to other sources, an index is not read at all. Sorted by confidence, questions
     # (which have no confidence, so are not in the attempts' confidence index) follow the attempts.
     skip_attempts = start.attempts_done or view.source in ("report", "item")
     skip_questions = start.questions_done or view.source == "grade"
-    no_more = review.QueuePage([], more=False)
+    no_more: review.QueuePage[Queued] = review.QueuePage([], more=False)
     attempts = _Index(
         "attempt",
         attempts_after,
         no_more if skip_attempts else attempts_after(_key(start.attempts)),
         reads - 1,
-        (sort_key, "session_id", "attempt_key"),
+        by_confidence,
     )
     attempts.join()
     questions = _Index(
@@ -348,7 +354,7 @@ def _indexes(start: QueueCursor, limit: int, view: QueueView) -> tuple[_Index, _
         questions_after,
         no_more if skip_questions else questions_after(_key(start.questions)),
         reads - 1,
-        ("queued_at", "question_id"),
+        False,
     )
     return attempts, questions
 
@@ -364,7 +370,7 @@ def _next_of(attempts: _Index, questions: _Index, view: QueueView) -> _Index | N
         return questions if not attempts.page.more and questions.waiting is not None else None
 
     def when(index: _Index) -> str:
-        return str((index.waiting or {}).get("queued_at", ""))
+        return "" if index.waiting is None else index.waiting.queued_at or ""
 
     return max(ready, key=when) if view.sort == "queued_desc" else min(ready, key=when)
 
@@ -395,7 +401,9 @@ def review_queue(
         index = _next_of(attempts, questions, view)
         if index is None:
             break
-        item = index.waiting or {}
+        item = index.waiting
+        if item is None:
+            break
         entry = index.entry(item)
         if entry is not None and not is_own(item) and matches(entry, view):
             listed = _listed(entry)
@@ -444,8 +452,11 @@ def _position[PositionT: (AttemptsPosition, QuestionsPosition)](
     if not index.used:
         return None
     last = index.page.items[index.used - 1]
-    position: dict[str, Any] = {name: str(last.get(name, "")) for name in model.model_fields if name != "confidence"}
-    if view.sort == "confidence" and model is AttemptsPosition:
-        position["confidence"] = float(last.get("confidence", 1.0))
-    position["queued_at"] = position["queued_at"] or "-"  # confidence-sorted: not part of the key
-    return model.model_validate(position)
+    queued_at = last.queued_at or "-"  # confidence-sorted: not part of the key
+    if isinstance(last, StoredQuestion):
+        return model.model_validate({"queued_at": queued_at, "question_id": last.question_id})
+    confidence = last.confidence if view.sort == "confidence" else None
+    return model.model_validate(
+        {"queued_at": queued_at, "session_id": last.session_id, "attempt_key": last.attempt_key}
+        | ({"confidence": confidence} if confidence is not None else {})
+    )

@@ -10,9 +10,10 @@ templates; a model grader's prose has none, so closeness and topic are then not 
 verdict and confidence against the fitted model's finalisation cuts.
 """
 
-from typing import Any, Literal
+from typing import Literal
 
 from slea.contracts.review import QueuedBecause, ReasoningSummary
+from slea.dal.attempts import StoredAttempt
 from slea.grading.model import fitted_model
 from slea.language.grading_phrases import has_note, rubric_values
 
@@ -44,18 +45,18 @@ def queued_because(reasoning: str | None, is_correct: bool, confidence: float) -
     return "second_look"
 
 
-def reasoning_summary(attempt: dict[str, Any], keywords: list[str] | None, *, waiting: bool) -> ReasoningSummary | None:
+def reasoning_summary(attempt: StoredAttempt, keywords: list[str] | None, *, waiting: bool) -> ReasoningSummary | None:
     """The summary of a short answer's grade (None for a keyed answer: its grade needs no words).
     `keywords`: the question's key terms; `waiting`: the grade is provisional, in the queue."""
-    reasoning = attempt.get("grader_reasoning")
-    if not reasoning and attempt.get("question_type") != "short_answer":
+    reasoning = attempt.grader_reasoning
+    if not reasoning and attempt.question_type != "short_answer":
         return None
     values = rubric_values(reasoning)
-    is_correct = bool(attempt.get("is_correct"))
+    is_correct = attempt.is_correct
     if values is not None:
         found, total = int(values["found"]), int(values["expected"])
     else:
-        found, total = len(attempt.get("keyword_matches") or []), len(keywords or [])
+        found, total = len(attempt.keyword_matches), len(keywords or [])
     return ReasoningSummary(
         key_ideas_found=found if total else None,
         key_ideas_total=total or None,
@@ -64,7 +65,5 @@ def reasoning_summary(attempt: dict[str, Any], keywords: list[str] | None, *, wa
         not_an_answer=has_note(reasoning, "declined"),
         unrelated=has_note(reasoning, "unrelated"),
         leans="correct" if is_correct else "wrong",
-        queued_because=queued_because(reasoning, is_correct, float(attempt.get("confidence", 1.0)))
-        if waiting
-        else None,
+        queued_because=queued_because(reasoning, is_correct, attempt.confidence) if waiting else None,
     )

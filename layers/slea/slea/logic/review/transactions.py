@@ -63,7 +63,8 @@ def _attempt_context(attempt: Mapping[str, Any]) -> dict[str, Any]:
     the stem the learner saw; only an older attempt without it costs a read of the question."""
     stem = attempt.get("question_stem")
     if not stem and attempt.get("question_id"):
-        stem = (review.get_question(str(attempt["question_id"])) or {}).get("stem")
+        question = review.get_question(str(attempt["question_id"]))
+        stem = question.stem if question is not None else None
     return {
         "stem": short_stem(stem),
         "question_id": attempt.get("question_id"),
