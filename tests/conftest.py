@@ -102,13 +102,9 @@ def seeded(load: Any, demo_seed: dict[str, Any], runtime: LocalRuntime, cloud: L
     """The demo seed in the local tables: loaded through ops.seed by the first `seeded` test of
     each process (tests/integration/test_seed.py tests the loading itself); every later test gets
     the tables as loaded (tests/seed_copies.py), as moto restores a table from a backup. Loading
-    it again cost each test about 0.4 s."""
-    tables = _moto_tables(cloud)
-    if not seed_copies.loaded():
-        load(demo_seed)
-        seed_copies.keep(tables)
-    else:
-        seed_copies.hand_out(tables)
+    it again cost each test about 0.4 s. What the test's earlier fixtures wrote stays in its tables
+    and is never handed to another test."""
+    seed_copies.seed(_moto_tables(cloud), lambda: load(demo_seed))
     return runtime
 
 

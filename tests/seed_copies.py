@@ -7,10 +7,16 @@ own) holding the same item objects, and an item is copied the first time a test 
 place. moto changes an item in place in one method only, `DynamoDBBackend.update_item`, which
 transactions call too; every other write replaces or removes the item in the table's dictionary.
 No other copy-on-write library fits: the items live inside moto's own objects.
+
+A test's fixtures may write to the tables before the seed is put in (`seed`): what they wrote is
+the test's own. It is set aside while the seed is loaded or handed out and put back after, under
+the seed's items, as loading the seed over it would leave it: it never becomes part of what every
+later test is handed, and handing out the seed never takes it away.
 """
 
 import copy
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from moto.dynamodb.models import DynamoDBBackend, Table
@@ -23,6 +29,33 @@ _SHARED: set[int] = set()
 
 def loaded() -> bool:
     return bool(_LOADED)
+
+
+def seed(tables: dict[str, Table], load: Callable[[], object]) -> None:
+    """The seed in a test's tables, over what the test wrote there before: `load` puts the seed in
+    (the first time in the process; the items it loads are kept), later the kept items are handed out."""
+    own = {name: table.items for name, table in tables.items()}
+    for table in tables.values():
+        table.items = defaultdict(dict)
+    try:
+        if loaded():
+            hand_out(tables)
+        else:
+            load()
+            keep(tables)
+    finally:
+        for name, table in tables.items():
+            _put_back(table, own[name])
+
+
+def _put_back(table: Table, own: dict[Any, Any]) -> None:
+    """The test's own items back in the table; the seed's item wins where both have a key (a put
+    of the seed would have replaced the test's)."""
+    for hash_value, entry in own.items():
+        if table.has_range_key:
+            table.items[hash_value] = {**entry, **table.items.get(hash_value, {})}
+        elif hash_value not in table.items:
+            table.items[hash_value] = entry
 
 
 def keep(tables: dict[str, Table]) -> None:

@@ -109,3 +109,82 @@ def _key_of(client, cloud, table, item=None):
     names = [element["AttributeName"] for element in description["KeySchema"]]
     item = item or client.scan(TableName=cloud.table_name(table), Limit=1)["Items"][0]
     return {name: item[name] for name in names}
+
+
+@pytest.fixture(params=["first", "later"])
+def seed_loaded_before(request, monkeypatch, cloud, load, demo_seed):
+    """The test is the first `seeded` test of its process (the seed is loaded into its tables and
+    kept) or a later one (the kept seed is handed out)."""
+    from tests import seed_copies
+    from tests.conftest import _moto_tables
+
+    if request.param == "first":
+        monkeypatch.setattr(seed_copies, "_LOADED", {})
+        monkeypatch.setattr(seed_copies, "_SHARED", set())
+    elif not seed_copies.loaded():  # run alone: an earlier test's load, its tables then emptied
+        tables = _moto_tables(cloud)
+        seed_copies.seed(tables, lambda: load(demo_seed))
+        for table in tables.values():
+            table.items.clear()
+    return request.param
+
+
+OWN_ITEMS = {
+    # A keyless short answer in the bank (tests/integration/test_calibration_job.py writes such).
+    "QuestionsTable": {"question_id": "own-item", "item_type": "short_answer", "bank_key": "technical#en"},
+    "ProfilesTable": {"user_id": "own-learner", "submitted_at": "2026-01-01T00:00:00Z", "written_by": "fixture"},
+    "TemplatesTable": {"id": "own-template", "written_by": "fixture"},
+}
+
+
+@pytest.fixture
+def written_before_the_seed(cloud, demo_seed, seed_loaded_before):
+    """A test's own items, written by a fixture before `seeded`: in a table the seed leaves empty
+    and in two it fills (one with a hash key, one with a range key too), and two items with a
+    seeded item's key, which the seed replaces as loading it over them would."""
+    dynamodb = boto3.resource("dynamodb")
+    for logical_id, item in OWN_ITEMS.items():
+        dynamodb.Table(cloud.table_name(logical_id)).put_item(Item=item)
+    profile, template = demo_seed["profiles"][0], demo_seed["templates"][0]
+    replaced = {
+        "ProfilesTable": {"user_id": profile["user_id"], "submitted_at": profile["submitted_at"]},
+        "TemplatesTable": {"id": template["id"]},
+    }
+    for logical_id, key in replaced.items():
+        dynamodb.Table(cloud.table_name(logical_id)).put_item(Item={**key, "written_by": "fixture"})
+    return replaced
+
+
+def _get(cloud, logical_id, key):
+    return boto3.resource("dynamodb").Table(cloud.table_name(logical_id)).get_item(Key=key).get("Item")
+
+
+def test_what_a_fixture_wrote_before_the_seed_stays_the_tests_own_and_never_reaches_another_test(
+    cloud, written_before_the_seed, seeded, demo_seed
+):
+    """The seeded tables hold the seed and what the test's earlier fixtures wrote; what every later
+    test is handed is the seed alone (a keyless short answer kept with the seed was drawn into
+    other tests' rounds, and answering it failed with a 500)."""
+    from tests import seed_copies
+    from tests.conftest import _moto_tables
+
+    keys = {"QuestionsTable": ("question_id",), "ProfilesTable": ("user_id", "submitted_at"), "TemplatesTable": ("id",)}
+    for logical_id, item in OWN_ITEMS.items():
+        assert _get(cloud, logical_id, {name: item[name] for name in keys[logical_id]}) == item
+    for logical_id, key in written_before_the_seed.items():
+        assert "written_by" not in _get(cloud, logical_id, key)  # the seed's item
+    assert count(cloud, "QuestionsTable") == 1
+    assert count(cloud, "ProfilesTable") == len(demo_seed["profiles"]) + 1
+    assert count(cloud, "TemplatesTable") == len(demo_seed["templates"]) + 1
+    # A later test of the process: its tables empty, then handed the seed.
+    tables = _moto_tables(cloud)
+    for table in tables.values():
+        table.items.clear()
+    seed_copies.seed(tables, lambda: pytest.fail("the seed is loaded once per process"))
+    assert count(cloud, "QuestionsTable") == 0
+    assert count(cloud, "ProfilesTable") == len(demo_seed["profiles"])
+    assert count(cloud, "TemplatesTable") == len(demo_seed["templates"])
+    for logical_id, item in OWN_ITEMS.items():
+        assert _get(cloud, logical_id, {name: item[name] for name in keys[logical_id]}) is None
+    for logical_id, key in written_before_the_seed.items():
+        assert "written_by" not in _get(cloud, logical_id, key)
