@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 from botocore.exceptions import ClientError
 
 from slea.dal.attempts import StoredAttempt, stored_attempt
+from slea.dal.conditional import applied
 from slea.dal.exemplars import key_of as exemplar_key
 from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.questions import bank_key
@@ -256,9 +257,9 @@ def bank_twins(category: str, language: str, stem: str) -> list[StoredQuestion]:
     return [twin for twin in twins if same_stem(twin.stem, stem)][:MAX_TEMPLATES_DEACTIVATED]
 
 
-def open_copies(item_id: str) -> list[str]:
-    """The ids of the copies of bank item `item_id` drawn into sessions, not answered, skipped or
-    retired yet (the index holds its keys and those attributes only)."""
+def _copies_of(item_id: str) -> list[dict[str, Any]]:
+    """The bank item's drawn copies as the copies index holds them (its keys, `answered_at`,
+    `skipped_at` and `status` only); the bank item itself is left out."""
     with storage_errors("item copies query"):
         found = query_all(
             dynamodb(TOOL),
@@ -267,13 +268,16 @@ def open_copies(item_id: str) -> list[str]:
             KeyConditionExpression="item_id = :item",
             ExpressionAttributeValues={":item": {"S": item_id}},
         )
+    return [copy for copy in found if copy["question_id"] != item_id]
+
+
+def open_copies(item_id: str) -> list[str]:
+    """The ids of the copies of bank item `item_id` drawn into sessions, not answered, skipped or
+    retired yet."""
     return [
         str(copy["question_id"])
-        for copy in found
-        if copy["question_id"] != item_id
-        and not copy.get("answered_at")
-        and not copy.get("skipped_at")
-        and copy.get("status") != "retired"
+        for copy in _copies_of(item_id)
+        if not copy.get("answered_at") and not copy.get("skipped_at") and copy.get("status") != "retired"
     ]
 
 
@@ -282,41 +286,25 @@ def withdraw_copy(question_id: str, by_question: str, at: str) -> bool:
     it was answered (or counted skipped) meanwhile: False then, and it stays as it is. The copy
     gets no `retired_category`: it joins no list of retired stems (its bank item is there)."""
     with storage_errors("copy withdrawal"):
-        try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(QUESTIONS_TABLE),
-                Key={"question_id": {"S": question_id}},
-                UpdateExpression="SET #status = :retired, retired_with = :by, withdrawn_at = :at",
-                ConditionExpression="attribute_exists(question_id) AND attribute_not_exists(answered_at) "
-                "AND attribute_not_exists(skipped_at)",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=to_item({":retired": "retired", ":by": by_question, ":at": at}),
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-    return True
+        return applied(
+            dynamodb(TOOL).update_item,
+            TableName=resource_name(QUESTIONS_TABLE),
+            Key={"question_id": {"S": question_id}},
+            UpdateExpression="SET #status = :retired, retired_with = :by, withdrawn_at = :at",
+            ConditionExpression="attribute_exists(question_id) AND attribute_not_exists(answered_at) "
+            "AND attribute_not_exists(skipped_at)",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues=to_item({":retired": "retired", ":by": by_question, ":at": at}),
+        )
 
 
 def withdrawn_copies(item_id: str) -> list[str]:
     """The ids of the copies of bank item `item_id` a retirement withdrew (marked retired, not
     answered or skipped since); which retirement withdrew each is on the copy (`retired_with`)."""
-    with storage_errors("item copies query"):
-        found = query_all(
-            dynamodb(TOOL),
-            TableName=resource_name(QUESTIONS_TABLE),
-            IndexName=COPIES_INDEX,
-            KeyConditionExpression="item_id = :item",
-            ExpressionAttributeValues={":item": {"S": item_id}},
-        )
     return [
         str(copy["question_id"])
-        for copy in found
-        if copy["question_id"] != item_id
-        and copy.get("status") == "retired"
-        and not copy.get("answered_at")
-        and not copy.get("skipped_at")
+        for copy in _copies_of(item_id)
+        if copy.get("status") == "retired" and not copy.get("answered_at") and not copy.get("skipped_at")
     ]
 
 
@@ -325,21 +313,16 @@ def restore_copy(question_id: str, by_question: str) -> bool:
     learner's round, unless it was answered or skipped meanwhile, or another retirement withdrew
     it (False then: it stays as it is)."""
     with storage_errors("copy restore"):
-        try:
-            dynamodb(TOOL).update_item(
-                TableName=resource_name(QUESTIONS_TABLE),
-                Key={"question_id": {"S": question_id}},
-                UpdateExpression="SET #status = :active REMOVE retired_with, withdrawn_at",
-                ConditionExpression="attribute_exists(withdrawn_at) AND retired_with = :by "
-                "AND attribute_not_exists(answered_at) AND attribute_not_exists(skipped_at)",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=to_item({":active": "active", ":by": by_question}),
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") == "ConditionalCheckFailedException":
-                return False
-            raise
-    return True
+        return applied(
+            dynamodb(TOOL).update_item,
+            TableName=resource_name(QUESTIONS_TABLE),
+            Key={"question_id": {"S": question_id}},
+            UpdateExpression="SET #status = :active REMOVE retired_with, withdrawn_at",
+            ConditionExpression="attribute_exists(withdrawn_at) AND retired_with = :by "
+            "AND attribute_not_exists(answered_at) AND attribute_not_exists(skipped_at)",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues=to_item({":active": "active", ":by": by_question}),
+        )
 
 
 def template(template_id: str) -> dict[str, Any] | None:
