@@ -90,7 +90,7 @@ def measure() -> dict[str, Any]:
     from slea.grading.answer_groups import Exemplar
     from slea.grading.other_items import Reference
     from slea.grading.reference_prints import sketch
-    from slea.llm.offline.short_answers import grade_with_evidence
+    from slea.grading.short_answer_evidence import grade_with_evidence
     from slea.logic.answering import grading
 
     def item(case: dict[str, Any], answer: str) -> GradingItem:

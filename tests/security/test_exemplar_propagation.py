@@ -12,7 +12,7 @@ import pytest
 from bench.grading_agreement import attacks
 from slea.contracts.llm import GradingItem
 from slea.grading.answer_groups import Exemplar
-from slea.llm.offline.short_answers import grade_with_evidence
+from slea.grading.short_answer_evidence import grade_with_evidence
 from slea.logic.answering import grading
 from slea_local import REPO_ROOT
 

@@ -14,8 +14,8 @@ from slea.contracts.llm import GradingItem
 from slea.grading import non_answers, word_order
 from slea.grading.answer_groups import Exemplar, Graded, propagate
 from slea.grading.other_items import Reference
+from slea.grading.short_answer_evidence import grade_with_evidence
 from slea.language.scoring_phrases import phrase
-from slea.llm.offline.short_answers import grade_with_evidence
 from slea.logic.answering import grading
 from slea_local import REPO_ROOT
 

@@ -27,7 +27,7 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.logic.answering.answer", "slea.grading.answer_groups"): "a short answer's review group",
     ("slea.logic.answering.grading", "slea.grading.other_items"): "short answers compared with other items",
     ("slea.logic.answering.grading", "slea.grading.reference_prints"): "another item's pasted reference",
-    ("slea.logic.answering.grading", "slea.llm.offline.short_answers"): "the offline grader's evidence",
+    ("slea.logic.answering.grading", "slea.grading.short_answer_evidence"): "the graders' offline evidence",
     ("slea.logic.answering.grading", "slea.grading.verdict"): "the grader's second opinion",
     ("slea.logic.answering.grading", "slea.logic.answering.exemplars"): "reviewed answers for the model",
     ("slea.logic.generation.saving", "slea.grading.reference_prints"): "a short answer's print (the stemmer)",

@@ -154,7 +154,7 @@ def _checked_against_others(
             graded = graded.model_copy(update={"score": score, "flags": flags, "final": False})
     if not others or graded.score <= 0:
         return graded
-    from slea.llm.offline.short_answers import material_for  # noqa: PLC0415
+    from slea.grading.short_answer_evidence import material_for  # noqa: PLC0415
 
     match = other_match(material_for(item), evidence.score, others)
     if match is None or not match.undecided:
@@ -178,8 +178,8 @@ def _short_answer_grade(
 
     The grading modules are imported here, not at the top: multiple-choice and true/false answers
     (most of them) never need them, and loading them is a large part of a cold start."""
+    from slea.grading.short_answer_evidence import as_short_answer_grade, grade_with_evidence  # noqa: PLC0415
     from slea.grading.verdict import with_second_opinion  # noqa: PLC0415
-    from slea.llm.offline.short_answers import as_short_answer_grade, grade_with_evidence  # noqa: PLC0415
 
     evidence = grade_with_evidence(item)
     item.keyword_matches = evidence.keyword_matches
