@@ -12,8 +12,8 @@ returns the recorded grading. docs/architecture.md counts the AWS calls of each.
 """
 
 import uuid
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
@@ -59,11 +59,10 @@ def _owner_check(session_id: str, user_id: str, session: dict[str, Any] | None) 
         raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
 
 
-@dataclass(frozen=True)
-class _Graded:
+class _Graded(NamedTuple):
     """A grading: the output, what the learner is shown (with the cache entry and what the key-leak
     guard held back, for the recording transaction), the grade behind it and the learner's prior
-    if the advice read it."""
+    if the advice read it. (A named tuple: a quarter of a dataclass's cost at import.)"""
 
     output: ScoreAnswerOutput
     explained: explaining.Explained

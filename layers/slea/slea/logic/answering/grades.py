@@ -1,8 +1,10 @@
 """What grading an answer returns, and what a short answer is graded against: values, built once
-and never changed (grading.py grades a choice, short_answers.py a short answer)."""
+and never changed (grading.py grades a choice, short_answers.py a short answer).
 
-from dataclasses import dataclass
-from typing import Any
+They are named tuples, not frozen dataclasses: every handler that answers defines them at import,
+and a named tuple costs a quarter of a frozen dataclass there (bench/cold_import.py)."""
+
+from typing import Any, NamedTuple
 
 from slea.constants import Language
 from slea.contracts.llm import GradingItem, ShortAnswerGrade
@@ -10,8 +12,7 @@ from slea.dal.question_records import StoredQuestion
 from slea.language.detect import question_language
 
 
-@dataclass(frozen=True)
-class OtherPrints:
+class OtherPrints(NamedTuple):
     """The reference prints of the category's short-answer items (read with the answer), and the
     ids the question's own item is kept under (its print is not another item's)."""
 
@@ -19,8 +20,7 @@ class OtherPrints:
     own_items: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class ShortAnswerReads:
+class ShortAnswerReads(NamedTuple):
     """What a short answer is compared with, as read with it: the session's questions (its other
     items' references), the reviewed answers and review groups of its bank item (the exemplar
     item's record), the reference prints of its category; and, for a grading that is recorded,
@@ -33,8 +33,7 @@ class ShortAnswerReads:
     group: tuple[str, str] | None = None
 
 
-@dataclass(frozen=True)
-class Grade:
+class Grade(NamedTuple):
     score: int
     is_correct: bool
     needs_review: bool = False

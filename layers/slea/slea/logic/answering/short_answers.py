@@ -11,7 +11,7 @@ true/false (most answers) never load it, nor the grading modules it imports.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from slea.constants import DEFAULT_SCORING_LLM_SCORE, HIGH_SCORE_THRESHOLD
 from slea.contracts.llm import GradingItem, ShortAnswerGrade
@@ -164,4 +164,4 @@ def grade_read(item: GradingItem, reads: ShortAnswerReads) -> Grade:
     item_id, attempt_key = reads.group
     joined = Graded(item.user_answer, graded.probability, graded.flagged)
     group, face = review_group(reads.exemplars, item_id, attempt_key, joined)
-    return replace(graded, review_group=group, group_face=face)
+    return graded._replace(review_group=group, group_face=face)
