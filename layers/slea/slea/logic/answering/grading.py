@@ -4,12 +4,12 @@ offline evidence and, with a model configured, the model's grade checked against
 - Multiple choice: the answer names the keyed choice (its letter or its text, see
   contracts/answers.py), else an exact case-insensitive match. True/false: true/false in either
   language (True/False, 참/거짓, O/X). 100 or 0.
-- Short answer: the 40/40/20 rubric plus keyword matches; correct at 80+; a model failure gives
-  the default score, not correct, with a note. A grade the evidence does not make final (or any
-  flag) marks the attempt `needs_review`. An answer that agrees with another item of the
-  session's reference better than with its own is not correct (grading/other_items.py), and one
-  the grader cannot tell from another item's reference goes to review. docs/grading.md has the
-  method and its figures.
+- Short answer (short_answers.py, loaded with the first one): the 40/40/20 rubric plus keyword
+  matches; correct at 80+; a model failure gives the default score, not correct, with a note. A
+  grade the evidence does not make final (or any flag) marks the attempt `needs_review`. An
+  answer that agrees with another item of the session's reference better than with its own is
+  not correct (grading/other_items.py), and one the grader cannot tell from another item's
+  reference goes to review. docs/grading.md has the method and its figures.
 """
 
 from typing import Any
