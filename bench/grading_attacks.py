@@ -1,5 +1,5 @@
 """Attacks on grades learned from reviews and on finalisation, in English and Korean, through the
-product's own short-answer grading (`slea.logic.answering.grading.grade`, offline provider), on the
+product's own short-answer grading (`slea.logic.answering.short_answers.grade`, offline provider), on the
 constructed cases (bench/data/grading_cases, CC0).
 
 Each question is graded as a bank item whose reviewers accepted two learners' answers that restate
@@ -91,14 +91,14 @@ def measure() -> dict[str, Any]:
     from slea.grading.answer_groups import Exemplar
     from slea.grading.other_items import Reference
     from slea.grading.reference_prints import sketch
-    from slea.llm.offline.short_answers import grade_with_evidence
-    from slea.logic.answering import grading
+    from slea.grading.short_answer_evidence import grade_with_evidence
+    from slea.logic.answering import grades, short_answers
 
     results: dict[str, Any] = {}
     for language in ("english", "korean"):
         found = questions(language)
         prints = {case["question"]: sketch(case["reference_answer"]) for case in found}
-        outcomes: dict[str, list[grading.Grade]] = defaultdict(list)
+        outcomes: dict[str, list[grades.Grade]] = defaultdict(list)
         for index, case in enumerate(found):
             others = found[index + 1 :] + found[:index]
             exemplars = []
@@ -109,14 +109,16 @@ def measure() -> dict[str, Any]:
                 "exemplars": exemplars,
                 # The session's other items are the next four; the category's prints hold them all.
                 "others": [Reference(reference=other["reference_answer"]) for other in others[3:7]],
-                "prints": grading.OtherPrints(prints, (case["question"],)),
+                "prints": grades.OtherPrints(prints, (case["question"],)),
             }
             for kind, answer in attacks(case, others, language):
-                outcomes[kind].append(grading.grade(case_item(case, answer), **context))
+                outcomes[kind].append(short_answers.grade(case_item(case, answer), **context))
             for row in rows(language):
                 if row["question"] == case["question"] and row["kind"] in ("textbook", "paraphrase"):
-                    outcomes[f"honest_{row['kind']}"].append(grading.grade(case_item(case, row["answer"]), **context))
-                    outcomes[f"honest_{row['kind']}_alone"].append(grading.grade(case_item(case, row["answer"])))
+                    outcomes[f"honest_{row['kind']}"].append(
+                        short_answers.grade(case_item(case, row["answer"]), **context)
+                    )
+                    outcomes[f"honest_{row['kind']}_alone"].append(short_answers.grade(case_item(case, row["answer"])))
         results[language] = {
             kind: {
                 "cases": len(graded),

@@ -4,7 +4,7 @@ by people.
 Each CSV file (columns question_id, question, reference, answer, label; label 1 = correct, 0 = not;
 other columns ignored) is played as a bank whose items gather answers over time:
 - each question's answers arrive in a seeded order; each is graded by the offline provider's own
-  grader (`slea.llm.offline.short_answers`), and held back (not correct, flagged, to a reviewer)
+  grader (`slea.grading.short_answer_evidence`), and held back (not correct, flagged, to a reviewer)
   where it holds another question's reference (its print, grading/reference_prints.py), as Tool 6
   does with its category's prints; a grade the grader finalises stands;
 - otherwise the product's propagation (`slea.grading.answer_groups.propagate`) tries the item's
@@ -102,7 +102,7 @@ def grade_all(answers: list[Answer]) -> dict[str, GraderView]:
     from slea.constants import HIGH_SCORE_THRESHOLD
     from slea.contracts.llm import GradingItem
     from slea.grading.reference_prints import pasted_from, sketch
-    from slea.llm.offline.short_answers import grade_with_evidence
+    from slea.grading.short_answer_evidence import grade_with_evidence
 
     keywords: dict[str, list[str]] = {}
     # The file's questions are one category: each answer is also checked against the reference

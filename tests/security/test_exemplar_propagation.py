@@ -1,6 +1,6 @@
 """Grades learned from reviews never finalise gaming, contradictions or junk as correct: every
 constructed case (bench/data/grading_cases) is graded by the product's own short-answer grading
-(`logic.answering.grading.grade`, offline) with the strongest exemplars an item could hold,
+(`logic.answering.short_answers.grade`, offline) with the strongest exemplars an item could hold,
 two reviewed answers graded correct that restate the reference and two textbook answers, and
 none of them is finalised as correct; wrong answers in the reference's own words are not either."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from bench.grading_agreement import attacks, case_item
 from slea.grading.answer_groups import Exemplar
-from slea.llm.offline.short_answers import grade_with_evidence
-from slea.logic.answering import grading
+from slea.grading.short_answer_evidence import grade_with_evidence
+from slea.logic.answering import short_answers
 from slea_local import REPO_ROOT
 
 CASES = REPO_ROOT / "bench" / "data" / "grading_cases"
@@ -40,7 +40,7 @@ def strongest_exemplars(case):
 
 
 def finalised_as_correct(case, answer):
-    graded = grading.grade(case_item(case, answer), exemplars=strongest_exemplars(case))
+    graded = short_answers.grade(case_item(case, answer), exemplars=strongest_exemplars(case))
     return graded.is_correct and not graded.needs_review
 
 

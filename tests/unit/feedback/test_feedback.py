@@ -128,7 +128,7 @@ def test_a_wrong_pick_is_told_why_it_does_not_fit_while_the_round_is_open_and_wh
     fit, against the key's record and without the pick's name, and the key's reason is there; the
     pick's name and definition come with the history."""
     from slea.logic.answering.explaining import explain
-    from slea.logic.answering.grading import Grade
+    from slea.logic.answering.grades import Grade
     from slea.security.key_leaks import KeyedItem
 
     item = mc_item(language) if shape == "names" else definitions_item(language)
@@ -222,7 +222,7 @@ def test_what_a_wrong_pick_is_told_is_the_same_whatever_the_unanswered_items_are
     for the history. Everything shown (text, parts, note) is identical whether the pick is the
     name, or the text, another unanswered item is keyed on, or neither."""
     from slea.logic.answering.explaining import explain
-    from slea.logic.answering.grading import Grade
+    from slea.logic.answering.grades import Grade
     from slea.security.key_leaks import NOTE, KeyedItem
 
     item = mc_item(language, picked="C")
@@ -276,7 +276,7 @@ def test_a_right_answers_note_and_what_waits_for_the_history_do_not_depend_on_wh
     back or not: a note, or a history completing the text after one particular item is answered,
     only when it was would tell the learner which question to come it touches."""
     from slea.logic.answering.explaining import explain
-    from slea.logic.answering.grading import Grade
+    from slea.logic.answering.grades import Grade
     from slea.security.key_leaks import NOTE, KeyedItem
 
     said_too = {

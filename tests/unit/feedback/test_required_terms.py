@@ -6,8 +6,8 @@ import pytest
 from slea.contracts.llm import Explanation, GradingItem
 from slea.feedback.details import details_of
 from slea.feedback.short_answer import missed_terms
+from slea.grading.short_answer_evidence import material_for
 from slea.language.required_terms import required_terms
-from slea.llm.offline.short_answers import material_for
 
 REFERENCE = (
     "A message queue decouples producers from consumers (producer-consumer). Brokers such as RabbitMQ or "
@@ -87,7 +87,7 @@ def test_the_feedback_never_says_a_product_name_was_missing_and_the_grader_does_
 
 
 def test_an_answer_with_the_ideas_and_another_broker_misses_nothing():
-    from slea.llm.offline.short_answers import grade_with_evidence
+    from slea.grading.short_answer_evidence import grade_with_evidence
 
     answer = (
         "Producers and consumers are decoupled (producer-consumer); a message that keeps failing is moved to "

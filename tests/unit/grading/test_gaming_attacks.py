@@ -14,9 +14,9 @@ from bench.grading_agreement import case_item
 from slea.grading import non_answers, word_order
 from slea.grading.answer_groups import Exemplar, Graded, propagate
 from slea.grading.other_items import Reference
+from slea.grading.short_answer_evidence import grade_with_evidence
 from slea.language.scoring_phrases import phrase
-from slea.llm.offline.short_answers import grade_with_evidence
-from slea.logic.answering import grading
+from slea.logic.answering import grading, short_answers
 from slea_local import REPO_ROOT
 
 CASES = REPO_ROOT / "bench" / "data" / "grading_cases"
@@ -68,7 +68,7 @@ def test_the_reference_shuffled_is_never_finalised_even_after_two_accepted_copie
     exemplars = accepted_twice(case)
     for seed in range(5):
         answer = shuffled(case["reference_answer"], seed)
-        assert not finalised_correct(grading.grade(case_item(case, answer), exemplars=exemplars)), answer
+        assert not finalised_correct(short_answers.grade(case_item(case, answer), exemplars=exemplars)), answer
 
 
 @pytest.mark.parametrize(("language", "case"), ALL, ids=lambda value: value if isinstance(value, str) else value["id"])
@@ -79,7 +79,7 @@ def test_spliced_references_are_never_finalised(language, case):
             spliced(case["reference_answer"], other.reference),
             spliced(other.reference, case["reference_answer"]),
         ):
-            assert not finalised_correct(grading.grade(case_item(case, answer), exemplars=exemplars)), answer
+            assert not finalised_correct(short_answers.grade(case_item(case, answer), exemplars=exemplars)), answer
 
 
 @pytest.mark.parametrize(
@@ -91,7 +91,7 @@ def test_an_english_reference_shuffled_is_never_marked_correct_even_provisionall
     exemplars = accepted_twice(case)
     for seed in range(5):
         answer = shuffled(case["reference_answer"], seed)
-        assert not grading.grade(case_item(case, answer), exemplars=exemplars).is_correct, answer
+        assert not short_answers.grade(case_item(case, answer), exemplars=exemplars).is_correct, answer
 
 
 def test_the_order_measure_tells_a_shuffle_from_a_paraphrase_in_both_languages():
@@ -157,10 +157,12 @@ def test_a_non_answer_is_final_and_incorrect_at_once_never_queued(case, answer):
     language = "korean" if case["id"].startswith("ko") else "english"
     for extra in ({}, {"exemplars": accepted_twice(case)}, {"others": others_of(case, language)}):
         graded_item = case_item(case, answer)
-        graded = grading.grade(graded_item, **extra)
+        graded = short_answers.grade(graded_item, **extra)
         assert (graded.is_correct, graded.needs_review) == (False, False), extra.keys()
         assert graded.score <= 10
-        assert graded_item.non_answer is True
+        # The explainer's item says so (test changed to the new behaviour: grading set it on the
+        # item it was given; it now leaves that item as it was and returns the graded one).
+        assert grading.graded_item(graded_item, graded).non_answer is True
 
 
 @pytest.mark.parametrize(
@@ -185,18 +187,22 @@ def keyword_list_cases():
 @pytest.mark.parametrize(("case", "answer"), list(keyword_list_cases()))
 def test_the_items_keywords_listed_bare_to_a_what_or_why_question_are_a_non_answer(case, answer):
     graded_item = case_item(case, answer)
-    graded = grading.grade(graded_item)
-    assert (graded.is_correct, graded.needs_review, graded_item.non_answer) == (False, False, True)
+    graded = short_answers.grade(graded_item)
+    assert (graded.is_correct, graded.needs_review, grading.graded_item(graded_item, graded).non_answer) == (
+        False,
+        False,
+        True,
+    )
 
 
 def test_a_bare_list_to_a_question_that_asks_for_names_still_goes_to_a_reviewer():
     # To "Which data structure does BFS use, and which does DFS use?" a list may be the answer.
     case = next(case for _, case in ALL if case["question"].startswith("Which data structure"))
     graded_item = case_item(case, ", ".join(case["keywords"]))
-    graded = grading.grade(graded_item)
+    graded = short_answers.grade(graded_item)
     assert graded.needs_review is True
     assert not graded.is_correct
-    assert graded_item.non_answer is False
+    assert grading.graded_item(graded_item, graded).non_answer is False
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from slea.contracts.llm import GradingItem
 from slea.dal.question_records import stored_question
 from slea.grading.evidence import Material
 from slea.grading.other_items import FLAG, Reference, other_match
-from slea.logic.answering import grading
+from slea.logic.answering import short_answers
 
 RAFT = Reference(
     reference=(
@@ -51,7 +51,7 @@ def test_no_other_reference_means_no_match():
 
 
 def test_a_pasted_reference_of_another_item_is_not_correct_and_goes_to_review():
-    pasted = grading.grade(_item(HOMOMORPHIC.reference), [HOMOMORPHIC])
+    pasted = short_answers.grade(_item(HOMOMORPHIC.reference), [HOMOMORPHIC])
     assert not pasted.is_correct
     assert pasted.score < 80
     assert pasted.needs_review
@@ -62,8 +62,8 @@ def test_a_pasted_reference_of_another_item_is_not_correct_and_goes_to_review():
 @pytest.mark.parametrize("others", [[], [HOMOMORPHIC]])
 def test_the_own_reference_restated_is_graded_as_before(others):
     """Another item on another concept changes nothing for an answer to the question asked."""
-    alone = grading.grade(_item(RAFT.reference))
-    checked = grading.grade(_item(RAFT.reference), others)
+    alone = short_answers.grade(_item(RAFT.reference))
+    checked = short_answers.grade(_item(RAFT.reference), others)
     assert (checked.score, checked.is_correct, checked.needs_review) == (
         alone.score,
         alone.is_correct,
@@ -86,4 +86,4 @@ def test_the_session_others_are_its_other_short_answer_items_with_a_reference():
         {"question_id": "o3", "item_type": "multiple_choice", "answer_schema": {"correct_key": "A"}},
     ]
     records = [stored_question(question) for question in session]
-    assert grading.other_references("own", records) == [Reference(reference="theirs", keywords=("k",), stem="S")]
+    assert short_answers.other_references("own", records) == [Reference(reference="theirs", keywords=("k",), stem="S")]

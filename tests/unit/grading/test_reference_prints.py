@@ -10,7 +10,7 @@ from bench.grading_agreement import case_item
 from slea.dal import answer_reads, reference_prints
 from slea.dal.answer_reads import AnswerReads
 from slea.grading.reference_prints import MIN_SHINGLES, SKETCH, contained, pasted_from, sketch
-from slea.logic.answering import grading
+from slea.logic.answering import grades, short_answers
 from slea_local import REPO_ROOT
 
 CASES = REPO_ROOT / "bench" / "data" / "grading_cases"
@@ -100,12 +100,12 @@ def test_a_print_is_small_and_a_short_reference_leaves_none():
 @pytest.mark.parametrize("language", ["english", "korean"])
 def test_another_concepts_reference_is_never_graded_correct_and_goes_to_a_reviewer(language):
     found = list(questions(language).values())
-    prints = grading.OtherPrints(prints_of(language), ())
+    prints = grades.OtherPrints(prints_of(language), ())
     for index, row in enumerate(found):
         other = found[(index + 1) % len(found)]
         own_items = (row["question"],)
-        graded = grading.grade(
-            case_item(row, other["reference_answer"]), prints=grading.OtherPrints(prints.prints, own_items)
+        graded = short_answers.grade(
+            case_item(row, other["reference_answer"]), prints=grades.OtherPrints(prints.prints, own_items)
         )
         assert (graded.is_correct, graded.needs_review) == (False, True)
         assert graded.score < 80
@@ -114,10 +114,10 @@ def test_another_concepts_reference_is_never_graded_correct_and_goes_to_a_review
 
 def test_the_textbook_answer_still_passes_beside_every_print():
     row = next(row for row in rows("english") if row["kind"] == "textbook")
-    with_prints = grading.grade(
-        case_item(row, row["answer"]), prints=grading.OtherPrints(prints_of("english"), (row["question"],))
+    with_prints = short_answers.grade(
+        case_item(row, row["answer"]), prints=grades.OtherPrints(prints_of("english"), (row["question"],))
     )
-    without = grading.grade(case_item(row, row["answer"]))
+    without = short_answers.grade(case_item(row, row["answer"]))
     assert (with_prints.score, with_prints.is_correct, with_prints.needs_review) == (
         without.score,
         without.is_correct,

@@ -71,7 +71,7 @@ def test_one_language_detector_decides_a_question_for_everyone():
     one rule: a Korean reference under an English stem makes all three Korean."""
     from slea.contracts.llm import GradingItem
     from slea.feedback.details import language_of as feedback_language
-    from slea.logic.answering.grading import language as grading_language
+    from slea.logic.answering.grades import language as grading_language
     from slea.security.key_leaks import KeyedItem
     from slea.security.key_leaks import language_of as guard_language
 

@@ -5,7 +5,7 @@ product, a service or a vendor the reference happened to use as an example ("pro
 RabbitMQ, dead-letter"). An answer that explains the idea with another product, or none, is not
 missing anything; telling the learner "your answer did not mention: RabbitMQ", or counting it
 against the key-concept points, treats a brand as knowledge. One rule, used by the grader's key
-term set (llm/offline/short_answers.material_for) and by the feedback's "did not mention" list
+term set (grading/short_answer_evidence.material_for) and by the feedback's "did not mention" list
 (feedback/short_answer.py), so the two never disagree:
 
 - a keyword is a proper name when it is written as one: a capital inside a word after a small

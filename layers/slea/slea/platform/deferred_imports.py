@@ -25,13 +25,7 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.llm.offline", "slea.llm.offline.short_answers"): "the offline short-answer grader",
     ("slea.llm.offline", "slea.feedback.offline_explanation"): "the offline explainer",
     # Short-answer grading: choices and true/false (most answers) never load it.
-    ("slea.logic.answering.answer", "slea.logic.answering.exemplars"): "reviewed answers of short answers",
-    ("slea.logic.answering.answer", "slea.grading.answer_groups"): "a short answer's review group",
-    ("slea.logic.answering.grading", "slea.grading.other_items"): "short answers compared with other items",
-    ("slea.logic.answering.grading", "slea.grading.reference_prints"): "another item's pasted reference",
-    ("slea.logic.answering.grading", "slea.llm.offline.short_answers"): "the offline grader's evidence",
-    ("slea.logic.answering.grading", "slea.grading.verdict"): "the grader's second opinion",
-    ("slea.logic.answering.grading", "slea.logic.answering.exemplars"): "reviewed answers for the model",
+    ("slea.logic.answering.grading", "slea.logic.answering.short_answers"): "short-answer grading and its modules",
     ("slea.logic.generation.saving", "slea.grading.reference_prints"): "a short answer's print (the stemmer)",
     ("slea.logic.generation.saving", "slea.dal"): "reference_prints: a short answer's print",
     # The HTTP API and the MCP server: what only some requests use.

@@ -12,7 +12,8 @@ returns the recorded grading. docs/architecture.md counts the AWS calls of each.
 """
 
 import uuid
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
@@ -22,6 +23,7 @@ from slea.dal.question_records import StoredQuestion
 from slea.dal.reference_prints import prints_in
 from slea.logic.answering import ability_update, explaining, grading, recording, rules
 from slea.logic.answering.context import AnswerContext, GradeNotRecordedError, in_session, prepare, read, session_of
+from slea.logic.answering.grades import Grade, OtherPrints, ShortAnswerReads
 from slea.logic.rounds.target import next_round
 from slea.measurement.scale import NextRound
 from slea.platform.clock import utc_now
@@ -57,78 +59,65 @@ def _owner_check(session_id: str, user_id: str, session: dict[str, Any] | None) 
         raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
 
 
-def _exemplars(context: AnswerContext) -> list[Any]:
-    """The reviewed answers of the item, read with the context (short answers only: the grading
-    modules stay unloaded for a choice)."""
-    if context.records.exemplars is None:
-        return []
-    from slea.logic.answering.exemplars import stored  # noqa: PLC0415
+class _Graded(NamedTuple):
+    """A grading: the output, what the learner is shown (with the cache entry and what the key-leak
+    guard held back, for the recording transaction), the grade behind it and the learner's prior
+    if the advice read it. (A named tuple: a quarter of a dataclass's cost at import.)"""
 
-    return list(stored(context.records.exemplars))
+    output: ScoreAnswerOutput
+    explained: explaining.Explained
+    grade: Grade
+    prior: tuple[float, float] | None = None
 
 
-def _prints(context: AnswerContext) -> grading.OtherPrints | None:
-    """The reference prints of the category's other items, read with the context (short answers)."""
-    if context.records.reference_prints is None:
+def _short_answer_reads(context: AnswerContext, *, recorded: bool) -> ShortAnswerReads | None:
+    """What a short answer is compared with, read with the context: the session's other items,
+    the reviewed answers and review groups of its bank item, the reference prints of its
+    category's items. A grading recorded nowhere joins no review group."""
+    if context.request.question_type != "short_answer":
         return None
-    return grading.OtherPrints(prints_in(context.records.reference_prints), context.own_items)
-
-
-def _group(context: AnswerContext, grade: grading.Grade) -> None:
-    """A short answer sent to a reviewer joins a review group of its bank item (the groups' faces
-    were read with the exemplars), so one reviewer action can grade the answers saying one thing."""
-    item_id = context.exemplar_item_id
-    if not grade.needs_review or grade.short_answer is None or item_id is None:
-        return
-    from slea.grading.answer_groups import Graded  # noqa: PLC0415
-    from slea.logic.answering.exemplars import review_group  # noqa: PLC0415
-
-    flagged = bool(grade.short_answer.flags)
-    graded = Graded(context.request.user_answer, grade.probability, flagged)
-    context.review_group, context.group_face = review_group(
-        context.records.exemplars, item_id, context.attempt_key, graded
+    records, item_id = context.records, context.exemplar_item_id
+    prints = records.reference_prints
+    return ShortAnswerReads(
+        question_id=context.request.question_id,
+        session=context.session,
+        exemplars=records.exemplars,
+        prints=None if prints is None else OtherPrints(prints_in(prints), context.own_items),
+        group=(item_id, context.attempt_key) if recorded and item_id is not None else None,
     )
 
 
-def _next_round(context: AnswerContext, grade: grading.Grade) -> NextRound | None:
+def _next_round(context: AnswerContext, grade: Grade) -> tuple[NextRound | None, tuple[float, float] | None]:
     """The next round's difficulty beside this item's, from the learner's estimate once this
     answer is counted as the recording will count it (target.next_round: the planner's rule), so
-    the advice says what the next round will do. None when the answer updates no ability (no
-    category, the learner model unreadable) or the item has no label."""
+    the advice says what the next round will do; and the learner's prior if it was read for it (a
+    first answer in the category: the recording uses it too). None when the answer updates no
+    ability (no category, the learner model unreadable) or the item has no label."""
     label = context.request.difficulty or (context.stored.difficulty if context.stored else None)
-    flagged = bool(grade.short_answer and grade.short_answer.flags)
-    counted = ability_update.counted_score(grade.score, grade.needs_review, grade.probability, flagged=flagged)
+    counted = ability_update.counted_score(grade.score, grade.needs_review, grade.probability, flagged=grade.flagged)
     evidence = ability_update.evidence_of(
         context.request, context.stored, counted, provisional=grade.needs_review, cap=grade.score
     )
     if evidence is None or context.ability_unreadable or label is None:
-        return None
+        return None, None
+    prior = None
     if not ability_update.has_posterior(context.records.ability):  # a first answer in the category
-        context.prior = ability_update.profile_prior(evidence.user_id)
+        prior = ability_update.profile_prior(evidence.user_id)
     estimate = ability_update.estimate_after(
-        evidence, label, ability=context.records.ability, bank_item=context.bank_item, prior=context.prior
+        evidence, label, ability=context.records.ability, bank_item=context.bank_item, prior=prior
     )
-    return next_round(estimate.theta, int(label))
+    return next_round(estimate.theta, int(label)), prior
 
 
-def _graded(
-    context: AnswerContext, attempt_id: str, *, recorded: bool = True
-) -> tuple[ScoreAnswerOutput, explaining.Explained]:
+def _graded(context: AnswerContext, attempt_id: str, *, recorded: bool = True) -> _Graded:
     """Grade and explain (no storage: the cache entry read with the context, any new one and what
     the key-leak guard held back returned for the recording transaction). A grading recorded
     nowhere advises nothing about a next round (it moves no ability)."""
-    grade = grading.grade(context.item, context.other_references, _exemplars(context), _prints(context))
-    context.grader_probability = grade.probability
-    context.grader_flagged = bool(grade.short_answer and grade.short_answer.flags)
-    if recorded:  # a grading recorded nowhere joins no review group
-        _group(context, grade)
+    grade = grading.grade(context.item, _short_answer_reads(context, recorded=recorded))
+    item = grading.graded_item(context.item, grade)
+    advice, prior = _next_round(context, grade) if recorded else (None, None)
     explained = explaining.explain(
-        context.item,
-        grade,
-        context.unanswered,
-        context.records.explanation,
-        context.cacheable,
-        next_round=_next_round(context, grade) if recorded else None,
+        item, grade, context.unanswered, context.records.explanation, context.cacheable, next_round=advice
     )
     metrics.add_metric(name="AnswersGraded", unit="Count", value=1)
     if grade.needs_review:
@@ -142,7 +131,7 @@ def _graded(
         is_correct=grade.is_correct,
         score=grade.score,
         explanation=shown.explanation,
-        keyword_matches=context.item.keyword_matches,
+        keyword_matches=item.keyword_matches,
         feedback=shown.feedback,
         graded_at=utc_now("milliseconds"),
         reference_links=shown.links,
@@ -153,7 +142,7 @@ def _graded(
         details=shown.details,
         held_back_note=shown.note,
     )
-    return output, explained
+    return _Graded(output, explained, grade, prior)
 
 
 def _recorded(context: AnswerContext) -> ScoreAnswerOutput | None:
@@ -169,14 +158,17 @@ def _grade_and_record(context: AnswerContext, *, claim_question: bool) -> ScoreA
     # The attempt key holds a digest of the answer key (it dedupes retries of the same grading);
     # the learner-visible id is keyed under the secret, so it cannot be tried against candidate keys.
     attempt_id = ids.keyed_uuid("attempt", request.session_id, context.attempt_key)
-    output, explained = _graded(context, attempt_id)
+    graded = _graded(context, attempt_id)
+    output = graded.output
     try:
         outcome = recording.record(
             context,
             output,
+            graded.grade,
             claim_question=claim_question,
-            explanation=explained.cache_entry,
-            withheld=explained.withheld,
+            explanation=graded.explained.cache_entry,
+            withheld=graded.explained.withheld,
+            prior=graded.prior,
         )
     except DataAccessError as error:
         logger.error("attempt not recorded", extra={"attempt_id": attempt_id, "reason": str(error)})
@@ -240,6 +232,5 @@ def grade_without_recording(
     """The grading alone, read from and recorded nowhere (so under an id of its own): for a
     reviewer's regrade and for the grading benchmark."""
     context = prepare(request, stored, [])
-    context.item.shown_texts = shown_texts
-    context.unanswered = []
-    return _graded(context, attempt_id=str(uuid.uuid4()), recorded=False)[0]
+    context = replace(context, item=context.item.model_copy(update={"shown_texts": shown_texts}), unanswered=[])
+    return _graded(context, attempt_id=str(uuid.uuid4()), recorded=False).output

@@ -7,8 +7,7 @@ A learner model that cannot be read never costs the grade: the answer is then re
 its ability update (`ability_unreadable`), as the recording step says.
 """
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 from slea.contracts.llm import GradingItem
 from slea.contracts.profile import normalised_user_id
@@ -28,26 +27,20 @@ class GradeNotRecordedError(DataAccessError):
     retried."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class AnswerContext:
-    """One answer and everything read for it."""
+    """One answer and everything read for it (a value: reading it returns a new one)."""
 
     request: ScoreAnswerInput
     stored: StoredQuestion | None  # the question as saved by Tool 5 (None if it never was)
     attempt_key: str
     item: GradingItem
     unanswered: list[KeyedItem] = field(default_factory=list)
-    # The session's other short-answer references: an answer agreeing with one of them better
-    # than with its own is not correct (grading.py).
-    other_references: list[Any] = field(default_factory=list)
+    # A short answer: the session's questions, whose other short-answer references an answer
+    # agreeing with better than with its own is not correct (short_answers.py).
+    session: tuple[StoredQuestion, ...] = ()
     records: AnswerRecords = field(default_factory=AnswerRecords)
     ability_unreadable: bool = False
-    grader_probability: float | None = None  # set by the grading: kept with the attempt for its exemplar
-    grader_flagged: bool = False  # set by the grading: the grader flagged the short answer's form
-    review_group: str | None = None  # a short answer sent to a reviewer: the group it joins
-    group_face: dict[str, Any] | None = None  # ... and the write of that group's face, if it is new
-    # A first answer in the category: the profile's prior, read once for the advice and the update.
-    prior: tuple[float, float] | None = None
 
     @property
     def category(self) -> str | None:
@@ -125,12 +118,11 @@ def prepare(request: ScoreAnswerInput, stored: StoredQuestion | None, session: l
         attempt_key=attempts.attempt_key(request.question_id, request.identity()),
         item=grading.grading_item(request, stored, shown),
         unanswered=unanswered_items(session, answering=request.question_id) if stored is not None else [],
+        session=tuple(session) if request.question_type == "short_answer" else (),
     )
-    if request.question_type == "short_answer":
-        context.other_references = grading.other_references(request.question_id, session)
-    if context.cacheable:
-        context.item.is_correct = grading.keyed_outcome(context.item)
-    return context
+    if not context.cacheable:
+        return context
+    return replace(context, item=context.item.model_copy(update={"is_correct": grading.keyed_outcome(context.item)}))
 
 
 def reads_for(context: AnswerContext, session_id: str | None) -> AnswerReads:
@@ -147,25 +139,25 @@ def reads_for(context: AnswerContext, session_id: str | None) -> AnswerReads:
 
 
 def read(context: AnswerContext, session_id: str | None = None) -> AnswerContext:
-    """Fill `context.records` with one BatchGetItem (`session_id`: also read the session's owner).
-    If DynamoDB fails the call, it is made once more without the learner model: the grade is
-    then recorded without its ability update rather than refused."""
+    """The context with its `records`, read in one BatchGetItem (`session_id`: also read the
+    session's owner). If DynamoDB fails the call, it is made once more without the learner model:
+    the grade is then recorded without its ability update rather than refused."""
     reads = reads_for(context, session_id)
+    unreadable = context.ability_unreadable
     try:
-        context.records = answer_reads.read(reads)
+        records = answer_reads.read(reads)
     except DataAccessError as error:
         if reads.ability is None and reads.bank_item_id is None:
             raise
         logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
-        context.records = answer_reads.read(
+        records = answer_reads.read(
             AnswerReads(
                 reads.session_id, reads.attempt_key, None, None, reads.explanation, reads.exemplars_of, reads.prints_of
             )
         )
-        context.ability_unreadable = True
-    unanswered = context.records.unanswered
+        unreadable = True
+    unanswered = records.unanswered
     if unanswered & {"session", "attempt"}:
         raise DataAccessError(f"answer reads unprocessed: {', '.join(sorted(unanswered))}")
-    if unanswered & {"ability", "bank_item"}:
-        context.ability_unreadable = True
-    return context
+    unreadable = unreadable or bool(unanswered & {"ability", "bank_item"})
+    return replace(context, records=records, ability_unreadable=unreadable)

@@ -33,7 +33,8 @@ from slea.llm.model_settings import LLMSettings
 from slea.llm.prompts import PROMPT_VERSION
 from slea.llm.provider import LLMError
 from slea.llm.provider_choice import get_provider
-from slea.logic.answering.grading import Grade, feedback_line, language
+from slea.logic.answering.grades import Grade, language
+from slea.logic.answering.grading import feedback_line
 from slea.measurement.scale import NextRound
 from slea.platform.observability import logger, metrics
 from slea.security.key_leaks import KeyedItem, KeyGuard

@@ -9,6 +9,7 @@ that, the grade is recorded alone. A learner model that could not be read is ski
 the grade is what must never be lost.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from slea.contracts.scoring import ScoreAnswerOutput
@@ -19,6 +20,7 @@ from slea.dal.question_records import StoredQuestion
 from slea.llm.prompts import PROMPT_VERSION
 from slea.logic.answering import ability_update
 from slea.logic.answering.context import AnswerContext
+from slea.logic.answering.grades import Grade
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
 
@@ -61,7 +63,7 @@ def update_stats_flag(question_id: str) -> None:
         logger.warning("statistics flag not updated", extra={"question_id": question_id, "reason": str(error)})
 
 
-def attempt_item(output: ScoreAnswerOutput, context: AnswerContext) -> dict[str, Any]:
+def attempt_item(output: ScoreAnswerOutput, context: AnswerContext, grade: Grade) -> dict[str, Any]:
     """The whole grading (so a retry can return it as it was) plus what a regrade or a reviewer
     needs: the answer key, the reference answer, the rubric and prompt versions."""
     request, stored = context.request, context.stored
@@ -84,43 +86,48 @@ def attempt_item(output: ScoreAnswerOutput, context: AnswerContext) -> dict[str,
         "prompt_version": PROMPT_VERSION,
         # The bank item whose exemplars a review of this short answer adds to (dal/exemplars.py).
         **({"exemplar_item": context.exemplar_item_id} if context.exemplar_item_id else {}),
-        **({"grader_probability": context.grader_probability} if context.grader_probability is not None else {}),
+        **({"grader_probability": grade.probability} if grade.probability is not None else {}),
         # Its review group (the attempts table's sparse GSI review-groups, with queued_at).
-        **({"review_group": context.review_group} if context.review_group and output.needs_review else {}),
+        **({"review_group": grade.review_group} if grade.review_group and output.needs_review else {}),
         # A provisional grade waits in the review queue (the attempts table's sparse GSI).
         **(attempts.queue_fields(output.graded_at) if output.needs_review else {}),
     }
 
 
-def _reread(context: AnswerContext, evidence: ability_update.Evidence) -> None:
-    """The learner's ability (and the bank item) again, after another answer changed them."""
+def _reread(context: AnswerContext, evidence: ability_update.Evidence) -> AnswerContext:
+    """The context with the learner's ability (and the bank item) read again, after another answer
+    changed them."""
     records = answer_reads.read(
         AnswerReads(ability=(evidence.user_id, evidence.category), bank_item_id=context.bank_item_id)
     )
-    context.records.ability, context.records.bank_item = records.ability, records.bank_item
     if records.unanswered:
         raise DataAccessError(f"answer reads unprocessed: {', '.join(sorted(records.unanswered))}")
+    return replace(context, records=replace(context.records, ability=records.ability, bank_item=records.bank_item))
 
 
 def record(
     context: AnswerContext,
     output: ScoreAnswerOutput,
+    grade: Grade,
     *,
     claim_question: bool,
     explanation: tuple[str, dict[str, Any]] | None,
     withheld: dict[str, Any] | None = None,
+    prior: tuple[float, float] | None = None,
 ) -> attempts.RecordOutcome:
     """Record the grading with what it teaches the learner model, in one transaction. Raises
-    DataAccessError when it could not be written (nothing was). `withheld`: what the key-leak
-    guard held back (the unchecked output and the items it waits for), kept on the attempt so the
-    history can deliver it later (logic/sessions/history.py) with no write of its own."""
-    attempt = {**attempt_item(output, context), **(withheld or {})}
+    DataAccessError when it could not be written (nothing was). `grade`: the grading behind
+    `output` (the evidence's probability, the grader's flags, a review group joined); `withheld`:
+    what the key-leak guard held back (the unchecked output and the items it waits for), kept on
+    the attempt so the history can deliver it later (logic/sessions/history.py) with no write of
+    its own; `prior`: the learner's prior if the feedback's advice read it already."""
+    attempt = {**attempt_item(output, context, grade), **(withheld or {})}
     stored = context.stored
     counted = stored is not None
     flag = _flag_change(stored, output.is_correct, output.graded_at) if stored is not None else None
     # A provisional grade counts by the pending rule until reviewed (ability_update.counted_score).
     counted_score = ability_update.counted_score(
-        output.score, output.needs_review, context.grader_probability, flagged=context.grader_flagged
+        output.score, output.needs_review, grade.probability, flagged=grade.flagged
     )
     evidence = ability_update.evidence_of(
         context.request, stored, counted_score, provisional=output.needs_review, cap=output.score
@@ -128,10 +135,10 @@ def record(
     label = context.request.difficulty or (stored.difficulty if stored else None)
     if evidence is not None and context.ability_unreadable:
         evidence, attempt = None, {**attempt, **ability_update.skipped("unreadable").attempt_fields}
-    prior = None
-    if evidence is not None and not ability_update.has_posterior(context.records.ability):
-        # A first answer in the category (read once: the feedback's advice may have read it).
-        prior = context.prior or ability_update.profile_prior(evidence.user_id)
+    if evidence is None or ability_update.has_posterior(context.records.ability):
+        prior = None
+    else:  # a first answer in the category (read once: the feedback's advice may have read it)
+        prior = prior or ability_update.profile_prior(evidence.user_id)
     for _ in range(ability_update.CONFLICT_ATTEMPTS):
         writes = ability_update.writes_for_answer(
             evidence,
@@ -150,16 +157,16 @@ def record(
             difficulty=writes.difficulty,
             stats_flag=flag,
             explanation=explanation,
-            extra=_group_face(context),
+            extra=_group_face(grade),
         )
         if outcome != "ability_changed" or evidence is None:
             return outcome
         metrics.add_metric(name="AbilityUpdateConflicts", unit="Count", value=1)
         try:
-            _reread(context, evidence)
+            context = _reread(context, evidence)
         except DataAccessError as error:
             logger.error("learner model unreadable, the grade is recorded without it", extra={"reason": str(error)})
-            context.ability_unreadable = True
+            context = replace(context, ability_unreadable=True)
             break
     else:
         logger.error(
@@ -172,10 +179,10 @@ def record(
         claim_question=claim_question,
         stats_flag=flag,
         explanation=explanation,
-        extra=_group_face(context),
+        extra=_group_face(grade),
     )
 
 
-def _group_face(context: AnswerContext) -> list[dict[str, Any]]:
+def _group_face(grade: Grade) -> list[dict[str, Any]]:
     """A new review group's face, written with the attempt that opens the group."""
-    return [context.group_face] if context.group_face else []
+    return [grade.group_face] if grade.group_face else []
