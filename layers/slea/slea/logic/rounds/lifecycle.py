@@ -16,7 +16,7 @@ from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.sessions import RoundStatus, RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds, usage
 from slea.dal.abilities import StoredAbility
-from slea.dal.question_records import StoredQuestion, stored_question
+from slea.dal.question_records import StoredQuestion
 from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -153,7 +153,7 @@ def visible(question: StoredQuestion) -> bool:
     return question.status != "retired" or bool(question.answered_at)
 
 
-def _round_summary(number: int, shown: list[dict[str, Any]], graded: list[dict[str, Any]]) -> RoundSummary:
+def _round_summary(number: int, shown: list[StoredQuestion], graded: list[dict[str, Any]]) -> RoundSummary:
     """`graded`: the round's attempts, skipped items included (a score of 0, as a test scores an
     omitted item)."""
     scores = [int(attempt["score"]) for attempt in graded]
@@ -196,9 +196,9 @@ def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ab
     return without_estimate(profile, number, round_one, success_rate(), None).label
 
 
-def _category(stored: list[dict[str, Any]]) -> str | None:
+def _category(stored: list[StoredQuestion]) -> str | None:
     """The session's category: that of its latest question (a session keeps to one in practice)."""
-    return str(stored[-1]["category"]) if stored and stored[-1].get("category") else None
+    return stored[-1].category if stored and stored[-1].category else None
 
 
 @tracer.capture_method
@@ -208,7 +208,7 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     ability is read once (one category serves both its uses in a session). Items left unanswered
     in rounds that are over are counted as skipped first (logic/rounds/skips.py), so the scores
     and the ability include them."""
-    stored = questions.session_question_items(session_id)
+    stored = questions.session_questions(session_id)
     abilities_read: dict[str, StoredAbility | None] = {}
 
     def ability_in(category: str | None) -> StoredAbility | None:
@@ -226,13 +226,13 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     started = {number: refreshed(record) for number, record in started.items()}
     _count_skips(session_id, user_id, stored, started=started, ability_in=ability_in, abilities_read=abilities_read)
     graded = attempts.session_attempts(session_id)
-    by_id = {question["question_id"]: question for question in stored}
-    shown = [question for question in stored if visible(stored_question(question))]
-    numbers = sorted({int(q.get("round", 1)) for q in stored} | {int(a.get("round", 1)) for a in graded})
+    by_id = {question.question_id: question for question in stored}
+    shown = [question for question in stored if visible(question)]
+    numbers = sorted({q.round for q in stored} | {int(a.get("round", 1)) for a in graded})
     summaries = [
         _round_summary(
             number,
-            [q for q in shown if q.get("round", 1) == number],
+            [q for q in shown if q.round == number],
             [a for a in graded if a.get("round", 1) == number],
         )
         for number in numbers
@@ -241,14 +241,14 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
         ToReview(
             question_id=attempt["question_id"],
             round=int(attempt.get("round", 1)),
-            stem=str(by_id.get(attempt["question_id"], {}).get("stem", "")),
+            stem=question.stem if (question := by_id.get(attempt["question_id"])) else "",
             score=int(attempt["score"]),
-            category=by_id.get(attempt["question_id"], {}).get("category"),
+            category=question.category if question else None,
         )
         for attempt in graded
         if int(attempt["score"]) < HIGH_SCORE_THRESHOLD
     ]
-    next_round = _next_round(started, {int(q.get("round", 1)) for q in stored})
+    next_round = _next_round(started, {q.round for q in stored})
     # The next round's difficulty is said once the current round is over: every question answered
     # (or counted skipped) and no round being generated; until then the answers still to come move it.
     next_difficulty = None
@@ -265,11 +265,11 @@ def session_summary(session_id: str, user_id: str, started: dict[int, Any]) -> S
     )
 
 
-def _current_round_over(shown: list[dict[str, Any]], graded: list[dict[str, Any]], started: dict[int, Any]) -> bool:
+def _current_round_over(shown: list[StoredQuestion], graded: list[dict[str, Any]], started: dict[int, Any]) -> bool:
     """No question the learner can still answer (`graded`, read after the skips were counted,
     holds the skipped ones) and no round still being generated."""
     done = {str(attempt.get("question_id")) for attempt in graded}
-    if any(question["question_id"] not in done and not question.get("answered_at") for question in shown):
+    if any(question.question_id not in done and not question.answered_at for question in shown):
         return False
     return not any((record or {}).get("round_status") == RUNNING for record in started.values())
 
@@ -277,7 +277,7 @@ def _current_round_over(shown: list[dict[str, Any]], graded: list[dict[str, Any]
 def _count_skips(
     session_id: str,
     user_id: str,
-    stored: list[dict[str, Any]],
+    stored: list[StoredQuestion],
     *,
     started: dict[int, Any],
     ability_in: Callable[[str | None], StoredAbility | None],
@@ -292,7 +292,7 @@ def _count_skips(
     pending = skips.open_items(stored, over)
     if not pending:
         return
-    category = str(pending[0]["category"])
+    category = str(pending[0].category)
     try:
         _, settled = skips.count_skips(session_id, user_id, over, stored=stored, ability=ability_in(category))
     except DataAccessError as error:
@@ -303,7 +303,7 @@ def _count_skips(
 
 
 def _ability(
-    stored: list[dict[str, Any]],
+    stored: list[StoredQuestion],
     graded: list[dict[str, Any]],
     ability_in: Callable[[str | None], StoredAbility | None],
 ) -> SessionAbility | None:
@@ -312,6 +312,6 @@ def _ability(
     from slea.logic.learners.ability import session_ability  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
     updated = [str(a["ability_category"]) for a in graded if a.get("ability_category")]
-    asked = [str(q["category"]) for q in stored if q.get("category")]
+    asked = [q.category for q in stored if q.category]
     category = updated[-1] if updated else asked[0] if asked else None
     return session_ability(category, ability_in(category))

@@ -26,7 +26,7 @@ from slea.contracts.sessions import (
     StartRoundRequest,
 )
 from slea.dal import attempts, questions, rounds, sessions, usage
-from slea.dal.question_records import StoredQuestion, stored_question
+from slea.dal.question_records import StoredQuestion
 from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
 from slea.measurement import scale
@@ -248,10 +248,8 @@ def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecord
 
     session = sessions.record(session_id)
     _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
-    stored = questions.session_question_items(session_id)
-    # The session's questions as stored items for the skip count (logic/rounds/skips.py), as records for the rules.
-    records = [stored_question(item) for item in stored]
-    question = next((q for q in records if q.question_id == question_id and round_logic.visible(q)), None)
+    stored = questions.session_questions(session_id)
+    question = next((q for q in stored if q.question_id == question_id and round_logic.visible(q)), None)
     if question is None:
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
     done = SkipRecorded(session_id=session_id, question_id=question_id)
@@ -259,7 +257,7 @@ def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecord
         return done  # skipped already (this request's retry, or its round was over): counted once
     # The answer rules apply to a skip as to an answer: an answered, retired or over question, a
     # closed session.
-    refused = rules.refusal(question, "", records, session_closed=bool((session or {}).get("closed_at")))
+    refused = rules.refusal(question, "", stored, session_closed=bool((session or {}).get("closed_at")))
     if refused is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # a skip is a write to the learner model, as an answer is
