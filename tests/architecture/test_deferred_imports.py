@@ -9,7 +9,7 @@ from slea_local import REPO_ROOT
 
 LAYER = REPO_ROOT / "layers" / "slea"
 # The imports inside functions the layer has (each statement counts); it may only go down.
-MAXIMUM = 46
+MAXIMUM = 40
 
 
 def _module_name(path: Path) -> str:

@@ -36,11 +36,6 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.logic.sessions.use_cases", "slea.logic.answering"): "answer: the grading path, a fifth of the import",
     ("slea.logic.sessions.use_cases", "slea.logic.sessions.placement"): "placement tests (the planner)",
     ("slea.logic.sessions.use_cases", "slea.logic.sessions"): "history: the key-leak matcher",
-    ("slea.logic.rounds.lifecycle", "slea.logic.learners.profile"): "the session summary's next difficulty",
-    ("slea.logic.rounds.lifecycle", "slea.logic.rounds.planning"): "the session summary: the planner",
-    ("slea.logic.rounds.lifecycle", "slea.logic.rounds.target"): "the session summary's next difficulty",
-    ("slea.logic.rounds.lifecycle", "slea.logic.rounds"): "skips: the session summary's count of skipped items",
-    ("slea.logic.rounds.lifecycle", "slea.logic.learners.ability"): "the session summary's ability",
     ("slea.logic.sessions.use_cases", "slea.logic.rounds"): "skips: moving on, a later round, a skip",
     ("slea.dal.questions", "slea.measurement"): "scale: only the saving functions load it",
     # Tool 4's rules: word lists and the offline writer load with the one rule that needs them.
