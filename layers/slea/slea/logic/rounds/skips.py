@@ -239,17 +239,17 @@ def settle_moving_on(user_id: str, staying: str | None = None) -> int:
     may have left items open in is over; its open items are counted and it is closed. Returns
     how many items were counted. Best effort: what storage refused stays in `open-sessions` for
     the next trigger (a session that could not be counted is still closed)."""
-    return _settle(user_id, lambda found: found["session_id"] != staying, close=True)
+    return _settle(user_id, lambda found: found.session_id != staying, close=True)
 
 
 def settle_timed_out(user_id: str) -> int:
     """Before the learner's ability is shown: each of their sessions whose latest round started
     more than ROUND_TIME_LIMIT ago is over; its open items are counted (it stays open: a round
     not started yet may still start there). One Query when there is none."""
-    return _settle(user_id, lambda found: _past_limit(found.get("round_started_at")), close=False)
+    return _settle(user_id, lambda found: _past_limit(found.round_started_at), close=False)
 
 
-def _settle(user_id: str, chosen: Callable[[dict[str, str]], bool], *, close: bool) -> int:
+def _settle(user_id: str, chosen: Callable[[sessions.OpenSession], bool], *, close: bool) -> int:
     try:
         found = [session for session in sessions.open_sessions(user_id) if chosen(session)]
     except DataAccessError as error:
@@ -257,7 +257,7 @@ def _settle(user_id: str, chosen: Callable[[dict[str, str]], bool], *, close: bo
         return 0
     counted = 0
     for session in found:
-        session_id = session["session_id"]
+        session_id = session.session_id
         try:
             now, _, left = _count(session_id, user_id, lambda _round: True)
         except DataAccessError as error:
@@ -267,7 +267,7 @@ def _settle(user_id: str, chosen: Callable[[dict[str, str]], bool], *, close: bo
         try:
             at = utc_now("milliseconds")
             if not left:
-                sessions.settled(session_id, session.get("round_started_at", ""), at, close=close)
+                sessions.settled(session_id, session.round_started_at or "", at, close=close)
             elif close:
                 sessions.close_session(session_id, at)
         except DataAccessError as error:

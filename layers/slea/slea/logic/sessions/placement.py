@@ -40,6 +40,7 @@ from slea.contracts.sessions import (
 from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
 from slea.dal.bank import BankItem
 from slea.dal.question_records import StoredQuestion
+from slea.dal.sessions import StoredSession
 from slea.logic.answering.ability_update import item_difficulty
 from slea.logic.rounds import bank_draw, planning
 from slea.measurement import cat, irt, learner, scale
@@ -86,19 +87,19 @@ SHORT_ANSWER_INFORMATION = 0.8
 INFORMATION_PER_ITEM = 0.19
 
 
-def _owned_placement(session_id: str, user_id: str) -> dict[str, Any]:
-    session = sessions.record(session_id)
+def _owned_placement(session_id: str, user_id: str) -> StoredSession:
+    session = sessions.get_session(session_id)
     if session is None:
         raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
-    if normalised_user_id(str(session.get("user_id", ""))) != normalised_user_id(user_id):
+    if normalised_user_id(session.user_id) != normalised_user_id(user_id):
         raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
-    if session.get("purpose") != "placement":
+    if session.purpose != "placement":
         raise Conflict("NOT_A_PLACEMENT", "this session is a practice session: start its rounds instead")
     return session
 
 
-def _prior(session: dict[str, Any]) -> tuple[float, float]:
-    stored = json.loads(str(session.get("prior") or "null")) or list(POPULATION_PRIOR)
+def _prior(session: StoredSession) -> tuple[float, float]:
+    stored = json.loads(session.prior or "null") or list(POPULATION_PRIOR)
     return float(stored[0]), float(stored[1])
 
 
@@ -260,7 +261,7 @@ def _candidates(key: str, theta: float, context: SessionContext, excluded: set[s
 
 
 def _serve(
-    session: dict[str, Any],
+    session: StoredSession,
     user_id: str,
     posterior: Posterior,
     *,
@@ -270,8 +271,8 @@ def _serve(
 ) -> tuple[StoredQuestion | None, bool]:
     """Choose, save and return the next question (None: the bank has nothing eligible left), and
     whether generation is filling the bank for this test now."""
-    session_id, category = str(session["session_id"]), str(session["category"])
-    language = str(session.get("language") or "en")
+    session_id, category = session.session_id, str(session.category)
+    language = session.language or "en"
     key = bank.bank_key(category, language)
     question_id = keyed_uuid("placement", session_id, given)
     ability = abilities.get_ability(user_id, category)
@@ -311,8 +312,8 @@ def _serve(
     return None, filling
 
 
-def _finish(session: dict[str, Any], result: PlacementResult) -> PlacementNext:
-    sessions.finish_placement(str(session["session_id"]), result.model_dump_json(), utc_now("milliseconds"))
+def _finish(session: StoredSession, result: PlacementResult) -> PlacementNext:
+    sessions.finish_placement(session.session_id, result.model_dump_json(), utc_now("milliseconds"))
     metrics.add_metric(name="PlacementsFinished", unit="Count", value=1)
     metrics.add_metric(name="PlacementItems", unit="Count", value=result.items)
     return PlacementNext(done=True, result=result)
@@ -321,9 +322,9 @@ def _finish(session: dict[str, Any], result: PlacementResult) -> PlacementNext:
 def next_question(session_id: str, user_id: str) -> PlacementNext:
     """The placement's open question, else the next one, else its result (see the module)."""
     session = _owned_placement(session_id, user_id)
-    if session.get("placement_result"):
-        return PlacementNext(done=True, result=PlacementResult.model_validate_json(str(session["placement_result"])))
-    if session.get("closed_at"):
+    if session.placement_result:
+        return PlacementNext(done=True, result=PlacementResult.model_validate_json(session.placement_result))
+    if session.closed_at:
         raise Conflict("SESSION_CLOSED", "this placement test was closed when you moved on to another session")
     stored = questions.session_questions(session_id)
     graded = attempts.session_attempts(session_id, consistent=True)
@@ -341,7 +342,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
     pending = sum(1 for attempt in graded if attempt.get("needs_review"))
     reason = cat.stop(posterior, given, POLICY.stop)
     if reason is not None:
-        return _finish(session, result_of(str(session["category"]), posterior, given, pending, reason))
+        return _finish(session, result_of(str(session.category), posterior, given, pending, reason))
     learner_id = normalised_user_id(user_id)
     served, filling = _serve(session, learner_id, posterior, given=given, stored=stored, graded=graded)
     if served is None:
@@ -349,7 +350,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
             raise Unavailable(
                 "NO_QUESTION_YET", "no question is ready for this test yet; try again shortly", retry_after=10
             )
-        return _finish(session, result_of(str(session["category"]), posterior, given, pending, "no_items"))
+        return _finish(session, result_of(str(session.category), posterior, given, pending, "no_items"))
     return PlacementNext(done=False, question=_view(served), progress=_progress(posterior, given))
 
 

@@ -102,11 +102,11 @@ def discard_new_session(session_id: str, user_id: str) -> None:
 
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
-    session = sessions.record(session_id)
-    check_owner(session_id, user_id, str(session["user_id"]) if session else None)
-    if session and session.get("purpose") == "placement":
+    session = sessions.get_session(session_id)
+    check_owner(session_id, user_id, session.user_id if session else None)
+    if session and session.purpose == "placement":
         raise Conflict("PLACEMENT_SESSION", "a placement test asks one question at a time: POST .../next")
-    if session and session.get("closed_at"):
+    if session and session.closed_at:
         raise rules.left_session()
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a Conflict that
@@ -238,8 +238,8 @@ def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecord
     answers the same); refused once it is answered, and in a session the learner has left."""
     from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
-    session = sessions.record(session_id)
-    check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    session = sessions.get_session(session_id)
+    check_owner(session_id, user_id, session.user_id if session else None)
     stored = questions.session_questions(session_id)
     question = next((q for q in stored if q.question_id == question_id and round_logic.visible(q)), None)
     if question is None:
@@ -249,7 +249,7 @@ def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecord
         return done  # skipped already (this request's retry, or its round was over): counted once
     # The answer rules apply to a skip as to an answer: an answered, retired or over question, a
     # closed session.
-    refused = rules.refusal(question, "", stored, session_closed=bool((session or {}).get("closed_at")))
+    refused = rules.refusal(question, "", stored, session_closed=bool(session and session.closed_at))
     if refused is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # a skip is a write to the learner model, as an answer is
