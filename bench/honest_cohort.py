@@ -122,28 +122,31 @@ class DrawLog:
             self.draws.append(self.current)
             return result
 
-        def window(key: str, low: float, high: float) -> list[dict[str, Any]]:
+        def window(key: str, low: float, high: float) -> list[Any]:
             found = real_window(key, low, high)
             self.current["window"] = [round(low, 2), round(high, 2), len(found)]
             self.current["left_out"], self.current["eligible"] = Counter(), Counter()
             return found
 
-        def eligible(item: dict[str, Any], request: Any, interests: set[str], context: Any = None) -> bool:
+        def eligible(item: Any, request: Any, interests: set[str], context: Any = None) -> bool:
+            question = item.question  # dal.bank.BankItem
             if real_eligible(item, request, interests, context):
-                self.current["eligible"][str(item.get("item_type"))] += 1
+                self.current["eligible"][question.item_type] += 1
                 return True
-            if item["question_id"] in request.exclude_items:
+            if question.question_id in request.exclude_items:
                 reason = "seen by the learner or in the session"
-            elif request.question_types and item.get("item_type") not in request.question_types:
+            elif request.question_types and question.item_type not in request.question_types:
                 reason = "type not asked"
             else:
-                conflict = (context or SessionContext(request.exposure)).conflict(bank_draw.exposure.stored_item(item))
+                conflict = (context or SessionContext(request.exposure)).conflict(
+                    bank_draw.exposure.shown_question(question)
+                )
                 reason = (
                     "topics not of the interests (or not its own bank item)"
                     if conflict is None
                     else conflict.split(":")[0]
                 )
-            self.current["left_out"][f"{item.get('item_type')}: {reason}"] += 1
+            self.current["left_out"][f"{question.item_type}: {reason}"] += 1
             return False
 
         def by_slot(candidates: Any, found: Any, request: Any, rng: Any) -> Any:

@@ -125,7 +125,10 @@ def get_round(session_id: SessionId, round: Annotated[int, Path(ge=1, le=2)]) ->
     responses=responses(200, SessionSummary, "The session's summary"),
 )
 def get_summary(session_id: SessionId) -> SessionSummary:
-    return sessions.session_summary(session_id, caller(router))
+    # The summary loads the planner, the profile and the skip count: its first request does, not the cold start.
+    from slea.logic.sessions import summary  # noqa: PLC0415
+
+    return summary.session_summary(session_id, caller(router))
 
 
 @router.post(

@@ -28,11 +28,11 @@ def test_the_counter_no_longer_records_accounts_and_drops_what_it_kept():
 
 
 def test_a_farm_draw_rests_the_original_with_its_reason():
-    copy = {"item_id": "item-1"}
-    farm = bank._original_update(copy, {"draws": 3}, "g", "2026-11-27T06:00:00Z", farm=True)["Update"]
+    original = bank.bank_item({"question_id": "item-1", "item_id": "item-1", "draws": 3})
+    farm = bank._original_update("item-1", original, "g", "2026-11-27T06:00:00Z", farm=True)["Update"]
     assert ", bank_key" in farm["UpdateExpression"].split("REMOVE")[1]
     assert "rest_reason = :reason" in farm["UpdateExpression"]
     assert farm["ExpressionAttributeValues"][":reason"] == {"S": bank.FARM_REST_REASON}
-    honest = bank._original_update(copy, {"draws": 3}, "g", "2026-11-27T06:00:00Z")["Update"]
+    honest = bank._original_update("item-1", original, "g", "2026-11-27T06:00:00Z")["Update"]
     assert "bank_key" not in honest["UpdateExpression"]
     assert "rest_reason" not in honest["UpdateExpression"]

@@ -8,6 +8,7 @@ from slea.contracts.generation import IdentifiedDraft
 from slea.contracts.keywords import Concept
 from slea.contracts.questions import SaveQuestionInput
 from slea.contracts.round import RoundPlan, RoundProgress
+from slea.dal.bank import bank_item
 from slea.logic.generation.saving import question_item
 from slea.logic.rounds import target as round_target
 from slea.logic.rounds.bank_draw import DrawRequest, _eligible
@@ -116,13 +117,17 @@ def request(**changes):
 
 
 def item(**changes):
-    return {
-        "question_id": "i",
-        "item_id": "i",
-        "item_type": "true_false",
-        "stem": "A stem",
-        "topics": ["rag"],
-    } | changes
+    """A bank item as the window reads it (dal/bank.py's record)."""
+    return bank_item(
+        {
+            "question_id": "i",
+            "item_id": "i",
+            "item_type": "true_false",
+            "stem": "A stem",
+            "topics": ["rag"],
+        }
+        | changes
+    )
 
 
 def test_a_round_draws_only_unseen_bank_items_of_its_types_and_interests():

@@ -37,7 +37,7 @@ def test_the_advice_and_the_next_round_agree(theta, is_correct, language):
 
 def test_the_summary_announces_the_same_label():
     from slea.dal.abilities import stored_ability
-    from slea.logic.rounds.lifecycle import _next_difficulty
+    from slea.logic.sessions.summary import _next_difficulty
 
     for theta in ESTIMATES:
         ability = stored_ability({"entry": "ability#technical", "theta": theta, "se": 0.4, "answers": 5})

@@ -66,7 +66,7 @@ def _at(hours_ago: float) -> str:
 
 
 def test_at_the_summary_a_round_is_over_once_a_later_one_started_or_past_its_time_limit():
-    stored = [{"question_id": "a", "round": 1}]
+    stored = [stored_question({"question_id": "a", "round": 1})]
     over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}})
     assert not over(1)  # a summary mid-round leaves the round open
     over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}, 2: {"started_at": _at(0.1)}})
@@ -77,12 +77,15 @@ def test_at_the_summary_a_round_is_over_once_a_later_one_started_or_past_its_tim
 
 def test_open_items_are_the_shown_unanswered_ones_of_rounds_that_are_over():
     stored = [
-        {"question_id": "a", "round": 1, "category": "technical"},
-        {"question_id": "b", "round": 1, "category": "technical", "answered_at": "t"},
-        {"question_id": "c", "round": 1, "category": "technical", "status": "retired"},
-        {"question_id": "d", "round": 2, "category": "technical"},
+        stored_question(item)
+        for item in (
+            {"question_id": "a", "round": 1, "category": "technical"},
+            {"question_id": "b", "round": 1, "category": "technical", "answered_at": "t"},
+            {"question_id": "c", "round": 1, "category": "technical", "status": "retired"},
+            {"question_id": "d", "round": 2, "category": "technical"},
+        )
     ]
-    assert [q["question_id"] for q in skips.open_items(stored, lambda number: number < 2)] == ["a"]
+    assert [q.question_id for q in skips.open_items(stored, lambda number: number < 2)] == ["a"]
 
 
 def test_an_answer_counts_with_its_items_difficulty_uncertainty_and_keeps_it(monkeypatch):

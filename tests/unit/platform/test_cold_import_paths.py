@@ -59,6 +59,7 @@ NOT_AT_IMPORT = {
         "slea.grading.offline",
         "slea.llm.offline",
         "slea.logic.answering.answer",
+        "slea.logic.sessions.summary",
         "slea.logic.rounds.planning",
         "slea.logic.learners.profile",
         "slea.contracts.questions",

@@ -38,15 +38,21 @@ one is written on condition that it is free (or already this item's), so an edit
 stem and key to two bank items, and the old stem and key may join again as a new item. Items saved
 before the record existed get theirs from the operator's backfill (ops/bank_fingerprints.py), one
 conditional put each (`claim`).
+
+A window's items are frozen records (BankItem: the question's StoredQuestion, its draws and today's
+groups, built by `bank_item`), and a draw's copies are made here (`new_copy`: the item it saves and
+its record), so the layers above never read a stored item's attribute names.
 """
 
 import datetime
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from slea.dal.abilities import TABLE_VARIABLE as ABILITIES_VARIABLE
+from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.questions import OPEN, TABLE_VARIABLE, bank_key
 from slea.dal.wire_format import batch_get, from_item, to_item
 from slea.platform import clock
@@ -60,10 +66,14 @@ COUNTER_PARTITION = "#bank"
 # One page of the window is plenty: a round draws at most 20 items from the best few per slot.
 QUERY_LIMIT = 200
 __all__ = [
+    "COPIED_FIELDS",
     "FARM_REST_REASON",
+    "BankItem",
     "Claim",
     "Counter",
+    "DrawnCopy",
     "Joined",
+    "bank_item",
     "bank_key",
     "claim",
     "claim_write",
@@ -71,6 +81,7 @@ __all__ = [
     "drawn_for",
     "holder",
     "join",
+    "new_copy",
     "record_draw",
     "release",
     "rest_repeated_for_farm",
@@ -129,12 +140,74 @@ def members_attribute(day: str) -> str:
     return f"members#{day}"
 
 
-def groups_today(item: dict[str, Any]) -> set[str]:
+def groups_today(item: Mapping[str, Any]) -> set[str]:
     """The groups a stored item (or counter) was drawn for today."""
     return {str(group) for group in item.get(groups_attribute(_today())) or ()}
 
 
-def window(key: str, low: float, high: float, fields: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+# What a copy takes from its bank item: the question itself, not its review or statistics state.
+COPIED_FIELDS = ("item_type", "stem", "choices", "answer_schema", "difficulty", "category", "categories", "language")
+
+
+@dataclass(frozen=True, slots=True)
+class BankItem:
+    """A drawable bank item as a window read it: the question (with `fields`, only those; the rest
+    are the record's defaults), how many accounts its key was shown to, and the look-alike groups
+    it was drawn for today."""
+
+    question: StoredQuestion
+    draws: int = 0  # written by its first draw
+    groups_today: frozenset[str] = frozenset()
+    # What a copy takes (COPIED_FIELDS), as stored: a copy saves it unchanged (`new_copy`).
+    content: Mapping[str, Any] = field(default_factory=dict)
+
+
+def bank_item(item: Mapping[str, Any]) -> BankItem:
+    """The record of a bank item (a plain dict, wire_format.from_item's)."""
+    return BankItem(
+        question=stored_question(item),
+        draws=int(item.get("draws") or 0),
+        groups_today=frozenset(groups_today(item)),
+        content={name: item[name] for name in COPIED_FIELDS if item.get(name) is not None},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnCopy:
+    """A bank item's copy for a learner's session, as `record_draw` saves it: its item, and the
+    record of that item (what the session reads of it)."""
+
+    item: Mapping[str, Any]
+    question: StoredQuestion
+
+
+def new_copy(
+    original: BankItem,
+    question_id: str,
+    *,
+    session_id: str,
+    round_id: str,
+    round_number: int,
+    at: str,
+    order: tuple[list[str], str] | None = None,
+) -> DrawnCopy:
+    """`original` as a question of a session under `question_id`; `order`: its choices in a new
+    order with the key naming the same choice (a multiple-choice item's)."""
+    item = dict(original.content) | {
+        "question_id": question_id,
+        "item_id": original.question.question_id,
+        "session_id": session_id,
+        "round": round_number,
+        "round_id": round_id,
+        "created_at": at,
+    }
+    if order is not None:
+        item["choices"] = order[0]
+        item["answer_schema"] = {**(original.content.get("answer_schema") or {}), "correct_key": order[1]}
+    return DrawnCopy(item=item, question=stored_question(item))
+
+
+def window(key: str, low: float, high: float, fields: tuple[str, ...] = ()) -> list[BankItem]:
     """The drawable items of `key` with difficulty_b in [low, high], easiest first; with
     `fields`, only those attributes of each (a smaller read and response)."""
     names = {"#today": day_attribute(_today())}
@@ -160,7 +233,7 @@ def window(key: str, low: float, high: float, fields: tuple[str, ...] = ()) -> l
             Limit=QUERY_LIMIT,
             **projection,
         )
-    return [from_item(item) for item in response.get("Items", [])]
+    return [bank_item(from_item(item)) for item in response.get("Items", [])]
 
 
 @dataclass(frozen=True)
@@ -199,7 +272,7 @@ def _counter(stored: dict[str, Any]) -> Counter:
     return Counter(int(stored.get("learners", 0)), frozenset(groups_today(stored)))
 
 
-def stored_copy(question_id: str) -> dict[str, Any] | None:
+def stored_copy(question_id: str) -> StoredQuestion | None:
     """A copy saved by an earlier attempt of the same plan (strongly consistent)."""
     with storage_errors("bank copy get"):
         item = (
@@ -209,7 +282,7 @@ def stored_copy(question_id: str) -> dict[str, Any] | None:
             )
             .get("Item")
         )
-    return from_item(item) if item else None
+    return stored_question(from_item(item)) if item else None
 
 
 def _counter_key(key: str) -> dict[str, Any]:
@@ -238,7 +311,7 @@ def _counter_update(
 
 
 def _original_update(
-    copy: dict[str, Any], original: dict[str, Any], group: str, at: str, farm: bool = False
+    item_id: str, original: BankItem | None, group: str, at: str, farm: bool = False
 ) -> dict[str, Any]:
     """One drawn original's counts: a group new to it today counts in `draws#{day}` and joins
     `groups#{day}`; a look-alike account of a group it was drawn for today adds a repeat. Every
@@ -252,7 +325,7 @@ def _original_update(
         ":rest": {"N": str(REST_AFTER_DRAWS)},
         ":cap": {"N": str(DAILY_DRAW_CAP)},
     }
-    if group and group in groups_today(original):
+    if group and original is not None and group in original.groups_today:
         adding = "ADD draws :one, repeat_draws :one"
     else:
         adding = "ADD draws :one, #today :one"
@@ -262,7 +335,7 @@ def _original_update(
             values[":group"] = {"SS": [group]}
     removing = "REMOVE #yesterday, #ygroups"
     setting = ""
-    if farm or int(original.get("draws") or 0) + 1 >= REST_AFTER_DRAWS:
+    if farm or (original.draws if original is not None else 0) + 1 >= REST_AFTER_DRAWS:
         removing += ", bank_key"
         setting = " SET rested_at = :at"
         values[":at"] = {"S": at}
@@ -272,7 +345,7 @@ def _original_update(
     return {
         "Update": {
             "TableName": resource_name(TABLE_VARIABLE),
-            "Key": {"question_id": {"S": copy["item_id"]}},
+            "Key": {"question_id": {"S": item_id}},
             "UpdateExpression": f"{adding}{setting} {removing}",
             "ConditionExpression": f"attribute_exists(bank_key) AND {_NOT_OVEREXPOSED}",
             "ExpressionAttributeNames": names,
@@ -283,10 +356,10 @@ def _original_update(
 
 def record_draw(
     key: str,
-    copies: list[dict[str, Any]],
+    copies: list[DrawnCopy],
     new_learner: bool = False,
     *,
-    originals: dict[str, dict[str, Any]] | None = None,
+    originals: Mapping[str, BankItem] | None = None,
     group: str = "",
     counter: Counter | None = None,
     farm: bool = False,
@@ -307,12 +380,13 @@ def record_draw(
             {
                 "Put": {
                     "TableName": table,
-                    "Item": to_item(copy),
+                    "Item": to_item(dict(copy.item)),
                     "ConditionExpression": "attribute_not_exists(question_id)",
                 }
             }
         )
-        items.append(_original_update(copy, (originals or {}).get(str(copy["item_id"]), {}), group, at, farm))
+        item_id = copy.question.bank_item_id
+        items.append(_original_update(item_id, (originals or {}).get(item_id), group, at, farm))
     with storage_errors("bank draw"):
         try:
             dynamodb(TOOL).transact_write_items(TransactItems=items)  # type: ignore[arg-type]

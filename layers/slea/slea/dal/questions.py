@@ -93,19 +93,15 @@ def get_question(question_id: str) -> StoredQuestion | None:
 
 def session_questions(session_id: str) -> list[StoredQuestion]:
     """A session's questions in the order they were generated (the session-questions index)."""
-    return [stored_question(item) for item in session_question_items(session_id)]
-
-
-def session_question_items(session_id: str) -> list[dict[str, Any]]:
-    """`session_questions` as the stored items, for the callers not yet moved to the records."""
     with storage_errors("questions query"):
-        return query_all(
+        found = query_all(
             dynamodb(TOOL),
             TableName=resource_name(TABLE_VARIABLE),
             IndexName="session-questions",
             KeyConditionExpression="session_id = :session",
             ExpressionAttributeValues={":session": {"S": session_id}},
         )
+    return [stored_question(item) for item in found]
 
 
 def set_stats_flag(question_id: str, flag: str | None, at: str = "") -> None:

@@ -7,8 +7,14 @@ Sparse index `open-sessions` (`open_for` + `created_at`, with `round_started_at`
 it from the start of a round there (`open_for` = its owner, set in the round's quota transaction,
 slea.dal.rounds.take_quota) until everything its rounds showed is answered or counted as skipped
 (logic/rounds/skips.py), so the sessions a learner may have left items open in are one Query
-away, however many sessions they have."""
+away, however many sessions they have.
 
+`get_session` and `open_sessions` return frozen records (StoredSession, OpenSession), each built
+from its item here; `record` still gives the plain item to the callers not moved to the record yet.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -23,9 +29,71 @@ TABLE_VARIABLE = "SESSIONS_TABLE"
 TOOL = "api"
 
 
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    """A session as stored. A placement test (`purpose` "placement") keeps where it began
+    (`category`, `language`, `prior`: JSON [mean, sd]) and, once done, its result (JSON)."""
+
+    session_id: str
+    user_id: str
+    created_at: str | None = None
+    user_name: str | None = None
+    purpose: str | None = None  # None: a practice session (sessions from before purposes were kept too)
+    category: str | None = None
+    language: str | None = None
+    prior: str | None = None
+    placement_result: str | None = None
+    closed_at: str | None = None  # the learner moved on: it takes no more answers
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSession:
+    """A session in `open-sessions`: a round started there may have left items open."""
+
+    session_id: str
+    created_at: str | None = None
+    round_started_at: str | None = None
+
+
+def _text(item: Mapping[str, Any], name: str) -> str | None:
+    value = item.get(name)
+    return None if value is None else str(value)
+
+
+def stored_session(item: Mapping[str, Any]) -> StoredSession:
+    """The record of a session item (a plain dict, wire_format.from_item's)."""
+    return StoredSession(
+        session_id=str(item.get("session_id") or ""),
+        user_id=str(item.get("user_id") or ""),
+        created_at=_text(item, "created_at"),
+        user_name=_text(item, "user_name"),
+        purpose=_text(item, "purpose"),
+        category=_text(item, "category"),
+        language=_text(item, "language"),
+        prior=_text(item, "prior"),
+        placement_result=_text(item, "placement_result"),
+        closed_at=_text(item, "closed_at"),
+    )
+
+
+def open_session(item: Mapping[str, Any]) -> OpenSession:
+    """The record of an `open-sessions` index item (its strings)."""
+    return OpenSession(
+        session_id=str(item.get("session_id") or ""),
+        created_at=_text(item, "created_at"),
+        round_started_at=_text(item, "round_started_at"),
+    )
+
+
 def owner_of(session_id: str) -> str | None:
     found = record(session_id)
     return str(found["user_id"]) if found else None
+
+
+def get_session(session_id: str) -> StoredSession | None:
+    """The session's record (owner, creation, closing, a placement's state), or None."""
+    found = record(session_id)
+    return stored_session(found) if found else None
 
 
 def record(session_id: str) -> dict[str, Any] | None:
@@ -149,7 +217,7 @@ def opened(session_id: str, user_id: str, at: str) -> dict[str, Any]:
     }
 
 
-def open_sessions(user_id: str) -> list[dict[str, str]]:
+def open_sessions(user_id: str) -> list[OpenSession]:
     """The user's sessions in `open-sessions` (session_id, created_at, round_started_at), oldest
     first: in practice one or two (moving on settles them), so one page."""
     params: dict[str, Any] = {
@@ -158,11 +226,12 @@ def open_sessions(user_id: str) -> list[dict[str, str]]:
         "KeyConditionExpression": "open_for = :user_id",
         "ExpressionAttributeValues": {":user_id": {"S": user_id}},
     }
-    found: list[dict[str, str]] = []
+    found: list[OpenSession] = []
     with storage_errors("sessions open query"):
         while True:
             response = dynamodb(TOOL).query(**params)
-            found += [{name: value["S"] for name, value in item.items()} for item in response.get("Items", [])]
+            items = response.get("Items", [])
+            found += [open_session({name: value["S"] for name, value in item.items()}) for item in items]
             if not response.get("LastEvaluatedKey"):
                 return found
             params["ExclusiveStartKey"] = response["LastEvaluatedKey"]

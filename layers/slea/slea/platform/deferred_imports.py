@@ -32,11 +32,6 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.logic.sessions.use_cases", "slea.logic.answering"): "answer: the grading path, a fifth of the import",
     ("slea.logic.sessions.use_cases", "slea.logic.sessions.placement"): "placement tests (the planner)",
     ("slea.logic.sessions.use_cases", "slea.logic.sessions"): "history: the key-leak matcher",
-    ("slea.logic.rounds.lifecycle", "slea.logic.learners.profile"): "the session summary's next difficulty",
-    ("slea.logic.rounds.lifecycle", "slea.logic.rounds.planning"): "the session summary: the planner",
-    ("slea.logic.rounds.lifecycle", "slea.logic.rounds.target"): "the session summary's next difficulty",
-    ("slea.logic.rounds.lifecycle", "slea.logic.rounds"): "skips: the session summary's count of skipped items",
-    ("slea.logic.rounds.lifecycle", "slea.logic.learners.ability"): "the session summary's ability",
     ("slea.logic.sessions.use_cases", "slea.logic.rounds"): "skips: moving on, a later round, a skip",
     ("slea.dal.questions", "slea.measurement"): "scale: only the saving functions load it",
     # Tool 4's rules: word lists and the offline writer load with the one rule that needs them.
@@ -56,6 +51,7 @@ HANDLER_DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("functions.api.routers.review", "slea.security.names"): "a reviewer's display name",
     ("functions.api.routers.learners", "slea.logic.learners.ability"): "the level panel's read",
     ("functions.api.routers.learners", "slea.logic.sessions.history"): "the learner's answers across sessions",
+    ("functions.api.routers.sessions", "slea.logic.sessions"): "the session summary: the planner and the profile",
     # The MCP server: the tools only some callers use, and the SDK for the stdio server only.
     ("functions.mcp.app", "slea.logic"): "the authoring tools and the learner's own reads, with their first call",
     ("functions.mcp.app", "anyio"): "the stdio server (the MCP SDK)",

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from slea.contracts.answers import choice_index, choice_text
 from slea.contracts.exposure import Fact, SessionExposure, ShownItem
+from slea.dal.question_records import StoredQuestion, stored_question
 
 if TYPE_CHECKING:  # saving a question (Tool 5, the retry worker) needs neither: see SessionContext
     from slea.contracts.generation import DraftQuestion
@@ -103,19 +104,25 @@ def _explanation_head(explanation: str) -> str | None:
 
 
 def stored_item(question: Mapping[str, Any], picked: str | None = None, answered: bool = False) -> ShownItem:
+    """`shown_question` of a question item not read from the table (one being saved, an
+    operator's scan)."""
+    return shown_question(stored_question(question), picked, answered)
+
+
+def shown_question(question: StoredQuestion, picked: str | None = None, answered: bool = False) -> ShownItem:
     """A stored question (a session's, or a bank item) as the learner meets it. Its concept: the
     keyed option's note, else the name its stored explanation opens with. Its facts: that concept,
     and, once answered, the option picked (what the feedback may name); before, every option's."""
-    key = question.get("answer_schema") or {}
-    choices = [str(choice) for choice in question.get("choices") or []]
+    key = question.answer_schema
+    choices = list(question.choices or ())
     notes = {
         normalised(str(note.get("option", ""))): Fact(name=str(note["concept"]), definition=str(note["definition"]))
-        for note in key.get("choice_notes") or []
+        for note in key.choice_notes
         if note.get("concept")
     }
-    keyed = choice_index(str(key.get("correct_key") or ""), choices) if choices else None
+    keyed = choice_index(key.correct_key or "", choices) if choices else None
     own = notes.get(normalised(choice_text(choices[keyed]))) if keyed is not None else None
-    explanation = str(key.get("explanation") or "")
+    explanation = key.explanation or ""
     concept = own.name if own else _explanation_head(explanation)
     facts = [own or Fact(name=concept, definition=explanation.partition(":")[2].strip())] if concept else []
     if answered:  # the feedback named the option picked, if it was another concept
@@ -125,12 +132,12 @@ def stored_item(question: Mapping[str, Any], picked: str | None = None, answered
         told = list(notes.values())
     facts += [fact for fact in told if fact is not None and fact not in facts]
     return ShownItem(
-        type=str(question.get("item_type", "multiple_choice")),
-        stem=str(question.get("stem", "")),
+        type=question.item_type or "multiple_choice",
+        stem=question.stem,
         choices=choices,
-        correct_answer=key.get("correct_key"),
-        correct_keywords=[str(keyword) for keyword in key.get("correct_keywords") or []],
-        reference_answer=str(key.get("reference_answer") or ""),
+        correct_answer=key.correct_key,
+        correct_keywords=list(key.correct_keywords or ()),
+        reference_answer=key.reference_answer or "",
         explanation=explanation,
         concept=concept,
         facts=facts,

@@ -36,7 +36,6 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from slea.constants import QuestionType
 from slea.contracts.answers import shuffle_choices
@@ -44,6 +43,8 @@ from slea.contracts.exposure import SessionExposure, ShownItem
 from slea.contracts.pipeline import GeneratedQuestionOutput
 from slea.contracts.questions import normalised_topic
 from slea.dal import abilities, bank
+from slea.dal.bank import BankItem, DrawnCopy
+from slea.dal.question_records import StoredQuestion
 from slea.measurement import irt, selection
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
@@ -64,8 +65,6 @@ BAND = 0.5
 # An exposure rate is not judged before the bank key has this many learners: with three learners,
 # one draw would already be "33%" and the cap would shut a young bank.
 EXPOSURE_MIN_LEARNERS = 20
-# What a copy takes from its bank item: the question itself, not its review or statistics state.
-COPIED_FIELDS = ("item_type", "stem", "choices", "answer_schema", "difficulty", "category", "categories", "language")
 
 
 @dataclass(frozen=True)
@@ -95,41 +94,39 @@ class DrawRequest:
     flagged: bool = False
 
 
-def _eligible(
-    item: dict[str, Any], request: DrawRequest, interests: set[str], context: SessionContext | None = None
-) -> bool:
-    if item.get("item_id") != item.get("question_id") or item["question_id"] in request.exclude_items:
+def _eligible(item: BankItem, request: DrawRequest, interests: set[str], context: SessionContext | None = None) -> bool:
+    question = item.question
+    if question.item_id != question.question_id or question.question_id in request.exclude_items:
         return False
-    if request.question_types and item.get("item_type") not in request.question_types:
+    if request.question_types and question.item_type not in request.question_types:
         return False
-    topics = {normalised_topic(str(topic)) for topic in item.get("topics") or []}
+    topics = {normalised_topic(topic) for topic in question.topics}
     if topics and not topics & interests:  # an item without topics was written for the category
         return False
     context = context or SessionContext(request.exposure)
-    return context.conflict(exposure.stored_item(item)) is None
+    return context.conflict(exposure.shown_question(question)) is None
 
 
-def viewers(item: dict[str, Any]) -> int:
+def viewers(item: BankItem) -> int:
     """Accounts an item's key was shown to: its draws, and the learner whose round it was written
     for (a generated item joins the bank from a session; `draws` counts only later draws). An
     author's item ("authored#..." session) was shown to no learner."""
-    session = str(item.get("session_id") or "")
-    return int(item.get("draws") or 0) + (1 if session and "#" not in session else 0)
+    session = item.question.session_id or ""
+    return item.draws + (1 if session and "#" not in session else 0)
 
 
-def _floor(item: dict[str, Any]) -> float:
-    choices = item.get("choices") or []
-    return irt.guess_floor(str(item["item_type"]), len(choices) if choices else None)
+def _floor(question: StoredQuestion) -> float:
+    return irt.guess_floor(question.item_type, len(question.choices) if question.choices else None)
 
 
-def _candidates(request: DrawRequest, key: str, target: float) -> dict[str, dict[str, Any]]:
+def _candidates(request: DrawRequest, key: str, target: float) -> dict[str, BankItem]:
     """Eligible items by id, from the narrowest window that holds enough of them."""
     interests = {normalised_topic(interest) for interest in request.interests}
     context = SessionContext(request.exposure)
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, BankItem] = {}
     for half_width in WINDOWS:
         found = {
-            item["question_id"]: item
+            item.question.question_id: item
             for item in bank.window(key, target - half_width, target + half_width)
             if _eligible(item, request, interests, context)
         }
@@ -138,7 +135,7 @@ def _candidates(request: DrawRequest, key: str, target: float) -> dict[str, dict
     return found
 
 
-def _apart(found: dict[str, dict[str, Any]], seen: SessionExposure) -> Callable[[selection.Candidate], bool]:
+def _apart(found: dict[str, BankItem], seen: SessionExposure) -> Callable[[selection.Candidate], bool]:
     """Whether a chosen item may join the round's earlier picks: it does not repeat, answer or
     give away one of them (security/exposure.py, the rules never relaxed; each was judged
     strictly against the session already). Two bank items on one concept are not drawn into one
@@ -146,7 +143,7 @@ def _apart(found: dict[str, dict[str, Any]], seen: SessionExposure) -> Callable[
     context = SessionContext(seen)
 
     def admits(candidate: selection.Candidate) -> bool:
-        item = exposure.stored_item(found[candidate.item_id])
+        item = exposure.shown_question(found[candidate.item_id].question)
         if context.conflict(item, strict=False) is not None:
             return False
         context.add(item)
@@ -159,7 +156,7 @@ def copy_id(execution: str, slot: int) -> str:
     return keyed_uuid("bank-copy", execution, slot)
 
 
-def _copy(item: dict[str, Any], request: DrawRequest, slot: int, at: str) -> dict[str, Any]:
+def _copy(item: BankItem, request: DrawRequest, slot: int, at: str) -> DrawnCopy:
     return session_copy(
         item,
         copy_id(request.execution, slot),
@@ -171,47 +168,40 @@ def _copy(item: dict[str, Any], request: DrawRequest, slot: int, at: str) -> dic
 
 
 def session_copy(
-    item: dict[str, Any], question_id: str, *, session_id: str, round_number: int, round_id: str, at: str
-) -> dict[str, Any]:
+    item: BankItem, question_id: str, *, session_id: str, round_number: int, round_id: str, at: str
+) -> DrawnCopy:
     """A bank item as a question of a learner's session (a round's draw, a placement's next item)."""
-    copy = {name: item[name] for name in COPIED_FIELDS if item.get(name) is not None}
-    copy |= {
-        "question_id": question_id,
-        "item_id": item["question_id"],
-        "session_id": session_id,
-        "round": round_number,
-        "round_id": round_id,
-        "created_at": at,
-    }
-    answer = dict(copy.get("answer_schema") or {})
-    if copy["item_type"] == "multiple_choice" and answer.get("correct_key"):
+    question, order = item.question, None
+    key = question.answer_schema.correct_key
+    if question.item_type == "multiple_choice" and key:
         # A learner who met the item elsewhere must not find the key where it was.
         rng = keyed_random("choice-order", question_id)
-        copy["choices"], answer["correct_key"] = shuffle_choices(list(copy["choices"]), answer["correct_key"], rng)
-        copy["answer_schema"] = answer
-    return copy
+        order = shuffle_choices(list(question.choices or ()), key, rng)
+    return bank.new_copy(
+        item, question_id, session_id=session_id, round_id=round_id, round_number=round_number, at=at, order=order
+    )
 
 
-def _output(copy: dict[str, Any]) -> GeneratedQuestionOutput:
-    answer = copy.get("answer_schema") or {}
-    short = copy["item_type"] == "short_answer"
+def _output(copy: StoredQuestion) -> GeneratedQuestionOutput:
+    answer = copy.answer_schema
+    short = copy.item_type == "short_answer"
     return GeneratedQuestionOutput(
-        question_id=copy["question_id"],
-        stem=copy["stem"],
-        type=copy["item_type"],
-        choices=copy.get("choices") or [],
-        correct_answer=", ".join(answer.get("correct_keywords") or []) if short else str(answer.get("correct_key")),
-        difficulty=int(copy["difficulty"]),
-        category=copy["category"],
-        round_id=copy["round_id"],
-        validation_score=float(answer.get("validation_score") or 0.0),
-        saved_at=copy["created_at"],
-        language=copy.get("language"),
+        question_id=copy.question_id,
+        stem=copy.stem,
+        type=copy.item_type,
+        choices=list(copy.choices or ()),
+        correct_answer=", ".join(answer.correct_keywords or ()) if short else str(answer.correct_key),
+        difficulty=int(copy.difficulty or 0),  # every bank item has its label
+        category=str(copy.category),
+        round_id=str(copy.round_id),
+        validation_score=answer.validation_score or 0.0,
+        saved_at=str(copy.created_at),
+        language=copy.language,
         from_bank=True,
     )
 
 
-def _earlier_draw(request: DrawRequest) -> list[dict[str, Any]] | None:
+def _earlier_draw(request: DrawRequest) -> list[StoredQuestion] | None:
     """The copies an earlier attempt of this plan saved, or None if it drew nothing."""
     first = bank.stored_copy(copy_id(request.execution, 0))
     if first is None:
@@ -234,7 +224,7 @@ def _count_round(request: DrawRequest, key: str, counter: bank.Counter | None) -
 
 
 def _by_slot_type(
-    candidates: list[selection.Candidate], found: dict[str, dict[str, Any]], request: DrawRequest, rng: random.Random
+    candidates: list[selection.Candidate], found: dict[str, BankItem], request: DrawRequest, rng: random.Random
 ) -> list[selection.Candidate]:
     """Up to `count` items: as many of each type as the round has slots of it (any type when the
     slots' types are not given), in the order of the slots, none repeating or giving away another."""
@@ -254,7 +244,7 @@ def _by_slot_type(
     wanted = Counter(request.slot_types)
     chosen: dict[str, list[selection.Candidate]] = {}
     for item_type in wanted:  # in the order types first appear in the slots: one draw sequence
-        of_type = [candidate for candidate in candidates if found[candidate.item_id].get("item_type") == item_type]
+        of_type = [candidate for candidate in candidates if found[candidate.item_id].question.item_type == item_type]
         chosen[item_type] = selection.choose_items(
             of_type,
             request.theta,
@@ -269,7 +259,7 @@ def _by_slot_type(
     return [chosen[item_type].pop(0) for item_type in request.slot_types if chosen[item_type]]
 
 
-def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[str, Any]], bool]:
+def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[StoredQuestion], bool]:
     """The round's copies, and whether its learner is flagged (then they were rested, and what the
     round generates is saved rested too)."""
     farm = request.flagged
@@ -282,8 +272,8 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
     candidates = [
         selection.Candidate(
             item_id=item_id,
-            b=float(item["difficulty_b"]),
-            floor=_floor(item),
+            b=float(item.question.difficulty_b or 0.0),  # the window's sort key: every item in it has one
+            floor=_floor(item.question),
             # Accounts shown the key (its first learner's included) over learners: see dal/bank.py.
             exposure_rate=viewers(item) / learners,
         )
@@ -304,7 +294,7 @@ def _new_draw(request: DrawRequest, key: str, target: float) -> tuple[list[dict[
     if recorded:
         if farm:  # what the rule costs: each of these is generated again for a later round
             metrics.add_metric(name="FarmItemsRested", unit="Count", value=len(copies))
-        return copies, farm
+        return [copy.question for copy in copies], farm
     # A condition failed: another attempt of this plan saved its draw first, or an item was
     # retired meanwhile (then nothing was written and the round is generated).
     return _earlier_draw(request) or [], farm
@@ -334,12 +324,12 @@ def draw(request: DrawRequest, target: float) -> Draw:
         metrics.add_metric(name="BankDrawFailed", unit="Count", value=1)
         copies = _draw_that_may_have_landed(request)
     if copies:
-        _mark_seen(request.user_id, request.category, [str(copy["item_id"]) for copy in copies])
+        _mark_seen(request.user_id, request.category, [copy.bank_item_id for copy in copies])
     metrics.add_metric(name="QuestionsDrawnFromBank", unit="Count", value=len(copies))
-    return Draw([_output(copy) for copy in copies], [exposure.stored_item(copy) for copy in copies], farm)
+    return Draw([_output(copy) for copy in copies], [exposure.shown_question(copy) for copy in copies], farm)
 
 
-def _draw_that_may_have_landed(request: DrawRequest) -> list[dict[str, Any]]:
+def _draw_that_may_have_landed(request: DrawRequest) -> list[StoredQuestion]:
     """After a failed write whose outcome is unknown (a timeout), the draw may have been saved:
     its copies are then in the session and the round must show them, not generate in their place."""
     try:

@@ -27,6 +27,7 @@ from slea.contracts.exposure import SessionExposure
 from slea.contracts.profile import UserProfile, normalised_user_id
 from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
 from slea.dal import abilities, attempts, questions
+from slea.dal.question_records import StoredQuestion
 from slea.logic.rounds import bank_draw as bank
 from slea.logic.rounds import target as round_target
 from slea.logic.rounds.shortfall import fill_difficulties
@@ -68,18 +69,18 @@ def _round_one(profile: UserProfile) -> tuple[int, str]:
     return _clamp(base + experience + score), reason
 
 
-def _session_questions(session_id: str) -> list[dict[str, Any]]:
+def _session_questions(session_id: str) -> list[StoredQuestion]:
     try:
-        return questions.session_question_items(session_id)
+        return questions.session_questions(session_id)
     except DataAccessError as error:
         logger.warning("earlier questions unavailable, not excluding them", extra={"reason": str(error)})
         return []
 
 
-def _earlier_stems(earlier: list[dict[str, Any]], category: str) -> list[str]:
+def _earlier_stems(earlier: list[StoredQuestion], category: str) -> list[str]:
     """Stems the session already has, so a new round never repeats a question, and the stems
     reviewers retired in this category, so no round brings one back."""
-    stems = [question["stem"] for question in earlier]
+    stems = [question.stem for question in earlier]
     try:
         retired = questions.retired_stems(category)
     except DataAccessError as error:
@@ -97,7 +98,7 @@ def _session_attempts(session_id: str) -> list[dict[str, Any]]:
 
 
 def exposure_of(
-    earlier: list[dict[str, Any]],
+    earlier: list[StoredQuestion],
     graded: list[dict[str, Any]],
     ability: abilities.StoredAbility | None,
     purpose: str,
@@ -106,7 +107,7 @@ def exposure_of(
     before an answer, any option) and, for a practice round, the learner's recent items."""
     picked = {str(attempt.get("question_id")): str(attempt.get("user_answer") or "") for attempt in graded}
     shown = [
-        exposure.stored_item(question, picked.get(question["question_id"]), question["question_id"] in picked)
+        exposure.shown_question(question, picked.get(question.question_id), question.question_id in picked)
         for question in earlier
     ]
     recent = list(ability.seen_recent) if ability is not None else []
@@ -205,7 +206,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     interests = profile.interests or [wanted.category]
     round_id = f"{wanted.session_id}_{wanted.round}_{utc_now()}"
     seen = set(ability.seen_items) if ability is not None else set()
-    in_session = {str(q.get("item_id") or q["question_id"]) for q in earlier}
+    in_session = {q.bank_item_id for q in earlier}
     draw = _draw(
         wanted.fill_bank,
         bank.DrawRequest(
@@ -235,7 +236,7 @@ def plan_round(request: PlanRoundInput) -> RoundPlan:
     if drawn:  # a retried plan returns the earlier attempt's draw, under that attempt's round id
         round_id = drawn[0].round_id
     drawn_ids = {question.question_id for question in drawn}  # in the session already on a retried plan
-    stems = _earlier_stems([q for q in earlier if q["question_id"] not in drawn_ids], wanted.category)
+    stems = _earlier_stems([q for q in earlier if q.question_id not in drawn_ids], wanted.category)
     # The round's own draws join what generation is judged against (a retried plan's are in `earlier`).
     shown = [item for item in seen_before.shown if item.stem not in {question.stem for question in drawn}]
     round_exposure = seen_before.model_copy(update={"shown": [*shown, *drawn_shown]})

@@ -34,7 +34,7 @@ from typing import Any
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal import abilities, attempts, questions, sessions
-from slea.dal.question_records import stored_question
+from slea.dal.question_records import StoredQuestion
 from slea.logic.answering import ability_update
 from slea.measurement import irt, items
 from slea.platform import clock
@@ -49,33 +49,33 @@ SKIPS_PER_TRANSACTION = 32
 _ATTEMPT_IDS = uuid.UUID("6f1c9a52-4d0e-4b8a-9c53-0d6b1f2e7a41")  # uuid5 namespace of skip attempts
 
 
-def _bank_item_of(question: dict[str, Any]) -> str | None:
+def _bank_item_of(question: StoredQuestion) -> str | None:
     """The bank item a drawn copy was drawn from (None: the question is not a copy)."""
-    item_id = question.get("item_id")
-    return str(item_id) if item_id and item_id != question["question_id"] else None
+    item_id = question.item_id
+    return item_id if item_id and item_id != question.question_id else None
 
 
 def open_items(
-    stored: list[dict[str, Any]], over: Callable[[int], bool], retired: frozenset[str] = frozenset()
-) -> list[dict[str, Any]]:
+    stored: list[StoredQuestion], over: Callable[[int], bool], retired: frozenset[str] = frozenset()
+) -> list[StoredQuestion]:
     """The questions of rounds that are over that the learner was shown and never answered (a
     retired one was hidden from them: not theirs to answer; so is a copy of a bank item in
     `retired`, found retired when its skip was recorded)."""
     return [
         question
         for question in stored
-        if not question.get("answered_at")
-        and question.get("status") != "retired"
+        if not question.answered_at
+        and question.status != "retired"
         and _bank_item_of(question) not in retired
-        and question.get("category")
-        and over(int(question.get("round", 1)))
+        and question.category
+        and over(question.round)
     ]
 
 
-def rounds_over_at_summary(stored: list[dict[str, Any]], started: dict[int, Any]) -> Callable[[int], bool]:
+def rounds_over_at_summary(stored: list[StoredQuestion], started: dict[int, Any]) -> Callable[[int], bool]:
     """At the summary: a round is over when a later round has started or it has been open for
     ROUND_TIME_LIMIT (`started`: the rounds' records as read with the session)."""
-    begun = {int(q.get("round", 1)) for q in stored} | {number for number, record in started.items() if record}
+    begun = {q.round for q in stored} | {number for number, record in started.items() if record}
     now = clock.now()
 
     def over(number: int) -> bool:
@@ -91,16 +91,16 @@ def rounds_over_at_summary(stored: list[dict[str, Any]], started: dict[int, Any]
 
 
 def _skip_attempt(
-    question: dict[str, Any], user_id: str, at: str, difficulty: items.ItemDifficulty, floor: float
+    question: StoredQuestion, user_id: str, at: str, difficulty: items.ItemDifficulty, floor: float
 ) -> dict[str, Any]:
-    key = attempts.skip_key(str(question["question_id"]))
+    key = attempts.skip_key(question.question_id)
     return {
-        "session_id": question["session_id"],
+        "session_id": question.session_id,
         "attempt_key": key,
-        "attempt_id": str(uuid.uuid5(_ATTEMPT_IDS, f"{question['session_id']}#{key}")),
-        "question_id": question["question_id"],
+        "attempt_id": str(uuid.uuid5(_ATTEMPT_IDS, f"{question.session_id}#{key}")),
+        "question_id": question.question_id,
         "user_id": user_id,
-        "round": int(question.get("round", 1)),
+        "round": question.round,
         "skipped": True,
         "is_correct": False,
         "score": 0,
@@ -108,21 +108,21 @@ def _skip_attempt(
         "graded_at": at,
         "needs_review": False,
         "confidence": 1.0,
-        "difficulty": question.get("difficulty"),
-        "question_type": question.get("item_type"),
-        "question_stem": question.get("stem"),
-        "question_choices": question.get("choices") or None,
-        "item_id": str(question.get("item_id") or question["question_id"]),
+        "difficulty": question.difficulty,
+        "question_type": question.item_type,
+        "question_stem": question.stem,
+        "question_choices": list(question.choices) if question.choices else None,
+        "item_id": question.bank_item_id,
         "item_b": difficulty.b,
         "item_b_se": difficulty.se,
         "guess_floor": floor,
-        "ability_category": question["category"],
+        "ability_category": question.category,
         "ability_score": 0,
     }
 
 
 def _settle_batch(
-    user_id: str, category: str, batch: list[dict[str, Any]], ability: abilities.StoredAbility | None
+    user_id: str, category: str, batch: list[StoredQuestion], ability: abilities.StoredAbility | None
 ) -> tuple[attempts.SkipsRefused | None, abilities.StoredAbility | None]:
     """One transaction: the batch counted as wrong on `ability` as read. (None if recorded, else
     why not; the ability as it now stands)."""
@@ -133,8 +133,8 @@ def _settle_batch(
     for question in batch:
         # The question's own learnt difficulty if it has one, else its label's prior (a copy drawn
         # from the bank is counted at its label: reading the bank item would cost a call).
-        difficulty = ability_update.item_difficulty(stored_question(question), question.get("difficulty"))
-        floor = irt.guess_floor(str(question.get("item_type")), len(question.get("choices") or []) or None)
+        difficulty = ability_update.item_difficulty(question, question.difficulty)
+        floor = irt.guess_floor(question.item_type, len(question.choices or ()) or None)
         posterior = posterior.updated(difficulty.b, floor, 0.0, difficulty.se)  # as a wrong answer counts
         skips.append(_skip_attempt(question, user_id, at, difficulty, floor))
     estimate = posterior.estimate()
@@ -147,7 +147,7 @@ def _settle_batch(
         answers=ability_update.answers_of(ability),
         read_version=ability_update.version_of(ability),
         at=at,
-        point_suffix=abilities.skipped_point(str(batch[0]["session_id"]), str(batch[0]["question_id"])),
+        point_suffix=abilities.skipped_point(str(batch[0].session_id), batch[0].question_id),
         skipped=len(batch),
     )
     # A copy whose bank item was retired is withdrawn even if its retirement missed it: checked in
@@ -163,7 +163,7 @@ def count_skips(
     session_id: str,
     user_id: str,
     over: Callable[[int], bool],
-    stored: list[dict[str, Any]] | None = None,
+    stored: list[StoredQuestion] | None = None,
     ability: abilities.StoredAbility | None = None,
 ) -> tuple[int, abilities.StoredAbility | None]:
     """Count the session's items left unanswered in rounds that are `over` as skipped. `stored`:
@@ -179,31 +179,31 @@ def _count(
     session_id: str,
     user_id: str,
     over: Callable[[int], bool],
-    stored: list[dict[str, Any]] | None = None,
+    stored: list[StoredQuestion] | None = None,
     ability: abilities.StoredAbility | None = None,
     *,
     only: str | None = None,
 ) -> tuple[int, abilities.StoredAbility | None, bool]:
     """count_skips, only the question `only` if given, and whether items were left uncounted."""
     user = normalised_user_id(user_id)
-    stored = questions.session_question_items(session_id) if stored is None else stored
+    stored = questions.session_questions(session_id) if stored is None else stored
 
-    def chosen(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [q for q in found if only is None or q["question_id"] == only]
+    def chosen(found: list[StoredQuestion]) -> list[StoredQuestion]:
+        return [q for q in found if only is None or q.question_id == only]
 
     pending = open_items(chosen(stored), over)
     counted, current, conflicts, retired = 0, ability, 0, frozenset[str]()
     while pending and conflicts < ability_update.CONFLICT_ATTEMPTS:
-        category = str(pending[0]["category"])
-        batch = [q for q in pending if q["category"] == category][:SKIPS_PER_TRANSACTION]
+        category = str(pending[0].category)
+        batch = [q for q in pending if q.category == category][:SKIPS_PER_TRANSACTION]
         if current is None or current.category != category:
             current = abilities.get_ability(user, category)
         refused, settled = _settle_batch(user, category, batch, current)
         if refused is None:
             counted += len(batch)
             metrics.add_metric(name="ItemsSkipped", unit="Count", value=len(batch))
-            done = {q["question_id"] for q in batch}
-            pending, current = [q for q in pending if q["question_id"] not in done], settled
+            done = {q.question_id for q in batch}
+            pending, current = [q for q in pending if q.question_id not in done], settled
             continue
         # An answer (or another request's count) came first, or the ability moved: read again.
         if refused.retired:  # withdrawn copies: left out, and the rest counted without a read
@@ -211,21 +211,21 @@ def _count(
             pending = open_items(pending, over, retired)
             continue
         metrics.add_metric(name="SkipCountConflicts", unit="Count", value=1)
-        pending = open_items(chosen(questions.session_question_items(session_id)), over, retired)
+        pending = open_items(chosen(questions.session_questions(session_id)), over, retired)
         current, conflicts = None, conflicts + 1
     if pending:
         logger.warning("skipped items left to the next count", extra={"session_id": session_id})
     return counted, current, bool(pending)
 
 
-def skip_question(session_id: str, user_id: str, question_id: str, stored: list[dict[str, Any]]) -> bool:
+def skip_question(session_id: str, user_id: str, question_id: str, stored: list[StoredQuestion]) -> bool:
     """The learner skips `question_id` on purpose (`stored`: the session's questions as read):
     counted as a wrong answer now, as a question left open would be. True if it is skipped now
     or was already (a retry); False if it was answered or withdrawn meanwhile."""
     if _count(session_id, user_id, lambda _round: True, stored, only=question_id)[0]:
         return True
-    found = next((q for q in questions.session_question_items(session_id) if q["question_id"] == question_id), {})
-    return bool(found.get("skipped_at"))
+    found = next((q for q in questions.session_questions(session_id) if q.question_id == question_id), None)
+    return found is not None and bool(found.skipped_at)
 
 
 def _past_limit(started: str | None) -> bool:
@@ -240,17 +240,17 @@ def settle_moving_on(user_id: str, staying: str | None = None) -> int:
     may have left items open in is over; its open items are counted and it is closed. Returns
     how many items were counted. Best effort: what storage refused stays in `open-sessions` for
     the next trigger (a session that could not be counted is still closed)."""
-    return _settle(user_id, lambda found: found["session_id"] != staying, close=True)
+    return _settle(user_id, lambda found: found.session_id != staying, close=True)
 
 
 def settle_timed_out(user_id: str) -> int:
     """Before the learner's ability is shown: each of their sessions whose latest round started
     more than ROUND_TIME_LIMIT ago is over; its open items are counted (it stays open: a round
     not started yet may still start there). One Query when there is none."""
-    return _settle(user_id, lambda found: _past_limit(found.get("round_started_at")), close=False)
+    return _settle(user_id, lambda found: _past_limit(found.round_started_at), close=False)
 
 
-def _settle(user_id: str, chosen: Callable[[dict[str, str]], bool], *, close: bool) -> int:
+def _settle(user_id: str, chosen: Callable[[sessions.OpenSession], bool], *, close: bool) -> int:
     try:
         found = [session for session in sessions.open_sessions(user_id) if chosen(session)]
     except DataAccessError as error:
@@ -258,7 +258,7 @@ def _settle(user_id: str, chosen: Callable[[dict[str, str]], bool], *, close: bo
         return 0
     counted = 0
     for session in found:
-        session_id = session["session_id"]
+        session_id = session.session_id
         try:
             now, _, left = _count(session_id, user_id, lambda _round: True)
         except DataAccessError as error:
@@ -268,7 +268,7 @@ def _settle(user_id: str, chosen: Callable[[dict[str, str]], bool], *, close: bo
         try:
             at = utc_now("milliseconds")
             if not left:
-                sessions.settled(session_id, session.get("round_started_at", ""), at, close=close)
+                sessions.settled(session_id, session.round_started_at or "", at, close=close)
             elif close:
                 sessions.close_session(session_id, at)
         except DataAccessError as error:

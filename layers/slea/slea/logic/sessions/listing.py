@@ -14,7 +14,7 @@ from typing import Any
 
 from slea.contracts.sessions import RoundProgressView, SessionList, SessionOverview
 from slea.dal import profiles, questions, rounds, sessions
-from slea.dal.question_records import stored_question
+from slea.dal.question_records import StoredQuestion
 from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, refreshed, visible
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
@@ -38,8 +38,8 @@ def _decoded(cursor: str, user_id: str) -> dict[str, str]:
     return {name: str(value) for name, value in position.items()}
 
 
-def _round(number: int, record: dict[str, Any] | None, shown: list[dict[str, Any]]) -> RoundProgressView:
-    answered = sum(bool(question.get("answered_at")) for question in shown)
+def _round(number: int, record: dict[str, Any] | None, shown: list[StoredQuestion]) -> RoundProgressView:
+    answered = sum(bool(question.answered_at) for question in shown)
     status = record.get("round_status") if record else (SUCCEEDED if shown else None)
     return RoundProgressView(
         round=number,
@@ -54,13 +54,11 @@ def session_overview(
     session_id: str, created_at: str, records: dict[int, dict[str, Any]], purpose: str | None = None
 ) -> SessionOverview:
     """One session's progress; `records`: its rounds' records by number, as read for the page."""
-    shown = [
-        question for question in questions.session_question_items(session_id) if visible(stored_question(question))
-    ]
+    shown = [question for question in questions.session_questions(session_id) if visible(question)]
     progress = []
     for number in ROUNDS:
         record = refreshed(records[number]) if number in records else None
-        in_round = [question for question in shown if int(question.get("round", 1)) == number]
+        in_round = [question for question in shown if question.round == number]
         if record is not None or in_round:
             progress.append(_round(number, record, in_round))
     return SessionOverview(

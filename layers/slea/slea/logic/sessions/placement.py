@@ -38,7 +38,9 @@ from slea.contracts.sessions import (
     QuestionView,
 )
 from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
-from slea.dal.question_records import stored_question
+from slea.dal.bank import BankItem
+from slea.dal.question_records import StoredQuestion
+from slea.dal.sessions import StoredSession
 from slea.logic.answering.ability_update import item_difficulty
 from slea.logic.rounds import bank_draw, planning
 from slea.measurement import cat, irt, learner, scale
@@ -60,14 +62,14 @@ ROUND = 1  # a placement's questions are one round (the summary and history read
 NEAR_WINDOW = (-0.8, 0.6)
 WIDE_WINDOW = 3.0
 # What a placement reads of a bank item: enough to judge it (its difficulty, exposure, type, and what
-# it shows: security/exposure.py) and to copy it into the session (bank_draw.COPIED_FIELDS).
+# it shows: security/exposure.py) and to copy it into the session (bank.COPIED_FIELDS).
 WINDOW_FIELDS = (
     "question_id",
     "item_id",
     "difficulty_b",
     "difficulty_precision",
     "draws",
-    *bank_draw.COPIED_FIELDS,
+    *bank.COPIED_FIELDS,
 )
 # Fewer eligible items than this near the estimate: the bank is thin there and generation fills it.
 FILL_BELOW = 3
@@ -85,19 +87,19 @@ SHORT_ANSWER_INFORMATION = 0.8
 INFORMATION_PER_ITEM = 0.19
 
 
-def _owned_placement(session_id: str, user_id: str) -> dict[str, Any]:
-    session = sessions.record(session_id)
+def _owned_placement(session_id: str, user_id: str) -> StoredSession:
+    session = sessions.get_session(session_id)
     if session is None:
         raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
-    if normalised_user_id(str(session.get("user_id", ""))) != normalised_user_id(user_id):
+    if normalised_user_id(session.user_id) != normalised_user_id(user_id):
         raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
-    if session.get("purpose") != "placement":
+    if session.purpose != "placement":
         raise Conflict("NOT_A_PLACEMENT", "this session is a practice session: start its rounds instead")
     return session
 
 
-def _prior(session: dict[str, Any]) -> tuple[float, float]:
-    stored = json.loads(str(session.get("prior") or "null")) or list(POPULATION_PRIOR)
+def _prior(session: StoredSession) -> tuple[float, float]:
+    stored = json.loads(session.prior or "null") or list(POPULATION_PRIOR)
     return float(stored[0]), float(stored[1])
 
 
@@ -161,40 +163,41 @@ def _progress(posterior: Posterior, given: int) -> PlacementProgress:
     )
 
 
-def _view(question: dict[str, Any]) -> QuestionView:
+def _view(question: StoredQuestion) -> QuestionView:
+    difficulty = question.difficulty or 0  # every bank item, so every copy, has its label
     return QuestionView(
-        question_id=question["question_id"],
-        round=int(question.get("round", ROUND)),
-        type=question["item_type"],
-        stem=question["stem"],
-        choices=question.get("choices") or [],
-        difficulty=int(question["difficulty"]),
-        difficulty_level=scale.label_level(int(question["difficulty"])),
-        category=question["category"],
+        question_id=question.question_id,
+        round=question.round,
+        type=question.item_type,
+        stem=question.stem,
+        choices=list(question.choices or ()),
+        difficulty=difficulty,
+        difficulty_level=scale.label_level(difficulty),
+        category=question.category or "",
     )
 
 
-def _loop_item(item: dict[str, Any], learners: int) -> cat.Item:
-    choices = item.get("choices") or []
-    known = item_difficulty(stored_question(item), item.get("difficulty"))
+def _loop_item(item: BankItem, learners: int) -> cat.Item:
+    question = item.question
+    known = item_difficulty(question, question.difficulty)
     return cat.Item(
-        item_id=str(item["question_id"]),
+        item_id=question.question_id,
         b=known.b,
-        floor=irt.guess_floor(str(item["item_type"]), len(choices) if choices else None),
+        floor=irt.guess_floor(question.item_type, len(question.choices) if question.choices else None),
         b_se=known.se,
         # The share of learners shown it once this learner is: an item at the cap is not drawn past it.
-        exposure_rate=(float(item.get("draws") or 0) + 1) / max(learners + 1, EXPOSURE_MIN_LEARNERS),
-        information_share=SHORT_ANSWER_INFORMATION if item["item_type"] == "short_answer" else 1.0,
+        exposure_rate=(item.draws + 1) / max(learners + 1, EXPOSURE_MIN_LEARNERS),
+        information_share=SHORT_ANSWER_INFORMATION if question.item_type == "short_answer" else 1.0,
     )
 
 
-def _eligible(stored: list[dict[str, Any]], context: SessionContext, excluded: set[str]) -> list[dict[str, Any]]:
+def _eligible(stored: list[BankItem], context: SessionContext, excluded: set[str]) -> list[BankItem]:
     return [
         item
         for item in stored
-        if item.get("item_id") == item.get("question_id")
-        and item["question_id"] not in excluded
-        and context.conflict(exposure.stored_item(item)) is None
+        if item.question.item_id == item.question.question_id
+        and item.question.question_id not in excluded
+        and context.conflict(exposure.shown_question(item.question)) is None
     ]
 
 
@@ -245,9 +248,7 @@ def _running(machine: str, name: str) -> bool:
         return False
 
 
-def _candidates(
-    key: str, theta: float, context: SessionContext, excluded: set[str]
-) -> tuple[list[dict[str, Any]], bool]:
+def _candidates(key: str, theta: float, context: SessionContext, excluded: set[str]) -> tuple[list[BankItem], bool]:
     """Eligible bank items around the most informative b for `theta`, and whether the bank is thin
     there (then a wider window is read too)."""
     centre = irt.most_informative_difficulty(theta, 0.25)
@@ -260,28 +261,28 @@ def _candidates(
 
 
 def _serve(
-    session: dict[str, Any],
+    session: StoredSession,
     user_id: str,
     posterior: Posterior,
     *,
     given: int,
-    stored: list[dict[str, Any]],
+    stored: list[StoredQuestion],
     graded: list[dict[str, Any]],
-) -> tuple[dict[str, Any] | None, bool]:
+) -> tuple[StoredQuestion | None, bool]:
     """Choose, save and return the next question (None: the bank has nothing eligible left), and
     whether generation is filling the bank for this test now."""
-    session_id, category = str(session["session_id"]), str(session["category"])
-    language = str(session.get("language") or "en")
+    session_id, category = session.session_id, str(session.category)
+    language = session.language or "en"
     key = bank.bank_key(category, language)
     question_id = keyed_uuid("placement", session_id, given)
     ability = abilities.get_ability(user_id, category)
     seen = set(ability.seen_items) if ability is not None else set()
-    excluded = seen | {str(q.get("item_id") or q["question_id"]) for q in stored}
+    excluded = seen | {q.bank_item_id for q in stored}
     context = SessionContext(planning.exposure_of(stored, graded, ability, "placement"))
     theta = posterior.estimate().theta
     found, thin = _candidates(key, theta, context, excluded)
     filling = _fill_bank(session_id, user_id, category, theta) if thin else False
-    by_id = {str(item["question_id"]): item for item in found}
+    by_id = {item.question.question_id: item for item in found}
     learners = bank.drawn_for(key).learners if found else 0
     pool = [_loop_item(item, learners) for item in found]
     rng = keyed_random("placement", session_id, given)
@@ -300,19 +301,19 @@ def _serve(
         # The session joins the learner's open sessions in the same write: a question shown and left
         # unanswered is counted as wrong once the learner moves on (logic/rounds/skips.py).
         # The item is marked seen in the same write: never shown to this learner again.
-        joins = sessions.opened(session_id, user_id, str(copy["created_at"]))
+        joins = sessions.opened(session_id, user_id, str(copy.question.created_at))
         marks = abilities.seen_write(user_id, category, [pick.item_id])
         originals = {pick.item_id: by_id[pick.item_id]}
         if bank.record_draw(key, [copy], new_learner=not seen, originals=originals, also=(joins, marks)):
-            return copy, filling
+            return copy.question, filling
         if (earlier := bank.stored_copy(question_id)) is not None:  # a concurrent `next` saved it first
             return earlier, filling
         pool = [item for item in pool if item.item_id != pick.item_id]
     return None, filling
 
 
-def _finish(session: dict[str, Any], result: PlacementResult) -> PlacementNext:
-    sessions.finish_placement(str(session["session_id"]), result.model_dump_json(), utc_now("milliseconds"))
+def _finish(session: StoredSession, result: PlacementResult) -> PlacementNext:
+    sessions.finish_placement(session.session_id, result.model_dump_json(), utc_now("milliseconds"))
     metrics.add_metric(name="PlacementsFinished", unit="Count", value=1)
     metrics.add_metric(name="PlacementItems", unit="Count", value=result.items)
     return PlacementNext(done=True, result=result)
@@ -321,11 +322,11 @@ def _finish(session: dict[str, Any], result: PlacementResult) -> PlacementNext:
 def next_question(session_id: str, user_id: str) -> PlacementNext:
     """The placement's open question, else the next one, else its result (see the module)."""
     session = _owned_placement(session_id, user_id)
-    if session.get("placement_result"):
-        return PlacementNext(done=True, result=PlacementResult.model_validate_json(str(session["placement_result"])))
-    if session.get("closed_at"):
+    if session.placement_result:
+        return PlacementNext(done=True, result=PlacementResult.model_validate_json(session.placement_result))
+    if session.closed_at:
         raise Conflict("SESSION_CLOSED", "this placement test was closed when you moved on to another session")
-    stored = questions.session_question_items(session_id)
+    stored = questions.session_questions(session_id)
     graded = attempts.session_attempts(session_id, consistent=True)
     answered = {str(attempt.get("question_id")) for attempt in graded}
     responses = responses_of(graded)
@@ -334,16 +335,14 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
     open_questions = [
         question
         for question in stored
-        if question["question_id"] not in answered
-        and not question.get("answered_at")
-        and question.get("status") != "retired"
+        if question.question_id not in answered and not question.answered_at and question.status != "retired"
     ]
     if open_questions:
         return PlacementNext(done=False, question=_view(open_questions[0]), progress=_progress(posterior, given))
     pending = sum(1 for attempt in graded if attempt.get("needs_review"))
     reason = cat.stop(posterior, given, POLICY.stop)
     if reason is not None:
-        return _finish(session, result_of(str(session["category"]), posterior, given, pending, reason))
+        return _finish(session, result_of(str(session.category), posterior, given, pending, reason))
     learner_id = normalised_user_id(user_id)
     served, filling = _serve(session, learner_id, posterior, given=given, stored=stored, graded=graded)
     if served is None:
@@ -351,7 +350,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
             raise Unavailable(
                 "NO_QUESTION_YET", "no question is ready for this test yet; try again shortly", retry_after=10
             )
-        return _finish(session, result_of(str(session["category"]), posterior, given, pending, "no_items"))
+        return _finish(session, result_of(str(session.category), posterior, given, pending, "no_items"))
     return PlacementNext(done=False, question=_view(served), progress=_progress(posterior, given))
 
 

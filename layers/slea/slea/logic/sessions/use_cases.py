@@ -21,12 +21,11 @@ from slea.contracts.sessions import (
     RoundStatus,
     SessionCreated,
     SessionQuestions,
-    SessionSummary,
     SkipRecorded,
     StartRoundRequest,
 )
 from slea.dal import attempts, questions, rounds, sessions, usage
-from slea.dal.question_records import StoredQuestion, stored_question
+from slea.dal.question_records import StoredQuestion
 from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
 from slea.measurement import scale
@@ -43,10 +42,10 @@ STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 def require_owner(session_id: str, user_id: str) -> None:
     """NotFound for an unknown session, Forbidden for another user's (ids compared normalised, so a session
     stored under "ABC..." before callers were normalised is still its owner's)."""
-    _check_owner(session_id, user_id, sessions.owner_of(session_id))
+    check_owner(session_id, user_id, sessions.owner_of(session_id))
 
 
-def _check_owner(session_id: str, user_id: str, owner: str | None) -> None:
+def check_owner(session_id: str, user_id: str, owner: str | None) -> None:
     if owner is None:
         raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
     if normalised_user_id(owner) != normalised_user_id(user_id):
@@ -103,11 +102,11 @@ def discard_new_session(session_id: str, user_id: str) -> None:
 
 @tracer.capture_method
 def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> RoundStarted:
-    session = sessions.record(session_id)
-    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
-    if session and session.get("purpose") == "placement":
+    session = sessions.get_session(session_id)
+    check_owner(session_id, user_id, session.user_id if session else None)
+    if session and session.purpose == "placement":
         raise Conflict("PLACEMENT_SESSION", "a placement test asks one question at a time: POST .../next")
-    if session and session.get("closed_at"):
+    if session and session.closed_at:
         raise rules.left_session()
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a Conflict that
@@ -220,7 +219,7 @@ def list_attempts(session_id: str, user_id: str) -> AttemptList:
     from slea.logic.sessions import history  # noqa: PLC0415
 
     session = sessions.record(session_id)
-    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    check_owner(session_id, user_id, str(session["user_id"]) if session else None)
     return AttemptList(
         session_id=session_id,
         attempts=history.views(attempts.session_attempts(session_id), {session_id: session or {}}),
@@ -234,24 +233,15 @@ def round_status(session_id: str, user_id: str, round_number: int) -> RoundStatu
 
 
 @tracer.capture_method
-def session_summary(session_id: str, user_id: str) -> SessionSummary:
-    session, started = rounds.session_with_rounds(session_id, round_logic.ROUNDS)
-    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
-    return round_logic.session_summary(session_id, user_id, started)
-
-
-@tracer.capture_method
 def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecorded:
     """The learner skips a question on purpose: it counts as a wrong answer, once (a repeat
     answers the same); refused once it is answered, and in a session the learner has left."""
     from slea.logic.rounds import skips  # noqa: PLC0415 - listed in slea.platform.deferred_imports
 
-    session = sessions.record(session_id)
-    _check_owner(session_id, user_id, str(session["user_id"]) if session else None)
-    stored = questions.session_question_items(session_id)
-    # The session's questions as stored items for the skip count (logic/rounds/skips.py), as records for the rules.
-    records = [stored_question(item) for item in stored]
-    question = next((q for q in records if q.question_id == question_id and round_logic.visible(q)), None)
+    session = sessions.get_session(session_id)
+    check_owner(session_id, user_id, session.user_id if session else None)
+    stored = questions.session_questions(session_id)
+    question = next((q for q in stored if q.question_id == question_id and round_logic.visible(q)), None)
     if question is None:
         raise NotFound("QUESTION_NOT_FOUND", f"question {question_id} not found in session {session_id}")
     done = SkipRecorded(session_id=session_id, question_id=question_id)
@@ -259,7 +249,7 @@ def skip_question(session_id: str, user_id: str, question_id: str) -> SkipRecord
         return done  # skipped already (this request's retry, or its round was over): counted once
     # The answer rules apply to a skip as to an answer: an answered, retired or over question, a
     # closed session.
-    refused = rules.refusal(question, "", records, session_closed=bool((session or {}).get("closed_at")))
+    refused = rules.refusal(question, "", stored, session_closed=bool(session and session.closed_at))
     if refused is not None:
         raise refused
     rate_limits.take(user_id, "answer")  # a skip is a write to the learner model, as an answer is
