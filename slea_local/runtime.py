@@ -230,6 +230,15 @@ class LocalRuntime:
                 self._collect_metrics(printed.getvalue())
 
     @contextlib.contextmanager
+    def as_function(self, name: str) -> Iterator[None]:
+        """The function's environment for its code run outside `invoke` (the MCP server's tools
+        through an in-memory client), taking turns with invocations: each sets and restores the
+        process's one os.environ, so an execution's task finishing meanwhile on another thread
+        would put back what it found, without this function's variables."""
+        with _ONE_INVOCATION_AT_A_TIME, self.cloud.environment(self.cloud.environment_of(self.function_id(name))):
+            yield
+
+    @contextlib.contextmanager
     def _parameter_cache_of(self, logical_id: str) -> Iterator[None]:
         """Powertools keeps its providers in one process-wide dict: while the function runs, the
         dict holds that function's own."""

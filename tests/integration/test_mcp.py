@@ -75,7 +75,7 @@ def in_memory_call(
         async with Client(runtime.module("McpFunction").build_server(caller(user, *groups))) as client:
             return await client.call_tool(tool, arguments)
 
-    with runtime.cloud.environment(runtime.cloud.environment_of("McpFunction")):
+    with runtime.as_function("McpFunction"):
         result = _run(run)
     return result.is_error, json.loads(result.content[0].text)
 
