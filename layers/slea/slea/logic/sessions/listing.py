@@ -79,16 +79,16 @@ def _language(user_id: str) -> str | None:
 @tracer.capture_method
 def list_sessions(user_id: str, limit: int, cursor: str | None = None) -> SessionList:
     found, last = sessions.user_sessions(user_id, limit, _decoded(cursor, user_id) if cursor else None)
-    own, records = rounds.sessions_and_rounds([str(item["session_id"]) for item in found], ROUNDS)
+    own, records = rounds.sessions_and_rounds([listed.session_id for listed in found], ROUNDS)
     return SessionList(
         sessions=[
             session_overview(
-                item["session_id"],
-                item["created_at"],
-                {number: records[key] for number in ROUNDS if (key := (str(item["session_id"]), number)) in records},
-                session.purpose if (session := own.get(str(item["session_id"]))) else None,
+                listed.session_id,
+                listed.created_at,
+                {number: records[key] for number in ROUNDS if (key := (listed.session_id, number)) in records},
+                session.purpose if (session := own.get(listed.session_id)) else None,
             )
-            for item in found
+            for listed in found
         ],
         next_cursor=_encoded(last) if last else None,
         language=_language(user_id),
