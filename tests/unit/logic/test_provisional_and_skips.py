@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from slea.dal.attempts import stored_attempt
 from slea.dal.question_records import stored_question
+from slea.dal.rounds import stored_round
 from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
 from tests.unit.logic.ability_records import stored_ability
@@ -68,12 +69,13 @@ def _at(hours_ago: float) -> str:
 
 def test_at_the_summary_a_round_is_over_once_a_later_one_started_or_past_its_time_limit():
     stored = [stored_question({"question_id": "a", "round": 1})]
-    over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}})
+    over = skips.rounds_over_at_summary(stored, {1: stored_round({"started_at": _at(0.5)})})
     assert not over(1)  # a summary mid-round leaves the round open
-    over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}, 2: {"started_at": _at(0.1)}})
+    started = {1: stored_round({"started_at": _at(0.5)}), 2: stored_round({"started_at": _at(0.1)})}
+    over = skips.rounds_over_at_summary(stored, started)
     assert over(1)
     assert not over(2)
-    assert skips.rounds_over_at_summary(stored, {1: {"started_at": _at(2.5)}})(1)
+    assert skips.rounds_over_at_summary(stored, {1: stored_round({"started_at": _at(2.5)})})(1)
 
 
 def test_open_items_are_the_shown_unanswered_ones_of_rounds_that_are_over():
