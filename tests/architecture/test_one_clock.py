@@ -79,6 +79,7 @@ def test_what_reads_the_time_follows_the_clock_a_test_sets(monkeypatch):
     """The day a round counts on, the day an item's draws count on, the time records carry, a rate
     limit's refill, the round time limit and an abandoned claim all follow the clock."""
     from slea.dal import bank, usage
+    from slea.dal.rounds import stored_round
     from slea.logic.rounds import lifecycle, skips
     from slea.platform import clock
     from slea.security import rate_limits
@@ -90,8 +91,8 @@ def test_what_reads_the_time_follows_the_clock_a_test_sets(monkeypatch):
     two_hours_before = (at - skips.ROUND_TIME_LIMIT).isoformat()
     assert not skips._past_limit(two_hours_before)
     assert skips._past_limit((at - skips.ROUND_TIME_LIMIT - datetime.timedelta(seconds=1)).isoformat())
-    assert lifecycle._abandoned({"started_at": (at - lifecycle.ABANDONED_CLAIM * 2).isoformat()})
-    assert not lifecycle._abandoned({"started_at": at.isoformat()})
+    assert lifecycle._abandoned(stored_round({"started_at": (at - lifecycle.ABANDONED_CLAIM * 2).isoformat()}))
+    assert not lifecycle._abandoned(stored_round({"started_at": at.isoformat()}))
     seen = []
     monkeypatch.setattr(rate_limits.rate_limits, "take_token", lambda *arguments: seen.append(arguments[2]))
     rate_limits.take("3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c", "answer")

@@ -384,9 +384,17 @@ def test_request_lists_are_bounded(http, step_functions):
 
 def test_giving_back_a_round_whose_days_counter_is_gone_is_no_error(step_functions):
     from slea.dal import rounds, usage
+    from slea.dal.rounds import StoredRound
 
     cloud = step_functions.runtime.cloud
-    record = {"session_id": "s-gone", "round": 1, "round_status": "RUNNING", "claim_id": "c1", "user_id": BOB}
+    record = StoredRound(
+        session_id="s-gone",
+        round=1,
+        round_status="RUNNING",
+        claim_id="c1",
+        user_id=BOB,
+        started_at="2026-01-01T00:00:00Z",
+    )
     with cloud.environment(cloud.environment_of("ApiFunction")):
         claimed, previous = rounds.claim(record)
         assert claimed
@@ -399,6 +407,7 @@ def test_giving_back_a_round_whose_days_counter_is_gone_is_no_error(step_functio
 def test_an_abandoned_claim_whose_days_counter_has_expired_still_fails_cleanly(step_functions):
     import datetime
 
+    from slea.dal.rounds import stored_round
     from slea.logic.rounds import lifecycle as round_logic
 
     cloud = step_functions.runtime.cloud
@@ -418,7 +427,7 @@ def test_an_abandoned_claim_whose_days_counter_has_expired_still_fails_cleanly(s
     sessions = boto3.resource("dynamodb").Table(cloud.table_name("SessionsTable"))
     sessions.put_item(Item={**record, "session_id": "s-old#round#1", "owner_session": "s-old"})
     with cloud.environment(cloud.environment_of("ApiFunction")):
-        assert round_logic.refreshed(dict(record))["round_status"] == "FAILED"
+        assert round_logic.refreshed(stored_round(record)).round_status == "FAILED"
     stored = sessions.get_item(Key={"session_id": "s-old#round#1"})["Item"]
     assert stored["round_status"] == "FAILED"
     assert _usage_table(step_functions).scan()["Items"] == []  # nothing to give back, nothing made up

@@ -341,15 +341,18 @@ def test_a_bulk_accept_racing_another_reviewer_counts_the_grade_once(http, step_
     """The bulk request read the attempt before another reviewer's accept landed: its transaction
     is conditioned on no review yet, fails, and the attempt is reported already reviewed."""
     from slea.dal import review
+    from slea.dal.attempts import stored_attempt
     from slea.dal.wire_format import from_item
 
     cloud = step_functions.runtime.cloud
     seed_queue(cloud, [{"kind": "attempt"}])
-    stale = from_item(
-        boto3.client("dynamodb").get_item(
-            TableName=cloud.table_name("AttemptsTable"),
-            Key={"session_id": {"S": "rs-0"}, "attempt_key": {"S": "rq-000#digest"}},
-        )["Item"]
+    stale = stored_attempt(
+        from_item(
+            boto3.client("dynamodb").get_item(
+                TableName=cloud.table_name("AttemptsTable"),
+                Key={"session_id": {"S": "rs-0"}, "attempt_key": {"S": "rq-000#digest"}},
+            )["Item"]
+        )
     )
     assert http("POST", "/review/attempts/ra-000", {"action": "accept"}, _reviewer_token(name="Sam"))[0] == 200
     real = review.attempt_by_id

@@ -512,6 +512,7 @@ def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_bac
 ):
     import slea.logic.sessions.use_cases as session_logic
     from slea.dal import usage
+    from slea.dal.rounds import stored_round
     from slea.logic.rounds import lifecycle as round_logic
     from slea.platform import clock
 
@@ -539,8 +540,8 @@ def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_bac
     )
     record = {**claim, "started_at": stale, "session_id": "s1"}
     with cloud.environment(cloud.environment_of("ApiFunction")):
-        assert round_logic.refreshed(dict(record))["round_status"] == "FAILED"
-        assert round_logic.refreshed(dict(record))["round_status"] == "FAILED"
+        assert round_logic.refreshed(stored_round(record)).round_status == "FAILED"
+        assert round_logic.refreshed(stored_round(record)).round_status == "FAILED"
     status, _, body = http("GET", "/sessions/s1/rounds/1", None, ALICE)
     assert (status, body["status"], body["error"]) == (200, "FAILED", "the round's execution was never started")
     assert _usage(step_functions).scan()["Items"][0]["rounds"] == 0  # given back exactly once

@@ -5,7 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from slea.dal.attempts import AttemptAnswerKey, stored_attempt
+from slea.dal.attempts import AttemptAnswerKey, AttemptProposal, stored_attempt
+from slea.dal.review_writes import REVIEW_FIELDS, propose_grade, review_fields
 from slea.dal.wire_format import from_item, to_item
 
 
@@ -66,3 +67,70 @@ def test_what_an_older_attempt_lacks_reads_as_none_empty_or_the_graders_default(
     assert record.keyword_matches == ()
     assert record.answer_key == AttemptAnswerKey()
     assert (record.round, record.language, record.proposal, record.queued_at) == (None, None, None, None)
+
+
+def test_a_reviewed_attempt_reads_with_its_review_its_ability_and_its_proposal():
+    item = {
+        "session_id": "s1",
+        "attempt_key": "q1#abc",
+        "attempt_id": "a1",
+        "user_answer": "an answer",
+        "score": 90,
+        "is_correct": True,
+        "graded_at": "t",
+        "needs_review": False,
+        "reviewed": True,
+        "reviewed_by": "r1",
+        "reviewed_by_name": "Sam",
+        "reviewed_at": "t2",
+        "review_action": "override",
+        "review_note": "why",
+        "original_score": 40,
+        "ability_score": 90,
+        "ability_pending": False,
+        "ability_category": "technical",
+        "item_b": Decimal("0.25"),
+        "item_b_se": Decimal("0.5"),
+        "guess_floor": 0,
+        "question_stem": "What?",
+        "exemplar_item": "bank1",
+        "grader_probability": Decimal("0.83"),
+        "proposal": {"score": 60, "by": "r2", "by_name": "Kim", "at": "t3", "note": "too high"},
+    }
+    record = stored_attempt(from_item(to_item(item)))
+    assert (record.needs_review, record.reviewed, record.reviewed_by, record.reviewed_by_name) == (
+        False,
+        True,
+        "r1",
+        "Sam",
+    )
+    assert (record.reviewed_at, record.review_action, record.review_note, record.original_score) == (
+        "t2",
+        "override",
+        "why",
+        40,
+    )
+    assert (record.ability_score, record.ability_pending, record.ability_category) == (90, False, "technical")
+    assert (record.item_b, record.item_b_se, record.guess_floor) == (0.25, 0.5, 0.0)
+    assert (record.question_stem, record.exemplar_item, record.grader_probability) == ("What?", "bank1", 0.83)
+    assert record.proposed_change == AttemptProposal(score=60, by="r2", by_name="Kim", at="t3", note="too high")
+    assert record.proposal == item["proposal"]  # as stored, for the queue's contract
+
+
+def test_an_unreviewed_attempt_has_no_review_fields_and_its_ability_fields_only_if_kept():
+    record = stored_attempt({"session_id": "s1", "attempt_key": "k", "score": 60, "is_correct": False})
+    assert (record.needs_review, record.reviewed, record.reviewed_at, record.review_action) == (None,) * 4
+    assert (record.original_score, record.ability_score, record.ability_pending) == (None, None, None)
+    assert (record.item_b, record.guess_floor, record.exemplar_item, record.proposed_change) == (None,) * 4
+    assert review_fields(record) == dict.fromkeys(REVIEW_FIELDS)
+
+
+def test_a_proposal_is_written_as_the_map_it_is_read_from(monkeypatch):
+    monkeypatch.setenv("ATTEMPTS_TABLE", "attempts")
+    attempt = stored_attempt({"session_id": "s1", "attempt_key": "k", "score": 100, "is_correct": True})
+    proposal = AttemptProposal(score=60, by="r2", by_name="Kim", at="t3", note="too high")
+    update = propose_grade(attempt, proposal)["Update"]
+    assert update["Key"] == {"session_id": {"S": "s1"}, "attempt_key": {"S": "k"}}
+    stored = from_item({"proposal": update["ExpressionAttributeValues"][":proposal"]})
+    assert stored_attempt({**stored, "session_id": "s1"}).proposed_change == proposal
+    assert update["ExpressionAttributeValues"][":at"] == {"S": "t3"}  # back in the queue from then

@@ -4,7 +4,7 @@ with honest defaults for what an item may lack."""
 from decimal import Decimal
 
 from slea.dal.bank import COPIED_FIELDS, bank_item, new_copy
-from slea.dal.sessions import open_session, stored_session
+from slea.dal.sessions import listed_session, open_session, stored_session
 
 ITEM = {
     "question_id": "item-1",
@@ -74,3 +74,9 @@ def test_a_session_record_says_what_it_lacks():
         None,
     )
     assert open_session({"session_id": "s"}).round_started_at is None
+
+
+def test_a_listed_session_is_the_user_sessions_index_entrys_keys():
+    listed = listed_session({"session_id": "s1", "user_id": "u1", "created_at": "2026-11-02T10:00:00.000Z"})
+    assert (listed.session_id, listed.created_at) == ("s1", "2026-11-02T10:00:00.000Z")
+    assert (listed_session({}).session_id, listed_session({}).created_at) == ("", "")

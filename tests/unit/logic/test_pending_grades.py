@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from slea.dal.attempts import StoredAttempt, stored_attempt
 from slea.dal.question_records import stored_question
 from slea.logic.answering import ability_update
 from slea.measurement import irt
@@ -125,8 +126,9 @@ def test_a_pending_answer_adds_to_the_abilitys_pending_review_and_a_final_one_do
         assert ("ability_pending" in writes.attempt_fields) is pending
 
 
-def _attempt(**extra):
-    return {
+def _attempt(**extra) -> StoredAttempt:
+    """An attempt as stored (`extra` None: without that field), counted at 95 in its ability."""
+    item = {
         "attempt_id": "a",
         "attempt_key": "q#k",
         "user_id": "u",
@@ -139,6 +141,7 @@ def _attempt(**extra):
         "ability_pending": True,
         **extra,
     }
+    return stored_attempt({name: value for name, value in item.items() if value is not None})
 
 
 def test_a_review_rescores_exactly_what_the_pending_rule_counted_and_settles_the_count(monkeypatch):
@@ -165,7 +168,6 @@ def test_the_count_moves_only_for_attempts_counted_in_it():
     assert ability_update.pending_change(_attempt()) == -1
     assert ability_update.pending_change(_attempt(ability_pending=False)) == 0  # reviewed already
     assert ability_update.pending_change(_attempt(ability_pending=False), reopening=True) == 1  # undone
-    old = _attempt()
-    del old["ability_pending"]  # recorded before the count: never in it
+    old = _attempt(ability_pending=None)  # recorded before the count: never in it
     assert ability_update.pending_change(old) == 0
     assert ability_update.pending_change(old, reopening=True) == 0

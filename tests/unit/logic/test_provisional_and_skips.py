@@ -5,7 +5,9 @@ counted (logic/answering/ability_update.py); which rounds are over at the summar
 import datetime
 from decimal import Decimal
 
+from slea.dal.attempts import stored_attempt
 from slea.dal.question_records import stored_question
+from slea.dal.rounds import stored_round
 from slea.logic.answering import ability_update
 from slea.logic.rounds import skips
 from tests.unit.logic.ability_records import stored_ability
@@ -22,8 +24,8 @@ def test_a_provisional_grade_counts_its_probability_capped_at_its_score_and_a_fi
 
 
 def test_the_counted_score_is_the_attempts_ability_score_else_its_score():
-    assert ability_update.counted_of({"score": 60, "ability_score": 0}) == 0
-    assert ability_update.counted_of({"score": 60}) == 60  # older attempts counted their score
+    assert ability_update.counted_of(stored_attempt({"score": 60, "ability_score": 0})) == 0
+    assert ability_update.counted_of(stored_attempt({"score": 60})) == 60  # older attempts counted their score
 
 
 def _stored_ability(monkeypatch, stored):
@@ -52,12 +54,12 @@ def test_a_review_that_confirms_a_provisional_grade_rescores_from_zero(monkeypat
     stored = Posterior.prior(0.0, 1.2).updated(0.0, 0.0, 0.0)
     _stored_ability(monkeypatch, stored)
     attempt = {**COUNTED_AT_ZERO, "score": 60, "guess_floor": 0.0}
-    items = ability_update.rescore_items(attempt, 60, "2026-11-26T00:00:00.000Z")
+    items = ability_update.rescore_items(stored_attempt(attempt), 60, "2026-11-26T00:00:00.000Z")
     assert items, "an accept of a provisional grade re-scores the ability"
     theta = float(items[0]["Update"]["ExpressionAttributeValues"][":theta"]["N"])
     expected = stored.removed(0.0, 0.0, 0.0).updated(0.0, 0.0, 0.6).estimate().theta
     assert abs(theta - expected) < 1e-3
-    assert ability_update.rescore_items({**attempt, "ability_score": 60}, 60, "t") == []  # nothing to change
+    assert ability_update.rescore_items(stored_attempt({**attempt, "ability_score": 60}), 60, "t") == []  # unchanged
 
 
 def _at(hours_ago: float) -> str:
@@ -67,12 +69,13 @@ def _at(hours_ago: float) -> str:
 
 def test_at_the_summary_a_round_is_over_once_a_later_one_started_or_past_its_time_limit():
     stored = [stored_question({"question_id": "a", "round": 1})]
-    over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}})
+    over = skips.rounds_over_at_summary(stored, {1: stored_round({"started_at": _at(0.5)})})
     assert not over(1)  # a summary mid-round leaves the round open
-    over = skips.rounds_over_at_summary(stored, {1: {"started_at": _at(0.5)}, 2: {"started_at": _at(0.1)}})
+    started = {1: stored_round({"started_at": _at(0.5)}), 2: stored_round({"started_at": _at(0.1)})}
+    over = skips.rounds_over_at_summary(stored, started)
     assert over(1)
     assert not over(2)
-    assert skips.rounds_over_at_summary(stored, {1: {"started_at": _at(2.5)}})(1)
+    assert skips.rounds_over_at_summary(stored, {1: stored_round({"started_at": _at(2.5)})})(1)
 
 
 def test_open_items_are_the_shown_unanswered_ones_of_rounds_that_are_over():
@@ -113,7 +116,7 @@ def test_a_review_rescores_with_the_uncertainty_the_answer_was_counted_with(monk
 
     stored = Posterior.prior(0.0, 0.71).updated(0.0, 0.25, 0.0, 0.7)
     _stored_ability(monkeypatch, stored)
-    attempt = {**COUNTED_AT_ZERO, "score": 100, "item_b_se": 0.7, "guess_floor": 0.25}
+    attempt = stored_attempt({**COUNTED_AT_ZERO, "score": 100, "item_b_se": 0.7, "guess_floor": 0.25})
     items = ability_update.rescore_items(attempt, 100, "2026-11-26T00:00:00.000Z")
     theta = float(items[0]["Update"]["ExpressionAttributeValues"][":theta"]["N"])
     expected = stored.removed(0.0, 0.25, 0.0, 0.7).updated(0.0, 0.25, 1.0, 0.7).estimate().theta

@@ -14,8 +14,15 @@ The `user-attempts` index (`user_id` + `graded_at`, every attribute) lists a lea
 across all their sessions, newest first, a page at a time (the history).
 
 A StoredAttempt is an attempt as a reader above dal/ reads it, built from the item in one place
-(`stored_attempt`). It holds what its readers need so far (the review queue); fields are added as
-more readers move to it.
+(`stored_attempt`). It holds what its readers need so far (the review queue, and the reviewers'
+actions: the review fields, what the ability counted, a pending proposal, the exemplar's bank
+item); fields are added as more readers move to it.
+
+A review's fields on the attempt (slea.dal.review_writes): `reviewed`, `reviewed_by`,
+`reviewed_by_name`, `reviewed_at`, `review_action`, `review_note` (the learner's), the first
+grade kept as `original_score`; `ability_score` the score its ability counts and `ability_pending`
+whether it is counted in its ability's pending_review; `proposal` ({score, by, by_name, at, note})
+a change to a final grade waiting for a second reviewer.
 """
 
 import hashlib
@@ -52,6 +59,18 @@ class AttemptAnswerKey:
 
 
 @dataclass(frozen=True, slots=True)
+class AttemptProposal:
+    """A reviewer's change to the attempt's final grade, kept on it until a second reviewer
+    confirms or rejects it (`proposal` as stored: who proposed it, when, and why)."""
+
+    score: int
+    by: str | None
+    by_name: str | None
+    at: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class StoredAttempt:
     """A graded answer as stored. Every grading writes its key, answer and grade; the rest may be
     missing from an older attempt (or one graded by direct invocation): None, empty or the
@@ -79,6 +98,26 @@ class StoredAttempt:
     queued_at: str | None = None
     review_group: str | None = None
     proposal: Mapping[str, Any] | None = None  # contracts' OverrideProposal, as stored
+    proposed_change: AttemptProposal | None = None  # `proposal` as the reviewers' actions read it
+    # Review: None where the attempt has no such field (never reviewed, or recorded before it).
+    needs_review: bool | None = None
+    reviewed: bool | None = None
+    reviewed_by: str | None = None
+    reviewed_by_name: str | None = None
+    reviewed_at: str | None = None
+    review_action: str | None = None
+    review_note: str | None = None
+    original_score: int | None = None  # the first grade, kept by the first review that applied
+    # What the learner's ability counted (slea.logic.answering.ability_update); None: not kept.
+    ability_score: int | None = None
+    ability_pending: bool | None = None
+    ability_category: str | None = None
+    item_b: float | None = None
+    item_b_se: float | None = None
+    guess_floor: float | None = None
+    question_stem: str | None = None  # the stem the learner saw
+    exemplar_item: str | None = None  # the bank item a reviewed short answer is an exemplar of
+    grader_probability: float | None = None
 
 
 def _optional_text(item: Mapping[str, Any], name: str) -> str | None:
@@ -89,6 +128,28 @@ def _optional_text(item: Mapping[str, Any], name: str) -> str | None:
 def _optional_int(item: Mapping[str, Any], name: str) -> int | None:
     value = item.get(name)
     return int(value) if isinstance(value, int | Decimal) and not isinstance(value, bool) else None
+
+
+def _optional_float(item: Mapping[str, Any], name: str) -> float | None:
+    value = item.get(name)
+    return float(value) if isinstance(value, int | float | Decimal) and not isinstance(value, bool) else None
+
+
+def _optional_bool(item: Mapping[str, Any], name: str) -> bool | None:
+    value = item.get(name)
+    return None if value is None else bool(value)
+
+
+def _proposal(value: Any) -> AttemptProposal | None:
+    if not isinstance(value, Mapping):
+        return None
+    return AttemptProposal(
+        score=int(value.get("score") or 0),
+        by=_optional_text(value, "by"),
+        by_name=_optional_text(value, "by_name"),
+        at=str(value.get("at") or ""),
+        note=str(value.get("note") or ""),
+    )
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -127,6 +188,24 @@ def stored_attempt(item: Mapping[str, Any]) -> StoredAttempt:
         queued_at=_optional_text(item, "queued_at"),
         review_group=_optional_text(item, "review_group"),
         proposal=dict(proposal) if isinstance(proposal, Mapping) else None,
+        proposed_change=_proposal(proposal),
+        needs_review=_optional_bool(item, "needs_review"),
+        reviewed=_optional_bool(item, "reviewed"),
+        reviewed_by=_optional_text(item, "reviewed_by"),
+        reviewed_by_name=_optional_text(item, "reviewed_by_name"),
+        reviewed_at=_optional_text(item, "reviewed_at"),
+        review_action=_optional_text(item, "review_action"),
+        review_note=_optional_text(item, "review_note"),
+        original_score=_optional_int(item, "original_score"),
+        ability_score=_optional_int(item, "ability_score"),
+        ability_pending=_optional_bool(item, "ability_pending"),
+        ability_category=_optional_text(item, "ability_category"),
+        item_b=_optional_float(item, "item_b"),
+        item_b_se=_optional_float(item, "item_b_se"),
+        guess_floor=_optional_float(item, "guess_floor"),
+        question_stem=_optional_text(item, "question_stem"),
+        exemplar_item=_optional_text(item, "exemplar_item"),
+        grader_probability=_optional_float(item, "grader_probability"),
     )
 
 

@@ -27,12 +27,14 @@
 
 The questions these reads return are StoredQuestion records (slea.dal.question_records), the
 queue's attempts StoredAttempt records (slea.dal.attempts), each built from the stored item
-there: the use cases read attributes, never an item's keys (`queue_key` gives an entry's index
-key, where a read of the queue continues).
+there, as are the attempts `attempt_by_id` and `group_members` return to the reviewers' actions:
+the use cases read attributes, never an item's keys (`queue_key` gives an entry's index key,
+where a read of the queue continues).
 """
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
@@ -147,17 +149,18 @@ def questions_by_id(question_ids: list[str]) -> dict[str, StoredQuestion]:
     return found
 
 
-def group_members(group_id: str) -> list[dict[str, Any]]:
+def group_members(group_id: str) -> list[StoredAttempt]:
     """The open attempts of a review group, oldest first (the attempts table's sparse GSI
     review-groups: a review removes queued_at, so only waiting members are in it)."""
     with storage_errors("review group query"):
-        return query_all(
+        items = query_all(
             dynamodb(TOOL),
             TableName=resource_name(ATTEMPTS_TABLE),
             IndexName=GROUPS_INDEX,
             KeyConditionExpression="review_group = :group",
             ExpressionAttributeValues={":group": {"S": group_id}},
         )
+    return [stored_attempt(item) for item in items]
 
 
 def count_open() -> int:
@@ -179,7 +182,7 @@ def count_open() -> int:
     return total
 
 
-def attempt_by_id(attempt_id: str) -> dict[str, Any] | None:
+def attempt_by_id(attempt_id: str) -> StoredAttempt | None:
     with storage_errors("attempt id query"):
         keys = query_all(
             dynamodb(TOOL),
@@ -199,7 +202,7 @@ def attempt_by_id(attempt_id: str) -> dict[str, Any] | None:
             )
             .get("Item")
         )
-    return from_item(item) if item else None
+    return stored_attempt(from_item(item)) if item else None
 
 
 def _question_item(question_id: str) -> dict[str, Any] | None:
@@ -450,6 +453,64 @@ def audit_records(target_id: str) -> list[dict[str, Any]]:
             KeyConditionExpression="target_id = :target",
             ExpressionAttributeValues={":target": {"S": target_id}},
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRecord:
+    """An audit record as the actions that undo a review read it (the trail shows them as stored,
+    `audit_records`). `before` and `after` are kept as stored; what the undoing actions read of
+    them is typed here: an attempt's grade after its review (`after_score`, `after_correct`, and
+    `proposed_by`, who proposed a confirmed change), the attempts a bulk accept `accepted` (the
+    `provisional` ones among them) and those a group grade `reviewed`."""
+
+    target_id: str
+    action: str
+    at: str
+    who: str | None = None
+    group_id: str | None = None
+    before: Mapping[str, Any] | None = None
+    after: Mapping[str, Any] | None = None
+    after_score: int | None = None
+    after_correct: bool = False
+    proposed_by: str | None = None
+    accepted: tuple[str, ...] = ()
+    provisional: tuple[str, ...] = ()
+    reviewed: tuple[str, ...] = ()
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _ids(value: Any) -> tuple[str, ...]:
+    return tuple(str(one) for one in value) if isinstance(value, list | tuple) else ()
+
+
+def review_record(item: Mapping[str, Any]) -> ReviewRecord:
+    """The record of a stored audit record (as `wire_format.from_item` gives it)."""
+    before, after = item.get("before"), item.get("after")
+    done: Mapping[str, Any] = after if isinstance(after, Mapping) else {}
+    score = done.get("score")
+    return ReviewRecord(
+        target_id=str(item.get("target_id") or ""),
+        action=str(item.get("action") or ""),
+        at=str(item.get("at") or ""),
+        who=_text(item.get("who")),
+        group_id=_text(item.get("group_id")),
+        before=before if isinstance(before, Mapping) else None,
+        after=after if isinstance(after, Mapping) else None,
+        after_score=int(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
+        after_correct=bool(done.get("is_correct")),
+        proposed_by=_text(done.get("proposed_by")),
+        accepted=_ids(done.get("accepted")),
+        provisional=_ids(done.get("provisional")),
+        reviewed=_ids(done.get("reviewed")),
+    )
+
+
+def review_records(target_id: str) -> list[ReviewRecord]:
+    """The target's audit records, oldest first, as records."""
+    return [review_record(item) for item in audit_records(target_id)]
 
 
 def recent_audit_records(limit: int) -> list[dict[str, Any]]:

@@ -8,15 +8,18 @@ An entry leaves the review queue by losing `review_state` and `queued_at` (the k
 sparse `review-queue` index, slea.dal.review) and rejoins it by getting them back.
 
 The questions' writes take StoredQuestion records (slea.dal.question_records) and a question's
-new text as a QuestionText: its answer_schema map is built here, from the one stored."""
+new text as a QuestionText: its answer_schema map is built here, from the one stored. The
+attempts' writes take StoredAttempt records (slea.dal.attempts) and a proposal as an
+AttemptProposal, its map built here."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from slea.dal.attempts import AttemptProposal, StoredAttempt
 from slea.dal.question_records import StoredQuestion
 from slea.dal.questions import bank_key
-from slea.dal.review import ATTEMPTS_TABLE, OPEN, QUESTIONS_TABLE, update
+from slea.dal.review import ATTEMPTS_TABLE, OPEN, QUESTIONS_TABLE, ReviewRecord, update
 
 QUEUE_FIELDS = "review_state, queued_at"  # removed: out of the review queue
 # An attempt's review fields, as a review finds them and as undoing it puts them back.
@@ -35,8 +38,22 @@ class Stamp:
     action: str
 
 
-def _attempt_key(attempt: Mapping[str, Any]) -> dict[str, Any]:
-    return {"session_id": attempt["session_id"], "attempt_key": attempt["attempt_key"]}
+def review_fields(attempt: StoredAttempt) -> dict[str, Any]:
+    """The attempt's REVIEW_FIELDS as stored (None: it has no such field), as undoing a review
+    puts them back."""
+    found = (
+        attempt.reviewed,
+        attempt.reviewed_by,
+        attempt.reviewed_by_name,
+        attempt.reviewed_at,
+        attempt.review_action,
+        attempt.review_note,
+    )
+    return dict(zip(REVIEW_FIELDS, found, strict=True))
+
+
+def _attempt_key(attempt: StoredAttempt) -> dict[str, Any]:
+    return {"session_id": attempt.session_id, "attempt_key": attempt.attempt_key}
 
 
 def _bank_key_of(question: StoredQuestion) -> str:
@@ -105,7 +122,7 @@ def restored_text(
 
 # ---------------------------------------------------------------- attempts
 def apply_grade(
-    attempt: Mapping[str, Any],
+    attempt: StoredAttempt,
     stamp: Stamp,
     *,
     score: int,
@@ -125,7 +142,7 @@ def apply_grade(
     apply. `first_review`: only if no review has been applied yet. `proposed_at`: a confirmed
     proposal, applied only if it is still the one pending (and removed with it); without it,
     only if no proposal is pending."""
-    previous, was_correct = int(attempt["score"]), bool(attempt["is_correct"])
+    previous, was_correct = attempt.score, attempt.is_correct
     values: dict[str, Any] = {
         ":score": score,
         ":correct": is_correct,
@@ -166,25 +183,33 @@ def apply_grade(
     return update(ATTEMPTS_TABLE, _attempt_key(attempt), f"{setting} {removing}", condition, values, names=names)
 
 
-def propose_grade(attempt: Mapping[str, Any], proposal: Mapping[str, Any], at: str) -> dict[str, Any]:
+def propose_grade(attempt: StoredAttempt, proposal: AttemptProposal) -> dict[str, Any]:
     """A proposed change to the attempt's final grade kept on it (`proposal`), the attempt back in
-    the queue for a second reviewer; only if its grade is as read and no proposal is pending."""
+    the queue (from when it was proposed) for a second reviewer; only if its grade is as read and
+    no proposal is pending."""
+    stored = {
+        "score": proposal.score,
+        "by": proposal.by,
+        "by_name": proposal.by_name,
+        "at": proposal.at,
+        "note": proposal.note,
+    }
     return update(
         ATTEMPTS_TABLE,
         _attempt_key(attempt),
         "SET proposal = :proposal, review_state = :open, queued_at = :at",
         "score = :previous AND is_correct = :was_correct AND attribute_not_exists(proposal)",
         {
-            ":proposal": dict(proposal),
+            ":proposal": stored,
             ":open": OPEN,
-            ":at": at,
-            ":previous": int(attempt["score"]),
-            ":was_correct": bool(attempt["is_correct"]),
+            ":at": proposal.at,
+            ":previous": attempt.score,
+            ":was_correct": attempt.is_correct,
         },
     )
 
 
-def reject_proposal(attempt: Mapping[str, Any], proposed_at: str) -> dict[str, Any]:
+def reject_proposal(attempt: StoredAttempt, proposed_at: str) -> dict[str, Any]:
     """The attempt's proposal dropped and the attempt out of the queue, its grade as it was; only
     if the proposal made at `proposed_at` is still the one pending."""
     return update(
@@ -198,13 +223,13 @@ def reject_proposal(attempt: Mapping[str, Any], proposed_at: str) -> dict[str, A
 
 
 def revert_accept(
-    attempt: Mapping[str, Any], accepted_by: str, *, requeue_at: str | None = None, restore_pending: bool = False
+    attempt: StoredAttempt, accepted_by: str, *, requeue_at: str | None = None, restore_pending: bool = False
 ) -> dict[str, Any]:
     """A bulk accept of the attempt undone: unreviewed again; `requeue_at`: waiting again (a
     provisional grade) in the queue at that time; `restore_pending`: counted again in its
     ability's pending_review. Only if it is still as the bulk left it: accepted by
     `accepted_by`, at the grade read."""
-    values: dict[str, Any] = {":false": False, ":accept": "accept", ":by": accepted_by, ":score": attempt["score"]}
+    values: dict[str, Any] = {":false": False, ":accept": "accept", ":by": accepted_by, ":score": attempt.score}
     reopening = ""
     if requeue_at is not None:
         reopening = ", needs_review = :true, review_state = :open, queued_at = :queued"
@@ -233,10 +258,33 @@ class GradeBefore:
     review: Mapping[str, Any]  # REVIEW_FIELDS as they were (None: the attempt had no such field)
     had_original_score: bool = True
 
+    @property
+    def reviewed(self) -> bool:
+        """The attempt had been reviewed before (its grade was final)."""
+        return bool(self.review.get("reviewed"))
+
+
+def grade_before(record: ReviewRecord) -> GradeBefore:
+    """The grade and review fields the review `record` found (its `before`)."""
+    before = record.before or {}
+    score, needs_review = int(before["score"]), bool(before.get("needs_review"))
+    previous = before.get("review") or {}
+    # Records written before they kept the counted score: a provisional grade counted 0.
+    unreviewed = needs_review and not previous.get("reviewed")
+    counted = int(before["counted"]) if "counted" in before else (0 if unreviewed else score)
+    return GradeBefore(
+        score=score,
+        is_correct=bool(before["is_correct"]),
+        needs_review=needs_review,
+        counted=counted,
+        review=previous,
+        had_original_score=bool(before.get("had_original_score", True)),
+    )
+
 
 def undo_grade(
-    attempt: Mapping[str, Any],
-    undone: Mapping[str, Any],
+    attempt: StoredAttempt,
+    undone: ReviewRecord,
     before: GradeBefore,
     *,
     now_counted: int,
@@ -252,10 +300,10 @@ def undo_grade(
         ":correct": before.is_correct,
         ":needs": before.needs_review,
         ":counted": before.counted,
-        ":reviewed": bool(before.review.get("reviewed")),
-        ":at": undone["at"],
-        ":action": undone["action"],
-        ":now_score": int(attempt["score"]),
+        ":reviewed": before.reviewed,
+        ":at": undone.at,
+        ":action": undone.action,
+        ":now_score": attempt.score,
         ":now_counted": now_counted,
     }
     setting = [

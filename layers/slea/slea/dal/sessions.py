@@ -9,8 +9,9 @@ slea.dal.rounds.take_quota) until everything its rounds showed is answered or co
 (logic/rounds/skips.py), so the sessions a learner may have left items open in are one Query
 away, however many sessions they have.
 
-`get_session` and `open_sessions` return frozen records (StoredSession, OpenSession), each built
-from its item here; `record` still gives the plain item to the callers not moved to the record yet.
+`get_session`, `open_sessions` and `user_sessions` return frozen records (StoredSession,
+OpenSession, ListedSession), each built from its item here; `record` still gives the plain item
+to the callers not moved to the record yet.
 """
 
 from collections.abc import Mapping
@@ -55,6 +56,14 @@ class OpenSession:
     round_started_at: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class ListedSession:
+    """A session as the `user-sessions` index lists it (its keys: the index holds no more)."""
+
+    session_id: str
+    created_at: str
+
+
 def _text(item: Mapping[str, Any], name: str) -> str | None:
     value = item.get(name)
     return None if value is None else str(value)
@@ -83,6 +92,11 @@ def open_session(item: Mapping[str, Any]) -> OpenSession:
         created_at=_text(item, "created_at"),
         round_started_at=_text(item, "round_started_at"),
     )
+
+
+def listed_session(item: Mapping[str, Any]) -> ListedSession:
+    """The record of a `user-sessions` index item (its strings)."""
+    return ListedSession(session_id=str(item.get("session_id") or ""), created_at=str(item.get("created_at") or ""))
 
 
 def owner_of(session_id: str) -> str | None:
@@ -181,7 +195,7 @@ USER_INDEX = "user-sessions"
 
 def user_sessions(
     user_id: str, limit: int, start: dict[str, str] | None = None
-) -> tuple[list[dict[str, str]], dict[str, str] | None]:
+) -> tuple[list[ListedSession], dict[str, str] | None]:
     """Up to `limit` of the user's sessions, newest first, from the `user-sessions` index, and
     where the next page starts (None at the end). `start` is a previous page's end."""
     params: dict[str, Any] = {
@@ -196,7 +210,7 @@ def user_sessions(
         params["ExclusiveStartKey"] = {name: {"S": value} for name, value in start.items()}
     with storage_errors("sessions query"):
         response = dynamodb(TOOL).query(**params)
-    found = [{name: value["S"] for name, value in item.items()} for item in response.get("Items", [])]
+    found = [listed_session({name: value["S"] for name, value in item.items()}) for item in response.get("Items", [])]
     last = response.get("LastEvaluatedKey")
     return found, ({name: value["S"] for name, value in last.items()} if last else None)
 

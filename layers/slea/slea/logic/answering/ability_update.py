@@ -51,7 +51,7 @@ from slea.constants import FALLBACK_PROFILE
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import ScoreAnswerInput
 from slea.dal import abilities, profiles
-from slea.dal.attempts import DifficultyStep
+from slea.dal.attempts import DifficultyStep, StoredAttempt
 from slea.dal.question_records import StoredQuestion
 from slea.measurement import irt, items, learner
 from slea.platform.errors import DataAccessError
@@ -277,10 +277,9 @@ def writes_for_answer(
     )
 
 
-def counted_of(attempt: dict[str, Any]) -> int:
+def counted_of(attempt: StoredAttempt) -> int:
     """The score the attempt counts with in the ability now (older attempts: their score)."""
-    counted = attempt.get("ability_score")
-    return int(counted) if counted is not None else int(attempt["score"])
+    return attempt.ability_score if attempt.ability_score is not None else attempt.score
 
 
 def version_of(ability: abilities.StoredAbility | None) -> int | None:
@@ -292,17 +291,17 @@ def answers_of(ability: abilities.StoredAbility | None) -> int:
     return ability.estimate.answers if ability is not None and ability.estimate is not None else 0
 
 
-def pending_change(attempt: dict[str, Any], *, reopening: bool = False) -> int:
+def pending_change(attempt: StoredAttempt, *, reopening: bool = False) -> int:
     """What a review does to the ability's pending_review: a review of a grade counted in it takes
     it off (-1; the review sets `ability_pending` false); undoing that review, so that the grade
     waits again, puts it back (+1). Attempts recorded before the count (no `ability_pending`) were
     never in it: 0."""
     if reopening:
-        return 1 if attempt.get("ability_pending") is False else 0
-    return -1 if attempt.get("ability_pending") is True else 0
+        return 1 if attempt.ability_pending is False else 0
+    return -1 if attempt.ability_pending is True else 0
 
 
-def rescore_items(attempt: dict[str, Any], new_score: int, at: str, *, pending: int = 0) -> list[dict[str, Any]]:
+def rescore_items(attempt: StoredAttempt, new_score: int, at: str, *, pending: int = 0) -> list[dict[str, Any]]:
     """A reviewer's accept or override, as it changes the learner's ability: the response as it
     was counted (`ability_score`: the pending rule's score for a provisional grade, 0 for one
     recorded before it; older attempts counted their score) is taken out of the posterior and the
@@ -311,34 +310,32 @@ def rescore_items(attempt: dict[str, Any], new_score: int, at: str, *, pending: 
     the ability's pending_review in the same Update (pending_change). Only pending_review's Update
     when the counted score stands, [] when the attempt updated no ability or nothing changes.
     Raises DataAccessError when the ability cannot be read (the review can be retried)."""
-    category, item_b, floor = attempt.get("ability_category"), attempt.get("item_b"), attempt.get("guess_floor")
+    category, item_b, floor = attempt.ability_category, attempt.item_b, attempt.guess_floor
     old_score = counted_of(attempt)
-    if not category or item_b is None or floor is None or not attempt.get("user_id"):
+    if not category or item_b is None or floor is None or not attempt.user_id:
         return []
-    user_id = normalised_user_id(str(attempt["user_id"]))
+    user_id = normalised_user_id(attempt.user_id)
     if new_score == old_score:
-        return [abilities.pending_item(user_id, str(category), pending)] if pending else []
-    ability = abilities.get_ability(user_id, str(category))
+        return [abilities.pending_item(user_id, category, pending)] if pending else []
+    ability = abilities.get_ability(user_id, category)
     if not has_posterior(ability):
-        logger.warning("an override of an attempt whose ability is gone", extra={"attempt_id": attempt["attempt_id"]})
+        logger.warning("an override of an attempt whose ability is gone", extra={"attempt_id": attempt.attempt_id})
         return []
     before = stored_posterior(user_id, ability)
-    b_se = float(attempt.get("item_b_se") or 0.0)
-    after = before.removed(float(item_b), float(floor), old_score / 100, b_se).updated(
-        float(item_b), float(floor), new_score / 100, b_se
-    )
+    b_se = attempt.item_b_se or 0.0
+    after = before.removed(item_b, floor, old_score / 100, b_se).updated(item_b, floor, new_score / 100, b_se)
     estimate = after.estimate()
     return abilities.answer_items(
         abilities.AbilityChange(
             user_id=user_id,
-            category=str(category),
+            category=category,
             posterior=after.to_stored(),
             theta=estimate.theta,
             se=estimate.se,
             answers=answers_of(ability),
             read_version=version_of(ability),
             at=at,
-            point_suffix=abilities.review_point(str(attempt["attempt_key"])),
+            point_suffix=abilities.review_point(attempt.attempt_key),
             seen_item=None,
             pending=pending,
         )

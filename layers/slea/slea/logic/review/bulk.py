@@ -13,6 +13,8 @@ from slea.contracts.review import (
     UndoRequest,
 )
 from slea.dal import review, review_writes
+from slea.dal.attempts import StoredAttempt
+from slea.dal.review import ReviewRecord
 from slea.logic.answering import ability_update as ability_recording
 from slea.logic.review.exemplars import exemplar_removals
 from slea.logic.review.grades import provisional, review_attempt
@@ -57,8 +59,8 @@ def bulk_accept(request: BulkAcceptRequest, reviewer: str, name: str | None = No
     accept = AttemptReviewRequest(action="accept", note=request.note)
     for attempt_id in request.attempt_ids:
         stored = review.attempt_by_id(attempt_id)
-        if stored is not None and stored.get("reviewed"):
-            results.append(BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=stored["score"]))
+        if stored is not None and stored.reviewed:
+            results.append(BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=stored.score))
             continue
         try:
             done = review_attempt(
@@ -66,10 +68,8 @@ def bulk_accept(request: BulkAcceptRequest, reviewer: str, name: str | None = No
             )
         except DomainError as error:
             current = review.attempt_by_id(attempt_id) if error.code == "REVIEW_CONFLICT" else None
-            if current is not None and current.get("reviewed"):  # another reviewer was first
-                results.append(
-                    BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=current["score"])
-                )
+            if current is not None and current.reviewed:  # another reviewer was first
+                results.append(BulkAcceptResult(attempt_id=attempt_id, status="already_reviewed", score=current.score))
                 continue
             status = _BULK_STATUS.get(error.code, "conflict")
             results.append(BulkAcceptResult(attempt_id=attempt_id, status=status, message=error.message))
@@ -90,53 +90,53 @@ def revert_bulk(bulk_id: str, reviewer: str, request: UndoRequest, name: str | N
     """Undo a bulk accept: each attempt it accepted is unreviewed again (a provisional one back in
     the queue), unless a reviewer has acted on it since (then it is left as it is and kept).
     Each reverted attempt gets its own audit record; the bulk's record notes the revert."""
-    records = review.audit_records(bulk_id)
-    bulk = next((record for record in records if record.get("action") == "bulk_accept"), None)
+    records = review.review_records(bulk_id)
+    bulk = next((record for record in records if record.action == "bulk_accept"), None)
     if bulk is None:
         raise NotFound("BULK_NOT_FOUND", f"bulk accept {bulk_id} not found")
-    if any(record.get("action") == "revert_bulk" for record in records):
+    if any(record.action == "revert_bulk" for record in records):
         raise Conflict("BULK_REVERTED", f"bulk accept {bulk_id} was already reverted")
     reverted: list[str] = []
     kept: list[str] = []
-    for attempt_id in (bulk.get("after") or {}).get("accepted") or []:
-        attempt = review.attempt_by_id(str(attempt_id))
-        if attempt is None or attempt.get("review_action") != "accept" or attempt.get("proposal"):
-            kept.append(str(attempt_id))
+    for attempt_id in bulk.accepted:
+        attempt = review.attempt_by_id(attempt_id)
+        if attempt is None or attempt.review_action != "accept" or attempt.proposal:
+            kept.append(attempt_id)
             continue
         try:
             _revert_accept(attempt, bulk, bulk_id=bulk_id, reviewer=reviewer, name=name, note=request.note)
         except Conflict:
-            kept.append(str(attempt_id))
+            kept.append(attempt_id)
             continue
-        reverted.append(str(attempt_id))
-    before = {"accepted": (bulk.get("after") or {}).get("accepted") or []}
+        reverted.append(attempt_id)
+    before = {"accepted": list(bulk.accepted)}
     after = {"reverted": reverted, "kept": kept}
     _record_bulk(bulk_id, "revert_bulk", reviewer, name, before=before, after=after, note=request.note)
     return BulkReverted(bulk_id=bulk_id, reverted=reverted, kept=kept)
 
 
 def _revert_accept(
-    attempt: dict[str, Any], bulk: dict[str, Any], *, bulk_id: str, reviewer: str, name: str | None, note: str | None
+    attempt: StoredAttempt, bulk: ReviewRecord, *, bulk_id: str, reviewer: str, name: str | None, note: str | None
 ) -> None:
     """One attempt the bulk `bulk` accepted unreviewed again, in its own transaction; Conflict if
     it changed since it was read."""
     now = utc_now()
-    was_provisional = attempt["attempt_id"] in ((bulk.get("after") or {}).get("provisional") or [])
+    was_provisional = attempt.attempt_id in bulk.provisional
     # Waiting again: counted again in its ability's pending_review, if the accept took it off.
     pending = ability_recording.pending_change(attempt, reopening=True) if was_provisional else 0
     stamp = review_writes.Stamp(reviewer, name or reviewer, now, "revert_accept")
     items = [
         review_writes.revert_accept(
             attempt,
-            bulk["who"],
-            requeue_at=(attempt.get("graded_at") or now) if was_provisional else None,
+            bulk.who or "",
+            requeue_at=(attempt.graded_at or now) if was_provisional else None,
             restore_pending=bool(pending),
         ),
         attempt_audit(
             attempt,
             stamp,
-            {"score": attempt["score"], "reviewed": True},
-            {"score": attempt["score"], "reviewed": False, "needs_review": was_provisional},
+            {"score": attempt.score, "reviewed": True},
+            {"score": attempt.score, "reviewed": False, "needs_review": was_provisional},
             note,
             changed=False,
             bulk_id=bulk_id,
@@ -145,4 +145,4 @@ def _revert_accept(
         *exemplar_removals(attempt),  # the undone accept no longer grades other answers
         *ability_recording.rescore_items(attempt, ability_recording.counted_of(attempt), now, pending=pending),
     ]
-    commit_reviewed(items, f"attempt {attempt['attempt_id']}")
+    commit_reviewed(items, f"attempt {attempt.attempt_id}")

@@ -7,12 +7,12 @@ Every action is recorded with who, when, before, after and the reviewer's note, 
 transaction that applies it (slea.dal.review, its writes in slea.dal.review_writes). The grading
 path is not imported here."""
 
-from collections.abc import Mapping
 from typing import Any
 
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.review import AttemptAction, AttemptReviewed, AttemptReviewRequest
 from slea.dal import review, review_writes
+from slea.dal.attempts import AttemptProposal, StoredAttempt
 from slea.logic.answering import ability_update as ability_recording
 from slea.logic.review.exemplars import exemplar_writes
 from slea.logic.review.queue import same_user  # the queue's listing is there
@@ -29,10 +29,10 @@ from slea.platform.errors import Conflict, Forbidden, NotFound
 from slea.platform.observability import logger, metrics, tracer
 
 
-def provisional(attempt: Mapping[str, Any]) -> bool:
+def provisional(attempt: StoredAttempt) -> bool:
     """A grade the grader was unsure of and no reviewer has settled: one reviewer may change it.
     Any other grade is final: changing it takes two reviewers (a proposal and a confirmation)."""
-    return attempt.get("needs_review") is True and not attempt.get("reviewed")
+    return attempt.needs_review is True and not attempt.reviewed
 
 
 @tracer.capture_method
@@ -42,7 +42,7 @@ def review_attempt(
     request: AttemptReviewRequest,
     reviewer_name: str | None = None,
     *,
-    attempt: dict[str, Any] | None = None,
+    attempt: StoredAttempt | None = None,
     first_review: bool = False,
     group_id: str | None = None,
     bulk_id: str | None = None,
@@ -59,13 +59,13 @@ def review_attempt(
     attempt = attempt or review.attempt_by_id(attempt_id)  # bulk_accept has read it
     if attempt is None:
         raise NotFound("ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
-    if same_user(attempt.get("user_id"), reviewer):
+    if same_user(attempt.user_id, reviewer):
         raise Forbidden("OWN_ATTEMPT", f"attempt {attempt_id} is your own: another reviewer must review it")
     if request.action in ("confirm", "reject"):
         return decide_proposal(attempt, reviewer, request, reviewer_name)
-    if attempt.get("proposal"):
+    if attempt.proposal:
         raise Conflict("OVERRIDE_PROPOSED", f"attempt {attempt_id} has a proposed change: confirm or reject it")
-    if request.action == "accept" and attempt.get("reviewed"):
+    if request.action == "accept" and attempt.reviewed:
         # A repeat (a second click, a retry, a second tab) neither counts nor records it again.
         raise Conflict("ALREADY_REVIEWED", f"attempt {attempt_id} was reviewed already: its grade stands")
     if request.action == "override" and not provisional(attempt):
@@ -84,7 +84,7 @@ def review_attempt(
 
 
 def apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind of review
-    attempt: dict[str, Any],
+    attempt: StoredAttempt,
     reviewer: str,
     reviewer_name: str | None,
     action: AttemptAction,
@@ -94,11 +94,11 @@ def apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind o
     first_review: bool = False,
     bulk_id: str | None = None,
     group_id: str | None = None,
-    proposal: Mapping[str, Any] | None = None,
+    proposal: AttemptProposal | None = None,
 ) -> AttemptReviewed:
     """Apply a review: `new_score` None keeps the grade (accept). With `proposal`, the grade is a
     confirmed proposal: applied only if that proposal is still the one pending."""
-    now, previous, was_correct = utc_now(), int(attempt["score"]), bool(attempt["is_correct"])
+    now, previous, was_correct = utc_now(), attempt.score, attempt.is_correct
     score = previous if new_score is None else new_score
     is_correct = was_correct if new_score is None else score >= HIGH_SCORE_THRESHOLD
     stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, now, action)
@@ -114,14 +114,14 @@ def apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind o
             note=note if new_score is not None else None,  # the learner sees why their grade changed
             clear_pending=bool(pending),
             first_review=first_review,
-            proposed_at=proposal["at"] if proposal is not None else None,
+            proposed_at=proposal.at if proposal is not None else None,
         ),
         *correct_count_items(attempt, was_correct, is_correct),
     ]
     after: dict[str, Any] = {"score": score, "is_correct": is_correct, "needs_review": False}
     if proposal is not None:
-        after |= {"proposed_by": proposal.get("by"), "proposed_by_name": proposal.get("by_name")}
-    before = {"score": previous, "is_correct": was_correct, "needs_review": attempt.get("needs_review")}
+        after |= {"proposed_by": proposal.by, "proposed_by_name": proposal.by_name}
+    before = {"score": previous, "is_correct": was_correct, "needs_review": attempt.needs_review}
     items.append(
         attempt_audit(
             attempt,
@@ -139,10 +139,10 @@ def apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind o
     items.extend(exemplar_writes(attempt, score, is_correct))
     commit_rescored(items, attempt, score, pending)
     metrics.add_metric(name="GradesAccepted" if new_score is None else "GradesOverridden", unit="Count", value=1)
-    if is_correct != was_correct:
-        refresh_stats_flag(attempt["question_id"])
+    if is_correct != was_correct and attempt.question_id:
+        refresh_stats_flag(attempt.question_id)
     return AttemptReviewed(
-        attempt_id=str(attempt["attempt_id"]),
+        attempt_id=str(attempt.attempt_id),
         action=action,
         score=score,
         is_correct=is_correct,
@@ -154,27 +154,21 @@ def apply_grade(  # noqa: PLR0917 - the review's parts, passed on by each kind o
 
 
 def propose_override(
-    attempt: dict[str, Any], reviewer: str, request: AttemptReviewRequest, reviewer_name: str | None = None
+    attempt: StoredAttempt, reviewer: str, request: AttemptReviewRequest, reviewer_name: str | None = None
 ) -> AttemptReviewed:
     """A change to a final grade, recorded (and audited) but not applied: the attempt joins the
     queue for a different reviewer to confirm or reject. One proposal at a time."""
-    attempt_id, now = str(attempt["attempt_id"]), utc_now()
-    previous, was_correct = int(attempt["score"]), bool(attempt["is_correct"])
+    attempt_id, now = str(attempt.attempt_id), utc_now()
+    previous, was_correct = attempt.score, attempt.is_correct
     stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, now, "propose_override")
-    proposal = {
-        "score": int(request.score or 0),
-        "by": reviewer,
-        "by_name": stamp.by_name,
-        "at": now,
-        "note": request.note or "",
-    }
+    proposal = AttemptProposal(int(request.score or 0), reviewer, stamp.by_name, now, request.note or "")
     items = [
-        review_writes.propose_grade(attempt, proposal, now),
+        review_writes.propose_grade(attempt, proposal),
         attempt_audit(
             attempt,
             stamp,
             {"score": previous, "is_correct": was_correct},
-            {"proposed_score": proposal["score"], "applied": False},
+            {"proposed_score": proposal.score, "applied": False},
             request.note,
         ),
         review.count("proposals"),
@@ -195,28 +189,28 @@ def propose_override(
 
 
 def decide_proposal(
-    attempt: dict[str, Any], reviewer: str, request: AttemptReviewRequest, reviewer_name: str | None = None
+    attempt: StoredAttempt, reviewer: str, request: AttemptReviewRequest, reviewer_name: str | None = None
 ) -> AttemptReviewed:
     """A second reviewer confirms (applies, with the proposer's reason) or rejects a proposed
     change to a final grade; the reviewer who proposed it can do neither."""
-    attempt_id = str(attempt["attempt_id"])
-    proposal = attempt.get("proposal")
-    if not isinstance(proposal, dict):
+    attempt_id = str(attempt.attempt_id)
+    proposal = attempt.proposed_change
+    if proposal is None:
         raise Conflict("NO_PROPOSAL", f"attempt {attempt_id} has no proposed change to {request.action}")
-    if same_user(proposal.get("by"), reviewer):
+    if same_user(proposal.by, reviewer):
         raise Forbidden("OWN_PROPOSAL", f"you proposed this change to attempt {attempt_id}: another reviewer decides")
     if request.action == "confirm":
-        note = str(proposal.get("note") or "") or request.note
-        return apply_grade(attempt, reviewer, reviewer_name, "confirm", int(proposal["score"]), note, proposal=proposal)
-    now, previous = utc_now(), int(attempt["score"])
+        note = proposal.note or request.note
+        return apply_grade(attempt, reviewer, reviewer_name, "confirm", proposal.score, note, proposal=proposal)
+    now, previous = utc_now(), attempt.score
     stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, now, "reject_override")
     items = [
-        review_writes.reject_proposal(attempt, proposal["at"]),
+        review_writes.reject_proposal(attempt, proposal.at),
         attempt_audit(
             attempt,
             stamp,
-            {"score": previous, "proposed_score": proposal.get("score")},
-            {"score": previous, "proposed_by": proposal.get("by"), "proposed_by_name": proposal.get("by_name")},
+            {"score": previous, "proposed_score": proposal.score},
+            {"score": previous, "proposed_by": proposal.by, "proposed_by_name": proposal.by_name},
             request.note,
             changed=False,
         ),
@@ -228,7 +222,7 @@ def decide_proposal(
         action="reject",
         status="rejected",
         score=previous,
-        is_correct=bool(attempt["is_correct"]),
+        is_correct=attempt.is_correct,
         previous_score=previous,
         reviewed_by=reviewer,
         reviewed_by_name=stamp.by_name,

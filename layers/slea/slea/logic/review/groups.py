@@ -58,14 +58,14 @@ def review_group(group_id: str, reviewer: str, request: GroupReviewRequest, name
     excluded = set(request.exclude)
     results: list[GroupMemberResult] = []
     for member in members:
-        attempt_id = str(member["attempt_id"])
+        attempt_id = str(member.attempt_id)
         if attempt_id in excluded:
             results.append(GroupMemberResult(attempt_id=attempt_id, status="excluded"))
             continue
-        if same_user(member.get("user_id"), reviewer):
+        if same_user(member.user_id, reviewer):
             results.append(GroupMemberResult(attempt_id=attempt_id, status="own_attempt"))
             continue
-        action = "accept" if int(member["score"]) == request.score else "override"
+        action = "accept" if member.score == request.score else "override"
         graded = AttemptReviewRequest(action=action, score=request.score, note=request.note)
         try:
             done = review_attempt(
@@ -124,18 +124,18 @@ def revert_group(group_id: str, reviewer: str, request: UndoRequest, name: str |
     """Undo the group's latest group grade: each member it reviewed back as it was (a provisional
     grade back in the queue, its ability re-scored, its exemplar taken away), each in its own
     transaction as a bulk revert does; a member reviewed since is kept and reported."""
-    records = review.audit_records(group_id)
-    latest = next((r for r in reversed(records) if r.get("action") in ("group_grade", "revert_group")), None)
+    records = review.review_records(group_id)
+    latest = next((r for r in reversed(records) if r.action in ("group_grade", "revert_group")), None)
     if latest is None:
         raise NotFound("GROUP_GRADE_NOT_FOUND", f"review group {group_id} was never graded in one action")
-    if latest.get("action") == "revert_group":
+    if latest.action == "revert_group":
         raise Conflict("GROUP_REVERTED", f"the latest grade of review group {group_id} was already reverted")
     reverted: list[str] = []
     kept: list[str] = []
-    for attempt_id in map(str, (latest.get("after") or {}).get("reviewed") or []):
+    for attempt_id in latest.reviewed:
         attempt = review.attempt_by_id(attempt_id)
         record = latest_review(attempt_id, ("accept", "override"))
-        if attempt is None or record is None or record.get("group_id") != group_id:
+        if attempt is None or record is None or record.group_id != group_id:
             kept.append(attempt_id)
             continue
         try:
@@ -150,7 +150,7 @@ def revert_group(group_id: str, reviewer: str, request: UndoRequest, name: str |
         reviewer,
         name,
         request.note,
-        {"reverted": reverted, "kept": kept, "undid_at": latest.get("at")},
+        {"reverted": reverted, "kept": kept, "undid_at": latest.at},
     )
     logger.info("group grade reverted", extra={"group_id": group_id, "reverted": len(reverted), "kept": len(kept)})
     return GroupReverted(group_id=group_id, reverted=reverted, kept=kept)

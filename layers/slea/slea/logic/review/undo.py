@@ -3,11 +3,9 @@ its ability, the question's correct count and the exemplar the review stored, al
 found them, in one transaction with the undo's audit record. A review group's grade is undone
 member by member through `undo_review` (slea.logic.review.groups)."""
 
-from collections.abc import Mapping
-from typing import Any
-
 from slea.contracts.review import AttemptReviewed, UndoRequest
 from slea.dal import review, review_writes
+from slea.dal.attempts import StoredAttempt
 from slea.logic.answering import ability_update as ability_recording
 from slea.logic.review.exemplars import exemplar_restores
 from slea.logic.review.queue import same_user  # the queue's listing is there
@@ -21,13 +19,13 @@ from slea.platform.observability import logger, tracer
 _UNDOABLE = ("override", "confirm", "accept")
 
 
-def latest_review(attempt_id: str, actions: tuple[str, ...]) -> dict[str, Any] | None:
+def latest_review(attempt_id: str, actions: tuple[str, ...]) -> review.ReviewRecord | None:
     """The attempt's latest review of one of `actions`, unless an undo came after it."""
-    for record in reversed(review.audit_records(attempt_id)):
-        if record.get("action") == "undo_review":
+    for record in reversed(review.review_records(attempt_id)):
+        if record.action == "undo_review":
             return None
-        if record.get("action") in actions:
-            return dict(record)
+        if record.action in actions:
+            return record
     return None
 
 
@@ -43,39 +41,19 @@ def undo_attempt_review(
     attempt = review.attempt_by_id(attempt_id)
     if attempt is None:
         raise NotFound("ATTEMPT_NOT_FOUND", f"attempt {attempt_id} not found")
-    if same_user(attempt.get("user_id"), reviewer):
+    if same_user(attempt.user_id, reviewer):
         raise Forbidden("OWN_ATTEMPT", f"attempt {attempt_id} is your own: another reviewer must review it")
     record = latest_review(attempt_id, _UNDOABLE)
     if record is None:
         raise Conflict("NOTHING_TO_UNDO", f"attempt {attempt_id} has no review to undo")
-    if record.get("action") == "confirm" and not (
-        same_user(record.get("who"), reviewer) or same_user((record.get("after") or {}).get("proposed_by"), reviewer)
-    ):
+    if record.action == "confirm" and not (same_user(record.who, reviewer) or same_user(record.proposed_by, reviewer)):
         raise Forbidden("NOT_YOUR_CHANGE", f"the change to attempt {attempt_id} is undone by the reviewers who made it")
     return undo_review(attempt, record, reviewer, reviewer_name, request.note)
 
 
-def _grade_before(record: Mapping[str, Any]) -> review_writes.GradeBefore:
-    """The grade and review fields the review `record` found (its `before`)."""
-    before = record.get("before") or {}
-    score, needs_review = int(before["score"]), bool(before.get("needs_review"))
-    previous = before.get("review") or {}
-    # Records written before they kept the counted score: a provisional grade counted 0.
-    unreviewed = needs_review and not previous.get("reviewed")
-    counted = int(before["counted"]) if "counted" in before else (0 if unreviewed else score)
-    return review_writes.GradeBefore(
-        score=score,
-        is_correct=bool(before["is_correct"]),
-        needs_review=needs_review,
-        counted=counted,
-        review=previous,
-        had_original_score=bool(before.get("had_original_score", True)),
-    )
-
-
 def undo_review(
-    attempt: dict[str, Any],
-    record: Mapping[str, Any],
+    attempt: StoredAttempt,
+    record: review.ReviewRecord,
     reviewer: str,
     reviewer_name: str | None,
     note: str | None,
@@ -85,17 +63,18 @@ def undo_review(
     """Put the attempt back as the review `record` found it, in one transaction with its audit
     record, the counters, the question's correct count, the ability and the exemplar; Conflict
     (ATTEMPT_CHANGED) if the attempt is no longer as that review left it."""
-    attempt_id, after = str(attempt["attempt_id"]), record.get("after") or {}
-    current = (int(attempt["score"]), bool(attempt["is_correct"]))
+    attempt_id = str(attempt.attempt_id)
+    current = (attempt.score, attempt.is_correct)
+    after = (record.after_score if record.after_score is not None else -1, record.after_correct)
     if (
-        attempt.get("reviewed_at") != record.get("at")
-        or attempt.get("review_action") != record.get("action")
-        or current != (int(after.get("score", -1)), bool(after.get("is_correct")))
-        or attempt.get("proposal")
+        attempt.reviewed_at != record.at
+        or attempt.review_action != record.action
+        or current != after
+        or attempt.proposal
     ):
         raise Conflict("ATTEMPT_CHANGED", f"attempt {attempt_id} was reviewed again since: undo that first")
-    now, before = utc_now(), _grade_before(record)
-    reviewed = bool(before.review.get("reviewed"))
+    now, before = utc_now(), review_writes.grade_before(record)
+    reviewed = before.reviewed
     reopening = before.needs_review and not reviewed  # a provisional grade again: back in the queue
     # ... and waiting again in its ability's pending_review, if the review took it off
     pending = ability_recording.pending_change(attempt, reopening=True) if reopening else 0
@@ -106,7 +85,7 @@ def undo_review(
             record,
             before,
             now_counted=ability_recording.counted_of(attempt),
-            requeue_at=(attempt.get("graded_at") or now) if reopening else None,
+            requeue_at=(attempt.graded_at or now) if reopening else None,
             restore_pending=bool(pending),
         ),
         *correct_count_items(attempt, current[1], before.is_correct),
@@ -119,20 +98,20 @@ def undo_review(
                 "is_correct": before.is_correct,
                 "needs_review": before.needs_review,
                 "reviewed": reviewed,
-                "undid": record["action"],
-                "undid_at": record["at"],
+                "undid": record.action,
+                "undid_at": record.at,
             },
             note,
             changed=True,
             **({"group_id": group_id} if group_id else {}),
         ),
-        review.count("reviewed", "accepted" if record["action"] == "accept" else "overridden", by=-1),
+        review.count("reviewed", "accepted" if record.action == "accept" else "overridden", by=-1),
         *exemplar_restores(attempt, previous_verdict=(before.score, before.is_correct) if reviewed else None),
     ]
     commit_rescored(items, attempt, before.counted, pending)
-    if before.is_correct != current[1]:
-        refresh_stats_flag(attempt["question_id"])
-    logger.info("review undone", extra={"attempt_id": attempt_id, "undid": record["action"]})
+    if before.is_correct != current[1] and attempt.question_id:
+        refresh_stats_flag(attempt.question_id)
+    logger.info("review undone", extra={"attempt_id": attempt_id, "undid": record.action})
     return AttemptReviewed(
         attempt_id=attempt_id,
         action="undo",

@@ -5,13 +5,15 @@ asked, why), and which questions a learner sees. The session's summary reads the
 
 import datetime
 import json
-from typing import Any
+from typing import Any, cast
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from slea.contracts.sessions import RoundStatus
+from slea.contracts.pipeline import ShortfallReason
+from slea.contracts.sessions import RoundState, RoundStatus
 from slea.dal import questions, rounds, usage
 from slea.dal.question_records import StoredQuestion
+from slea.dal.rounds import RoundOutcome, StoredRound
 from slea.platform import clock
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -27,17 +29,17 @@ ROUNDS = (1, 2)
 STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
 
-def claim_round(record: dict[str, Any]) -> dict[str, Any] | None:
+def claim_round(record: StoredRound) -> StoredRound | None:
     """Claim the round for `record` (Conflict if it is RUNNING or SUCCEEDED). Returns the
     FAILED record the claim replaced, if any, so an unstarted round can be put back."""
     claimed, previous = rounds.claim(record)
-    if not claimed and previous is not None and refreshed(previous)["round_status"] == FAILED:
+    if not claimed and previous is not None and refreshed(previous).round_status == FAILED:
         # The execution failed (or never started) and nobody had looked: now it may start again.
         claimed, previous = rounds.claim(record)
     if not claimed:
         raise Conflict(
             "ROUND_ALREADY_STARTED",
-            f"round {record['round']} of session {record['session_id']} has already been started",
+            f"round {record.round} of session {record.session_id} has already been started",
         )
     return previous
 
@@ -48,17 +50,17 @@ def _iso(moment: Any) -> str | None:
     return moment.astimezone(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _abandoned(record: dict[str, Any]) -> bool:
-    started = datetime.datetime.fromisoformat(str(record["started_at"]).replace("Z", "+00:00"))
+def _abandoned(record: StoredRound) -> bool:
+    started = datetime.datetime.fromisoformat(record.started_at.replace("Z", "+00:00"))
     return clock.now() - started > ABANDONED_CLAIM
 
 
-def _execution(record: dict[str, Any]) -> dict[str, Any] | None:
+def _execution(record: StoredRound) -> dict[str, Any] | None:
     """DescribeExecution of the round's execution, None if it does not exist (yet, or ever)."""
-    arn = record.get("execution_arn")
-    if not arn and record.get("execution_name"):
+    arn = record.execution_arn
+    if not arn and record.execution_name:
         machine = resource_name(STATE_MACHINE_VARIABLE)
-        arn = f"{machine.replace(':stateMachine:', ':execution:', 1)}:{record['execution_name']}"
+        arn = f"{machine.replace(':stateMachine:', ':execution:', 1)}:{record.execution_name}"
     if not arn:
         return None
     try:
@@ -73,45 +75,45 @@ def _execution(record: dict[str, Any]) -> dict[str, Any] | None:
         raise Unavailable("SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
 
 
-def refreshed(record: dict[str, Any]) -> dict[str, Any]:
+def refreshed(record: StoredRound) -> StoredRound:
     """The record with a RUNNING round's execution looked up; a finished round's outcome is
     written back, so it is looked up once and a FAILED round can be claimed again."""
-    if record.get("round_status") != RUNNING:
+    if record.round_status != RUNNING:
         return record
     described = _execution(record)
     if described is None:
         if not _abandoned(record):
             return record
-        changes: dict[str, Any] = {
-            "round_status": FAILED,
-            "finished_at": utc_now(),
-            "error": "the round's execution was never started",
-        }
+        never = RoundOutcome(FAILED, utc_now(), error="the round's execution was never started")
         # The request died between taking the quota and starting the execution: the round cost
         # nothing, so its unit comes back, in the same write that fails the claim (once).
-        day = record.get("quota_day")
-        give_back = usage.give_back_round(str(record["user_id"]), str(day)) if day else None
-        if rounds.finish_unstarted(record, changes, give_back):
-            logger.warning("a round's execution was never started", extra={"session_id": record["session_id"]})
+        day = record.quota_day
+        give_back = usage.give_back_round(record.user_id, day) if day else None
+        if rounds.finish_unstarted(record, never, give_back):
+            logger.warning("a round's execution was never started", extra={"session_id": record.session_id})
             metrics.add_metric(name="RoundsNeverStarted", unit="Count", value=1)
-        return {**record, **changes}
-    if described["status"] in (RUNNING, "PENDING_REDRIVE"):
+        return record.ended(never)
+    status = described["status"]
+    if status in (RUNNING, "PENDING_REDRIVE"):
         return record
-    changes = {"round_status": SUCCEEDED if described["status"] == SUCCEEDED else FAILED}
-    changes["finished_at"] = _iso(described.get("stopDate")) or utc_now()
-    if described["status"] == SUCCEEDED:
+    finished_at = _iso(described.get("stopDate")) or utc_now()
+    if status == SUCCEEDED:
         output = json.loads(described.get("output") or "{}") or {}
-        changes |= {"generated": output.get("total_generated"), "valid": output.get("total_valid")}
         # How many came of those asked, and why fewer (an output from before they were kept has none).
-        changes |= {
-            name: output[name]
-            for name in ("delivered", "from_neighbours", "shortfall_reason")
-            if output.get(name) is not None
-        }
+        reason = output.get("shortfall_reason")
+        outcome = RoundOutcome(
+            SUCCEEDED,
+            finished_at,
+            generated=_count(output.get("total_generated")),
+            valid=_count(output.get("total_valid")),
+            delivered=_count(output.get("delivered")),
+            from_neighbours=_count(output.get("from_neighbours")),
+            shortfall_reason=None if reason is None else str(reason),
+        )
     else:
-        changes["error"] = described.get("error") or described["status"]
-    rounds.update(record["session_id"], int(record["round"]), changes, str(record["claim_id"]))
-    return {**record, **changes}
+        outcome = RoundOutcome(FAILED, finished_at, error=described.get("error") or status)
+    rounds.record_outcome(record, outcome)
+    return record.ended(outcome)
 
 
 @tracer.capture_method
@@ -124,18 +126,18 @@ def round_status(session_id: str, round_number: int) -> RoundStatus:
     return RoundStatus(
         session_id=session_id,
         round=round_number,
-        status=record["round_status"],
-        requested=int(record.get("requested", 0)),
-        generated=record.get("generated"),
-        valid=record.get("valid"),
+        status=cast(RoundState, record.round_status),  # the contract validates it
+        requested=record.requested,
+        generated=record.generated,
+        valid=record.valid,
         saved=len(saved),
         question_ids=saved,
-        started_at=record["started_at"],
-        finished_at=record.get("finished_at"),
-        error=record.get("error"),
-        delivered=_count(record.get("delivered")),
-        from_neighbours=_count(record.get("from_neighbours")),
-        shortfall_reason=record.get("shortfall_reason"),
+        started_at=record.started_at,
+        finished_at=record.finished_at,
+        error=record.error,
+        delivered=record.delivered,
+        from_neighbours=record.from_neighbours,
+        shortfall_reason=cast(ShortfallReason | None, record.shortfall_reason),
     )
 
 

@@ -30,7 +30,7 @@ answer that loses it is refused (answering/rules.py: QUESTION_SKIPPED).
 import datetime
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from slea.contracts.profile import normalised_user_id
 from slea.dal import abilities, attempts, questions, sessions
@@ -41,6 +41,9 @@ from slea.platform import clock
 from slea.platform.clock import utc_now
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
+
+if TYPE_CHECKING:  # a type only: counting skips reads no round records
+    from slea.dal.rounds import StoredRound
 
 ROUND_TIME_LIMIT = datetime.timedelta(hours=2)
 # Per transaction: two writes per skipped item, a check of the bank item it was drawn from, and the
@@ -72,19 +75,20 @@ def open_items(
     ]
 
 
-def rounds_over_at_summary(stored: list[StoredQuestion], started: dict[int, Any]) -> Callable[[int], bool]:
+def rounds_over_at_summary(stored: list[StoredQuestion], started: "dict[int, StoredRound]") -> Callable[[int], bool]:
     """At the summary: a round is over when a later round has started or it has been open for
     ROUND_TIME_LIMIT (`started`: the rounds' records as read with the session)."""
-    begun = {q.round for q in stored} | {number for number, record in started.items() if record}
+    begun = {q.round for q in stored} | set(started)
     now = clock.now()
 
     def over(number: int) -> bool:
         if any(later > number for later in begun):
             return True
-        since = (started.get(number) or {}).get("started_at")
+        record = started.get(number)
+        since = record.started_at if record else None
         if not since:
             return False
-        opened = datetime.datetime.fromisoformat(str(since).replace("Z", "+00:00"))
+        opened = datetime.datetime.fromisoformat(since.replace("Z", "+00:00"))
         return now - opened > ROUND_TIME_LIMIT
 
     return over

@@ -10,11 +10,12 @@ for a round still marked RUNNING (its outcome is written back, so it is asked on
 import base64
 import binascii
 import json
-from typing import Any
+from typing import cast
 
-from slea.contracts.sessions import RoundProgressView, SessionList, SessionOverview
+from slea.contracts.sessions import RoundProgressView, RoundState, SessionList, SessionOverview
 from slea.dal import profiles, questions, rounds, sessions
 from slea.dal.question_records import StoredQuestion
+from slea.dal.rounds import StoredRound
 from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, refreshed, visible
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
@@ -38,12 +39,12 @@ def _decoded(cursor: str, user_id: str) -> dict[str, str]:
     return {name: str(value) for name, value in position.items()}
 
 
-def _round(number: int, record: dict[str, Any] | None, shown: list[StoredQuestion]) -> RoundProgressView:
+def _round(number: int, record: StoredRound | None, shown: list[StoredQuestion]) -> RoundProgressView:
     answered = sum(bool(question.answered_at) for question in shown)
-    status = record.get("round_status") if record else (SUCCEEDED if shown else None)
+    status = record.round_status if record else (SUCCEEDED if shown else None)
     return RoundProgressView(
         round=number,
-        status=status,
+        status=cast(RoundState | None, status),  # the contract validates it
         questions=len(shown),
         answered=answered,
         finished=status == SUCCEEDED and answered >= len(shown),
@@ -51,7 +52,7 @@ def _round(number: int, record: dict[str, Any] | None, shown: list[StoredQuestio
 
 
 def session_overview(
-    session_id: str, created_at: str, records: dict[int, dict[str, Any]], purpose: str | None = None
+    session_id: str, created_at: str, records: dict[int, StoredRound], purpose: str | None = None
 ) -> SessionOverview:
     """One session's progress; `records`: its rounds' records by number, as read for the page."""
     shown = [question for question in questions.session_questions(session_id) if visible(question)]
@@ -78,16 +79,16 @@ def _language(user_id: str) -> str | None:
 @tracer.capture_method
 def list_sessions(user_id: str, limit: int, cursor: str | None = None) -> SessionList:
     found, last = sessions.user_sessions(user_id, limit, _decoded(cursor, user_id) if cursor else None)
-    own, records = rounds.sessions_and_rounds([str(item["session_id"]) for item in found], ROUNDS)
+    own, records = rounds.sessions_and_rounds([listed.session_id for listed in found], ROUNDS)
     return SessionList(
         sessions=[
             session_overview(
-                item["session_id"],
-                item["created_at"],
-                {number: records[key] for number in ROUNDS if (key := (str(item["session_id"]), number)) in records},
-                (own.get(str(item["session_id"])) or {}).get("purpose"),
+                listed.session_id,
+                listed.created_at,
+                {number: records[key] for number in ROUNDS if (key := (listed.session_id, number)) in records},
+                session.purpose if (session := own.get(listed.session_id)) else None,
             )
-            for item in found
+            for listed in found
         ],
         next_cursor=_encoded(last) if last else None,
         language=_language(user_id),

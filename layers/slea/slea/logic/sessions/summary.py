@@ -15,6 +15,7 @@ from slea.contracts.sessions import RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds
 from slea.dal.abilities import StoredAbility
 from slea.dal.question_records import StoredQuestion
+from slea.dal.rounds import StoredRound
 from slea.logic.learners.ability import session_ability
 from slea.logic.learners.profile import get_user_profile
 from slea.logic.rounds import skips
@@ -31,7 +32,7 @@ from slea.platform.observability import logger, tracer
 def session_summary(session_id: str, user_id: str) -> SessionSummary:
     """The summary of the caller's own session (NotFound, Forbidden otherwise)."""
     session, started = rounds.session_with_rounds(session_id, ROUNDS)
-    check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    check_owner(session_id, user_id, session.user_id if session else None)
     return summary_of(session_id, user_id, started)
 
 
@@ -51,12 +52,12 @@ def _round_summary(number: int, shown: list[StoredQuestion], graded: list[dict[s
     )
 
 
-def _next_round(started: dict[int, Any], saved_rounds: set[int]) -> int | None:
+def _next_round(started: dict[int, StoredRound], saved_rounds: set[int]) -> int | None:
     """The first round not started yet (a FAILED one may be started again); `started`: the
     rounds' records as read with the session."""
     for number in ROUNDS:
         record = started.get(number)
-        running_or_done = record is not None and record.get("round_status") in (RUNNING, SUCCEEDED)
+        running_or_done = record is not None and record.round_status in (RUNNING, SUCCEEDED)
         if not running_or_done and number not in saved_rounds:  # rounds from before records were kept
             return number
     return None
@@ -78,7 +79,7 @@ def _category(stored: list[StoredQuestion]) -> str | None:
     return stored[-1].category if stored and stored[-1].category else None
 
 
-def summary_of(session_id: str, user_id: str, started: dict[int, Any]) -> SessionSummary:
+def summary_of(session_id: str, user_id: str, started: dict[int, StoredRound]) -> SessionSummary:
     """Scores per round, what to review, the next round and its difficulty, and the learner's
     ability; `started`: the rounds' records as read with the session's owner. The learner's
     ability is read once (one category serves both its uses in a session). Items left unanswered
@@ -139,13 +140,15 @@ def summary_of(session_id: str, user_id: str, started: dict[int, Any]) -> Sessio
     )
 
 
-def _current_round_over(shown: list[StoredQuestion], graded: list[dict[str, Any]], started: dict[int, Any]) -> bool:
+def _current_round_over(
+    shown: list[StoredQuestion], graded: list[dict[str, Any]], started: dict[int, StoredRound]
+) -> bool:
     """No question the learner can still answer (`graded`, read after the skips were counted,
     holds the skipped ones) and no round still being generated."""
     done = {str(attempt.get("question_id")) for attempt in graded}
     if any(question.question_id not in done and not question.answered_at for question in shown):
         return False
-    return not any((record or {}).get("round_status") == RUNNING for record in started.values())
+    return not any(record.round_status == RUNNING for record in started.values())
 
 
 def _count_skips(
@@ -153,7 +156,7 @@ def _count_skips(
     user_id: str,
     stored: list[StoredQuestion],
     *,
-    started: dict[int, Any],
+    started: dict[int, StoredRound],
     ability_in: Callable[[str | None], StoredAbility | None],
     abilities_read: dict[str, StoredAbility | None],
 ) -> None:

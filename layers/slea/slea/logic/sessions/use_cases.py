@@ -5,7 +5,6 @@ without their keys."""
 import json
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -26,6 +25,7 @@ from slea.contracts.sessions import (
 )
 from slea.dal import attempts, questions, rounds, sessions, usage
 from slea.dal.question_records import StoredQuestion
+from slea.dal.rounds import StoredRound
 from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
 from slea.measurement import scale
@@ -111,19 +111,21 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
     rate_limits.take(user_id, "round_start")  # before any write: a refused start costs one
     # The round is claimed first: a second start of a RUNNING or SUCCEEDED round is a Conflict that
     # takes nothing from the quota and never generates a second set of questions.
-    record: dict[str, Any] = {
-        "session_id": session_id,
-        "round": request.round,
-        "round_status": round_logic.RUNNING,
-        "claim_id": (claim_id := uuid.uuid4().hex),
-        # Named before it starts, so the round's execution can be found even if recording its
-        # ARN below fails.
-        "execution_name": f"{session_id[:40]}-r{request.round}-{claim_id[:12]}",
-        "user_id": user_id,
-        "requested": request.count,
-        "category": request.category,
-        "started_at": utc_now(),
-    }
+    claim_id = uuid.uuid4().hex
+    # Named before it starts, so the round's execution can be found even if recording its ARN
+    # below fails.
+    execution_name = f"{session_id[:40]}-r{request.round}-{claim_id[:12]}"
+    record = StoredRound(
+        session_id=session_id,
+        round=request.round,
+        round_status=round_logic.RUNNING,
+        claim_id=claim_id,
+        user_id=user_id,
+        started_at=utc_now(),
+        execution_name=execution_name,
+        requested=request.count,
+        category=request.category,
+    )
     previous = round_logic.claim_round(record)
     day = usage.today()
     # The unit is taken and noted on the claim in one write: if this request dies before the
@@ -145,7 +147,7 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
     try:
         execution = stepfunctions("api").start_execution(
             stateMachineArn=resource_name(STATE_MACHINE_VARIABLE),
-            name=record["execution_name"],
+            name=execution_name,
             input=json.dumps(execution_input),
         )
     except (ClientError, BotoCoreError) as error:
@@ -154,8 +156,9 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         logger.error("the round could not be started", extra={"session_id": session_id, "reason": str(error)})
         rounds.release(record, previous, give_back=usage.give_back_round(user_id, day))
         raise Unavailable("ROUND_NOT_STARTED", "the round could not be started; please retry") from error
+    arn = execution["executionArn"]
     try:
-        rounds.update(session_id, request.round, {"execution_arn": execution["executionArn"]}, claim_id)
+        rounds.note_execution(record, arn)
     except DataAccessError as error:  # the round has started; its status finds it by name
         logger.warning("execution ARN not recorded", extra={"session_id": session_id, "reason": str(error)})
     if request.round == 1:
@@ -163,7 +166,7 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         # (their open items counted, closed: they take no more answers, and what their rounds
         # held back is shown in their history, history.py). Usually none: a new session settled them.
         _settle_moving_on(user_id, session_id)
-    return RoundStarted(session_id=session_id, round=request.round, execution_arn=execution["executionArn"])
+    return RoundStarted(session_id=session_id, round=request.round, execution_arn=arn)
 
 
 def _question_view(stored: StoredQuestion) -> QuestionView:
