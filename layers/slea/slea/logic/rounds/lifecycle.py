@@ -10,10 +10,11 @@ from typing import Any, cast
 from botocore.exceptions import BotoCoreError, ClientError
 
 from slea.contracts.pipeline import ShortfallReason
-from slea.contracts.sessions import RoundState, RoundStatus
+from slea.contracts.sessions import QuestionView, RoundState, RoundStatus
 from slea.dal import questions, rounds, usage
 from slea.dal.question_records import StoredQuestion
 from slea.dal.rounds import RoundOutcome, StoredRound
+from slea.measurement import scale
 from slea.platform import clock
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -148,3 +149,21 @@ def _count(value: Any) -> int | None:
 def visible(question: StoredQuestion) -> bool:
     """Learners see a retired question only if they had answered it before it was retired."""
     return question.status != "retired" or bool(question.answered_at)
+
+
+def question_view(stored: StoredQuestion) -> QuestionView:
+    """A stored question as its learner sees it: everything but the answer key. Tool 5 saves every
+    question with its difficulty label, and a bank item's copy takes its item's."""
+    difficulty = stored.difficulty or 0
+    return QuestionView(
+        question_id=stored.question_id,
+        round=stored.round,
+        type=stored.item_type,
+        stem=stored.stem,
+        choices=list(stored.choices or ()),
+        difficulty=difficulty,
+        difficulty_level=scale.label_level(difficulty),
+        category=stored.category or "",
+        answered=bool(stored.answered_at),
+        skipped=bool(stored.skipped_at),
+    )

@@ -35,14 +35,13 @@ from slea.contracts.sessions import (
     PlacementNext,
     PlacementProgress,
     PlacementResult,
-    QuestionView,
 )
 from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
 from slea.dal.bank import BankItem
 from slea.dal.question_records import StoredQuestion
 from slea.dal.sessions import StoredSession
 from slea.logic.answering.ability_update import item_difficulty
-from slea.logic.rounds import bank_draw, planning
+from slea.logic.rounds import bank_draw, lifecycle, planning
 from slea.measurement import cat, irt, learner, scale
 from slea.measurement.learner import POPULATION_PRIOR, Posterior
 from slea.platform.aws import stepfunctions
@@ -160,20 +159,6 @@ def _progress(posterior: Posterior, given: int) -> PlacementProgress:
         theta=round(guess.theta, 3),
         se=round(guess.se, 3),
         se_target=POLICY.stop.se_target or 0.0,
-    )
-
-
-def _view(question: StoredQuestion) -> QuestionView:
-    difficulty = question.difficulty or 0  # every bank item, so every copy, has its label
-    return QuestionView(
-        question_id=question.question_id,
-        round=question.round,
-        type=question.item_type,
-        stem=question.stem,
-        choices=list(question.choices or ()),
-        difficulty=difficulty,
-        difficulty_level=scale.label_level(difficulty),
-        category=question.category or "",
     )
 
 
@@ -338,7 +323,9 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
         if question.question_id not in answered and not question.answered_at and question.status != "retired"
     ]
     if open_questions:
-        return PlacementNext(done=False, question=_view(open_questions[0]), progress=_progress(posterior, given))
+        return PlacementNext(
+            done=False, question=lifecycle.question_view(open_questions[0]), progress=_progress(posterior, given)
+        )
     pending = sum(1 for attempt in graded if attempt.get("needs_review"))
     reason = cat.stop(posterior, given, POLICY.stop)
     if reason is not None:
@@ -351,7 +338,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
                 "NO_QUESTION_YET", "no question is ready for this test yet; try again shortly", retry_after=10
             )
         return _finish(session, result_of(str(session.category), posterior, given, pending, "no_items"))
-    return PlacementNext(done=False, question=_view(served), progress=_progress(posterior, given))
+    return PlacementNext(done=False, question=lifecycle.question_view(served), progress=_progress(posterior, given))
 
 
 def starting_point(user_id: str) -> dict[str, str]:

@@ -13,7 +13,6 @@ from slea.contracts.scoring import AnswerRequest, AttemptList, ScoreAnswerOutput
 from slea.contracts.sessions import (
     CreateSessionRequest,
     PlacementNext,
-    QuestionView,
     ReportAccepted,
     ReportRequest,
     RoundStarted,
@@ -24,11 +23,9 @@ from slea.contracts.sessions import (
     StartRoundRequest,
 )
 from slea.dal import attempts, questions, rounds, sessions, usage
-from slea.dal.question_records import StoredQuestion
 from slea.dal.rounds import StoredRound
 from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
-from slea.measurement import scale
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, Invalid, NotFound, RateLimited, Unavailable
@@ -169,22 +166,6 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
     return RoundStarted(session_id=session_id, round=request.round, execution_arn=arn)
 
 
-def _question_view(stored: StoredQuestion) -> QuestionView:
-    difficulty = stored.difficulty or 0  # Tool 5 saves every question with its label
-    return QuestionView(
-        question_id=stored.question_id,
-        round=stored.round,
-        type=stored.item_type,
-        stem=stored.stem,
-        choices=list(stored.choices or ()),
-        difficulty=difficulty,
-        difficulty_level=scale.label_level(difficulty),
-        category=stored.category or "",
-        answered=bool(stored.answered_at),
-        skipped=bool(stored.skipped_at),
-    )
-
-
 @tracer.capture_method
 def next_placement_question(session_id: str, user_id: str) -> PlacementNext:
     """A placement test's next step (logic/sessions/placement.py: loaded by placements only)."""
@@ -197,7 +178,7 @@ def next_placement_question(session_id: str, user_id: str) -> PlacementNext:
 def list_questions(session_id: str, user_id: str) -> SessionQuestions:
     require_owner(session_id, user_id)
     shown = [item for item in questions.session_questions(session_id) if round_logic.visible(item)]
-    return SessionQuestions(session_id=session_id, questions=[_question_view(item) for item in shown])
+    return SessionQuestions(session_id=session_id, questions=[round_logic.question_view(item) for item in shown])
 
 
 @tracer.capture_method
