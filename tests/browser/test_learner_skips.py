@@ -76,7 +76,7 @@ def _skip_then_leave(page: Any, language: str, texts: dict[str, str]) -> None:
     with page.expect_response(lambda r: r.url.endswith("/skip")) as skipped:
         page.click("#skip-question")
     assert skipped.value.status == 200
-    page.wait_for_function("document.querySelector('#question-title').textContent.includes('2')")
+    page.wait_for_function("() => document.querySelector('#question-title').textContent.includes('2')")
     first = _session_questions(page)[0]
     assert (first["skipped"], first["answered"]) == (True, True)
     answer_on_screen(page)
