@@ -21,6 +21,7 @@ from moto.dynamodb.models import dynamodb_backends
 from moto.stepfunctions.parser.models import StepFunctionsParserBackend
 
 from slea_local import REPO_ROOT
+from slea_local.fast_responses import FastResponses
 from slea_local.fast_transactions import FastTransactions
 from slea_local.patches import Patches
 from slea_local.template import Template, repository_template
@@ -81,6 +82,7 @@ class LocalCloud:
         stack_name: str = "slea-local",
         parameters: dict[str, str] | None = None,
         fast_transactions: bool = True,
+        fast_responses: FastResponses | None = None,
     ) -> None:
         self.template = template or repository_template()
         self.stack_name = stack_name
@@ -99,6 +101,9 @@ class LocalCloud:
         # Transactions copy the items they write, not whole tables (False: moto's own copies,
         # for the before/after figure of bench/local_answers.py).
         self.fast_transactions = FastTransactions() if fast_transactions else None
+        # The item operations' answers written with json.dumps, not moto's shape walk
+        # (slea_local.fast_responses; a test passes CheckedFastResponses to compare the two).
+        self.fast_responses = fast_responses or FastResponses()
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> "LocalCloud":
@@ -114,6 +119,7 @@ class LocalCloud:
         self._botocore_data_parsed_once.start()
         if self.fast_transactions is not None:
             self.fast_transactions.start()  # before the lock, which then wraps it
+        self.fast_responses.start()
         self._atomic_writes.start()
         from slea_local.runtime import reset_warm_state
 
@@ -138,6 +144,7 @@ class LocalCloud:
         self._pool_signing_key.stop()
         self._honest_exports.stop()
         self._atomic_writes.stop()
+        self.fast_responses.stop()
         if self.fast_transactions is not None:
             self.fast_transactions.stop()
         self._botocore_data_parsed_once.stop()
