@@ -12,14 +12,19 @@ import pytest
 
 from slea_local import REPO_ROOT
 
-pytestmark = pytest.mark.slow  # collects the whole suite in a fresh process
+pytestmark = pytest.mark.slow  # may collect the whole suite in a fresh process
 REPORTING = ["-p", "tests.architecture.marker_report"]
 NOT_FAST = {"aws", "browser", "slow"}  # what `make unit` leaves out (-m "not aws and not browser and not slow")
 
 
 @pytest.fixture(scope="module")
-def markers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
-    """Every test of the suite and its markers, as one collection sees them."""
+def markers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[str]]:
+    """Every test of the suite and its markers, as one collection sees them: this run's own, when
+    it collected every test file (the whole suite, as `make test` runs it, each xdist worker
+    collecting all of it), else a collection of the whole suite in a fresh process (about 25 s)."""
+    collected = request.session.items
+    if {item.path for item in collected} >= set((REPO_ROOT / "tests").rglob("test_*.py")):
+        return {item.nodeid: {mark.name for mark in item.iter_markers()} for item in collected}
     report = tmp_path_factory.mktemp("markers") / "report.json"
     subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *REPORTING],

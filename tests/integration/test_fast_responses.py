@@ -50,7 +50,6 @@ def test_a_learners_and_a_reviewers_path_gets_the_same_answers_both_ways(http, s
 
     # Every item operation the path used was compared (AssertionError inside the call otherwise).
     assert {"GetItem", "Query", "UpdateItem", "PutItem", "TransactWriteItems", "BatchGetItem"} <= checked.compared
-    assert checked.written > 100
 
 
 def test_what_the_fast_way_leaves_to_moto_still_arrives_as_moto_writes_it(cloud):
