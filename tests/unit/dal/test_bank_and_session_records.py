@@ -80,3 +80,10 @@ def test_a_listed_session_is_the_user_sessions_index_entrys_keys():
     listed = listed_session({"session_id": "s1", "user_id": "u1", "created_at": "2026-11-02T10:00:00.000Z"})
     assert (listed.session_id, listed.created_at) == ("s1", "2026-11-02T10:00:00.000Z")
     assert (listed_session({}).session_id, listed_session({}).created_at) == ("", "")
+
+
+def test_a_session_record_says_whether_a_round_there_left_items_open_and_when_it_started():
+    started = stored_session({"session_id": "s", "user_id": "u", "open_for": "u", "round_started_at": "t2"})
+    assert (started.open_for, started.round_started_at) == ("u", "t2")
+    settled = stored_session({"session_id": "s", "user_id": "u", "round_started_at": "t2"})
+    assert (settled.open_for, settled.round_started_at) == (None, "t2")

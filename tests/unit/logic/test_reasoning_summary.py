@@ -11,7 +11,7 @@ from slea.grading import features
 from slea.grading.evidence import Material
 from slea.grading.model import fitted_model
 from slea.grading.offline import grade
-from slea.language.grading_phrases import has_note, phrase, rubric_values
+from slea.language.grading_phrases import RubricValues, has_note, phrase, rubric_values
 from slea.logic.review.queue import _attempt_entry
 from slea.logic.review.reasoning import MEANING_COVERS, queued_because, reasoning_summary
 
@@ -91,16 +91,16 @@ def test_the_korean_reasoning_reads_the_same():
         order="0.30",
         on_topic="0.90",
     ) + phrase("ko", "flags", flags="반복")
-    assert rubric_values(reasoning) == {
-        "key_concepts": 16.0,
-        "found": 2.0,
-        "expected": 5.0,
-        "correctness": 20.0,
-        "clarity": 10.0,
-        "recall": 0.4,
-        "order": 0.3,
-        "on_topic": 0.9,
-    }
+    assert rubric_values(reasoning) == RubricValues(
+        key_concepts=16.0,
+        found=2.0,
+        expected=5.0,
+        correctness=20.0,
+        clarity=10.0,
+        recall=0.4,
+        order=0.3,
+        on_topic=0.9,
+    )
     attempt = stored_attempt(
         {
             "grader_reasoning": reasoning,

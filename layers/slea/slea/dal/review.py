@@ -34,7 +34,7 @@ where a read of the queue continues).
 
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
@@ -328,14 +328,35 @@ def restore_copy(question_id: str, by_question: str) -> bool:
         )
 
 
-def template(template_id: str) -> dict[str, Any] | None:
+@dataclass(frozen=True, slots=True)
+class StoredTemplate:
+    """A template as undoing a retirement reads it: which question's retirement deactivated it
+    (`deactivated_by`), and its key in Tool 2's search index once active again (`search_key`,
+    slea.dal.templates; None: it belongs in none)."""
+
+    template_id: str
+    deactivated_by: str | None = None
+    search_key: str | None = None
+
+
+def stored_template(item: Mapping[str, Any]) -> StoredTemplate:
+    """The record of a stored template item (as `wire_format.from_item` gives it)."""
+    active = with_search_key({**item, "is_active": True})
+    return StoredTemplate(
+        template_id=str(item.get("id") or ""),
+        deactivated_by=_text(item.get("deactivated_by")),
+        search_key=_text(active.get("search_key")),
+    )
+
+
+def template(template_id: str) -> StoredTemplate | None:
     with storage_errors("template get"):
         item = (
             dynamodb(TOOL)
             .get_item(TableName=resource_name(TEMPLATES_TABLE), Key={"id": {"S": template_id}}, ConsistentRead=True)
             .get("Item")
         )
-    return from_item(item) if item else None
+    return stored_template(from_item(item)) if item else None
 
 
 # ---------------------------------------------------------------- transaction items
@@ -372,15 +393,14 @@ def deactivate_template(template_id: str, question_id: str = "") -> dict[str, An
     )
 
 
-def reactivate_template(stored: dict[str, Any], question_id: str) -> dict[str, Any]:
+def reactivate_template(stored: StoredTemplate, question_id: str) -> dict[str, Any]:
     """The template active again (in Tool 2's index if it belongs there), if `question_id`'s
     retirement is what deactivated it."""
-    restored = with_search_key({**stored, "is_active": True})
     expression, values = "SET is_active = :true REMOVE deactivated_by", {":true": True, ":by": question_id}
-    if "search_key" in restored:
+    if stored.search_key is not None:
         expression = "SET is_active = :true, search_key = :key REMOVE deactivated_by"
-        values[":key"] = restored["search_key"]
-    return update(TEMPLATES_TABLE, {"id": stored["id"]}, expression, "deactivated_by = :by", values)
+        values[":key"] = stored.search_key
+    return update(TEMPLATES_TABLE, {"id": stored.template_id}, expression, "deactivated_by = :by", values)
 
 
 def feed_fields() -> dict[str, str]:
@@ -435,14 +455,39 @@ def commit(items: list[dict[str, Any]]) -> None:
 
 
 # ---------------------------------------------------------------- reading the record
-def counters() -> dict[str, int]:
+@dataclass(frozen=True, slots=True)
+class ReviewCounters:
+    """The reviewers' counters behind GET /review/stats (0: never counted)."""
+
+    accepted: int = 0
+    overridden: int = 0
+    questions_retired: int = 0
+    questions_edited: int = 0
+    questions_accepted: int = 0
+    proposals: int = 0
+
+
+def _counter(item: Mapping[str, Any], name: str) -> int:
+    value = item.get(name)
+    return int(value) if isinstance(value, int) else 0
+
+
+def counters() -> ReviewCounters:
     with storage_errors("review counters get"):
         item = (
             dynamodb(TOOL)
             .get_item(TableName=resource_name(AUDIT_TABLE), Key=COUNTERS_KEY, ConsistentRead=True)
             .get("Item")
         )
-    return {name: int(value) for name, value in from_item(item).items() if isinstance(value, int)} if item else {}
+    stored = from_item(item) if item else {}
+    return ReviewCounters(
+        accepted=_counter(stored, "accepted"),
+        overridden=_counter(stored, "overridden"),
+        questions_retired=_counter(stored, "questions_retired"),
+        questions_edited=_counter(stored, "questions_edited"),
+        questions_accepted=_counter(stored, "questions_accepted"),
+        proposals=_counter(stored, "proposals"),
+    )
 
 
 def audit_records(target_id: str) -> list[dict[str, Any]]:
@@ -456,12 +501,48 @@ def audit_records(target_id: str) -> list[dict[str, Any]]:
 
 
 @dataclass(frozen=True, slots=True)
+class QueuePlace:
+    """Where a question waited in the review queue (since when, and why), as an action that took
+    it out keeps it in its audit record, so that undoing the action puts it back."""
+
+    queued_at: str
+    review_reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Rest:
+    """A rested bank item's rest (since when, why) as an action that returned it to the bank
+    keeps it in its audit record, so that undoing the action rests it again."""
+
+    rested_at: str
+    rest_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionSnapshot:
+    """A question as an action found it (its audit record's `before`, or an edit's
+    `edited_with_before` entry), as an undo puts it back: its stem, choices, key and keywords
+    (None: not kept), where it waited in the queue (None: it did not), and its rest if the action
+    drew a rested item again (None: it did not)."""
+
+    stem: str | None = None
+    choices: tuple[str, ...] | None = None
+    correct_answer: str | None = None
+    correct_keywords: tuple[str, ...] | None = None
+    queue_place: QueuePlace | None = None
+    rest: Rest | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewRecord:
-    """An audit record as the actions that undo a review read it (the trail shows them as stored,
-    `audit_records`). `before` and `after` are kept as stored; what the undoing actions read of
-    them is typed here: an attempt's grade after its review (`after_score`, `after_correct`, and
-    `proposed_by`, who proposed a confirmed change), the attempts a bulk accept `accepted` (the
-    `provisional` ones among them) and those a group grade `reviewed`."""
+    """An audit record as the actions that undo a review read it. `before` and `after` are kept
+    as stored; what the undoing actions read of them is typed here: an attempt's grade after its
+    review (`after_score`, `after_correct`, and `proposed_by`, who proposed a confirmed change),
+    the attempts a bulk accept `accepted` (the `provisional` ones among them) and those a group
+    grade `reviewed`; a question as the action found it (`question_before`), the bank items an
+    edit edited too as it found them (`edited_with_before`), and the bank items and templates a
+    retirement took with it (`retired_with`, the twins' places in the queue `retired_with_queued`,
+    `template_ids`). The trail shows the record as stored (`as_stored`, under `audit_key`)."""
 
     target_id: str
     action: str
@@ -476,6 +557,13 @@ class ReviewRecord:
     accepted: tuple[str, ...] = ()
     provisional: tuple[str, ...] = ()
     reviewed: tuple[str, ...] = ()
+    question_before: QuestionSnapshot = QuestionSnapshot()
+    edited_with_before: Mapping[str, QuestionSnapshot] = field(default_factory=dict)
+    retired_with: tuple[str, ...] = ()
+    retired_with_queued: Mapping[str, QueuePlace] = field(default_factory=dict)
+    template_ids: tuple[str, ...] = ()
+    audit_key: str = ""
+    as_stored: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _text(value: Any) -> str | None:
@@ -484,6 +572,52 @@ def _text(value: Any) -> str | None:
 
 def _ids(value: Any) -> tuple[str, ...]:
     return tuple(str(one) for one in value) if isinstance(value, list | tuple) else ()
+
+
+def _texts(value: Any) -> tuple[str, ...] | None:
+    """A kept list of texts (choices, keywords); None: none kept."""
+    return tuple(str(one) for one in value) if isinstance(value, list | tuple) else None
+
+
+def _queue_place(kept: Mapping[str, Any]) -> QueuePlace | None:
+    """The place in the queue `kept` (queued_at, review_reasons: a list, or a set as a question's
+    own reasons are stored) names, if it names one."""
+    if not kept.get("queued_at"):
+        return None
+    reasons = kept.get("review_reasons")
+    found = tuple(str(one) for one in reasons) if isinstance(reasons, list | tuple | set | frozenset) else ()
+    return QueuePlace(queued_at=str(kept["queued_at"]), review_reasons=found)
+
+
+def question_snapshot(kept: Mapping[str, Any]) -> QuestionSnapshot:
+    """The question as an audit record kept it (its `before`, or an `edited_with_before` entry):
+    rested again on undo only if the action returned it to the bank (`drawable` False then)."""
+    rested = kept.get("drawable") is False and bool(kept.get("rested_at"))
+    return QuestionSnapshot(
+        stem=_text(kept.get("stem")),
+        choices=_texts(kept.get("choices")),
+        correct_answer=_text(kept.get("correct_answer")),
+        correct_keywords=_texts(kept.get("correct_keywords")),
+        queue_place=_queue_place(kept),
+        rest=Rest(str(kept["rested_at"]), _text(kept.get("rest_reason") or None)) if rested else None,
+    )
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _snapshots(value: Any) -> dict[str, QuestionSnapshot]:
+    """An edit's `edited_with_before`: each bank item it edited too, as it found it."""
+    kept = _mapping(value)
+    return {str(item_id): question_snapshot(one) for item_id, one in kept.items() if isinstance(one, Mapping)}
+
+
+def _places(value: Any) -> dict[str, QueuePlace]:
+    """A retirement's `retired_with_queued`: each twin's place in the queue it took it out of."""
+    kept = _mapping(value)
+    places = {str(item_id): _queue_place(one) for item_id, one in kept.items() if isinstance(one, Mapping)}
+    return {item_id: place for item_id, place in places.items() if place is not None}
 
 
 def review_record(item: Mapping[str, Any]) -> ReviewRecord:
@@ -505,6 +639,13 @@ def review_record(item: Mapping[str, Any]) -> ReviewRecord:
         accepted=_ids(done.get("accepted")),
         provisional=_ids(done.get("provisional")),
         reviewed=_ids(done.get("reviewed")),
+        question_before=question_snapshot(_mapping(before)),
+        edited_with_before=_snapshots(done.get("edited_with_before")),
+        retired_with=_ids(done.get("retired_with")),
+        retired_with_queued=_places(done.get("retired_with_queued")),
+        template_ids=_ids(done.get("template_ids")),
+        audit_key=str(item.get("audit_key") or ""),
+        as_stored=item,
     )
 
 
@@ -526,3 +667,8 @@ def recent_audit_records(limit: int) -> list[dict[str, Any]]:
             Limit=limit,
         )
     return [from_item(item) for item in response.get("Items", [])]
+
+
+def recent_review_records(limit: int) -> list[ReviewRecord]:
+    """`recent_audit_records` as records."""
+    return [review_record(item) for item in recent_audit_records(limit)]

@@ -19,7 +19,7 @@ from typing import Any
 from slea.dal.attempts import AttemptProposal, StoredAttempt
 from slea.dal.question_records import StoredQuestion
 from slea.dal.questions import bank_key
-from slea.dal.review import ATTEMPTS_TABLE, OPEN, QUESTIONS_TABLE, ReviewRecord, update
+from slea.dal.review import ATTEMPTS_TABLE, OPEN, QUESTIONS_TABLE, QueuePlace, Rest, ReviewRecord, update
 
 QUEUE_FIELDS = "review_state, queued_at"  # removed: out of the review queue
 # An attempt's review fields, as a review finds them and as undoing it puts them back.
@@ -115,7 +115,7 @@ def restored_text(
     if correct_key is not None:
         answer["correct_key"] = correct_key
     if correct_keywords is not None:
-        answer["correct_keywords"] = correct_keywords
+        answer["correct_keywords"] = list(correct_keywords)
     kept = list(choices) if choices is not None else (None if question.choices is None else list(question.choices))
     return QuestionText(stem, kept, answer)
 
@@ -425,13 +425,13 @@ def edit_bank_item(item_id: str, text: QuestionText, at: str) -> dict[str, Any]:
     return update(QUESTIONS_TABLE, {"question_id": item_id}, setting, "attribute_exists(question_id)", values)
 
 
-def _requeue(place: Mapping[str, Any], values: dict[str, Any]) -> str:
+def _requeue(place: QueuePlace, values: dict[str, Any]) -> str:
     """The SET clauses (and their `values`) that put a question back in the review queue where
-    `place` (queued_at, review_reasons) says it waited, with the reasons it waited for."""
-    values |= {":open": OPEN, ":queued": place["queued_at"]}
-    if not place.get("review_reasons"):
+    `place` says it waited, with the reasons it waited for."""
+    values |= {":open": OPEN, ":queued": place.queued_at}
+    if not place.review_reasons:
         return ", review_state = :open, queued_at = :queued"
-    values[":reasons"] = set(place["review_reasons"])
+    values[":reasons"] = set(place.review_reasons)
     return ", review_state = :open, queued_at = :queued, review_reasons = :reasons"
 
 
@@ -441,13 +441,12 @@ def undo_edit(
     *,
     edited_at: str,
     at: str,
-    queue_place: Mapping[str, Any] | None = None,
-    rest: Mapping[str, Any] | None = None,
+    queue_place: QueuePlace | None = None,
+    rest: Rest | None = None,
 ) -> dict[str, Any]:
     """The question's stem, answer_schema and choices (None: left as they are) put back as
     `text`, if the edit made at `edited_at` is still its latest. `queue_place`: back in the
-    review queue where it waited (queued_at, review_reasons); `rest`: rested again (rested_at,
-    rest_reason) and out of the bank's index."""
+    review queue where it waited; `rest`: rested again and out of the bank's index."""
     setting = "SET stem = :stem, answer_schema = :answer, edit_undone_at = :now"
     values: dict[str, Any] = {":stem": text.stem, ":answer": dict(text.answer_schema), ":now": at}
     values[":edited"] = edited_at
@@ -455,10 +454,10 @@ def undo_edit(
         setting += _requeue(queue_place, values)
     removing = "edited_at"
     if rest is not None:
-        setting += ", rested_at = :rested_at" + (", rest_reason = :rest_reason" if rest.get("rest_reason") else "")
-        values[":rested_at"] = rest["rested_at"]
-        if rest.get("rest_reason"):
-            values[":rest_reason"] = rest["rest_reason"]
+        setting += ", rested_at = :rested_at" + (", rest_reason = :rest_reason" if rest.rest_reason else "")
+        values[":rested_at"] = rest.rested_at
+        if rest.rest_reason:
+            values[":rest_reason"] = rest.rest_reason
         removing += ", bank_key"
     if text.choices is not None:
         setting += ", choices = :choices"
@@ -473,10 +472,10 @@ def undo_edit(
 
 
 def unretire(
-    question: StoredQuestion, at: str, *, queue_place: Mapping[str, Any] | None = None, into_bank: bool = False
+    question: StoredQuestion, at: str, *, queue_place: QueuePlace | None = None, into_bank: bool = False
 ) -> dict[str, Any]:
     """The retired question active again; `queue_place`: back in the review queue where it
-    waited (queued_at, review_reasons); `into_bank`: back in the bank's index."""
+    waited; `into_bank`: back in the bank's index."""
     setting, values = "SET #status = :active, unretired_at = :at", {":active": "active", ":at": at}
     if queue_place is not None:
         setting += _requeue(queue_place, values)

@@ -45,6 +45,9 @@ class StoredSession:
     prior: str | None = None
     placement_result: str | None = None
     closed_at: str | None = None  # the learner moved on: it takes no more answers
+    # In `open-sessions` (its owner) from the start of a round there, and when that round started.
+    open_for: str | None = None
+    round_started_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,8 @@ def stored_session(item: Mapping[str, Any]) -> StoredSession:
         prior=_text(item, "prior"),
         placement_result=_text(item, "placement_result"),
         closed_at=_text(item, "closed_at"),
+        open_for=_text(item, "open_for"),
+        round_started_at=_text(item, "round_started_at"),
     )
 
 

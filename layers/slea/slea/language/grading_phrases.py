@@ -4,6 +4,7 @@ notes either grader adds. Numbers are formatted by the caller; the text around t
 Flags keep their names in the attempt's `flags`; here they are only put into words."""
 
 import re
+from dataclasses import dataclass
 from functools import cache
 
 from slea.constants import Language
@@ -71,13 +72,29 @@ def _template_pattern(language: Language, key: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def rubric_values(reasoning: str | None) -> dict[str, float] | None:
+@dataclass(frozen=True, slots=True)
+class RubricValues:
+    """The numbers of the offline grader's rubric line, by the names its template gives them:
+    the rubric's points (key concepts, correctness, clarity), the keywords `found` of those
+    `expected`, and the reference's coverage (`recall`), phrase `order` and `on_topic` share."""
+
+    key_concepts: float
+    found: float
+    expected: float
+    correctness: float
+    clarity: float
+    recall: float
+    order: float
+    on_topic: float
+
+
+def rubric_values(reasoning: str | None) -> RubricValues | None:
     """The offline grader's rubric numbers in a stored reasoning (either language), else None (a
     model grader's reasoning is its own prose)."""
     for language in PHRASES:
         found = _template_pattern(language, "rubric").search(reasoning or "")
         if found:
-            return {name: float(value) for name, value in found.groupdict().items()}
+            return RubricValues(**{name: float(value) for name, value in found.groupdict().items()})
     return None
 
 

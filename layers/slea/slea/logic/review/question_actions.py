@@ -9,7 +9,7 @@ key (dal/bank.py) in the same transaction, and is refused if another bank item h
 An edit never reaches a retired bank item: a copy of one is edited alone, and the retired item
 keeps its text, its place among the retired stems and its claim (its stem and key never rejoin)."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +23,7 @@ from slea.contracts.review import (
 )
 from slea.dal import bank, review, review_writes, sessions
 from slea.dal.question_records import StoredQuestion
+from slea.dal.review import QuestionSnapshot, QueuePlace, ReviewRecord
 from slea.dal.review_writes import QuestionText
 from slea.logic.review.queue import same_user  # the queue's listing is there
 from slea.logic.review.transactions import audit_item, commit_reviewed, short_stem
@@ -389,34 +390,33 @@ def _commit(
         raise
 
 
-def _restored(question: StoredQuestion, snapshot: Mapping[str, Any]) -> QuestionText:
+def _restored(question: StoredQuestion, snapshot: QuestionSnapshot) -> QuestionText:
     """A question's stem, choices and answer_schema as `snapshot` (an audit record's) has them;
     choices it does not name stay as they are."""
     return review_writes.restored_text(
         question,
-        snapshot.get("stem"),
-        snapshot.get("choices"),
-        correct_key=snapshot.get("correct_answer"),
-        correct_keywords=snapshot.get("correct_keywords"),
+        snapshot.stem,
+        snapshot.choices,
+        correct_key=snapshot.correct_answer,
+        correct_keywords=snapshot.correct_keywords,
     )
 
 
 def _restore_text(
-    question: StoredQuestion, snapshot: Mapping[str, Any], edited_at: str, now: str, *, requeue: bool = False
+    question: StoredQuestion, snapshot: QuestionSnapshot, edited_at: str, now: str, *, requeue: bool = False
 ) -> dict[str, Any]:
     """The transaction item that puts a question's stem, choices and key back as `snapshot`
     (an audit record's), if the edit made at `edited_at` is still its latest. `requeue`: and
     back in the review queue where the snapshot says it waited (the edit took it out), and
     rested again if the edit returned a rested item to the bank."""
     text = _restored(question, snapshot)
-    rested = requeue and snapshot.get("drawable") is False and bool(snapshot.get("rested_at"))
     return review_writes.undo_edit(
         question.question_id,
-        replace(text, choices=snapshot.get("choices")),  # choices the snapshot does not name stay as they are
+        replace(text, choices=_listed(snapshot.choices)),  # choices the snapshot does not name stay as they are
         edited_at=edited_at,
         at=now,
-        queue_place=snapshot if requeue and snapshot.get("queued_at") else None,
-        rest=snapshot if rested else None,
+        queue_place=snapshot.queue_place if requeue else None,
+        rest=snapshot.rest if requeue else None,
     )
 
 
@@ -430,35 +430,35 @@ def revert_edit(
     stored = _question_for(question_id, reviewer)
     if stored.status == "retired":
         raise Conflict("QUESTION_RETIRED", f"question {question_id} is retired")
-    records = review.audit_records(question_id)
-    edit = next((r for r in reversed(records) if r.get("action") in ("edit", "revert_edit")), None)
-    if edit is None or edit.get("action") != "edit":
+    records = review.review_records(question_id)
+    edit = next((r for r in reversed(records) if r.action in ("edit", "revert_edit")), None)
+    if edit is None or edit.action != "edit":
         raise Conflict("NOTHING_TO_UNDO", f"question {question_id} has no edit to undo")
-    if stored.edited_at != edit.get("at"):
+    if stored.edited_at != edit.at:
         raise Conflict("QUESTION_CHANGED", f"question {question_id} was edited again since: undo that first")
-    now, done = utc_now(), edit.get("after") or {}
+    now, found = utc_now(), edit.question_before
     # Back in the queue if the edit took it out of it (and nothing queued it again since).
     requeue = stored.review_state != review.OPEN
-    items = [_restore_text(stored, edit.get("before") or {}, str(edit["at"]), now, requeue=requeue)]
+    items = [_restore_text(stored, found, edit.at, now, requeue=requeue)]
     claims: list[dict[str, Any]] = []
     if stored.bank_item_id == question_id:  # its claim goes back with its text
-        claims = _move_claim(stored, _restored(stored, edit.get("before") or {}), now)
+        claims = _move_claim(stored, _restored(stored, found), now)
     restored_with: list[str] = []
-    for item_id, snapshot in (done.get("edited_with_before") or {}).items():
-        bank_item = review.get_question(str(item_id))
+    for item_id, snapshot in edit.edited_with_before.items():
+        bank_item = review.get_question(item_id)
         # Not edited since, nor retired since (a retired item keeps its text and its claim).
         if bank_item is None or bank_item.status == "retired":
             continue
-        if bank_item.edited_at == edit.get("at"):
-            items.append(_restore_text(bank_item, snapshot, str(edit["at"]), now))
+        if bank_item.edited_at == edit.at:
+            items.append(_restore_text(bank_item, snapshot, edit.at, now))
             claims += _move_claim(bank_item, _restored(bank_item, snapshot), now)
-            restored_with.append(str(item_id))
+            restored_with.append(item_id)
     items += claims
     after = {
-        **(edit.get("before") or {}),
+        **(edit.before or {}),  # the question as the edit found it, as its record kept it
         "restored_with": restored_with,
-        "undid_at": edit.get("at"),
-        "requeued": requeue and bool((edit.get("before") or {}).get("queued_at")),
+        "undid_at": edit.at,
+        "requeued": requeue and found.queue_place is not None,
     }
     stamp = review_writes.Stamp(reviewer, reviewer_name or reviewer, now, "revert_edit")
     items += [
@@ -469,25 +469,16 @@ def revert_edit(
     return _reviewed(question_id, "revert_edit", "active", reviewer=reviewer, reviewer_name=reviewer_name, now=now)
 
 
-def _queued_before(retirement: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Where the retired question waited in the queue before its retirement (its audit record's
-    `before`; a record written before it kept that: not queued)."""
-    before = (retirement or {}).get("before") or {}
-    if not before.get("queued_at"):
-        return {}
-    return {"queued_at": before["queued_at"], "review_reasons": before.get("review_reasons")}
-
-
 def _round_still_open(copy_id: str) -> bool:
     """Whether the round a withdrawn copy was drawn into is still its learner's open round (the
     session open, not closed, its latest round started no later than the copy was drawn): only
     then is it given back. A round the learner has left stays as it ended, so the copy is never
     counted as a skip they had no chance to answer."""
     copy = review.get_question(copy_id)
-    session = sessions.record(copy.session_id) if copy is not None and copy.session_id else None
-    if copy is None or not session or not session.get("open_for") or session.get("closed_at"):
+    session = sessions.get_session(copy.session_id) if copy is not None and copy.session_id else None
+    if copy is None or session is None or not session.open_for or session.closed_at:
         return False
-    return (copy.created_at or "") >= str(session.get("round_started_at") or "~")
+    return (copy.created_at or "") >= (session.round_started_at or "~")
 
 
 def _restore_copies(restored: list[StoredQuestion], question_id: str) -> int:
@@ -522,16 +513,19 @@ def unretire_question(
     if stored.status != "retired":
         raise Conflict("QUESTION_NOT_RETIRED", f"question {question_id} is not retired")
     _refuse_own(stored, reviewer)
-    retirement = next((r for r in reversed(review.audit_records(question_id)) if r.get("action") == "retire"), None)
-    done = (retirement or {}).get("after") or {}
+    retirement = next((r for r in reversed(review.review_records(question_id)) if r.action == "retire"), None)
+    # No record of its retirement: nothing kept of what it took with it, so the question alone comes back.
+    done = retirement or ReviewRecord(target_id=question_id, action="retire", at="")
     now = utc_now()
-    restored = [stored] + [q for q in map(review.get_question, done.get("retired_with") or []) if q is not None]
-    queued = {question_id: _queued_before(retirement)} | dict(done.get("retired_with_queued") or {})
+    restored = [stored] + [q for q in map(review.get_question, done.retired_with) if q is not None]
+    # Where each waited in the queue before the retirement (a record written before it kept that: not queued).
+    queued: dict[str, QueuePlace | None] = {question_id: done.question_before.queue_place}
+    queued |= done.retired_with_queued
     items: list[dict[str, Any]] = []
     requeued: list[str] = []
     for question in restored:
-        place = queued.get(question.question_id) or {}
-        requeue = bool(place.get("queued_at")) and question.review_state != review.OPEN
+        place = queued.get(question.question_id)
+        requeue = place is not None and question.review_state != review.OPEN
         if requeue:
             requeued.append(question.question_id)
         items.append(
@@ -542,8 +536,8 @@ def unretire_question(
                 into_bank=question.bank_item_id == question.question_id,  # back in the bank
             )
         )
-    templates = [t for t in map(review.template, done.get("template_ids") or []) if t is not None]
-    items += [review.reactivate_template(t, question_id) for t in templates if t.get("deactivated_by") == question_id]
+    templates = [t for t in map(review.template, done.template_ids) if t is not None]
+    items += [review.reactivate_template(t, question_id) for t in templates if t.deactivated_by == question_id]
     after = {
         "status": "active",
         "restored_with": [q.question_id for q in restored[1:]],

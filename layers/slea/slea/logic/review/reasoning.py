@@ -15,7 +15,7 @@ from typing import Literal
 from slea.contracts.review import QueuedBecause, ReasoningSummary
 from slea.dal.attempts import StoredAttempt
 from slea.grading.model import fitted_model
-from slea.language.grading_phrases import has_note, rubric_values
+from slea.language.grading_phrases import RubricValues, has_note, rubric_values
 
 # Closeness in meaning: 0.8 x reference coverage + 0.2 x phrase order, as the grader weighs them
 # (slea.grading.features.meaning_of). From MEANING_COVERS it covers the reference's ideas (the
@@ -25,8 +25,8 @@ MEANING_PARTLY = MEANING_COVERS / 2
 ON_TOPIC_FROM = 0.5  # share of the answer's content about the question or the reference
 
 
-def _meaning(values: dict[str, float]) -> Literal["close", "partly", "far"]:
-    meaning = 0.8 * values["recall"] + 0.2 * values["order"]
+def _meaning(values: RubricValues) -> Literal["close", "partly", "far"]:
+    meaning = 0.8 * values.recall + 0.2 * values.order
     return "close" if meaning >= MEANING_COVERS else "partly" if meaning >= MEANING_PARTLY else "far"
 
 
@@ -54,14 +54,14 @@ def reasoning_summary(attempt: StoredAttempt, keywords: list[str] | None, *, wai
     values = rubric_values(reasoning)
     is_correct = attempt.is_correct
     if values is not None:
-        found, total = int(values["found"]), int(values["expected"])
+        found, total = int(values.found), int(values.expected)
     else:
         found, total = len(attempt.keyword_matches), len(keywords or [])
     return ReasoningSummary(
         key_ideas_found=found if total else None,
         key_ideas_total=total or None,
         meaning=_meaning(values) if values is not None else None,
-        on_topic=values["on_topic"] >= ON_TOPIC_FROM if values is not None else None,
+        on_topic=values.on_topic >= ON_TOPIC_FROM if values is not None else None,
         not_an_answer=has_note(reasoning, "declined"),
         unrelated=has_note(reasoning, "unrelated"),
         leans="correct" if is_correct else "wrong",
