@@ -1,10 +1,12 @@
 """The records dal/bank.py and dal/sessions.py build from stored items: each read in one place,
 with honest defaults for what an item may lack."""
 
+import dataclasses
 from decimal import Decimal
 
 from slea.dal.bank import COPIED_FIELDS, bank_item, new_copy
-from slea.dal.sessions import listed_session, open_session, stored_session
+from slea.dal.profiles import stored_survey
+from slea.dal.sessions import SessionPage, listed_session, open_session, stored_session
 
 ITEM = {
     "question_id": "item-1",
@@ -80,3 +82,14 @@ def test_a_listed_session_is_the_user_sessions_index_entrys_keys():
     listed = listed_session({"session_id": "s1", "user_id": "u1", "created_at": "2026-11-02T10:00:00.000Z"})
     assert (listed.session_id, listed.created_at) == ("s1", "2026-11-02T10:00:00.000Z")
     assert (listed_session({}).session_id, listed_session({}).created_at) == ("", "")
+
+
+def test_a_survey_record_is_its_language_and_its_answers():
+    item = {"user_id": "u1", "self_level": "advanced", "years_experience": 3, "language": "ko"}
+    survey = stored_survey(item)
+    assert (survey.language, survey.answers) == ("ko", item)
+    assert stored_survey({"user_id": "u1"}).language is None
+
+
+def test_a_page_of_a_learners_sessions_ends_at_the_user_sessions_index_keys():
+    assert {field.name for field in dataclasses.fields(SessionPage)} == {"session_id", "user_id", "created_at"}

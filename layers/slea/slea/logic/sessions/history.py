@@ -99,9 +99,7 @@ def delivered(attempt: StoredAttempt, session: list[StoredQuestion], session_clo
     )
 
 
-def views(
-    found: Iterable[StoredAttempt], records: dict[str, StoredSession | None] | None = None
-) -> list[AttemptView]:
+def views(found: Iterable[StoredAttempt], records: dict[str, StoredSession | None] | None = None) -> list[AttemptView]:
     """The attempts as AttemptViews, each with what was held back delivered where it may be: a
     session's questions (one Query) and record (one GetItem, unless in `records`) are read only
     for an attempt that has something held back."""

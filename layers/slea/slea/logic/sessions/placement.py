@@ -346,9 +346,10 @@ def starting_point(user_id: str) -> dict[str, str]:
     (learner.prior_for: the population's without one) and its language. The test measures from
     where it began, even if the survey changes meanwhile."""
     try:
-        survey = profiles.latest_survey(user_id) or {}
+        survey = profiles.latest_survey_record(user_id)
     except DataAccessError as error:
         logger.warning("profile unavailable, the population's prior is used", extra={"reason": str(error)})
-        survey = {}
-    mean, sd = learner.prior_for({**FALLBACK_PROFILE, **survey})
-    return {"prior": json.dumps([round(mean, 4), round(sd, 4)]), "language": str(survey.get("language") or "en")}
+        survey = None
+    mean, sd = learner.prior_for({**FALLBACK_PROFILE, **(survey.answers if survey else {})})
+    language = (survey.language if survey else None) or "en"
+    return {"prior": json.dumps([round(mean, 4), round(sd, 4)]), "language": language}
