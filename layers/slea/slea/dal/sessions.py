@@ -10,8 +10,8 @@ slea.dal.rounds.take_quota) until everything its rounds showed is answered or co
 away, however many sessions they have.
 
 `get_session`, `open_sessions` and `user_sessions` return frozen records (StoredSession,
-OpenSession, ListedSession), each built from its item here; `record` still gives the plain item
-to the callers not moved to the record yet.
+OpenSession, ListedSession, and a page's end as SessionPage), each built from its item here;
+`record` still gives the plain item to the callers not moved to the record yet.
 """
 
 from collections.abc import Mapping
