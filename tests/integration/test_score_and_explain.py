@@ -342,7 +342,7 @@ def test_a_sessions_attempts_list_in_the_order_they_were_graded_within_one_secon
     graded = [mc(runtime, "B", question_id=f"q_{index}")["attempt_id"] for index in (9, 3, 7, 1, 5, 2)]
     with cloud.environment(cloud.environment_of("ApiFunction")):
         listed = session_attempts(BASE["session_id"])
-    assert [item["attempt_id"] for item in listed] == graded
+    assert [item.attempt_id for item in listed] == graded
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,14 @@ from decimal import Decimal
 
 import pytest
 
-from slea.dal.attempts import AttemptAnswerKey, AttemptProposal, stored_attempt
+from slea.dal.attempts import (
+    PAGE_KEYS,
+    AttemptAnswerKey,
+    AttemptFeedback,
+    AttemptPage,
+    AttemptProposal,
+    stored_attempt,
+)
 from slea.dal.review_writes import REVIEW_FIELDS, propose_grade, review_fields
 from slea.dal.wire_format import from_item, to_item
 
@@ -134,3 +141,51 @@ def test_a_proposal_is_written_as_the_map_it_is_read_from(monkeypatch):
     stored = from_item({"proposal": update["ExpressionAttributeValues"][":proposal"]})
     assert stored_attempt({**stored, "session_id": "s1"}).proposed_change == proposal
     assert update["ExpressionAttributeValues"][":at"] == {"S": "t3"}  # back in the queue from then
+
+
+DETAILS = {"language": "en", "your_answer": "Paris", "why_correct": "shown", "next_steps": ["read"]}
+
+
+def test_what_a_grading_showed_and_what_it_held_back_read_as_the_attempts_feedback():
+    item = {
+        "session_id": "s1",
+        "attempt_key": "q1#abc",
+        "explanation": "shown at answer time",
+        "feedback": "fb",
+        "details": DETAILS,
+        "reference_links": [{"title": "t", "url": "https://example.com"}],
+        "held_back_note": "held back until the round is answered",
+        "question_choices": ["Paris", "Rome"],
+        "skipped": False,
+        "withheld_for": ["q2"],
+        "unguarded": {"explanation": "whole", "details": {**DETAILS, "why_correct": "whole"}, "held_back_note": None},
+    }
+    record = stored_attempt(from_item(to_item(item)))
+    assert record.shown == AttemptFeedback(
+        explanation="shown at answer time",
+        feedback="fb",
+        reference_links=({"title": "t", "url": "https://example.com"},),
+        details=DETAILS,
+        held_back_note="held back until the round is answered",
+    )
+    # What was held back replaces the fields it names; the others stay as shown.
+    assert record.unguarded == AttemptFeedback(
+        explanation="whole",
+        feedback="fb",
+        reference_links=({"title": "t", "url": "https://example.com"},),
+        details={**DETAILS, "why_correct": "whole"},
+        held_back_note=None,
+    )
+    assert (record.withheld_for, record.question_choices, record.skipped) == (("q2",), ("Paris", "Rome"), False)
+
+
+def test_an_attempt_that_held_nothing_back_has_no_unguarded_output():
+    for unguarded in ({}, None):
+        record = stored_attempt({"session_id": "s1", "attempt_key": "k", "unguarded": unguarded})
+        assert (record.unguarded, record.withheld_for) == (None, ())
+    bare = stored_attempt({"session_id": "s1", "attempt_key": "k"})
+    assert (bare.shown, bare.question_choices, bare.skipped) == (AttemptFeedback(), None, None)
+
+
+def test_a_page_of_a_learners_attempts_ends_at_the_index_keys():
+    assert [field.name for field in dataclasses.fields(AttemptPage)] == list(PAGE_KEYS)

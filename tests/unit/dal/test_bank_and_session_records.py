@@ -1,10 +1,12 @@
 """The records dal/bank.py and dal/sessions.py build from stored items: each read in one place,
 with honest defaults for what an item may lack."""
 
+import dataclasses
 from decimal import Decimal
 
 from slea.dal.bank import COPIED_FIELDS, bank_item, new_copy
-from slea.dal.sessions import listed_session, open_session, stored_session
+from slea.dal.profiles import stored_survey
+from slea.dal.sessions import SessionPage, listed_session, open_session, stored_session
 
 ITEM = {
     "question_id": "item-1",
@@ -87,3 +89,14 @@ def test_a_session_record_says_whether_a_round_there_left_items_open_and_when_it
     assert (started.open_for, started.round_started_at) == ("u", "t2")
     settled = stored_session({"session_id": "s", "user_id": "u", "round_started_at": "t2"})
     assert (settled.open_for, settled.round_started_at) == (None, "t2")
+
+
+def test_a_survey_record_is_its_language_and_its_answers():
+    item = {"user_id": "u1", "self_level": "advanced", "years_experience": 3, "language": "ko"}
+    survey = stored_survey(item)
+    assert (survey.language, survey.answers) == ("ko", item)
+    assert stored_survey({"user_id": "u1"}).language is None
+
+
+def test_a_page_of_a_learners_sessions_ends_at_the_user_sessions_index_keys():
+    assert {field.name for field in dataclasses.fields(SessionPage)} == {"session_id", "user_id", "created_at"}

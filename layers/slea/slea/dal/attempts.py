@@ -14,9 +14,11 @@ The `user-attempts` index (`user_id` + `graded_at`, every attribute) lists a lea
 across all their sessions, newest first, a page at a time (the history).
 
 A StoredAttempt is an attempt as a reader above dal/ reads it, built from the item in one place
-(`stored_attempt`). It holds what its readers need so far (the review queue, and the reviewers'
-actions: the review fields, what the ability counted, a pending proposal, the exemplar's bank
-item); fields are added as more readers move to it.
+(`stored_attempt`); `session_attempts` and `user_attempts` return them. It holds what its readers
+need so far (the review queue, and the reviewers' actions: the review fields, what the ability
+counted, a pending proposal, the exemplar's bank item; the session summary, the placement test's
+estimate, and the learner's history: what the grading showed, and what the key-leak guard held
+back with the ids of the items it was held back for); fields are added as more readers move to it.
 
 A review's fields on the attempt (slea.dal.review_writes): `reviewed`, `reviewed_by`,
 `reviewed_by_name`, `reviewed_at`, `review_action`, `review_note` (the learner's), the first
@@ -71,6 +73,19 @@ class AttemptProposal:
 
 
 @dataclass(frozen=True, slots=True)
+class AttemptFeedback:
+    """What a grading shows the learner, kept with the attempt under AttemptView's names. `details`
+    (FeedbackDetails) and each of `reference_links` (ReferenceLink) are contracts' JSON as stored:
+    the contracts read them."""
+
+    explanation: str | None = None
+    feedback: str | None = None
+    reference_links: tuple[Mapping[str, Any], ...] = ()
+    details: Mapping[str, Any] | None = None
+    held_back_note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StoredAttempt:
     """A graded answer as stored. Every grading writes its key, answer and grade; the rest may be
     missing from an older attempt (or one graded by direct invocation): None, empty or the
@@ -118,6 +133,13 @@ class StoredAttempt:
     question_stem: str | None = None  # the stem the learner saw
     exemplar_item: str | None = None  # the bank item a reviewed short answer is an exemplar of
     grader_probability: float | None = None
+    skipped: bool | None = None  # left unanswered when its round was over (a score of 0)
+    question_choices: tuple[str, ...] | None = None  # a choice question's options, as shown
+    shown: AttemptFeedback = AttemptFeedback()  # what the grading showed at answer time
+    # What the key-leak guard held back (`unguarded`, the attempt's fields as they are with it) and
+    # the ids of the items it was held back for (`withheld_for`); None: nothing was held back.
+    unguarded: AttemptFeedback | None = None
+    withheld_for: tuple[str, ...] = ()
 
 
 def _optional_text(item: Mapping[str, Any], name: str) -> str | None:
@@ -156,12 +178,25 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _feedback(item: Mapping[str, Any]) -> AttemptFeedback:
+    details = item.get("details")
+    return AttemptFeedback(
+        explanation=_optional_text(item, "explanation"),
+        feedback=_optional_text(item, "feedback"),
+        reference_links=tuple(_mapping(link) for link in item.get("reference_links") or ()),
+        details=dict(details) if isinstance(details, Mapping) else None,
+        held_back_note=_optional_text(item, "held_back_note"),
+    )
+
+
 def stored_attempt(item: Mapping[str, Any]) -> StoredAttempt:
     """The record of a stored attempt item (as `wire_format.from_item` gives it)."""
     key = _mapping(item.get("answer_key"))
     details = _mapping(item.get("details"))
     keywords = key.get("correct_keywords")
     proposal = item.get("proposal")
+    choices = item.get("question_choices")
+    unguarded = _mapping(item.get("unguarded"))
     return StoredAttempt(
         session_id=str(item.get("session_id") or ""),
         attempt_key=str(item.get("attempt_key") or ""),
@@ -206,6 +241,12 @@ def stored_attempt(item: Mapping[str, Any]) -> StoredAttempt:
         question_stem=_optional_text(item, "question_stem"),
         exemplar_item=_optional_text(item, "exemplar_item"),
         grader_probability=_optional_float(item, "grader_probability"),
+        skipped=_optional_bool(item, "skipped"),
+        question_choices=None if choices is None else tuple(str(choice) for choice in choices),
+        shown=_feedback(item),
+        # What was held back replaces the attempt's fields it names (it names them all).
+        unguarded=_feedback({**item, **unguarded}) if unguarded else None,
+        withheld_for=tuple(str(owner) for owner in item.get("withheld_for") or ()),
     )
 
 
@@ -228,7 +269,7 @@ def attempt_key(question_id: str, request_identity: list[Any]) -> str:
     return f"{question_id}#{digest}"
 
 
-def session_attempts(session_id: str, *, consistent: bool = False) -> list[dict[str, Any]]:
+def session_attempts(session_id: str, *, consistent: bool = False) -> list[StoredAttempt]:
     """A session's attempts in the order they were graded (`consistent`: including one recorded
     just before, as a placement's next question must)."""
     with storage_errors("attempts query"):
@@ -239,16 +280,30 @@ def session_attempts(session_id: str, *, consistent: bool = False) -> list[dict[
             ExpressionAttributeValues={":session": {"S": session_id}},
             ConsistentRead=consistent,
         )
-    return sorted(items, key=lambda item: str(item.get("graded_at", "")))
+    return [stored_attempt(item) for item in sorted(items, key=lambda item: str(item.get("graded_at", "")))]
 
 
 USER_INDEX = "user-attempts"
 PAGE_KEYS = ("session_id", "attempt_key", "user_id", "graded_at")  # where a page of the index ends
 
 
+@dataclass(frozen=True, slots=True)
+class AttemptPage:
+    """Where a page of a learner's attempts ends (the `user-attempts` index's keys, PAGE_KEYS)."""
+
+    session_id: str
+    attempt_key: str
+    user_id: str
+    graded_at: str
+
+
+def _page(keys: Mapping[str, str]) -> AttemptPage:
+    return AttemptPage(**{name: keys[name] for name in PAGE_KEYS})
+
+
 def user_attempts(
-    user_id: str, limit: int, start: dict[str, str] | None = None
-) -> tuple[list[dict[str, Any]], dict[str, str] | None]:
+    user_id: str, limit: int, start: AttemptPage | None = None
+) -> tuple[list[StoredAttempt], AttemptPage | None]:
     """Up to `limit` of the user's attempts, newest first, and where the next page starts (None
     at the end; one more is read so that a last full page says so). `start`: a page's end."""
     params: dict[str, Any] = {
@@ -260,15 +315,21 @@ def user_attempts(
         "Limit": limit + 1,
     }
     if start:
-        params["ExclusiveStartKey"] = {name: {"S": start[name]} for name in PAGE_KEYS}
+        params["ExclusiveStartKey"] = {
+            "session_id": {"S": start.session_id},
+            "attempt_key": {"S": start.attempt_key},
+            "user_id": {"S": start.user_id},
+            "graded_at": {"S": start.graded_at},
+        }
     with storage_errors("attempts query"):
         response = dynamodb(TOOL).query(**params)
     items = [from_item(item) for item in response.get("Items", [])]
     if len(items) > limit:
         items = items[:limit]
-        return items, {name: str(items[-1][name]) for name in PAGE_KEYS}
+        return [stored_attempt(item) for item in items], _page({name: str(items[-1][name]) for name in PAGE_KEYS})
     last = response.get("LastEvaluatedKey")  # a page cut short by DynamoDB's 1 MB
-    return items, ({name: last[name]["S"] for name in PAGE_KEYS} if last else None)
+    found = [stored_attempt(item) for item in items]
+    return found, (_page({name: last[name]["S"] for name in PAGE_KEYS}) if last else None)
 
 
 def get_attempt(session_id: str, key: str) -> dict[str, Any] | None:

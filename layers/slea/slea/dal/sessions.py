@@ -10,8 +10,8 @@ slea.dal.rounds.take_quota) until everything its rounds showed is answered or co
 away, however many sessions they have.
 
 `get_session`, `open_sessions` and `user_sessions` return frozen records (StoredSession,
-OpenSession, ListedSession), each built from its item here; `record` still gives the plain item
-to the callers not moved to the record yet.
+OpenSession, ListedSession, and a page's end as SessionPage), each built from its item here;
+`record` still gives the plain item to the callers not moved to the record yet.
 """
 
 from collections.abc import Mapping
@@ -57,6 +57,15 @@ class OpenSession:
     session_id: str
     created_at: str | None = None
     round_started_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPage:
+    """Where a page of the `user-sessions` index ends (its keys)."""
+
+    session_id: str
+    user_id: str
+    created_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,8 +208,8 @@ USER_INDEX = "user-sessions"
 
 
 def user_sessions(
-    user_id: str, limit: int, start: dict[str, str] | None = None
-) -> tuple[list[ListedSession], dict[str, str] | None]:
+    user_id: str, limit: int, start: SessionPage | None = None
+) -> tuple[list[ListedSession], SessionPage | None]:
     """Up to `limit` of the user's sessions, newest first, from the `user-sessions` index, and
     where the next page starts (None at the end). `start` is a previous page's end."""
     params: dict[str, Any] = {
@@ -212,12 +221,20 @@ def user_sessions(
         "Limit": limit,
     }
     if start:
-        params["ExclusiveStartKey"] = {name: {"S": value} for name, value in start.items()}
+        params["ExclusiveStartKey"] = {
+            "session_id": {"S": start.session_id},
+            "user_id": {"S": start.user_id},
+            "created_at": {"S": start.created_at},
+        }
     with storage_errors("sessions query"):
         response = dynamodb(TOOL).query(**params)
     found = [listed_session({name: value["S"] for name, value in item.items()}) for item in response.get("Items", [])]
     last = response.get("LastEvaluatedKey")
-    return found, ({name: value["S"] for name, value in last.items()} if last else None)
+    if not last:
+        return found, None
+    return found, SessionPage(
+        session_id=last["session_id"]["S"], user_id=last["user_id"]["S"], created_at=last["created_at"]["S"]
+    )
 
 
 OPEN_INDEX = "open-sessions"

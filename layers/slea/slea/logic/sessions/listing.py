@@ -10,12 +10,14 @@ for a round still marked RUNNING (its outcome is written back, so it is asked on
 import base64
 import binascii
 import json
+from dataclasses import asdict
 from typing import cast
 
 from slea.contracts.sessions import RoundProgressView, RoundState, SessionList, SessionOverview
 from slea.dal import profiles, questions, rounds, sessions
 from slea.dal.question_records import StoredQuestion
 from slea.dal.rounds import StoredRound
+from slea.dal.sessions import SessionPage
 from slea.logic.rounds.lifecycle import ROUNDS, SUCCEEDED, refreshed, visible
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
@@ -23,20 +25,23 @@ from slea.platform.observability import tracer
 CURSOR_KEYS = {"session_id", "user_id", "created_at"}
 
 
-def _encoded(position: dict[str, str]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(position, sort_keys=True).encode()).decode().rstrip("=")
+def _encoded(position: SessionPage) -> str:
+    return base64.urlsafe_b64encode(json.dumps(asdict(position), sort_keys=True).encode()).decode().rstrip("=")
 
 
-def _decoded(cursor: str, user_id: str) -> dict[str, str]:
+def _decoded(cursor: str, user_id: str) -> SessionPage:
     """A previous page's end; only one of the caller's own (a cursor is not a way to read others')."""
     try:
         position = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except (binascii.Error, ValueError) as error:
         raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of GET /sessions") from error
     valid = isinstance(position, dict) and set(position) == CURSOR_KEYS
-    if not valid or not all(isinstance(v, str) for v in position.values()) or position["user_id"] != user_id:
+    if not valid or not all(isinstance(v, str) for v in position.values()):
         raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of GET /sessions")
-    return {name: str(value) for name, value in position.items()}
+    start = SessionPage(**position)
+    if start.user_id != user_id:
+        raise Invalid("VALIDATION_ERROR", "cursor: not a cursor of GET /sessions")
+    return start
 
 
 def _round(number: int, record: StoredRound | None, shown: list[StoredQuestion]) -> RoundProgressView:
@@ -71,8 +76,8 @@ def session_overview(
 
 
 def _language(user_id: str) -> str | None:
-    survey = profiles.latest_survey(user_id)
-    language = (survey or {}).get("language")
+    survey = profiles.latest_survey_record(user_id)
+    language = survey.language if survey else None
     return language if language in ("en", "ko") else None
 
 

@@ -24,7 +24,6 @@ with the best item there is; only when nothing at all is left does it wait for t
 """
 
 import json
-from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -37,6 +36,7 @@ from slea.contracts.sessions import (
     PlacementResult,
 )
 from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
+from slea.dal.attempts import StoredAttempt
 from slea.dal.bank import BankItem
 from slea.dal.question_records import StoredQuestion
 from slea.dal.sessions import StoredSession
@@ -102,20 +102,20 @@ def _prior(session: StoredSession) -> tuple[float, float]:
     return float(stored[0]), float(stored[1])
 
 
-def responses_of(graded: list[dict[str, Any]]) -> list[cat.Response]:
+def responses_of(graded: list[StoredAttempt]) -> list[cat.Response]:
     """The session's answers as the estimate counts them (attempts recorded without an ability
     update, e.g. when the learner's data could not be read, count here all the same)."""
     found = []
     for attempt in graded:
-        if attempt.get("item_b") is None or attempt.get("guess_floor") is None:
+        if attempt.item_b is None or attempt.guess_floor is None:
             continue
-        score = attempt.get("ability_score")
+        score = attempt.ability_score if attempt.ability_score is not None else attempt.score
         found.append(
             cat.Response(
-                b=float(attempt["item_b"]),
-                floor=float(attempt["guess_floor"]),
-                score=max(0.0, min(1.0, float(score if score is not None else attempt.get("score", 0)) / 100)),
-                b_se=float(attempt.get("item_b_se") or 0.0),
+                b=attempt.item_b,
+                floor=attempt.guess_floor,
+                score=max(0.0, min(1.0, float(score) / 100)),
+                b_se=attempt.item_b_se or 0.0,
             )
         )
     return found
@@ -252,7 +252,7 @@ def _serve(
     *,
     given: int,
     stored: list[StoredQuestion],
-    graded: list[dict[str, Any]],
+    graded: list[StoredAttempt],
 ) -> tuple[StoredQuestion | None, bool]:
     """Choose, save and return the next question (None: the bank has nothing eligible left), and
     whether generation is filling the bank for this test now."""
@@ -313,7 +313,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
         raise Conflict("SESSION_CLOSED", "this placement test was closed when you moved on to another session")
     stored = questions.session_questions(session_id)
     graded = attempts.session_attempts(session_id, consistent=True)
-    answered = {str(attempt.get("question_id")) for attempt in graded}
+    answered = {str(attempt.question_id) for attempt in graded}
     responses = responses_of(graded)
     posterior = cat.estimate(cat.initialise(_prior(session), POLICY.prior_doubt), responses)
     given = len(responses)
@@ -326,7 +326,7 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
         return PlacementNext(
             done=False, question=lifecycle.question_view(open_questions[0]), progress=_progress(posterior, given)
         )
-    pending = sum(1 for attempt in graded if attempt.get("needs_review"))
+    pending = sum(1 for attempt in graded if attempt.needs_review)
     reason = cat.stop(posterior, given, POLICY.stop)
     if reason is not None:
         return _finish(session, result_of(str(session.category), posterior, given, pending, reason))
@@ -346,9 +346,10 @@ def starting_point(user_id: str) -> dict[str, str]:
     (learner.prior_for: the population's without one) and its language. The test measures from
     where it began, even if the survey changes meanwhile."""
     try:
-        survey = profiles.latest_survey(user_id) or {}
+        survey = profiles.latest_survey_record(user_id)
     except DataAccessError as error:
         logger.warning("profile unavailable, the population's prior is used", extra={"reason": str(error)})
-        survey = {}
-    mean, sd = learner.prior_for({**FALLBACK_PROFILE, **survey})
-    return {"prior": json.dumps([round(mean, 4), round(sd, 4)]), "language": str(survey.get("language") or "en")}
+        survey = None
+    mean, sd = learner.prior_for({**FALLBACK_PROFILE, **(survey.answers if survey else {})})
+    language = (survey.language if survey else None) or "en"
+    return {"prior": json.dumps([round(mean, 4), round(sd, 4)]), "language": language}

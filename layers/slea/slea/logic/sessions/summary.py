@@ -6,7 +6,6 @@ rule), the learner's profile and the skip count: the API's route handler loads t
 the first summary, not at its cold start."""
 
 from collections.abc import Callable
-from typing import Any
 
 from slea.constants import HIGH_SCORE_THRESHOLD
 from slea.contracts.ability import SessionAbility
@@ -14,6 +13,7 @@ from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.sessions import RoundSummary, SessionSummary, ToReview
 from slea.dal import attempts, questions, rounds
 from slea.dal.abilities import StoredAbility
+from slea.dal.attempts import StoredAttempt
 from slea.dal.question_records import StoredQuestion
 from slea.dal.rounds import StoredRound
 from slea.logic.learners.ability import session_ability
@@ -36,18 +36,23 @@ def session_summary(session_id: str, user_id: str) -> SessionSummary:
     return summary_of(session_id, user_id, started)
 
 
-def _round_summary(number: int, shown: list[StoredQuestion], graded: list[dict[str, Any]]) -> RoundSummary:
+def _round_of(attempt: StoredAttempt) -> int:
+    """The attempt's round (round 1 for one recorded before rounds were kept)."""
+    return 1 if attempt.round is None else attempt.round
+
+
+def _round_summary(number: int, shown: list[StoredQuestion], graded: list[StoredAttempt]) -> RoundSummary:
     """`graded`: the round's attempts, skipped items included (a score of 0, as a test scores an
     omitted item)."""
-    scores = [int(attempt["score"]) for attempt in graded]
-    skipped = sum(bool(attempt.get("skipped")) for attempt in graded)
+    scores = [attempt.score for attempt in graded]
+    skipped = sum(bool(attempt.skipped) for attempt in graded)
     return RoundSummary(
         round=number,
         questions=len(shown),
         answered=len(graded) - skipped,
-        correct=sum(bool(attempt.get("is_correct")) for attempt in graded),
+        correct=sum(attempt.is_correct for attempt in graded),
         score=round(sum(scores) / len(scores), 1) if scores else None,
-        pending_review=sum(bool(a.get("needs_review")) and not a.get("reviewed") for a in graded),
+        pending_review=sum(bool(a.needs_review) and not a.reviewed for a in graded),
         skipped=skipped,
     )
 
@@ -63,14 +68,14 @@ def _next_round(started: dict[int, StoredRound], saved_rounds: set[int]) -> int 
     return None
 
 
-def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ability: StoredAbility | None) -> int:
+def _next_difficulty(user_id: str, number: int, graded: list[StoredAttempt], ability: StoredAbility | None) -> int:
     """Plan_round's own rule (not a copy of it): from the learner's ability in the session's
     category when there is an estimate, else from the survey's prior (or, for a round 2 whose
     ability could not be read, round 1's attempts)."""
     if (estimate := estimate_of(ability)) is not None:
         return from_ability(estimate.theta, estimate.se, success_rate(), None).label
     profile = get_user_profile(GetUserProfileInput(user_id=user_id))
-    round_one = [a for a in graded if a.get("round", 1) == 1] if number == 2 else []
+    round_one = [a for a in graded if _round_of(a) == 1] if number == 2 else []
     return without_estimate(profile, number, round_one, success_rate(), None).label
 
 
@@ -103,25 +108,25 @@ def summary_of(session_id: str, user_id: str, started: dict[int, StoredRound]) -
     graded = attempts.session_attempts(session_id)
     by_id = {question.question_id: question for question in stored}
     shown = [question for question in stored if visible(question)]
-    numbers = sorted({q.round for q in stored} | {int(a.get("round", 1)) for a in graded})
+    numbers = sorted({q.round for q in stored} | {_round_of(a) for a in graded})
     summaries = [
         _round_summary(
             number,
             [q for q in shown if q.round == number],
-            [a for a in graded if a.get("round", 1) == number],
+            [a for a in graded if _round_of(a) == number],
         )
         for number in numbers
     ]
     to_review = [
         ToReview(
-            question_id=attempt["question_id"],
-            round=int(attempt.get("round", 1)),
-            stem=question.stem if (question := by_id.get(attempt["question_id"])) else "",
-            score=int(attempt["score"]),
+            question_id=attempt.question_id,
+            round=_round_of(attempt),
+            stem=question.stem if (question := by_id.get(str(attempt.question_id))) else "",
+            score=attempt.score,
             category=question.category if question else None,
         )
         for attempt in graded
-        if int(attempt["score"]) < HIGH_SCORE_THRESHOLD
+        if attempt.score < HIGH_SCORE_THRESHOLD
     ]
     next_round = _next_round(started, {q.round for q in stored})
     # The next round's difficulty is said once the current round is over: every question answered
@@ -141,11 +146,11 @@ def summary_of(session_id: str, user_id: str, started: dict[int, StoredRound]) -
 
 
 def _current_round_over(
-    shown: list[StoredQuestion], graded: list[dict[str, Any]], started: dict[int, StoredRound]
+    shown: list[StoredQuestion], graded: list[StoredAttempt], started: dict[int, StoredRound]
 ) -> bool:
     """No question the learner can still answer (`graded`, read after the skips were counted,
     holds the skipped ones) and no round still being generated."""
-    done = {str(attempt.get("question_id")) for attempt in graded}
+    done = {str(attempt.question_id) for attempt in graded}
     if any(question.question_id not in done and not question.answered_at for question in shown):
         return False
     return not any(record.round_status == RUNNING for record in started.values())
@@ -179,12 +184,12 @@ def _count_skips(
 
 def _ability(
     stored: list[StoredQuestion],
-    graded: list[dict[str, Any]],
+    graded: list[StoredAttempt],
     ability_in: Callable[[str | None], StoredAbility | None],
 ) -> SessionAbility | None:
     """The learner's ability in the session's category: the one its newest answer updated, else
     its questions' category. The summary is whole without it: if it cannot be read, null."""
-    updated = [str(a["ability_category"]) for a in graded if a.get("ability_category")]
+    updated = [a.ability_category for a in graded if a.ability_category]
     asked = [q.category for q in stored if q.category]
     category = updated[-1] if updated else asked[0] if asked else None
     return session_ability(category, ability_in(category))

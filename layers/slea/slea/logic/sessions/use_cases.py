@@ -202,11 +202,11 @@ def list_attempts(session_id: str, user_id: str) -> AttemptList:
     (history.py: loaded here, as the answer path is, not at every cold start)."""
     from slea.logic.sessions import history  # noqa: PLC0415
 
-    session = sessions.record(session_id)
-    check_owner(session_id, user_id, str(session["user_id"]) if session else None)
+    session = sessions.get_session(session_id)
+    check_owner(session_id, user_id, session.user_id if session else None)
     return AttemptList(
         session_id=session_id,
-        attempts=history.views(attempts.session_attempts(session_id), {session_id: session or {}}),
+        attempts=history.views(attempts.session_attempts(session_id), {session_id: session}),
     )
 
 
