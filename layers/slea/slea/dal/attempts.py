@@ -242,6 +242,11 @@ def session_attempts(session_id: str, *, consistent: bool = False) -> list[dict[
     return sorted(items, key=lambda item: str(item.get("graded_at", "")))
 
 
+def stored_session_attempts(session_id: str, *, consistent: bool = False) -> list[StoredAttempt]:
+    """`session_attempts` as records."""
+    return [stored_attempt(item) for item in session_attempts(session_id, consistent=consistent)]
+
+
 USER_INDEX = "user-attempts"
 PAGE_KEYS = ("session_id", "attempt_key", "user_id", "graded_at")  # where a page of the index ends
 

@@ -20,6 +20,7 @@ neighbouring difficulties whose concept records may write what the round's own c
 
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN, QuestionType
@@ -27,6 +28,7 @@ from slea.contracts.exposure import SessionExposure
 from slea.contracts.profile import UserProfile, normalised_user_id
 from slea.contracts.round import PlanRoundInput, RoundPlan, RoundProgress
 from slea.dal import abilities, attempts, questions
+from slea.dal.attempts import StoredAttempt
 from slea.dal.question_records import StoredQuestion
 from slea.logic.rounds import bank_draw as bank
 from slea.logic.rounds import target as round_target
@@ -46,11 +48,11 @@ def _clamp(value: float) -> int:
     return max(DIFFICULTY_MIN, min(DIFFICULTY_MAX, round(value)))
 
 
-def decide_difficulty(profile: UserProfile, round_number: int, round_one: list[dict[str, Any]]) -> tuple[int, str]:
+def decide_difficulty(profile: UserProfile, round_number: int, round_one: Sequence[StoredAttempt]) -> tuple[int, str]:
     """The round's difficulty and a one-line reason for it."""
     if round_number == 2 and round_one:
-        correct = sum(bool(attempt.get("is_correct")) for attempt in round_one) / len(round_one)
-        answered = [float(a["difficulty"]) for a in round_one if isinstance(a.get("difficulty"), (int, float))]
+        correct = sum(attempt.is_correct for attempt in round_one) / len(round_one)
+        answered = [float(a.difficulty) for a in round_one if a.difficulty is not None]
         base = sum(answered) / len(answered) if answered else _round_one(profile)[0]
         step = next(step for floor, step in ROUND_TWO_STEPS if correct >= floor)
         return _clamp(base + step), f"round 1: {correct:.0%} correct at difficulty {base:.1f}, step {step:+d}"
@@ -89,9 +91,9 @@ def _earlier_stems(earlier: list[StoredQuestion], category: str) -> list[str]:
     return [*stems, *(stem for stem in retired if stem and stem not in stems)]
 
 
-def _session_attempts(session_id: str) -> list[dict[str, Any]]:
+def _session_attempts(session_id: str) -> list[StoredAttempt]:
     try:
-        return attempts.session_attempts(session_id)
+        return attempts.stored_session_attempts(session_id)
     except DataAccessError as error:
         logger.warning("the session's attempts unavailable, planning without them", extra={"reason": str(error)})
         return []
@@ -99,13 +101,13 @@ def _session_attempts(session_id: str) -> list[dict[str, Any]]:
 
 def exposure_of(
     earlier: list[StoredQuestion],
-    graded: list[dict[str, Any]],
+    graded: Sequence[StoredAttempt],
     ability: abilities.StoredAbility | None,
     purpose: str,
 ) -> SessionExposure:
     """What the session has shown (each item with what its feedback named: the option picked, or
     before an answer, any option) and, for a practice round, the learner's recent items."""
-    picked = {str(attempt.get("question_id")): str(attempt.get("user_answer") or "") for attempt in graded}
+    picked = {str(attempt.question_id): attempt.user_answer for attempt in graded}
     shown = [
         exposure.shown_question(question, picked.get(question.question_id), question.question_id in picked)
         for question in earlier
@@ -126,7 +128,7 @@ def stored_ability(user_id: str, category: str) -> abilities.StoredAbility | Non
 def without_estimate(
     profile: UserProfile,
     round_number: int,
-    round_one: list[dict[str, Any]],
+    round_one: Sequence[StoredAttempt],
     rate: float,
     question_types: list[QuestionType] | None,
 ) -> round_target.Target:
@@ -144,7 +146,7 @@ def without_estimate(
 def _target(
     request: PlanRoundInput,
     ability: abilities.StoredAbility | None,
-    graded: list[dict[str, Any]],
+    graded: Sequence[StoredAttempt],
     slots: list[QuestionType],
 ) -> round_target.Target:
     """The round's target. A request of the default mix is aimed as the summary announces it and
@@ -157,7 +159,7 @@ def _target(
         return round_target.from_label(wanted.difficulty, "set in the request", rate, question_types)
     if (estimate := round_target.estimate_of(ability)) is not None:
         return round_target.from_ability(estimate.theta, estimate.se, rate, question_types)
-    history = [attempt for attempt in graded if attempt.get("round") == 1] if wanted.round == 2 else []
+    history = [attempt for attempt in graded if attempt.round == 1] if wanted.round == 2 else []
     return without_estimate(request.profile, wanted.round, history, rate, question_types)
 
 

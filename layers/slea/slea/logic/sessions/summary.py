@@ -71,7 +71,9 @@ def _next_difficulty(user_id: str, number: int, graded: list[dict[str, Any]], ab
         return from_ability(estimate.theta, estimate.se, success_rate(), None).label
     profile = get_user_profile(GetUserProfileInput(user_id=user_id))
     round_one = [a for a in graded if a.get("round", 1) == 1] if number == 2 else []
-    return without_estimate(profile, number, round_one, success_rate(), None).label
+    return without_estimate(
+        profile, number, [attempts.stored_attempt(a) for a in round_one], success_rate(), None
+    ).label
 
 
 def _category(stored: list[StoredQuestion]) -> str | None:
