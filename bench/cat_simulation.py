@@ -78,6 +78,7 @@ sys.path.insert(0, str(REPO_ROOT / "layers" / "slea"))
 
 from slea.constants import HIGH_SCORE_THRESHOLD, SCORE_MAX, QuestionType  # noqa: E402
 from slea.contracts.profile import UserProfile  # noqa: E402
+from slea.dal.attempts import stored_attempt  # noqa: E402
 from slea.logic.rounds.planning import decide_difficulty  # noqa: E402
 from slea.logic.rounds.target import DEFAULT_MIX, slot_types  # noqa: E402
 from slea.measurement import calibration, irt, scale, selection  # noqa: E402
@@ -368,7 +369,7 @@ def run_heuristic(learner: Learner) -> Outcome:
         for slot in range(ROUND_SIZE):
             item = new_item(f"h{round_number}.{slot}", rng, rng.choice(learner.interests), draw_type(rng), label)
             score = answer(rng, learner.theta, item)
-            attempts.append({"is_correct": counts_as_correct(item, score), "difficulty": label})
+            attempts.append(stored_attempt({"is_correct": counts_as_correct(item, score), "difficulty": label}))
         label, _ = decide_difficulty(profile, 2, attempts)  # later rounds follow round 2's rule
         answered += ROUND_SIZE
         if answered in CHECKPOINTS:

@@ -5,6 +5,7 @@ import pytest
 
 from slea.dal import answer_reads
 from slea.dal.answer_reads import AnswerReads
+from slea.dal.sessions import StoredSession
 
 TABLES = ("SESSIONS_TABLE", "ATTEMPTS_TABLE", "ABILITIES_TABLE", "QUESTIONS_TABLE", "EXPLANATIONS_TABLE")
 
@@ -58,7 +59,7 @@ def test_one_call_reads_every_part_and_finds_what_exists(monkeypatch):
     records = answer_reads.read(READS)
     assert len(client.calls) == 1
     assert set(client.calls[0]) == {name.lower() for name in TABLES}
-    assert records.session == {"session_id": "s1", "user_id": "u1"}
+    assert records.session == StoredSession(session_id="s1", user_id="u1")
     assert records.ability.version == 3
     assert records.bank_item is not None
     assert records.bank_item.difficulty_b == 0.5

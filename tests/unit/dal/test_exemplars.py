@@ -32,9 +32,22 @@ def test_the_item_reads_back_its_exemplars_and_faces_only():
         "g02": {"group_id": "g1", "text": "face", "probability": 0.4, "flagged": False},
         "x99x": {"text": "not a slot", "correct": True},
     }
-    assert [e["id"] for e in exemplars.exemplars_in(record)] == ["a1", "a2"]
-    assert [f["group_id"] for f in exemplars.faces_in(record)] == ["g1"]
+    assert [e.exemplar_id for e in exemplars.exemplars_in(record)] == ["a1", "a2"]
+    assert [f.group_id for f in exemplars.faces_in(record)] == ["g1"]
     assert exemplars.exemplars_in(None) == []
+
+
+def test_a_slot_reads_as_a_typed_record():
+    record = {
+        "x01": {"id": "a1", "text": "one", "correct": True, "probability": 0.8},
+        "x02": {"text": "two", "correct": False, "score": 30, "probability": "high"},
+        "g03": {"group_id": "g1", "text": "face"},
+    }
+    assert exemplars.exemplars_in(record) == [
+        exemplars.StoredExemplar("a1", "one", True, 100, 0.8),  # no score kept: its verdict's
+        exemplars.StoredExemplar("", "two", False, 30, None),  # a probability that is no number: none
+    ]
+    assert exemplars.faces_in(record) == [exemplars.StoredFace("g1", "face", None, False)]
 
 
 def test_a_group_face_goes_to_its_own_slots():

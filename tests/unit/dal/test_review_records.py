@@ -8,13 +8,13 @@ import dataclasses
 import pytest
 
 from slea.dal.review import (
+    DeactivatedTemplate,
     QuestionSnapshot,
     QueuePlace,
     Rest,
     ReviewRecord,
-    StoredTemplate,
+    deactivated_template,
     review_record,
-    stored_template,
 )
 from slea.dal.review_writes import GradeBefore, grade_before
 from slea.dal.wire_format import from_item, to_item
@@ -148,5 +148,7 @@ def test_a_retirement_reads_with_the_items_templates_and_queue_places_it_took():
 
 def test_a_template_reads_with_who_deactivated_it_and_its_search_key_once_active():
     used = {"id": "t1", "category": "ai", "domain": "rag", "usage_count": 2, "deactivated_by": "q1", "is_active": False}
-    assert stored_template(used) == StoredTemplate("t1", "q1", "ai#rag")
-    assert stored_template({"id": "t2", "category": "ai", "domain": "rag", "is_active": False}) == StoredTemplate("t2")
+    assert deactivated_template(used) == DeactivatedTemplate("t1", "q1", "ai#rag")
+    assert deactivated_template(
+        {"id": "t2", "category": "ai", "domain": "rag", "is_active": False}
+    ) == DeactivatedTemplate("t2")

@@ -16,6 +16,7 @@ from typing import Any
 
 from slea.dal import abilities, attempts, exemplars, explanations, questions, reference_prints, sessions
 from slea.dal.question_records import StoredQuestion, stored_question
+from slea.dal.sessions import StoredSession, stored_session
 from slea.dal.wire_format import batch_get, from_item
 from slea.platform.aws import dynamodb
 from slea.platform.settings import resource_name
@@ -39,7 +40,7 @@ class AnswerReads:
 
 @dataclass
 class AnswerRecords:
-    session: dict[str, Any] | None = None
+    session: StoredSession | None = None
     attempt: dict[str, Any] | None = None
     ability: abilities.StoredAbility | None = None
     bank_item: StoredQuestion | None = None
@@ -51,6 +52,7 @@ class AnswerRecords:
 
 # The parts read as a record of their own module's (the others as plain dicts).
 RECORDS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "session": stored_session,
     "ability": abilities.stored_ability,
     "bank_item": stored_question,
 }

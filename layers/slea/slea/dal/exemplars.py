@@ -26,6 +26,7 @@ attempts waiting for a reviewer carry queued_at, so the index holds a group's op
 """
 
 import hashlib
+from dataclasses import dataclass
 from typing import Any
 
 from slea.dal.wire_format import to_item
@@ -56,14 +57,68 @@ def _slots(record: dict[str, Any] | None, prefix: str) -> list[dict[str, Any]]:
     return [found[name] for name in _slot_names(record, prefix) if isinstance(found[name], dict)]
 
 
-def faces_in(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class StoredExemplar:
+    """A reviewed answer as its slot keeps it: its verdict and score (the verdict's 100 or 0 when
+    none was kept) and the grader's probability that it is correct, if one was kept."""
+
+    exemplar_id: str
+    text: str
+    correct: bool
+    score: int
+    probability: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFace:
+    """A review group's face: the first answer of the group, as its slot keeps it."""
+
+    group_id: str
+    text: str
+    probability: float | None
+    flagged: bool
+
+
+def _probability(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def stored_exemplar(value: dict[str, Any]) -> StoredExemplar:
+    """The record of an exemplar slot's map."""
+    correct = bool(value["correct"])
+    return StoredExemplar(
+        exemplar_id=str(value.get("id", "")),
+        text=str(value["text"]),
+        correct=correct,
+        score=int(value.get("score", 100 if correct else 0)),
+        probability=_probability(value.get("probability")),
+    )
+
+
+def stored_face(value: dict[str, Any]) -> StoredFace:
+    """The record of a face slot's map."""
+    return StoredFace(
+        group_id=str(value["group_id"]),
+        text=str(value["text"]),
+        probability=_probability(value.get("probability")),
+        flagged=bool(value.get("flagged")),
+    )
+
+
+def faces_in(record: dict[str, Any] | None) -> list[StoredFace]:
     """The faces of the item's review groups."""
-    return [face for face in _slots(record, "g") if isinstance(face.get("group_id"), str) and "text" in face]
+    return [
+        stored_face(face) for face in _slots(record, "g") if isinstance(face.get("group_id"), str) and "text" in face
+    ]
 
 
-def exemplars_in(record: dict[str, Any] | None) -> list[dict[str, Any]]:
+def exemplars_in(record: dict[str, Any] | None) -> list[StoredExemplar]:
     """The exemplars stored on an exemplar item, in slot order (none if it was never written)."""
-    return [value for value in _slots(record, "x") if isinstance(value.get("text"), str) and "correct" in value]
+    return [
+        stored_exemplar(value)
+        for value in _slots(record, "x")
+        if isinstance(value.get("text"), str) and "correct" in value
+    ]
 
 
 def _slot_write(item_id: str, slot: str, value: dict[str, Any], placeholder: str) -> dict[str, Any]:

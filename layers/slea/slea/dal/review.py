@@ -329,7 +329,7 @@ def restore_copy(question_id: str, by_question: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class StoredTemplate:
+class DeactivatedTemplate:
     """A template as undoing a retirement reads it: which question's retirement deactivated it
     (`deactivated_by`), and its key in Tool 2's search index once active again (`search_key`,
     slea.dal.templates; None: it belongs in none)."""
@@ -339,24 +339,24 @@ class StoredTemplate:
     search_key: str | None = None
 
 
-def stored_template(item: Mapping[str, Any]) -> StoredTemplate:
+def deactivated_template(item: Mapping[str, Any]) -> DeactivatedTemplate:
     """The record of a stored template item (as `wire_format.from_item` gives it)."""
     active = with_search_key({**item, "is_active": True})
-    return StoredTemplate(
+    return DeactivatedTemplate(
         template_id=str(item.get("id") or ""),
         deactivated_by=_text(item.get("deactivated_by")),
         search_key=_text(active.get("search_key")),
     )
 
 
-def template(template_id: str) -> StoredTemplate | None:
+def template(template_id: str) -> DeactivatedTemplate | None:
     with storage_errors("template get"):
         item = (
             dynamodb(TOOL)
             .get_item(TableName=resource_name(TEMPLATES_TABLE), Key={"id": {"S": template_id}}, ConsistentRead=True)
             .get("Item")
         )
-    return stored_template(from_item(item)) if item else None
+    return deactivated_template(from_item(item)) if item else None
 
 
 # ---------------------------------------------------------------- transaction items
@@ -393,7 +393,7 @@ def deactivate_template(template_id: str, question_id: str = "") -> dict[str, An
     )
 
 
-def reactivate_template(stored: StoredTemplate, question_id: str) -> dict[str, Any]:
+def reactivate_template(stored: DeactivatedTemplate, question_id: str) -> dict[str, Any]:
     """The template active again (in Tool 2's index if it belongs there), if `question_id`'s
     retirement is what deactivated it."""
     expression, values = "SET is_active = :true REMOVE deactivated_by", {":true": True, ":by": question_id}

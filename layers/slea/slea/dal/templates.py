@@ -6,6 +6,8 @@ however large the table grows. A second index, `template-stems` on `stem_digest`
 templates with a given stem (a reviewer retiring a question deactivates them)."""
 
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -38,7 +40,38 @@ def with_search_key(template: dict[str, Any]) -> dict[str, Any]:
     return stored
 
 
-def query_candidates(category: str, domains: list[str], low: float, high: float) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class StoredTemplate:
+    """A stored template as Tool 2's search re-checks it: the fields it filters on, typed (a
+    missing score is None, a missing count 0; `is_active` holds unless stored as anything but
+    true), and the whole item as stored, which Tool 2 validates as its contract's template."""
+
+    category: str | None
+    domain: str
+    avg_difficulty_score: float | None
+    usage_count: int
+    is_active: bool
+    as_stored: Mapping[str, Any] = field(compare=False, repr=False)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float | Decimal) and not isinstance(value, bool) else None
+
+
+def stored_template(item: Mapping[str, Any]) -> StoredTemplate:
+    """The record of a template item (as `wire_format.from_item` gives it)."""
+    category = item.get("category")
+    return StoredTemplate(
+        category=None if category is None else str(category),
+        domain=str(item.get("domain", "")),
+        avg_difficulty_score=_number(item.get("avg_difficulty_score")),
+        usage_count=int(_number(item.get("usage_count")) or 0),
+        is_active=item.get("is_active", True) is True,
+        as_stored=dict(item),
+    )
+
+
+def query_candidates(category: str, domains: list[str], low: float, high: float) -> list[StoredTemplate]:
     """Templates of `category` in any of `domains` whose avg_difficulty_score is in [low, high]."""
     client = dynamodb("search_question_templates")
     table, index = resource_name(TABLE_VARIABLE), resource_name(INDEX_VARIABLE)
@@ -57,4 +90,4 @@ def query_candidates(category: str, domains: list[str], low: float, high: float)
                     ":high": {"N": str(Decimal(str(high)))},
                 },
             )
-    return candidates
+    return [stored_template(item) for item in candidates]

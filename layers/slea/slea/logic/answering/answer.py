@@ -13,7 +13,7 @@ returns the recorded grading. docs/architecture.md counts the AWS calls of each.
 
 import uuid
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.scoring import AnswerRequest, ScoreAnswerInput, ScoreAnswerOutput
@@ -21,6 +21,7 @@ from slea.dal import answer_reads, questions
 from slea.dal.answer_reads import AnswerReads
 from slea.dal.question_records import StoredQuestion
 from slea.dal.reference_prints import prints_in
+from slea.dal.sessions import StoredSession
 from slea.logic.answering import ability_update, explaining, grading, recording, rules
 from slea.logic.answering.context import AnswerContext, GradeNotRecordedError, in_session, prepare, read, session_of
 from slea.logic.answering.grades import Grade, OtherPrints, ShortAnswerReads
@@ -52,10 +53,10 @@ def _request_for(session_id: str, user_id: str, answer: AnswerRequest, stored: S
     )
 
 
-def _owner_check(session_id: str, user_id: str, session: dict[str, Any] | None) -> None:
+def _owner_check(session_id: str, user_id: str, session: StoredSession | None) -> None:
     if session is None:
         raise NotFound("SESSION_NOT_FOUND", f"session {session_id} not found")
-    if normalised_user_id(str(session.get("user_id", ""))) != normalised_user_id(user_id):
+    if normalised_user_id(session.user_id) != normalised_user_id(user_id):
         raise Forbidden("FORBIDDEN", f"session {session_id} belongs to another user")
 
 
@@ -194,7 +195,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     _owner_check(session_id, user_id, context.records.session)
     if (recorded := _recorded(context)) is not None:  # a retry: the grading as it was
         return recorded
-    left = bool((context.records.session or {}).get("closed_at"))
+    left = context.records.session is not None and bool(context.records.session.closed_at)
     bank_item = context.records.bank_item if context.bank_item_id else None  # read with the rest
     refused = rules.refusal(stored, context.attempt_key, session, session_closed=left, bank_item=bank_item)
     if refused is not None:
@@ -203,7 +204,7 @@ def answer_question(session_id: str, user_id: str, answer: AnswerRequest) -> Sco
     return _grade_and_record(context, claim_question=True)
 
 
-def _session_only(session_id: str) -> dict[str, Any] | None:
+def _session_only(session_id: str) -> StoredSession | None:
     return answer_reads.read(AnswerReads(session_id=session_id)).session
 
 

@@ -35,19 +35,16 @@ PHRASES: dict[Language, str] = {
 
 def stored(record: dict[str, Any] | None) -> list[Exemplar]:
     """The exemplars of an exemplar item as the grading compares them."""
-    found = []
-    for value in exemplars_in(record):
-        probability = value.get("probability")
-        found.append(
-            Exemplar(
-                exemplar_id=str(value.get("id", "")),
-                text=str(value["text"]),
-                correct=bool(value["correct"]),
-                score=int(value.get("score", 100 if value["correct"] else 0)),
-                probability=float(probability) if isinstance(probability, int | float) else None,
-            )
+    return [
+        Exemplar(
+            exemplar_id=value.exemplar_id,
+            text=value.text,
+            correct=value.correct,
+            score=value.score,
+            probability=value.probability,
         )
-    return found
+        for value in exemplars_in(record)
+    ]
 
 
 def with_exemplars(
@@ -94,17 +91,7 @@ def review_group(
     item that writes its face. The item's exemplars, read in the same record, lean the answer and
     each face toward the verdicts of the reviewed answers nearest them."""
     faces = faces_in(record)
-    groups = [
-        Group(
-            str(face["group_id"]),
-            Graded(
-                str(face["text"]),
-                float(face["probability"]) if isinstance(face.get("probability"), int | float) else None,
-                bool(face.get("flagged")),
-            ),
-        )
-        for face in faces
-    ]
+    groups = [Group(face.group_id, Graded(face.text, face.probability, face.flagged)) for face in faces]
     index = assign(graded, groups, exemplars=stored(record))
     if index is not None:
         return groups[index].group_id, None

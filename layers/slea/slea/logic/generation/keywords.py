@@ -1,6 +1,8 @@
 """Tool 3: keywords, concepts and example questions for a (difficulty, category), cached for an
 hour per execution environment, with the spec's defaults when nothing better is available."""
 
+from typing import Any
+
 from pydantic import ValidationError
 
 from slea.constants import (
@@ -26,15 +28,21 @@ def default_keywords(request: GetKeywordsInput) -> DifficultyKeywords:
     )
 
 
+def _first(entries: tuple[Any, ...] | None, count: int) -> list[Any] | None:
+    """The first `count` entries of a stored list (None, a value that is no list, fails the contract)."""
+    return None if entries is None else list(entries[:count])
+
+
 def _load(request: GetKeywordsInput) -> DifficultyKeywords | None:
     record = keywords.get_record(request.difficulty, request.category)
     if record is None:
         return None
     trimmed = {
-        **record,
-        "keywords": record.get("keywords", [])[:KEYWORDS_MAX],
-        "concepts": record.get("concepts", [])[:CONCEPTS_MAX],
-        "example_questions": record.get("example_questions", [])[:EXAMPLE_QUESTIONS_MAX],
+        "difficulty": record.difficulty,
+        "category": record.category,
+        "keywords": _first(record.keywords, KEYWORDS_MAX),
+        "concepts": _first(record.concepts, CONCEPTS_MAX),
+        "example_questions": _first(record.example_questions, EXAMPLE_QUESTIONS_MAX),
     }
     try:
         return DifficultyKeywords.model_validate(trimmed)

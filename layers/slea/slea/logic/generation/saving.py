@@ -123,7 +123,7 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
         if request.rest_reason:  # a farm's round shows the owner's stem and key: it rests as if drawn
             bank.rest_repeated_for_farm(joined.owner, saved_at)
     elif existing is None:
-        _leave_print(item)
+        _leave_print(request, question_id)
     if existing is not None:
         if any(
             existing.get(field) != item[field]
@@ -134,16 +134,17 @@ def store(request: SaveQuestionInput, question_id: str, placement: Mapping[str, 
     return saved_at
 
 
-def _leave_print(item: dict[str, Any]) -> None:
+def _leave_print(request: SaveQuestionInput, question_id: str) -> None:
     """A new short-answer bank item leaves its reference's print in its category's record, so an
-    answer to another item that pastes this reference is recognised (grading/reference_prints.py)."""
-    reference = (item.get("answer_schema") or {}).get("reference_answer")
-    if item.get("item_type") != "short_answer" or not reference:
+    answer to another item that pastes this reference is recognised (grading/reference_prints.py).
+    The reference is the one `question_item` keeps: the request's, stripped, if it is not blank."""
+    reference = (request.reference_answer or "").strip()
+    if request.item_type != "short_answer" or not reference:
         return
     from slea.dal import reference_prints  # noqa: PLC0415
     from slea.grading.reference_prints import sketch  # noqa: PLC0415 - short answers only
 
-    reference_prints.add(str(item["category"]), str(item["question_id"]), sketch(str(reference)))
+    reference_prints.add(request.categories[0], question_id, sketch(reference))
 
 
 def question_id_of(request: SaveQuestionInput) -> str:

@@ -4,31 +4,31 @@ Candidates come from the sparse search index (category + domain, difficulty wind
 remaining filters are re-checked here so a stale index entry can never leak through.
 """
 
-from typing import Any
-
 from pydantic import ValidationError
 
 from slea.constants import TEMPLATE_DIFFICULTY_WINDOW, TEMPLATE_SEARCH_LIMIT
 from slea.contracts.templates import QuestionTemplate, SearchTemplatesInput
 from slea.dal import templates
+from slea.dal.templates import StoredTemplate
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics, tracer
 
 
-def _is_candidate(item: dict[str, Any], request: SearchTemplatesInput, low: float, high: float) -> bool:
+def _is_candidate(item: StoredTemplate, request: SearchTemplatesInput, low: float, high: float) -> bool:
     wanted_domains = {interest.casefold() for interest in request.interests}
     return (
-        item.get("category") == request.category
-        and str(item.get("domain", "")).strip().casefold() in wanted_domains
-        and low <= item.get("avg_difficulty_score", -1) <= high
-        and item.get("usage_count", 0) > 0
-        and item.get("is_active", True) is True
+        item.category == request.category
+        and item.domain.strip().casefold() in wanted_domains
+        and item.avg_difficulty_score is not None
+        and low <= item.avg_difficulty_score <= high
+        and item.usage_count > 0
+        and item.is_active
     )
 
 
-def _parsed(item: dict[str, Any]) -> QuestionTemplate | None:
+def _parsed(item: StoredTemplate) -> QuestionTemplate | None:
     try:
-        return QuestionTemplate.model_validate(item)
+        return QuestionTemplate.model_validate(item.as_stored)
     except ValidationError as error:
         logger.warning("skipping a malformed stored template", extra={"fields": [e["loc"] for e in error.errors()]})
         return None

@@ -4,19 +4,19 @@ asked, why), and which questions a learner sees. The session's summary reads the
 (logic/sessions/summary.py)."""
 
 import datetime
-import json
-from typing import Any, cast
+from typing import cast
 
 from botocore.exceptions import BotoCoreError, ClientError
+from pydantic import ValidationError
 
-from slea.contracts.pipeline import ShortfallReason
+from slea.contracts.pipeline import PipelineOutput, ShortfallReason
 from slea.contracts.sessions import QuestionView, RoundState, RoundStatus
-from slea.dal import questions, rounds, usage
+from slea.dal import executions, questions, rounds, usage
+from slea.dal.executions import DescribedExecution
 from slea.dal.question_records import StoredQuestion
 from slea.dal.rounds import RoundOutcome, StoredRound
 from slea.measurement import scale
 from slea.platform import clock
-from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, NotFound, Unavailable
 from slea.platform.observability import logger, metrics, tracer
@@ -45,8 +45,8 @@ def claim_round(record: StoredRound) -> StoredRound | None:
     return previous
 
 
-def _iso(moment: Any) -> str | None:
-    if not isinstance(moment, datetime.datetime):
+def _iso(moment: datetime.datetime | None) -> str | None:
+    if moment is None:
         return None
     return moment.astimezone(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -56,7 +56,7 @@ def _abandoned(record: StoredRound) -> bool:
     return clock.now() - started > ABANDONED_CLAIM
 
 
-def _execution(record: StoredRound) -> dict[str, Any] | None:
+def _execution(record: StoredRound) -> DescribedExecution | None:
     """DescribeExecution of the round's execution, None if it does not exist (yet, or ever)."""
     arn = record.execution_arn
     if not arn and record.execution_name:
@@ -65,15 +65,31 @@ def _execution(record: StoredRound) -> dict[str, Any] | None:
     if not arn:
         return None
     try:
-        return dict(stepfunctions("api").describe_execution(executionArn=arn))
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") == "ExecutionDoesNotExist":
-            return None
+        return executions.describe(arn)
+    except (ClientError, BotoCoreError) as error:
         logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
         raise Unavailable("SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
-    except BotoCoreError as error:
-        logger.error("round status unavailable", extra={"execution_arn": arn, "reason": str(error)})
-        raise Unavailable("SERVICE_UNAVAILABLE", "the round's status is unavailable; please retry") from error
+
+
+def _succeeded(finished_at: str, output: str | None) -> RoundOutcome:
+    """A SUCCEEDED round's outcome: how many came of those asked, and why fewer, from its
+    execution's output (the pipeline's PipelineOutput). An output from before a count was kept
+    has none: that count is not known (None), and so is every count of an output that is no
+    PipelineOutput."""
+    try:
+        totals = PipelineOutput.model_validate_json(output or "{}")
+    except ValidationError as error:
+        logger.warning("a round's output is no pipeline output", extra={"errors": error.error_count()})
+        return RoundOutcome(SUCCEEDED, finished_at)
+    return RoundOutcome(
+        SUCCEEDED,
+        finished_at,
+        generated=totals.total_generated,
+        valid=totals.total_valid,
+        delivered=totals.delivered,
+        from_neighbours=totals.from_neighbours if "from_neighbours" in totals.model_fields_set else None,
+        shortfall_reason=totals.shortfall_reason,
+    )
 
 
 def refreshed(record: StoredRound) -> StoredRound:
@@ -94,25 +110,14 @@ def refreshed(record: StoredRound) -> StoredRound:
             logger.warning("a round's execution was never started", extra={"session_id": record.session_id})
             metrics.add_metric(name="RoundsNeverStarted", unit="Count", value=1)
         return record.ended(never)
-    status = described["status"]
+    status = described.status
     if status in (RUNNING, "PENDING_REDRIVE"):
         return record
-    finished_at = _iso(described.get("stopDate")) or utc_now()
+    finished_at = _iso(described.stopped_at) or utc_now()
     if status == SUCCEEDED:
-        output = json.loads(described.get("output") or "{}") or {}
-        # How many came of those asked, and why fewer (an output from before they were kept has none).
-        reason = output.get("shortfall_reason")
-        outcome = RoundOutcome(
-            SUCCEEDED,
-            finished_at,
-            generated=_count(output.get("total_generated")),
-            valid=_count(output.get("total_valid")),
-            delivered=_count(output.get("delivered")),
-            from_neighbours=_count(output.get("from_neighbours")),
-            shortfall_reason=None if reason is None else str(reason),
-        )
+        outcome = _succeeded(finished_at, described.output)
     else:
-        outcome = RoundOutcome(FAILED, finished_at, error=described.get("error") or status)
+        outcome = RoundOutcome(FAILED, finished_at, error=described.error or status)
     rounds.record_outcome(record, outcome)
     return record.ended(outcome)
 
@@ -140,10 +145,6 @@ def round_status(session_id: str, round_number: int) -> RoundStatus:
         from_neighbours=record.from_neighbours,
         shortfall_reason=cast(ShortfallReason | None, record.shortfall_reason),
     )
-
-
-def _count(value: Any) -> int | None:
-    return None if value is None else int(value)
 
 
 def visible(question: StoredQuestion) -> bool:

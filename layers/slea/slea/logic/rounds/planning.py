@@ -20,6 +20,7 @@ neighbouring difficulties whose concept records may write what the round's own c
 
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from slea.constants import DIFFICULTY_MAX, DIFFICULTY_MIN, QuestionType
@@ -47,7 +48,7 @@ def _clamp(value: float) -> int:
     return max(DIFFICULTY_MIN, min(DIFFICULTY_MAX, round(value)))
 
 
-def decide_difficulty(profile: UserProfile, round_number: int, round_one: list[StoredAttempt]) -> tuple[int, str]:
+def decide_difficulty(profile: UserProfile, round_number: int, round_one: Sequence[StoredAttempt]) -> tuple[int, str]:
     """The round's difficulty and a one-line reason for it."""
     if round_number == 2 and round_one:
         correct = sum(attempt.is_correct for attempt in round_one) / len(round_one)
@@ -100,7 +101,7 @@ def _session_attempts(session_id: str) -> list[StoredAttempt]:
 
 def exposure_of(
     earlier: list[StoredQuestion],
-    graded: list[StoredAttempt],
+    graded: Sequence[StoredAttempt],
     ability: abilities.StoredAbility | None,
     purpose: str,
 ) -> SessionExposure:
@@ -127,7 +128,7 @@ def stored_ability(user_id: str, category: str) -> abilities.StoredAbility | Non
 def without_estimate(
     profile: UserProfile,
     round_number: int,
-    round_one: list[StoredAttempt],
+    round_one: Sequence[StoredAttempt],
     rate: float,
     question_types: list[QuestionType] | None,
 ) -> round_target.Target:
@@ -145,7 +146,7 @@ def without_estimate(
 def _target(
     request: PlanRoundInput,
     ability: abilities.StoredAbility | None,
-    graded: list[StoredAttempt],
+    graded: Sequence[StoredAttempt],
     slots: list[QuestionType],
 ) -> round_target.Target:
     """The round's target. A request of the default mix is aimed as the summary announces it and

@@ -263,7 +263,8 @@ def _serve(
     ability = abilities.get_ability(user_id, category)
     seen = set(ability.seen_items) if ability is not None else set()
     excluded = seen | {q.bank_item_id for q in stored}
-    context = SessionContext(planning.exposure_of(stored, graded, ability, "placement"))
+    shown = planning.exposure_of(stored, graded, ability, "placement")
+    context = SessionContext(shown)
     theta = posterior.estimate().theta
     found, thin = _candidates(key, theta, context, excluded)
     filling = _fill_bank(session_id, user_id, category, theta) if thin else False
