@@ -21,11 +21,10 @@ the tests built on it.
 
 import json
 import math
-import warnings
 from typing import Any
 from unittest import mock
 
-from slea_local.patches import Patches
+from slea_local.patches import Patches, moto_is_reviewed
 
 # The moto release whose response writing this was read against (moto.core.serialize): another
 # release keeps its own serializer, with a warning, until someone reads it again and updates this.
@@ -80,15 +79,11 @@ class FastResponses:
         self._patches = Patches()
 
     def start(self) -> None:
-        import moto
         from moto.dynamodb.responses import DynamoHandler
 
-        if moto.__version__ != REVIEWED_MOTO_VERSION:
-            warnings.warn(
-                f"slea_local.fast_responses was written against moto {REVIEWED_MOTO_VERSION}, not"
-                f" {moto.__version__}: the local DynamoDB's answers go through moto's serializer until it is checked",
-                stacklevel=2,
-            )
+        if not moto_is_reviewed(
+            "fast_responses", REVIEWED_MOTO_VERSION, "the local DynamoDB's answers go through moto's serializer"
+        ):
             return
         original = DynamoHandler.serialized
 

@@ -23,7 +23,6 @@ Production never runs this: it only wraps moto, for slea_local and the tests bui
 
 import copy
 import threading
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
-from slea_local.patches import Patches
+from slea_local.patches import Patches, moto_is_reviewed
 
 # The moto release whose transact_write_items this was read against: copying is replaced only
 # there (another release may copy or roll back differently; it then keeps its own behaviour,
@@ -88,15 +87,13 @@ class FastTransactions:
         self._patches = Patches()
 
     def start(self) -> None:
-        import moto
         from moto.dynamodb import models
 
-        if moto.__version__ != REVIEWED_MOTO_VERSION:
-            warnings.warn(
-                f"slea_local.fast_transactions was written against moto {REVIEWED_MOTO_VERSION}, not"
-                f" {moto.__version__}: local transactions copy whole tables (slow) until it is checked",
-                stacklevel=2,
-            )
+        if not moto_is_reviewed(
+            "fast_transactions",
+            REVIEWED_MOTO_VERSION,
+            "local transactions copy whole tables (slow) until it is checked",
+        ):
             return
         original = models.DynamoDBBackend.transact_write_items
 

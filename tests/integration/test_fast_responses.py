@@ -11,7 +11,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from slea_local.cloud import LocalCloud
-from slea_local.fast_responses import ITEM_OPERATIONS, CheckedFastResponses, fast_body, plain_json
+from slea_local.fast_responses import ITEM_OPERATIONS, CheckedFastResponses, FastResponses, fast_body, plain_json
 from tests.integration.test_api import ALICE, answer_key, wait_for_questions
 from tests.integration.test_review_api import REVIEWER
 
@@ -88,3 +88,13 @@ def test_only_json_native_results_of_item_operations_are_written_directly():
     assert not plain_json({1: "a key that is not a string"})
     assert "PutItem" in ITEM_OPERATIONS
     assert "CreateTable" not in ITEM_OPERATIONS
+
+
+def test_another_moto_release_keeps_motos_serializer_with_a_warning(monkeypatch):
+    import moto
+
+    monkeypatch.setattr(moto, "__version__", "0.0.0")
+    responses = FastResponses()
+    with pytest.warns(UserWarning, match="fast_responses was written against moto"):
+        responses.start()
+    assert not responses.active
