@@ -94,6 +94,7 @@ class FakeSums:
         return "folded"
 
     def touched_items(self, categories: dict[str, str]) -> dict[str, Any]:
+        from slea.dal.calibration_records import calibration_item
         from slea.dal.calibration_sums import TouchedItem
         from slea.measurement.sufficient import ItemSums
 
@@ -104,17 +105,17 @@ class FakeSums:
             item_id: TouchedItem(
                 sums=self.items.get(item_id, ItemSums()),
                 category_learners=self.category_learners[category],
-                question=self.questions.get(item_id),
+                question=calibration_item(self.questions[item_id]) if item_id in self.questions else None,
             )
             for item_id, category in categories.items()
         }
 
-    def write_statistics(
-        self, item_id: str, calibration: dict[str, Any], folds: int, rest_at: str | None = None
-    ) -> bool:
+    def write_statistics(self, item_id: str, calibration: Any, folds: int, rest_at: str | None = None) -> bool:
+        from slea.dal.calibration_records import calibration_map
+
         self.counts["records_written"] += 1
         self.counts["statistics_written"] += 1
-        self.questions[item_id] = {**self.questions[item_id], "calibration": calibration}
+        self.questions[item_id] = {**self.questions[item_id], "calibration": calibration_map(calibration)}
         return True
 
 

@@ -182,12 +182,13 @@ def measure_export_refit(attempts: int, seed: int = 11, refit_rate: float | None
     but extrapolated: its cost is linear in the answers (a fixed number of passes over them)."""
     from slea.dal import attempt_export
     from slea.dal import calibration as store
+    from slea.dal.calibration_records import calibration_item
     from slea.logic.jobs import calibration as job
     from slea.measurement.calibration import calibrate_guarded
     from slea.measurement.items import ItemDifficulty
 
     labels, answers = _simulated(attempts, seed)
-    bank = {item: _bank_item(item, label) for item, label in labels.items()}
+    bank = {item: calibration_item(_bank_item(item, label)) for item, label in labels.items()}
     with tempfile.TemporaryDirectory() as directory:
         folder = Path(directory)
         files = _data_files(answers, folder)
@@ -219,7 +220,7 @@ def measure_export_refit(attempts: int, seed: int = 11, refit_rate: float | None
         del read, shared
         items_fitted = len(prepared.items)
         if refit_rate is None:
-            priors = {item: ItemDifficulty.from_label(float(bank[item]["difficulty"])) for item in prepared.items}
+            priors = {item: ItemDifficulty.from_label(float(bank[item].difficulty or 5.5)) for item in prepared.items}
             items_fitted = len(calibrate_guarded(prepared.responses, priors).items)
             fit_seconds = time.perf_counter() - started
         else:

@@ -11,7 +11,7 @@ from pathlib import Path
 from slea_local import REPO_ROOT
 
 LOGIC = REPO_ROOT / "layers" / "slea" / "slea" / "logic"
-MAXIMUM = 71
+MAXIMUM = 10
 
 
 def keyed_reads(path: Path) -> int:

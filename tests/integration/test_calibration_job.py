@@ -358,7 +358,9 @@ def test_the_refit_gives_the_values_the_scan_of_the_table_gave(simulated, cloud,
     answers = scanned(cloud)
     assert len(answers) == refitted["attempts_read"]
     monkeypatch.setattr(
-        attempt_export, "reduced_attempts", lambda run, may_continue: attempt_export.ReducedAnswers(answers, 1, True)
+        attempt_export,
+        "reduced_attempts",
+        lambda run, may_continue: attempt_export.ReducedAnswers(attempt_export.CompactAnswers(answers), 1, True),
     )
     from_scan = _in_function(cloud, lambda: calibrate_items(Clock(900_000, 0), "from-a-scan"))
     assert from_scan.complete

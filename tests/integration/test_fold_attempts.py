@@ -334,6 +334,7 @@ def test_the_local_stack_folds_answers_as_they_arrive(cloud, runtime):
 def test_statistics_from_fewer_folds_never_replace_newer_ones(cloud, runtime, poller):
     """Two batches touching one item at once (two shards): the one that read the older sums
     writes last, and is refused."""
+    from slea.dal.calibration_records import ItemCalibration
     from slea.dal.calibration_sums import write_statistics
 
     seed_items(cloud)
@@ -342,9 +343,9 @@ def test_statistics_from_fewer_folds_never_replace_newer_ones(cloud, runtime, po
     stored = table(cloud, "QuestionsTable").get_item(Key={"question_id": "item-a"})["Item"]
     assert stored["calibration_folds"] == 2
     with cloud.environment(cloud.environment_of("FoldAttemptsFunction")):
-        assert write_statistics("item-a", {"answers": 1}, folds=1) is False
-        assert write_statistics("item-a", {"answers": 2}, folds=2) is False  # as recent: nothing to do
-        assert write_statistics("gone", {"answers": 1}, folds=9) is False
+        assert write_statistics("item-a", ItemCalibration(answers=1), folds=1) is False
+        assert write_statistics("item-a", ItemCalibration(answers=2), folds=2) is False  # as recent: nothing to do
+        assert write_statistics("gone", ItemCalibration(answers=1), folds=9) is False
     assert table(cloud, "QuestionsTable").get_item(Key={"question_id": "item-a"})["Item"]["calibration"]["answers"] == 2
 
 

@@ -8,6 +8,7 @@ import json
 import tracemalloc
 
 from slea.dal import attempt_export
+from slea.dal.calibration_records import calibration_answer
 
 
 def _line(item):
@@ -91,9 +92,18 @@ def test_compact_answers_give_back_every_answer_as_it_was_read_in_less_than_half
     answers = [*attempt_export.attempts_of(EXPORTED), {"user_id": "u3", "item_id": None, "score": 100}]
     held = attempt_export.CompactAnswers(answers)
     assert len(held) == 3
-    assert list(held) == list(held) == answers  # iterated again and again, absent fields stay absent
-    assert answers[2] in held
-    assert {"user_id": "u4"} not in held
+    records = [calibration_answer(answer) for answer in answers]
+    assert list(held) == list(held) == records  # iterated again and again
+    assert (records[0].item_id, records[0].score, records[0].guess_floor, records[0].declined) == (
+        "bank-1",
+        85.5,
+        0.25,
+        False,
+    )
+    assert (records[1].skipped, records[1].score, records[1].item_id) == (True, 0, None)
+    assert (records[2].item_id, records[2].score, records[2].is_correct, records[2].graded_at) == (None, 100, False, "")
+    assert records[2] in held
+    assert calibration_answer({"user_id": "u4"}) not in held
     many = [
         {**answer, "user_id": f"learner-{number}", "graded_at": f"2026-01-01T00:00:{number:06d}Z"}
         for number, answer in enumerate(answers[:1] * 2_000)
@@ -109,7 +119,7 @@ def test_compact_answers_give_back_every_answer_as_it_was_read_in_less_than_half
         rows = tracemalloc.get_traced_memory()[0] - start
     finally:
         tracemalloc.stop()
-    assert list(compact) == many
+    assert list(compact) == [calibration_answer(answer) for answer in many]
     assert rows < 0.5 * dicts
 
 

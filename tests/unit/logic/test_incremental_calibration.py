@@ -4,8 +4,10 @@ shape, the refit's b, se, discrimination and flags kept)."""
 
 import pytest
 
+from slea.dal.calibration_records import calibration_item, streamed_answer
 from slea.dal.calibration_sums import TouchedItem
-from slea.logic.jobs.incremental_calibration import Answer, answer_of, fold_of, statistics
+from slea.logic.jobs import incremental_calibration
+from slea.logic.jobs.incremental_calibration import Answer, fold_of, statistics
 from slea.measurement.sufficient import item_part, learner_part
 
 ATTEMPT = {
@@ -22,6 +24,11 @@ ATTEMPT = {
     "guess_floor": 0.0,
     "ability_category": "technical",
 }
+
+
+def answer_of(attempt):
+    """The fold's answer of an attempt item (as `from_item` gives it)."""
+    return incremental_calibration.answer_of(streamed_answer(attempt))
 
 
 def test_an_answer_is_read_with_the_refits_score_item_and_floor():
@@ -75,26 +82,23 @@ def test_changes_that_fold_nothing_and_a_removal():
 
 def _touched(question):
     sums = item_part(0.0, 0.0, 0.25, 1.0) + item_part(0.5, 0.0, 0.25, 0.0)
-    return TouchedItem(sums=sums, category_learners=4, question=question)
+    return TouchedItem(
+        sums=sums, category_learners=4, question=None if question is None else calibration_item(question)
+    )
 
 
 def test_the_statistics_keep_the_refits_b_se_discrimination_and_flags():
     refit = {"b": 1.2, "se": 0.3, "discrimination": 0.41, "flags": ["label_far"], "answers": 40, "infit": 1.0}
     written = statistics(_touched({"question_id": "item-1", "calibration": refit}), "2026-11-27T00:00:00Z")
-    assert {key: written[key] for key in ("b", "se", "discrimination", "flags")} == {
-        "b": 1.2,
-        "se": 0.3,
-        "discrimination": 0.41,
-        "flags": ["label_far"],
-    }
-    assert written["answers"] == 2
-    assert written["facility"] == 0.5
-    assert written["exposure"] == 0.5  # 2 answers of the category's 4 learners
-    assert written["calibrated_at"] == "2026-11-27T00:00:00Z"
-    assert written["infit"] == round(_touched(None).sums.infit, 4)
+    assert (written.b, written.se, written.discrimination, written.flags) == (1.2, 0.3, 0.41, ("label_far",))
+    assert written.answers == 2
+    assert written.facility == 0.5
+    assert written.exposure == 0.5  # 2 answers of the category's 4 learners
+    assert written.calibrated_at == "2026-11-27T00:00:00Z"
+    assert written.infit == round(_touched(None).sums.infit, 4)
 
 
 def test_before_any_refit_b_is_the_online_difficulty_and_nothing_is_flagged():
     question = {"question_id": "item-1", "difficulty": 7, "difficulty_b": 0.9, "difficulty_precision": 4.0}
     written = statistics(_touched(question), "t")
-    assert (written["b"], written["se"], written["flags"], written["discrimination"]) == (0.9, 0.5, [], None)
+    assert (written.b, written.se, written.flags, written.discrimination) == (0.9, 0.5, (), None)

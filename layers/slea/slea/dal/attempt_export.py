@@ -14,7 +14,7 @@ point-in-time export to S3, and the compact answers each file of it is reduced t
   `refits/{run}/responses/{digest of the source key}.json.gz`: the same source always writes the
   same key, so a retried child overwrites what an earlier try wrote.
 - The fit reads every reduced file of its run, listed page by page, each streamed, and holds
-  the answers one tuple each (CompactAnswers): their memory bounds how many answers one fit holds.
+  the answers one record each (CompactAnswers): their memory bounds how many answers one fit holds.
 - The bucket's lifecycle rule deletes both prefixes after some days (template.yaml); nothing
   here deletes.
 """
@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from slea.dal.calibration_records import CalibrationAnswer, calibration_answer
 from slea.dal.wire_format import from_item
 from slea.grading import non_answers
 from slea.platform.aws import dynamodb, s3
@@ -199,38 +200,34 @@ def reduced_answers(lines: Iterable[bytes], shared: dict[str, str] | None = None
         yield answer
 
 
-_ABSENT = object()  # a field the answer does not have (None is a value it can have)
-
-
-class CompactAnswers(Collection[dict[str, Any]]):
-    """Answers as the fit holds them while it reads: one tuple each, the CALIBRATION_FIELDS'
-    values in order, instead of a dict - about a third of the memory, and the answers as read are
-    most of what bounds how many answers one fit holds (bench/calibration_scale.py). Iterated,
-    each answer is its dict again (fields outside CALIBRATION_FIELDS are not kept)."""
+class CompactAnswers(Collection[CalibrationAnswer]):
+    """Answers as the fit holds them while it reads: one slots record each (CalibrationAnswer:
+    the CALIBRATION_FIELDS, others are not kept) instead of the dict JSON gives - under half the
+    memory, and the answers as read are most of what bounds how many answers one fit holds
+    (bench/calibration_scale.py)."""
 
     def __init__(self, answers: Iterable[Mapping[str, Any]] = ()) -> None:
-        self._rows: list[tuple[Any, ...]] = []
+        self._rows: list[CalibrationAnswer] = []
         self.extend(answers)
 
     def extend(self, answers: Iterable[Mapping[str, Any]]) -> None:
-        self._rows.extend(tuple(answer.get(name, _ABSENT) for name in CALIBRATION_FIELDS) for answer in answers)
+        self._rows.extend(map(calibration_answer, answers))
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for row in self._rows:
-            yield {name: value for name, value in zip(CALIBRATION_FIELDS, row, strict=True) if value is not _ABSENT}
+    def __iter__(self) -> Iterator[CalibrationAnswer]:
+        return iter(self._rows)
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def __contains__(self, answer: object) -> bool:
-        return any(answer == held for held in self)
+        return answer in self._rows
 
 
 @dataclass
 class ReducedAnswers:
     """What the fit read: the answers, the files and whether it read every file."""
 
-    attempts: Collection[dict[str, Any]]
+    attempts: Collection[CalibrationAnswer]
     files: int
     complete: bool
 

@@ -13,9 +13,10 @@ item analysis (slea.logic.review.item_analysis).
   arrives in the same release.
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from slea.dal.calibration_records import CalibrationItem, ItemCalibration, calibration_item, calibration_map
 from slea.dal.conditional import applied
 from slea.dal.wire_format import batch_get, from_item, query_all, to_item
 from slea.platform.aws import dynamodb
@@ -51,27 +52,27 @@ def _chunks(ids: list[str], size: int) -> Iterator[list[str]]:
         yield ids[start : start + size]
 
 
-def bank_items(item_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+def bank_items(item_ids: Iterable[str]) -> dict[str, CalibrationItem]:
     """The stored bank items among `item_ids` (absent ids are left out), by id."""
     table = resource_name(QUESTIONS_TABLE)
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, CalibrationItem] = {}
     for chunk in _chunks(sorted(set(item_ids)), BATCH_GET_MAX):
         request: dict[str, Any] = {
             table: {"Keys": [{"question_id": {"S": item_id}} for item_id in chunk], **_projection(ITEM_FIELDS)}
         }
         items, _ = batch_get(dynamodb(TOOL), request, "bank items get")
-        for stored in map(from_item, items.get(table, [])):
-            found[str(stored["question_id"])] = stored
+        for stored in map(calibration_item, map(from_item, items.get(table, []))):
+            found[stored.question_id] = stored
     return found
 
 
 def write_calibration(
     item_id: str,
     *,
-    difficulty_b: float,
+    difficulty_b: float | None,
     precision: float,
-    calibration: dict[str, Any],
-    raised: dict[str, int],
+    calibration: ItemCalibration,
+    raised: Mapping[str, float],
     new_reasons: list[str],
     at: str,
 ) -> bool:
@@ -85,8 +86,8 @@ def write_calibration(
     values: dict[str, Any] = {
         ":b": difficulty_b,
         ":precision": precision,
-        ":calibration": calibration,
-        ":raised": raised,
+        ":calibration": calibration_map(calibration),
+        ":raised": dict(raised),
     }
     if new_reasons:
         expression += ", review_state = :open, queued_at = if_not_exists(queued_at, :at) ADD review_reasons :reasons"
@@ -106,10 +107,10 @@ def write_calibration(
 BANK_INDEX = "bank-items"
 
 
-def calibrated_bank_items(category: str, language: str) -> list[dict[str, Any]]:
+def calibrated_bank_items(category: str, language: str) -> list[CalibrationItem]:
     """The calibrated items of one bank partition ("{category}#{language}")."""
     with storage_errors("item analysis query"):
-        return query_all(
+        found = query_all(
             dynamodb("review"),
             TableName=resource_name(QUESTIONS_TABLE),
             IndexName=BANK_INDEX,
@@ -117,3 +118,4 @@ def calibrated_bank_items(category: str, language: str) -> list[dict[str, Any]]:
             FilterExpression="attribute_exists(calibration)",
             ExpressionAttributeValues={":key": {"S": f"{category}#{language}"}},
         )
+    return [calibration_item(stored) for stored in found]

@@ -31,6 +31,16 @@ from typing import Any, Literal
 
 from botocore.exceptions import ClientError
 
+from slea.dal.calibration_records import (
+    CalibrationItem,
+    ItemCalibration,
+    StreamedAnswer,
+    calibration_item,
+    calibration_map,
+)
+from slea.dal.calibration_records import (
+    streamed_answer as answer_record,
+)
 from slea.dal.conditional import applied
 from slea.dal.wire_format import batch_get, from_item, to_item
 from slea.measurement.compromise import REST_REASON, Cusum
@@ -246,6 +256,11 @@ def apply(fold: Fold, at: str) -> FoldOutcome:
     raise DataAccessError("calibration sums transaction failed: the learner's categories kept changing")
 
 
+def streamed_answer(image: dict[str, Any]) -> StreamedAnswer:
+    """The answer of an attempt record's stream image (DynamoDB JSON)."""
+    return answer_record(from_item(image))
+
+
 # ---------------------------------------------------------------- reading the sums
 @dataclass(frozen=True)
 class TouchedItem:
@@ -254,7 +269,7 @@ class TouchedItem:
 
     sums: ItemSums
     category_learners: int
-    question: dict[str, Any] | None
+    question: CalibrationItem | None
     folds: int = 0  # changes folded into the sums read
     cusum: Cusum = field(default_factory=Cusum)
 
@@ -300,7 +315,7 @@ def touched_items(categories: dict[str, str]) -> dict[str, TouchedItem]:
         touched[item_id] = TouchedItem(
             sums=ItemSums(**{field.name: float(sums.get(field.name) or 0.0) for field in fields(ItemSums)}),
             category_learners=int(learners.get("learners") or 0),
-            question=found.get(f"{questions_table}|{item_id}"),
+            question=calibration_item(question) if (question := found.get(f"{questions_table}|{item_id}")) else None,
             folds=int(sums.get("folds") or 0),
             cusum=cusum_of(sums),
         )
@@ -348,14 +363,14 @@ def learner_sums(user_id: str) -> LearnerSums | None:
     return LearnerSums(**{field.name: float(stored.get(field.name) or 0.0) for field in fields(LearnerSums)})
 
 
-def write_statistics(item_id: str, calibration: dict[str, Any], folds: int, rest_at: str | None = None) -> bool:
+def write_statistics(item_id: str, calibration: ItemCalibration, folds: int, rest_at: str | None = None) -> bool:
     """Set the bank item's `calibration` map (the reviewers' item analysis reads it) computed
     from sums of `folds` changes; never creates an item, never replaces statistics from more
     folds. `rest_at`: also rest the item as compromised, as an over-exposed item is rested (out
     of the bank's index, `rested_at`), with `rest_reason`. False if the item is gone or already
     holds statistics as recent."""
     setting = "SET calibration = :calibration, calibration_folds = :folds"
-    values: dict[str, Any] = {":calibration": calibration, ":folds": folds}
+    values: dict[str, Any] = {":calibration": calibration_map(calibration), ":folds": folds}
     if rest_at is not None:
         setting += ", rested_at = if_not_exists(rested_at, :at), rest_reason = if_not_exists(rest_reason, :reason)"
         setting += " REMOVE bank_key"

@@ -9,6 +9,8 @@ Two places, both in AbilitiesTable:
   decides. The mark is removed when a later run no longer flags the learner.
 """
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -25,30 +27,69 @@ LIST_KEY = {"user_id": {"S": "#review"}, "entry": {"S": "person-fit"}}
 LISTED_MAX = 500
 
 
-def flagged_learners(tool: str = TOOL) -> dict[str, dict[str, Any]]:
-    """The learners the last run flagged, by user id: {reason, lz, exposure_z, answers, categories, flagged_at}."""
+@dataclass(frozen=True, slots=True)
+class LearnerMark:
+    """Why and when a run flagged a learner: the list's entry for them."""
+
+    reason: str
+    lz: float
+    exposure_z: float | None
+    answers: int
+    categories: tuple[str, ...]  # where their ability records carry the mark
+    flagged_at: str
+
+
+def _mark(stored: Mapping[str, Any]) -> LearnerMark:
+    exposure_z = stored.get("exposure_z")
+    return LearnerMark(
+        reason=str(stored.get("reason") or ""),
+        lz=float(stored.get("lz") or 0.0),
+        exposure_z=None if exposure_z is None else float(exposure_z),
+        answers=int(stored.get("answers") or 0),
+        categories=tuple(str(category) for category in stored.get("categories") or ()),
+        flagged_at=str(stored.get("flagged_at") or ""),
+    )
+
+
+def _mark_map(mark: LearnerMark) -> dict[str, Any]:
+    return {
+        "reason": mark.reason,
+        "lz": mark.lz,
+        "exposure_z": mark.exposure_z,
+        "answers": mark.answers,
+        "categories": list(mark.categories),
+        "flagged_at": mark.flagged_at,
+    }
+
+
+def flagged_learners(tool: str = TOOL) -> dict[str, LearnerMark]:
+    """The learners the last run flagged, by user id."""
     with storage_errors("person fit list get"):
         item = dynamodb(tool).get_item(TableName=resource_name(TABLE_VARIABLE), Key=LIST_KEY).get("Item")
-    return dict(from_item(item).get("learners") or {}) if item else {}
+    listed = from_item(item).get("learners") if item else None
+    return {str(user_id): _mark(mark) for user_id, mark in (listed or {}).items()}
 
 
-def write_flagged_learners(learners: dict[str, dict[str, Any]], at: str) -> None:
+def write_flagged_learners(learners: Mapping[str, LearnerMark], at: str) -> None:
+    listed = {user_id: _mark_map(mark) for user_id, mark in learners.items()}
     with storage_errors("person fit list put"):
         dynamodb(TOOL).put_item(
             TableName=resource_name(TABLE_VARIABLE),
-            Item=to_item({"user_id": "#review", "entry": "person-fit", "learners": learners, "updated_at": at}),
+            Item=to_item({"user_id": "#review", "entry": "person-fit", "learners": listed, "updated_at": at}),
         )
 
 
-def mark_ability(user_id: str, category: str, mark: dict[str, Any]) -> bool:
-    """Set the review mark on an existing ability record (never creates one); False if there is none."""
+def mark_ability(user_id: str, category: str, mark: LearnerMark) -> bool:
+    """Set the review mark (why, when, by person fit) on an existing ability record (never creates
+    one); False if there is none."""
+    stored = {"reason": mark.reason, "flagged_at": mark.flagged_at, "source": "person_fit"}
     return _update(
         user_id,
         category,
         {
             "UpdateExpression": "SET #review = :mark",
             "ConditionExpression": "attribute_exists(user_id)",
-            "ExpressionAttributeValues": to_item({":mark": mark}),
+            "ExpressionAttributeValues": to_item({":mark": stored}),
         },
     )
 

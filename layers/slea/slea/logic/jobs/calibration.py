@@ -30,6 +30,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from slea.contracts.item_analysis import CalibrationFlag, CalibrationRun
 from slea.dal import attempt_export
 from slea.dal import calibration as store
+from slea.dal.calibration_records import CalibrationAnswer, CalibrationItem, ItemCalibration
 from slea.logic.jobs import person_review
 from slea.logic.jobs.answer_rules import DECIMALS, answer_floor, answer_score, answered_item
 from slea.measurement.calibration import ItemStatistics, Response, calibrate_guarded
@@ -49,38 +50,36 @@ RemainingMs = Callable[[], int]
 @dataclass(frozen=True)
 class _Prepared:
     responses: list[Response]
-    items: dict[str, dict[str, Any]]
+    items: dict[str, CalibrationItem]
     learners_by_category: dict[str, int]
 
 
-def _prepare(attempts: Collection[dict[str, Any]]) -> _Prepared:
-    """The responses the refit fits. Two passes over `attempts`, which may hold them compactly
-    (attempt_export.CompactAnswers: each is a dict only while it is looked at)."""
+def _prepare(attempts: Collection[CalibrationAnswer]) -> _Prepared:
+    """The responses the refit fits, in two passes over `attempts`."""
     # An item left unanswered is no evidence of how hard it is (a learner skips what they do not
     # know): it counts against the learner's ability, not in the item's difficulty.
     items = store.bank_items(
-        item_id for attempt in attempts if not attempt.get("skipped") and (item_id := answered_item(attempt))
+        item_id for attempt in attempts if not attempt.skipped and (item_id := answered_item(attempt))
     )
     responses: list[tuple[str, Response]] = []
     learners: dict[str, set[str]] = defaultdict(set)
     for attempt in attempts:
-        if attempt.get("skipped"):
+        if attempt.skipped:
             continue
-        item_id, learner = answered_item(attempt), attempt.get("user_id")
+        item_id, learner = answered_item(attempt), attempt.user_id
         item = items.get(item_id or "")
         if item is None or not learner:  # graded without a stored question, or without a learner
             continue
-        learner = str(learner)
         responses.append(
             (
-                str(attempt.get("graded_at", "")),
+                attempt.graded_at,
                 Response(
                     str(item_id),
                     learner,
                     answer_score(attempt),
                     answer_floor(attempt, item),
                     # A non-answer counts in the item's fit as graded, never as a person-fit misfit.
-                    answered=not attempt.get("declined"),
+                    answered=not attempt.declined,
                 ),
             )
         )
@@ -94,11 +93,11 @@ def _prepare(attempts: Collection[dict[str, Any]]) -> _Prepared:
     return _Prepared(exposed, items, counts)
 
 
-def _exposure(item: dict[str, Any], learner_counts: dict[str, int]) -> float:
+def _exposure(item: CalibrationItem, learner_counts: dict[str, int]) -> float:
     """The share of the category's learners the item was drawn for: how far its key may have gone
     round (person fit's covariate). The item's draws now, not when each answer was given: for an
     honest learner success does not depend on it either way."""
-    return min(1.0, float(item.get("draws") or 0) / max(learner_counts.get(_category(item), 1), 1))
+    return min(1.0, float(item.draws) / max(learner_counts.get(_category(item), 1), 1))
 
 
 def _learner_categories(prepared: _Prepared) -> dict[str, set[str]]:
@@ -109,39 +108,40 @@ def _learner_categories(prepared: _Prepared) -> dict[str, set[str]]:
     return found
 
 
-def _category(item: dict[str, Any]) -> str:
-    return str(item.get("category") or DEFAULT_CATEGORY)
+def _category(item: CalibrationItem) -> str:
+    return item.category or DEFAULT_CATEGORY
 
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, DECIMALS)
 
 
-def _calibration(statistics: ItemStatistics, exposure: float) -> dict[str, Any]:
-    return {
-        "b": _rounded(statistics.b),
-        "se": _rounded(statistics.se),
-        "answers": statistics.answers,
-        "facility": _rounded(statistics.facility),
-        "discrimination": _rounded(statistics.discrimination),
-        "infit": _rounded(statistics.infit),
-        "outfit": _rounded(statistics.outfit),
-        "exposure": _rounded(exposure),
-        "flags": sorted(statistics.flags),
-    }
+def _calibration(statistics: ItemStatistics, exposure: float) -> ItemCalibration:
+    return ItemCalibration(
+        b=_rounded(statistics.b),
+        se=_rounded(statistics.se),
+        answers=statistics.answers,
+        facility=_rounded(statistics.facility),
+        discrimination=_rounded(statistics.discrimination),
+        infit=_rounded(statistics.infit),
+        outfit=_rounded(statistics.outfit),
+        exposure=_rounded(exposure),
+        flags=tuple(sorted(statistics.flags)),
+    )
 
 
-def _same(stored: dict[str, Any] | None, computed: dict[str, Any]) -> bool:
-    """Whether the stored calibration holds these values (DynamoDB gives 1.0 back as 1: == holds)."""
-    return bool(stored) and all((stored or {}).get(name) == value for name, value in computed.items())
+def _same(stored: ItemCalibration | None, computed: ItemCalibration) -> bool:
+    """Whether the stored calibration holds these values, whenever computed (DynamoDB gives 1.0
+    back as 1: == holds)."""
+    return stored is not None and replace(computed, calibrated_at=stored.calibrated_at) == stored
 
 
-def _reasons_to_raise(item: dict[str, Any], statistics: ItemStatistics) -> list[str]:
+def _reasons_to_raise(item: CalibrationItem, statistics: ItemStatistics) -> list[str]:
     """The flags that put the item in the queue now: not for a retired item, and a reason already
     raised only once the item has REFLAG_GROWTH times the answers it had then."""
-    if item.get("status") == "retired":
+    if item.status == "retired":
         return []
-    raised: dict[str, Any] = item.get("calibration_flags") or {}
+    raised = item.calibration_flags
     return sorted(
         flag
         for flag in statistics.flags
@@ -172,8 +172,7 @@ def calibrate_items(remaining_ms: RemainingMs, refit_run: str) -> CalibrationRun
     del answers  # the answers as read take more memory than the fit: it needs only the prepared ones
     run["responses"] = len(prepared.responses)
     priors = {
-        item_id: ItemDifficulty.from_label(float(item.get("difficulty") or 5.5))
-        for item_id, item in prepared.items.items()
+        item_id: ItemDifficulty.from_label(float(item.difficulty or 5.5)) for item_id, item in prepared.items.items()
     }
     guarded = calibrate_guarded(prepared.responses, priors)
     fitted = guarded.items
@@ -195,15 +194,15 @@ def calibrate_items(remaining_ms: RemainingMs, refit_run: str) -> CalibrationRun
         exposure = statistics.answers / max(prepared.learners_by_category.get(_category(item), 1), 1)
         computed = _calibration(statistics, exposure)
         reasons = _reasons_to_raise(item, statistics)
-        if not reasons and _same(item.get("calibration"), computed):
+        if not reasons and _same(item.calibration, computed):
             run["items_unchanged"] += 1
             continue
-        raised = dict(item.get("calibration_flags") or {}) | dict.fromkeys(reasons, statistics.answers)
+        raised = dict(item.calibration_flags) | dict.fromkeys(reasons, statistics.answers)
         precision = round(1.0 / statistics.se**2, DECIMALS)
-        calibration = computed | {"calibrated_at": now}
+        calibration = replace(computed, calibrated_at=now)
         written = store.write_calibration(
             item_id,
-            difficulty_b=computed["b"],
+            difficulty_b=computed.b,
             precision=precision,
             calibration=calibration,
             raised=raised,

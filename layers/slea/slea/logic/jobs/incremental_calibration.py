@@ -35,7 +35,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from slea.dal import calibration_sums as store
-from slea.dal.wire_format import from_item
+from slea.dal.calibration_records import CalibrationItem, ItemCalibration, StreamedAnswer
 from slea.logic.jobs.answer_rules import DECIMALS, answer_floor, answer_score, answered_item
 from slea.measurement.compromise import Cusum
 from slea.measurement.items import ItemDifficulty
@@ -69,29 +69,25 @@ class Answer:
         )
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def answer_of(attempt: dict[str, Any] | None) -> Answer | None:
+def answer_of(attempt: StreamedAnswer | None) -> Answer | None:
     """The answer an attempt record counts as, or None when it counts for nothing here."""
-    if not attempt or attempt.get("skipped"):  # the refit's rule: a skip says nothing of the item
+    if attempt is None or attempt.skipped:  # the refit's rule: a skip says nothing of the item
         return None
-    item_id, user_id = answered_item(attempt), attempt.get("user_id")
-    theta, b = _number(attempt.get("learner_theta")), _number(attempt.get("item_b"))
-    category = attempt.get("ability_category")
+    item_id, user_id = answered_item(attempt), attempt.user_id
+    theta, b = attempt.learner_theta, attempt.item_b
+    category = attempt.ability_category
     if not item_id or not user_id or theta is None or b is None or not category:
         return None
     return Answer(
         item_id=item_id,
-        user_id=str(user_id),
-        category=str(category),
-        attempt=f"{attempt.get('session_id')}#{attempt.get('attempt_key')}",
+        user_id=user_id,
+        category=category,
+        attempt=f"{attempt.session_id}#{attempt.attempt_key}",
         score=answer_score(attempt),
-        theta=theta,
-        b=b,
-        floor=answer_floor(attempt, {}),
-        b_se=_number(attempt.get("item_b_se")) or 0.0,
+        theta=float(theta),
+        b=float(b),
+        floor=answer_floor(attempt),
+        b_se=float(attempt.item_b_se or 0.0),
     )
 
 
@@ -165,8 +161,8 @@ class Folding:
     def _answers(
         event_name: str, old_image: dict[str, Any] | None, new_image: dict[str, Any] | None
     ) -> tuple[Answer | None, Answer | None]:
-        old = answer_of(from_item(old_image) if old_image else None)
-        new = answer_of(from_item(new_image) if new_image and event_name != "REMOVE" else None)
+        old = answer_of(store.streamed_answer(old_image) if old_image else None)
+        new = answer_of(store.streamed_answer(new_image) if new_image and event_name != "REMOVE" else None)
         return old, new
 
     def fold_record(self, event_name: str, old_image: dict[str, Any] | None, new_image: dict[str, Any] | None) -> None:
@@ -215,7 +211,7 @@ class Folding:
             for item_id, touched in store.touched_items(self.touched).items():
                 if touched.question is None or touched.sums.answers <= 0:
                     continue
-                rest = touched.cusum.compromised and bool(touched.question.get("bank_key"))
+                rest = touched.cusum.compromised and bool(touched.question.bank_key)
                 if store.write_statistics(item_id, statistics(touched, now), touched.folds, now if rest else None):
                     written += 1
                     self.rested += rest
@@ -245,30 +241,26 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, DECIMALS)
 
 
-def statistics(touched: store.TouchedItem, now: str) -> dict[str, Any]:
-    """The item's `calibration` map (the shape the full refit writes) with the statistics read
-    from the sums; b, se, discrimination and flags as the refit left them (before any refit: the
-    online difficulty, no discrimination, no flags)."""
-    question, sums = touched.question or {}, touched.sums
-    stored: dict[str, Any] = dict(question.get("calibration") or {})
-    if stored.get("b") is None:
-        prior = ItemDifficulty.from_label(float(question.get("difficulty") or 5.5))
-        b = _number(question.get("difficulty_b"))
-        precision = _number(question.get("difficulty_precision")) or prior.precision
-        stored |= {
-            "b": _rounded(prior.b if b is None else b),
-            "se": _rounded(precision**-0.5),
-            "discrimination": None,
-            "flags": [],
-        }
-    return stored | {
-        "answers": round(sums.answers),
-        "facility": _rounded(sums.facility),
-        "infit": _rounded(sums.infit),
-        "outfit": _rounded(sums.outfit),
-        "exposure": _rounded(sums.answers / max(touched.category_learners, 1)),
-        "calibrated_at": now,
-    }
+def statistics(touched: store.TouchedItem, now: str) -> ItemCalibration:
+    """The item's calibration (the refit's statistics) with the statistics read from the sums;
+    b, se, discrimination and flags as the refit left them (before any refit: the online
+    difficulty, no discrimination, no flags)."""
+    question, sums = touched.question or CalibrationItem(question_id=""), touched.sums
+    stored = question.calibration or ItemCalibration()
+    if stored.b is None:
+        prior = ItemDifficulty.from_label(float(question.difficulty or 5.5))
+        b = prior.b if question.difficulty_b is None else float(question.difficulty_b)
+        precision = float(question.difficulty_precision or prior.precision)
+        stored = replace(stored, b=_rounded(b), se=_rounded(precision**-0.5), discrimination=None, flags=())
+    return replace(
+        stored,
+        answers=round(sums.answers),
+        facility=_rounded(sums.facility),
+        infit=_rounded(sums.infit),
+        outfit=_rounded(sums.outfit),
+        exposure=_rounded(sums.answers / max(touched.category_learners, 1)),
+        calibrated_at=now,
+    )
 
 
 def learner_lz(user_id: str) -> float | None:

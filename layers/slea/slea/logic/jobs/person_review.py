@@ -13,11 +13,11 @@ honest learner loses nothing by not knowing: their level and their next rounds a
 were. What a reviewer decides is what the learner will see.
 """
 
-from collections.abc import Iterable
-from typing import Any
+from dataclasses import replace
 
 from slea.contracts.item_analysis import LearnerPattern
 from slea.dal import person_review as store
+from slea.dal.person_review import LearnerMark
 from slea.measurement.person_fit import EXPOSURE_Z_FLAG, LZ_FLAG, PersonFit
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
@@ -69,18 +69,18 @@ def _aberrance(fit: PersonFit) -> float:
     return max(-fit.lz, fit.exposure_z or 0.0)
 
 
-def marks(fits: dict[str, PersonFit], categories: dict[str, set[str]], at: str) -> dict[str, dict[str, Any]]:
+def marks(fits: dict[str, PersonFit], categories: dict[str, set[str]], at: str) -> dict[str, LearnerMark]:
     """The review mark of each flagged learner, the most aberrant LISTED_MAX of them."""
     flagged = sorted((learner for learner, fit in fits.items() if fit.flagged), key=lambda n: -_aberrance(fits[n]))
     return {
-        learner: {
-            "reason": reason(fits[learner]),
-            "lz": round(fits[learner].lz, DECIMALS),
-            "exposure_z": _rounded(fits[learner].exposure_z),
-            "answers": fits[learner].answers,
-            "categories": sorted(categories.get(learner, ())),
-            "flagged_at": at,
-        }
+        learner: LearnerMark(
+            reason=reason(fits[learner]),
+            lz=round(fits[learner].lz, DECIMALS),
+            exposure_z=_rounded(fits[learner].exposure_z),
+            answers=fits[learner].answers,
+            categories=tuple(sorted(categories.get(learner, ()))),
+            flagged_at=at,
+        )
         for learner in flagged[: store.LISTED_MAX]
     }
 
@@ -89,11 +89,9 @@ def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, DECIMALS)
 
 
-def _same(before: dict[str, Any] | None, after: dict[str, Any]) -> bool:
+def _same(before: LearnerMark | None, after: LearnerMark) -> bool:
     """The same flag for the same evidence (when it was raised aside)."""
-    if not before:
-        return False
-    return all(before.get(name) == value for name, value in after.items() if name != "flagged_at")
+    return before is not None and replace(after, flagged_at=before.flagged_at) == before
 
 
 def mark_for_review(fits: dict[str, PersonFit], categories: dict[str, set[str]], at: str) -> int:
@@ -107,10 +105,10 @@ def mark_for_review(fits: dict[str, PersonFit], categories: dict[str, set[str]],
             if _same(previous.get(learner), mark):
                 current[learner] = previous[learner]  # flagged earlier: keeps when
                 continue
-            for category in mark["categories"]:
-                store.mark_ability(learner, category, _ability_mark(mark))
+            for category in mark.categories:
+                store.mark_ability(learner, category, mark)
         for learner in set(previous) - set(current):
-            for category in _categories(previous[learner].get("categories")):
+            for category in previous[learner].categories:
                 store.clear_ability(learner, category)
         if current != previous:
             store.write_flagged_learners(current, at)
@@ -120,11 +118,3 @@ def mark_for_review(fits: dict[str, PersonFit], categories: dict[str, set[str]],
         return 0
     metrics.add_metric(name="LearnersMarkedForReview", unit="Count", value=len(current))
     return len(current)
-
-
-def _ability_mark(mark: dict[str, Any]) -> dict[str, Any]:
-    return {"reason": mark["reason"], "flagged_at": mark["flagged_at"], "source": "person_fit"}
-
-
-def _categories(value: Iterable[Any] | None) -> list[str]:
-    return [str(category) for category in value or ()]

@@ -13,12 +13,13 @@ import base64
 import binascii
 import hashlib
 import json
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from slea.constants import SUPPORTED_CATEGORIES, Language
 from slea.contracts.item_analysis import FlaggedLearner, ItemAnalysis, ItemAnalysisRow, ItemsCursor, SortColumn
 from slea.dal import calibration as store
 from slea.dal import person_review
+from slea.dal.calibration_records import CalibrationItem, ItemCalibration
 from slea.logic.jobs.person_review import seen_in
 from slea.platform.errors import Invalid
 from slea.platform.observability import tracer
@@ -29,31 +30,30 @@ Order = Literal["asc", "desc"]
 LANGUAGES = get_args(Language)
 
 
-def _row(stored: dict[str, Any]) -> ItemAnalysisRow:
-    calibration: dict[str, Any] = stored.get("calibration") or {}
-    stem = str(stored.get("stem") or "")
-    flags = list(calibration.get("flags") or [])
-    if stored.get("stats_flag"):
-        flags.append(str(stored["stats_flag"]))
-    label = stored.get("difficulty")
+def _row(stored: CalibrationItem) -> ItemAnalysisRow:
+    calibration = stored.calibration or ItemCalibration()
+    stem = stored.stem
+    flags = list(calibration.flags)
+    if stored.stats_flag:
+        flags.append(stored.stats_flag)
     return ItemAnalysisRow(
-        question_id=str(stored["question_id"]),
+        question_id=stored.question_id,
         stem=stem if len(stem) <= STEM_LISTED else stem[: STEM_LISTED - 1] + ELLIPSIS,
-        item_type=stored.get("item_type"),
-        category=stored.get("category"),
-        label=int(label) if isinstance(label, (int, float)) else None,
-        b=calibration.get("b"),
-        se=calibration.get("se"),
-        answers=int(calibration.get("answers") or 0),
-        facility=calibration.get("facility"),
-        discrimination=calibration.get("discrimination"),
-        infit=calibration.get("infit"),
-        outfit=calibration.get("outfit"),
-        exposure=calibration.get("exposure"),
+        item_type=stored.item_type,
+        category=stored.category,
+        label=None if stored.difficulty is None else int(stored.difficulty),
+        b=calibration.b,
+        se=calibration.se,
+        answers=calibration.answers or 0,
+        facility=calibration.facility,
+        discrimination=calibration.discrimination,
+        infit=calibration.infit,
+        outfit=calibration.outfit,
+        exposure=calibration.exposure,
         flags=flags,
-        in_review=stored.get("review_state") == "open",
-        status="retired" if stored.get("status") == "retired" else "active",
-        calibrated_at=calibration.get("calibrated_at"),
+        in_review=stored.review_state == "open",
+        status="retired" if stored.status == "retired" else "active",
+        calibrated_at=calibration.calibrated_at,
     )
 
 
@@ -130,13 +130,16 @@ def _flagged_learners() -> list[FlaggedLearner]:
     """The learners the last calibration run flagged (one GetItem), most aberrant first."""
     listed = person_review.flagged_learners("review")
     learners = [
-        FlaggedLearner.model_validate(
-            {"user_id": user_id, **mark, "seen": seen_in(float(mark["lz"]), _number(mark.get("exposure_z")))}
+        FlaggedLearner(
+            user_id=user_id,
+            reason=mark.reason,
+            lz=mark.lz,
+            exposure_z=mark.exposure_z,
+            answers=mark.answers,
+            categories=list(mark.categories),
+            flagged_at=mark.flagged_at,
+            seen=seen_in(mark.lz, mark.exposure_z),
         )
         for user_id, mark in listed.items()
     ]
     return sorted(learners, key=lambda learner: (-max(-learner.lz, learner.exposure_z or 0.0), learner.user_id))
-
-
-def _number(value: Any) -> float | None:
-    return None if value is None else float(value)
