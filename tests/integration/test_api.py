@@ -345,13 +345,13 @@ def test_a_user_past_the_daily_round_limit_gets_429_and_others_do_not(http, step
 def test_a_failed_start_answers_503_releases_the_session_and_does_not_count(http, step_functions, monkeypatch):
     from botocore.exceptions import ClientError
 
-    import slea.logic.sessions.use_cases as session_logic
+    import slea.dal.executions as executions
 
     class Unavailable:
         def start_execution(self, **_):
             raise ClientError({"Error": {"Code": "ServiceUnavailable", "Message": "down"}}, "StartExecution")
 
-    monkeypatch.setattr(session_logic, "stepfunctions", lambda tool: Unavailable())
+    monkeypatch.setattr(executions, "stepfunctions", lambda tool: Unavailable())
     status, _, body = start(http, session="s-new")
     assert (status, body["error_code"]) == (503, "ROUND_NOT_STARTED")
     assert _usage_table(step_functions).scan()["Items"][0]["rounds"] == 0

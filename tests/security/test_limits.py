@@ -510,7 +510,7 @@ def test_case_variants_of_a_subject_are_one_user_for_the_quota_and_sessions(http
 def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_back_once(
     http, step_functions, monkeypatch, midday
 ):
-    import slea.logic.sessions.use_cases as session_logic
+    import slea.dal.executions as executions
     from slea.dal import usage
     from slea.dal.rounds import stored_round
     from slea.logic.rounds import lifecycle as round_logic
@@ -523,7 +523,7 @@ def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_bac
             raise RuntimeError("the function was stopped")  # not an AWS error: nothing cleans up
 
     with monkeypatch.context() as crashing:
-        crashing.setattr(session_logic, "stepfunctions", lambda tool: Crashing())
+        crashing.setattr(executions, "stepfunctions", lambda tool: Crashing())
         assert start(http)[0] == 500
     rounds_table = table(cloud, "SessionsTable")
     claim = rounds_table.get_item(Key={"session_id": "s1#round#1"})["Item"]
@@ -554,8 +554,8 @@ def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_bac
 def test_a_failed_start_gives_back_the_day_it_took_even_after_midnight(http, step_functions, monkeypatch):
     from botocore.exceptions import ClientError
 
+    import slea.dal.executions as executions
     import slea.dal.usage as usage
-    import slea.logic.sessions.use_cases as session_logic
 
     days = iter(["2026-11-23", "2026-11-24"])  # the quota is taken on one day, the start fails on the next
     monkeypatch.setattr(usage, "today", lambda: next(days))
@@ -564,7 +564,7 @@ def test_a_failed_start_gives_back_the_day_it_took_even_after_midnight(http, ste
         def start_execution(self, **_):
             raise ClientError({"Error": {"Code": "ServiceUnavailable", "Message": "down"}}, "StartExecution")
 
-    monkeypatch.setattr(session_logic, "stepfunctions", lambda tool: Unavailable())
+    monkeypatch.setattr(executions, "stepfunctions", lambda tool: Unavailable())
     assert start(http)[0] == 503
     (counter,) = _usage(step_functions).scan()["Items"]
     assert (counter["day"], counter["rounds"]) == ("2026-11-23", 0)

@@ -1,5 +1,5 @@
 """A finished round's outcome from its execution as DescribeExecution answers it (dal/executions.py
-`describe`, logic/rounds/lifecycle.py `_succeeded`)."""
+`describe`, logic/rounds/lifecycle.py `_succeeded`), and how an execution is started (`start`)."""
 
 import datetime
 import json
@@ -63,3 +63,37 @@ def test_an_execution_that_does_not_exist_is_none_and_other_failures_are_raised(
     monkeypatch.setattr(executions, "stepfunctions", lambda tool: Client(error="ThrottlingException"))
     with pytest.raises(ClientError, match="ThrottlingException"):
         executions.describe("arn")
+
+
+class Starting:
+    def __init__(self, error=None):
+        self.error, self.started = error, []
+
+    def start_execution(self, stateMachineArn, name, input):
+        if self.error:
+            raise ClientError({"Error": {"Code": self.error, "Message": "x"}}, "StartExecution")
+        self.started.append((stateMachineArn, name, json.loads(input)))
+        return {"executionArn": f"{stateMachineArn.replace(':stateMachine:', ':execution:')}:{name}"}
+
+
+MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:generate"
+
+
+def test_start_names_the_execution_sends_its_input_and_gives_its_arn(monkeypatch):
+    monkeypatch.setenv(executions.STATE_MACHINE_VARIABLE, MACHINE)
+    client = Starting()
+    monkeypatch.setattr(executions, "stepfunctions", lambda tool: client)
+    arn = executions.start("s1-round-1", {"session_id": "s1", "round": 1})
+    assert client.started == [(MACHINE, "s1-round-1", {"session_id": "s1", "round": 1})]
+    expected = "arn:aws:states:us-east-1:123456789012:execution:generate:s1-round-1"
+    assert arn == executions.execution_arn("s1-round-1") == expected
+
+
+def test_a_name_started_before_is_execution_exists_and_other_refusals_are_raised(monkeypatch):
+    monkeypatch.setenv(executions.STATE_MACHINE_VARIABLE, MACHINE)
+    monkeypatch.setattr(executions, "stepfunctions", lambda tool: Starting(error="ExecutionAlreadyExists"))
+    with pytest.raises(executions.ExecutionExists):
+        executions.start("s1-round-1", {})
+    monkeypatch.setattr(executions, "stepfunctions", lambda tool: Starting(error="ServiceUnavailable"))
+    with pytest.raises(ClientError, match="ServiceUnavailable"):
+        executions.start("s1-round-1", {})

@@ -1,12 +1,22 @@
-"""A state machine's execution as its callers read it: DescribeExecution's answer as a typed
-record, built in one place (`describe`)."""
+"""The round-generation state machine's executions: started by name (`start`), and read back as
+a typed record of DescribeExecution's answer, built in one place (`describe`)."""
 
 import datetime
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from botocore.exceptions import ClientError
 
 from slea.platform.aws import stepfunctions
+from slea.platform.settings import resource_name
+
+STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
+
+
+class ExecutionExists(Exception):
+    """An execution of that name was started before (names are unique per state machine)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,3 +47,24 @@ def describe(arn: str, tool: str = "api") -> DescribedExecution | None:
         output=output or None,
         error=error_name or None,
     )
+
+
+def execution_arn(name: str) -> str:
+    """The ARN of the execution `name` of the round-generation state machine (started or not)."""
+    machine = resource_name(STATE_MACHINE_VARIABLE)
+    return f"{machine.replace(':stateMachine:', ':execution:', 1)}:{name}"
+
+
+def start(name: str, execution_input: Mapping[str, Any], tool: str = "api") -> str:
+    """Start the execution `name` of the round-generation state machine with `execution_input`;
+    its ARN. ExecutionExists if one of that name was started before; any other failure of the
+    call (botocore's ClientError or BotoCoreError) is raised for the caller to report."""
+    try:
+        started = stepfunctions(tool).start_execution(
+            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE), name=name, input=json.dumps(execution_input)
+        )
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") == "ExecutionAlreadyExists":
+            raise ExecutionExists(name) from error
+        raise
+    return str(started["executionArn"])

@@ -20,14 +20,12 @@ from slea.platform import clock
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, NotFound, Unavailable
 from slea.platform.observability import logger, metrics, tracer
-from slea.platform.settings import resource_name
 
 RUNNING, SUCCEEDED, FAILED = "RUNNING", "SUCCEEDED", "FAILED"
 # A claim whose execution never got an ARN after this long was left by a request that died
 # between claiming and starting (the API function's timeout is 29 s): the round did not start.
 ABANDONED_CLAIM = datetime.timedelta(minutes=2)
 ROUNDS = (1, 2)
-STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
 
 def claim_round(record: StoredRound) -> StoredRound | None:
@@ -60,8 +58,7 @@ def _execution(record: StoredRound) -> DescribedExecution | None:
     """DescribeExecution of the round's execution, None if it does not exist (yet, or ever)."""
     arn = record.execution_arn
     if not arn and record.execution_name:
-        machine = resource_name(STATE_MACHINE_VARIABLE)
-        arn = f"{machine.replace(':stateMachine:', ':execution:', 1)}:{record.execution_name}"
+        arn = executions.execution_arn(record.execution_name)
     if not arn:
         return None
     try:

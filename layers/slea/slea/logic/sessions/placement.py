@@ -35,7 +35,7 @@ from slea.contracts.sessions import (
     PlacementProgress,
     PlacementResult,
 )
-from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
+from slea.dal import abilities, attempts, bank, executions, profiles, questions, sessions, usage
 from slea.dal.attempts import StoredAttempt
 from slea.dal.bank import BankItem
 from slea.dal.question_records import StoredQuestion
@@ -44,17 +44,14 @@ from slea.logic.answering.ability_update import item_difficulty
 from slea.logic.rounds import bank_draw, lifecycle, planning
 from slea.measurement import cat, irt, learner, scale
 from slea.measurement.learner import POPULATION_PRIOR, Posterior
-from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, Unavailable
 from slea.platform.observability import logger, metrics
-from slea.platform.settings import resource_name
 from slea.security import exposure
 from slea.security.exposure import SessionContext
 from slea.security.ids import keyed_random, keyed_uuid
 
 POLICY = cat.PLACEMENT
-STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 ROUND = 1  # a placement's questions are one round (the summary and history read them as such)
 # Half-widths (logits) of the window of difficulties read around the most informative b, then a
 # wider one if the near window holds nothing eligible (the test goes on with the best item there).
@@ -203,34 +200,33 @@ def _fill_bank(session_id: str, user_id: str, category: str, theta: float) -> bo
         "purpose": "placement",
         "fill_bank": True,
     }
-    machine = resource_name(STATE_MACHINE_VARIABLE)
     day = usage.today()
+    name = f"fill-{fill_session}"
     try:
         if not usage.spend_round(user_id, day):
             return False  # the learner's quota is spent: the test goes on with the bank as it is
-        stepfunctions("api").start_execution(
-            stateMachineArn=machine, name=f"fill-{fill_session}", input=json.dumps(request)
-        )
+        executions.start(name, request)
         metrics.add_metric(name="PlacementBankFills", unit="Count", value=1)
         return True
+    except executions.ExecutionExists:
+        usage.spend_round(user_id, day, give_back=True)  # started for this test before
+        return _running(name)
     except ClientError as error:
-        usage.spend_round(user_id, day, give_back=True)  # started for this test before, or not at all
-        if error.response.get("Error", {}).get("Code") == "ExecutionAlreadyExists":
-            return _running(machine, f"fill-{fill_session}")
+        usage.spend_round(user_id, day, give_back=True)  # refused: not started at all
         logger.warning("the bank could not be filled", extra={"reason": str(error)})
     except (BotoCoreError, DataAccessError) as error:
         logger.warning("the bank could not be filled", extra={"reason": str(error)})
     return False
 
 
-def _running(machine: str, name: str) -> bool:
-    """Whether the execution `name` of the state machine `machine` is still running."""
-    arn = f"{machine.replace(':stateMachine:', ':execution:', 1)}:{name}"
+def _running(name: str) -> bool:
+    """Whether the round-generation execution `name` is still running."""
     try:
-        return str(stepfunctions("api").describe_execution(executionArn=arn).get("status")) == "RUNNING"
+        described = executions.describe(executions.execution_arn(name))
     except (ClientError, BotoCoreError) as error:
         logger.warning("a bank fill's status is unknown", extra={"reason": str(error)})
         return False
+    return described is not None and described.status == "RUNNING"
 
 
 def _candidates(key: str, theta: float, context: SessionContext, excluded: set[str]) -> tuple[list[BankItem], bool]:

@@ -2,7 +2,6 @@
 them; answers are graded with the answer key looked up server-side; questions are listed
 without their keys."""
 
-import json
 import uuid
 from collections.abc import Callable
 
@@ -22,18 +21,14 @@ from slea.contracts.sessions import (
     SkipRecorded,
     StartRoundRequest,
 )
-from slea.dal import attempts, questions, rounds, sessions, usage
+from slea.dal import attempts, executions, questions, rounds, sessions, usage
 from slea.dal.rounds import StoredRound
 from slea.logic.answering import rules
 from slea.logic.rounds import lifecycle as round_logic
-from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, Invalid, NotFound, RateLimited, Unavailable
 from slea.platform.observability import logger, tracer
-from slea.platform.settings import resource_name
 from slea.security import rate_limits
-
-STATE_MACHINE_VARIABLE = "GENERATE_ROUND_STATE_MACHINE_ARN"
 
 
 def require_owner(session_id: str, user_id: str) -> None:
@@ -142,18 +137,13 @@ def start_round(session_id: str, user_id: str, request: StartRoundRequest) -> Ro
         **request.model_dump(mode="json", exclude_none=True),
     }
     try:
-        execution = stepfunctions("api").start_execution(
-            stateMachineArn=resource_name(STATE_MACHINE_VARIABLE),
-            name=execution_name,
-            input=json.dumps(execution_input),
-        )
-    except (ClientError, BotoCoreError) as error:
+        arn = executions.start(execution_name, execution_input)
+    except (executions.ExecutionExists, ClientError, BotoCoreError) as error:
         # Nothing was generated and nothing is left half-done: the round is not counted and can
         # be started again in the same session.
         logger.error("the round could not be started", extra={"session_id": session_id, "reason": str(error)})
         rounds.release(record, previous, give_back=usage.give_back_round(user_id, day))
         raise Unavailable("ROUND_NOT_STARTED", "the round could not be started; please retry") from error
-    arn = execution["executionArn"]
     try:
         rounds.note_execution(record, arn)
     except DataAccessError as error:  # the round has started; its status finds it by name
