@@ -615,3 +615,15 @@ def test_the_export_marks_a_non_answer_declined_and_nothing_else():
     read = list(attempts_of([line(answer) for answer in answers]))
     assert [attempt.get("declined", False) for attempt in read] == [True, True, True, False, False]
     assert all("user_answer" not in attempt for attempt in read)  # the answer itself is still dropped
+
+
+def test_the_refit_reads_each_items_draws_for_person_fits_exposure(cloud):
+    """The share of learners an item's key was shown to is person fit's covariate (a learner who
+    succeeds where keys went round): the refit's read of the bank must bring `draws` with it."""
+    from slea.dal.calibration import bank_items
+
+    table(cloud, "QuestionsTable").put_item(Item=bank_item("item-drawn", 5, draws=40))
+    table(cloud, "QuestionsTable").put_item(Item=bank_item("item-new", 5))
+    with cloud.environment(cloud.environment_of("CalibrateItemsFunction")):
+        found = bank_items(["item-drawn", "item-new"])
+    assert (found["item-drawn"].draws, found["item-new"].draws) == (40, 0)

@@ -38,6 +38,7 @@ ITEM_FIELDS = (
     "status",
     "calibration",
     "calibration_flags",
+    "draws",  # accounts its key was shown to: person fit's exposure covariate
 )
 
 
