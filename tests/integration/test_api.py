@@ -345,7 +345,7 @@ def test_a_user_past_the_daily_round_limit_gets_429_and_others_do_not(http, step
 def test_a_failed_start_answers_503_releases_the_session_and_does_not_count(http, step_functions, monkeypatch):
     from botocore.exceptions import ClientError
 
-    import slea.logic.sessions.use_cases as session_logic
+    import slea.logic.sessions.progress as session_logic
 
     class Unavailable:
         def start_execution(self, **_):

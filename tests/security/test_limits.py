@@ -510,7 +510,7 @@ def test_case_variants_of_a_subject_are_one_user_for_the_quota_and_sessions(http
 def test_a_crash_between_the_quota_and_starting_the_execution_gives_the_unit_back_once(
     http, step_functions, monkeypatch, midday
 ):
-    import slea.logic.sessions.use_cases as session_logic
+    import slea.logic.sessions.progress as session_logic
     from slea.dal import usage
     from slea.dal.rounds import stored_round
     from slea.logic.rounds import lifecycle as round_logic
@@ -555,7 +555,7 @@ def test_a_failed_start_gives_back_the_day_it_took_even_after_midnight(http, ste
     from botocore.exceptions import ClientError
 
     import slea.dal.usage as usage
-    import slea.logic.sessions.use_cases as session_logic
+    import slea.logic.sessions.progress as session_logic
 
     days = iter(["2026-11-23", "2026-11-24"])  # the quota is taken on one day, the start fails on the next
     monkeypatch.setattr(usage, "today", lambda: next(days))

@@ -28,7 +28,6 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from slea.constants import FALLBACK_PROFILE
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.sessions import (
     LevelChance,
@@ -36,13 +35,13 @@ from slea.contracts.sessions import (
     PlacementProgress,
     PlacementResult,
 )
-from slea.dal import abilities, attempts, bank, profiles, questions, sessions, usage
+from slea.dal import abilities, attempts, bank, questions, sessions, usage
 from slea.dal.bank import BankItem
 from slea.dal.question_records import StoredQuestion
 from slea.dal.sessions import StoredSession
 from slea.logic.answering.ability_update import item_difficulty
 from slea.logic.rounds import bank_draw, lifecycle, planning
-from slea.measurement import cat, irt, learner, scale
+from slea.measurement import cat, irt, scale
 from slea.measurement.learner import POPULATION_PRIOR, Posterior
 from slea.platform.aws import stepfunctions
 from slea.platform.clock import utc_now
@@ -339,16 +338,3 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
             )
         return _finish(session, result_of(str(session.category), posterior, given, pending, "no_items"))
     return PlacementNext(done=False, question=lifecycle.question_view(served), progress=_progress(posterior, given))
-
-
-def starting_point(user_id: str) -> dict[str, str]:
-    """Where a new placement starts, kept on its session: the prior of the learner's survey
-    (learner.prior_for: the population's without one) and its language. The test measures from
-    where it began, even if the survey changes meanwhile."""
-    try:
-        survey = profiles.latest_survey(user_id) or {}
-    except DataAccessError as error:
-        logger.warning("profile unavailable, the population's prior is used", extra={"reason": str(error)})
-        survey = {}
-    mean, sd = learner.prior_for({**FALLBACK_PROFILE, **survey})
-    return {"prior": json.dumps([round(mean, 4), round(sd, 4)]), "language": str(survey.get("language") or "en")}
