@@ -32,9 +32,6 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("slea.authoring.item_rules", "slea.grading.terms"): "its word lists, for one rule",
     ("slea.authoring.item_rules", "slea.grading.evidence"): "its word lists, for two rules",
     ("slea.authoring.item_rules", "slea.authoring.offline_generator"): "the offline writer, for one rule",
-    # Reviewers' actions (loaded by a reviewer's first request): what only some actions use.
-    ("slea.logic.review.transactions", "slea.logic.answering.recording"): "the grading module, after a grade moved",
-    ("slea.logic.review.question_actions", "slea.contracts.questions"): "an edit's contract (edits are rare)",
 }
 
 
