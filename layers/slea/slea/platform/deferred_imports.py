@@ -27,11 +27,9 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     # Short-answer grading: choices and true/false (most answers) never load it.
     ("slea.logic.answering.grading", "slea.logic.answering.short_answers"): "short-answer grading and its modules",
     ("slea.logic.generation.saving", "slea.grading.reference_prints"): "a short answer's print (the stemmer)",
-    ("slea.logic.generation.saving", "slea.dal"): "reference_prints: a short answer's print",
-    # Tool 4's rules: word lists and the offline writer load with the one rule that needs them.
+    # Tool 4's rules: word lists load with the rules that need them.
     ("slea.authoring.item_rules", "slea.grading.terms"): "its word lists, for one rule",
     ("slea.authoring.item_rules", "slea.grading.evidence"): "its word lists, for two rules",
-    ("slea.authoring.item_rules", "slea.authoring.offline_generator"): "the offline writer, for one rule",
 }
 
 

@@ -16,7 +16,7 @@ from slea.contracts.questions import (
     SaveQuestionWithdrawn,
     parse_round_id,
 )
-from slea.dal import bank, questions, retry_queue
+from slea.dal import bank, questions, reference_prints, retry_queue
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError
 from slea.platform.observability import logger, metrics, tracer
@@ -140,7 +140,6 @@ def _leave_print(item: dict[str, Any]) -> None:
     reference = (item.get("answer_schema") or {}).get("reference_answer")
     if item.get("item_type") != "short_answer" or not reference:
         return
-    from slea.dal import reference_prints  # noqa: PLC0415
     from slea.grading.reference_prints import sketch  # noqa: PLC0415 - short answers only
 
     reference_prints.add(str(item["category"]), str(item["question_id"]), sketch(str(reference)))
