@@ -63,6 +63,15 @@ from slea.contracts.http_event import HttpApiEvent
 from slea.contracts.keywords import GetKeywordsInput
 from slea.contracts.profile import GetUserProfileInput
 from slea.contracts.questions import SaveQuestionInput
+from slea.contracts.scoring import AnswerRequest, ScoreAnswerOutput
+from slea.contracts.sessions import (
+    CreateSessionRequest,
+    PlacementNext,
+    RoundStarted,
+    SessionCreated,
+    SkipRecorded,
+    StartRoundRequest,
+)
 from slea.contracts.templates import SearchTemplatesInput
 from slea.contracts.validation import ValidateQuestionInput
 from slea.llm import budget
@@ -122,6 +131,50 @@ def learner_read(name: str) -> Callable[[Caller, Any], Any]:
     return run
 
 
+def score_and_explain(caller: Caller, request: AgentAnswerInput) -> ScoreAnswerOutput:
+    """Tool 6, as POST /sessions/{id}/answers: the grading path (slea.logic.sessions.answers) is
+    loaded by the first answer, as the HTTP API's answer route loads it."""
+    from slea.logic.sessions import answers  # noqa: PLC0415 - see the docstring
+
+    answer = AnswerRequest(question_id=request.question_id, user_answer=request.user_answer)
+    return answers.answer_question(request.session_id, caller.user_id, answer)
+
+
+def skip_question(caller: Caller, request: AgentSkipInput) -> SkipRecorded:
+    """The caller skips a question of their own session: it counts as a wrong answer, once
+    (slea.logic.sessions.progress, with its first call)."""
+    from slea.logic.sessions import progress  # noqa: PLC0415 - see the docstring
+
+    return progress.skip_question(request.session_id, caller.user_id, request.question_id)
+
+
+def start_round(caller: Caller, request: AgentStartRoundInput) -> RoundStarted:
+    """Starts the round's state machine and returns at once; get_round follows it
+    (slea.logic.sessions.progress, with its first call)."""
+    from slea.logic.sessions import progress  # noqa: PLC0415 - see the docstring
+
+    start = StartRoundRequest.model_validate(request.model_dump(exclude={"session_id"}))
+    return progress.start_round_in_any_session(request.session_id, caller.user_id, start)
+
+
+def start_placement(caller: Caller, request: AgentStartPlacementInput) -> SessionCreated:
+    """A new placement test (POST /sessions {purpose: placement}): the same use case."""
+    from slea.logic.sessions import progress  # noqa: PLC0415 - see start_round
+
+    return progress.create_session(
+        caller.user_id, request=CreateSessionRequest(purpose="placement", category=request.category)
+    )
+
+
+def next_placement_question(caller: Caller, request: AgentPlacementInput) -> PlacementNext:
+    """A placement test's open question, its next one or its result (POST /sessions/{id}/next);
+    answers go through score_and_explain, as any session's question. The planner
+    (slea.logic.sessions.placement_steps) is loaded by a placement's first step."""
+    from slea.logic.sessions import placement_steps  # noqa: PLC0415 - see the docstring
+
+    return placement_steps.next_placement_question(request.session_id, caller.user_id)
+
+
 TOOLS = (
     AgentTool(
         "get_user_profile",
@@ -165,7 +218,7 @@ TOOLS = (
         AgentAnswerInput,
         "Tool 6: grade the caller's answer to a stored question of one of the caller's sessions and"
         " explain it. The answer key is looked up server-side; one graded answer per question.",
-        agent.score_and_explain,
+        score_and_explain,
     ),
     AgentTool(
         "skip_question",
@@ -173,14 +226,14 @@ TOOLS = (
         "Skip a question of one of the caller's sessions: it counts as a wrong answer (a score of 0), once;"
         " refused if it was answered. A question left unanswered when the learner moves on (a new session,"
         " a later round) or past the round's time limit counts the same way.",
-        agent.skip_question,
+        skip_question,
     ),
     AgentTool(
         "start_round",
         AgentStartRoundInput,
         "Mode 1: start generating a round of questions (in one of the caller's sessions, or a new one"
         " when session_id is absent). Returns at once with the session and round; follow it with get_round.",
-        agent.start_round,
+        start_round,
     ),
     AgentTool(
         "get_round",
@@ -203,7 +256,7 @@ TOOLS = (
         "Placement test: start one in a category (technical, business, general); returns its session_id."
         " It asks one question at a time and stops as soon as the learner's level is measured; follow it"
         " with next_placement_question.",
-        agent.start_placement,
+        start_placement,
     ),
     AgentTool(
         "next_placement_question",
@@ -213,7 +266,7 @@ TOOLS = (
         " level with its chance and the likeliest other level, theta and its 95% range, the questions it"
         " rests on and why it stopped. Error NO_QUESTION_YET: questions are being written, call again in"
         " about 10 seconds.",
-        agent.next_placement_question,
+        next_placement_question,
     ),
 )
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}

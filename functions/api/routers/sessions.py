@@ -1,5 +1,12 @@
 """The caller's sessions: create and list them, start a round, read its questions and status,
-answer or skip a question, see the attempts and the summary, report a question."""
+answer or skip a question, see the attempts and the summary, report a question.
+
+What every learner's request may use (listing, ownership, questions, a round's status, a report)
+is imported here, with the API's cold start. A route that alone needs more imports its use case
+with its first request: a new session, a round or a skip (logic/sessions/progress.py: the skip
+count), an answer (answers.py: the grading path, a fifth of the import), the attempts
+(attempt_list.py: the key-leak matcher), a placement's next step (placement_steps.py: the
+planner) and the summary (summary.py: the planner, the profile and the skip count)."""
 
 from typing import Annotated
 
@@ -41,7 +48,9 @@ def create_session(request: Annotated[CreateSessionRequest | None, Body()] = Non
     who = caller(router)
     # The learner's name as their token gives it, for reviewers' record (sanitised: shown to others).
     claims = router.current_event.request_context.authorizer.jwt_claim
-    return sessions.create_session(who, display_name(claims, who) if claims else None, request)
+    from slea.logic.sessions import progress  # noqa: PLC0415 - see the module's docstring
+
+    return progress.create_session(who, display_name(claims, who) if claims else None, request)
 
 
 @router.get(
@@ -68,7 +77,9 @@ def list_sessions(
     ),
 )
 def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Body()]) -> RoundStarted:
-    return sessions.start_round(session_id, caller(router), request)
+    from slea.logic.sessions import progress  # noqa: PLC0415 - see the module's docstring
+
+    return progress.start_round(session_id, caller(router), request)
 
 
 @router.post(
@@ -80,7 +91,9 @@ def start_round(session_id: SessionId, request: Annotated[StartRoundRequest, Bod
     },
 )
 def next_question(session_id: SessionId) -> PlacementNext:
-    return sessions.next_placement_question(session_id, caller(router))
+    from slea.logic.sessions import placement_steps  # noqa: PLC0415 - see the module's docstring
+
+    return placement_steps.next_placement_question(session_id, caller(router))
 
 
 @router.get(
@@ -98,7 +111,9 @@ def list_questions(session_id: SessionId) -> SessionQuestions:
     responses=responses(200, ScoreAnswerOutput, "The grading result", too_fast="sent answers too fast (RATE_LIMITED)"),
 )
 def answer(session_id: SessionId, request: Annotated[AnswerRequest, Body()]) -> ScoreAnswerOutput:
-    return sessions.answer_question(session_id, caller(router), request)
+    from slea.logic.sessions import answers  # noqa: PLC0415 - see the module's docstring
+
+    return answers.answer_question(session_id, caller(router), request)
 
 
 @router.get(
@@ -107,7 +122,9 @@ def answer(session_id: SessionId, request: Annotated[AnswerRequest, Body()]) -> 
     responses=responses(200, AttemptList, "The attempts, oldest first"),
 )
 def list_attempts(session_id: SessionId) -> AttemptList:
-    return sessions.list_attempts(session_id, caller(router))
+    from slea.logic.sessions import attempt_list  # noqa: PLC0415 - see the module's docstring
+
+    return attempt_list.list_attempts(session_id, caller(router))
 
 
 @router.get(
@@ -125,8 +142,7 @@ def get_round(session_id: SessionId, round: Annotated[int, Path(ge=1, le=2)]) ->
     responses=responses(200, SessionSummary, "The session's summary"),
 )
 def get_summary(session_id: SessionId) -> SessionSummary:
-    # The summary loads the planner, the profile and the skip count: its first request does, not the cold start.
-    from slea.logic.sessions import summary  # noqa: PLC0415
+    from slea.logic.sessions import summary  # noqa: PLC0415 - see the module's docstring
 
     return summary.session_summary(session_id, caller(router))
 
@@ -142,7 +158,9 @@ def get_summary(session_id: SessionId) -> SessionSummary:
     ),
 )
 def skip_question(session_id: SessionId, question_id: ItemId) -> SkipRecorded:
-    return sessions.skip_question(session_id, caller(router), question_id)
+    from slea.logic.sessions import progress  # noqa: PLC0415 - see the module's docstring
+
+    return progress.skip_question(session_id, caller(router), question_id)
 
 
 @router.post(

@@ -231,9 +231,21 @@ def _keywords_not_in_source(keywords: list[str], source: Concept) -> list[Proble
     return [(deduction, issue.format(keyword=keyword)) for keyword in keywords if keyword not in stated]
 
 
-def _acronym_problems(stem: str, source: Concept) -> list[Problem]:
-    from slea.authoring.offline_generator import defined_acronym  # noqa: PLC0415 - one rule, one home
+def defined_acronym(concept: Concept) -> str:
+    """The concept's acronym if the concept's own text uses it (its name, definition or key
+    points), the source Tool 4 checks an item against. An acronym the record merely asserts
+    ("Quantization (QNT)", "Cloud Computing (CC)") is not shown: initials alone do not make a term
+    people use."""
+    acronym = concept.acronym.strip()
+    if not acronym or acronym.casefold() == concept.name.strip().casefold():
+        return ""
+    text = " ".join([concept.name, concept.definition, *concept.key_points])
+    if re.search(rf"(?<!\w){re.escape(acronym)}(?!\w)", text):
+        return acronym
+    return ""
 
+
+def _acronym_problems(stem: str, source: Concept) -> list[Problem]:
     acronym = source.acronym.strip()
     shown = acronym and re.search(rf"\({re.escape(acronym)}\)", stem)
     if shown and not defined_acronym(source):

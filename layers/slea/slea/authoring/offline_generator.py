@@ -59,6 +59,7 @@ from functools import cache, lru_cache, partial
 
 from rapidfuzz import fuzz
 
+from slea.authoring.item_rules import defined_acronym
 from slea.authoring.question_quality import ABSOLUTE, CATCH_ALL, lengths_unequal, near_duplicate_of
 from slea.constants import HANGUL, MIN_CHOICES, STEM_MAX_LENGTH, Language, QuestionType
 from slea.contracts.answers import TRUE_FALSE_CHOICES, truth_value
@@ -188,20 +189,6 @@ def matches_interest(domain: str | None, interests: list[str]) -> bool:
 
 def _weak(text: str) -> bool:
     return bool(ABSOLUTE.search(text) or CATCH_ALL.search(text))
-
-
-def defined_acronym(concept: Concept) -> str:
-    """The concept's acronym if the concept's own text uses it (its name, definition or key
-    points), the source Tool 4 checks an item against. An acronym the record merely asserts
-    ("Quantization (QNT)", "Cloud Computing (CC)") is not shown: initials alone do not make a term
-    people use."""
-    acronym = concept.acronym.strip()
-    if not acronym or acronym.casefold() == concept.name.strip().casefold():
-        return ""
-    text = " ".join([concept.name, concept.definition, *concept.key_points])
-    if re.search(rf"(?<!\w){re.escape(acronym)}(?!\w)", text):
-        return acronym
-    return ""
 
 
 def _sentence_inside(definition: str) -> str:

@@ -25,6 +25,7 @@ from botocore.exceptions import ClientError
 
 from slea.dal.question_records import StoredQuestion, stored_question
 from slea.dal.wire_format import from_item, query_all, to_item
+from slea.measurement import scale
 from slea.platform.aws import dynamodb
 from slea.platform.clock import utc_now
 from slea.platform.errors import storage_errors
@@ -49,8 +50,6 @@ def bank_key(category: str, language: str) -> str:
 
 def bank_fields(question_id: str, difficulty: int, language: str, topics: list[str] | None) -> dict[str, Any]:
     """A new question is its own bank item, its difficulty's prior read from its label."""
-    from slea.measurement import scale  # noqa: PLC0415 - the pure mapping, loaded only by saving functions
-
     return {
         "item_id": question_id,
         "difficulty_b": scale.label_to_b(difficulty),

@@ -10,31 +10,22 @@ Least privilege (Step Functions is trusted, an agent is not):
 - The authoring tools (slea.logic.authoring_tools) hand out or write answer material (concept
   records, templates with their keys, an item with a chosen key): only callers with the author
   role (slea.security.roles) may call them.
+
+The tools that answer, skip, start a round or a placement, or take a placement's next step call
+the HTTP API's use cases (slea.logic.sessions.answers, progress, placement_steps) from the MCP
+handler, which imports each with its first call: the grading path, the skip count and the planner
+are no part of the server's cold start.
 """
 
 from typing import Any
 
 from slea.contracts.agent import (
-    AgentAnswerInput,
-    AgentPlacementInput,
     AgentRoundInput,
     AgentRoundStatus,
-    AgentSkipInput,
-    AgentStartPlacementInput,
-    AgentStartRoundInput,
-)
-from slea.contracts.scoring import AnswerRequest, ScoreAnswerOutput
-from slea.contracts.sessions import (
-    CreateSessionRequest,
-    PlacementNext,
-    RoundStarted,
-    SessionCreated,
-    SkipRecorded,
-    StartRoundRequest,
 )
 from slea.contracts.validation import ValidationResult
 from slea.logic.sessions import use_cases as sessions
-from slea.platform.errors import DomainError, Forbidden
+from slea.platform.errors import Forbidden
 from slea.security.roles import AUTHOR_GROUP, Caller
 
 # The tools only callers with the author role may call (slea.logic.authoring_tools): they hand
@@ -57,50 +48,12 @@ def require_may_call(caller: Caller, tool: str) -> None:
         )
 
 
-def score_and_explain(caller: Caller, request: AgentAnswerInput) -> ScoreAnswerOutput:
-    answer = AnswerRequest(question_id=request.question_id, user_answer=request.user_answer)
-    return sessions.answer_question(request.session_id, caller.user_id, answer)
-
-
-def skip_question(caller: Caller, request: AgentSkipInput) -> SkipRecorded:
-    """The caller skips a question of their own session: it counts as a wrong answer, once."""
-    return sessions.skip_question(request.session_id, caller.user_id, request.question_id)
-
-
-def start_round(caller: Caller, request: AgentStartRoundInput) -> RoundStarted:
-    """Starts the round's state machine and returns at once; get_round follows it."""
-    start = StartRoundRequest.model_validate(request.model_dump(exclude={"session_id"}))
-    if request.session_id:
-        return sessions.start_round(request.session_id, caller.user_id, start)
-    # A new session for this round only: a refused start (the rate limit, the daily quota) leaves
-    # nothing behind, so refused calls cannot pile up empty sessions.
-    session_id = sessions.create_session(caller.user_id).session_id
-    try:
-        return sessions.start_round(session_id, caller.user_id, start)
-    except DomainError:
-        sessions.discard_new_session(session_id, caller.user_id)
-        raise
-
-
 def get_round(caller: Caller, request: AgentRoundInput) -> AgentRoundStatus:
     status = sessions.round_status(request.session_id, caller.user_id, request.round)
     shown = sessions.list_questions(request.session_id, caller.user_id).questions
     return AgentRoundStatus(
         **status.model_dump(), questions=[question for question in shown if question.round == request.round]
     )
-
-
-def start_placement(caller: Caller, request: AgentStartPlacementInput) -> SessionCreated:
-    """A new placement test (POST /sessions {purpose: placement}): the same use case."""
-    return sessions.create_session(
-        caller.user_id, request=CreateSessionRequest(purpose="placement", category=request.category)
-    )
-
-
-def next_placement_question(caller: Caller, request: AgentPlacementInput) -> PlacementNext:
-    """A placement test's open question, its next one or its result (POST /sessions/{id}/next);
-    answers go through score_and_explain, as any session's question."""
-    return sessions.next_placement_question(request.session_id, caller.user_id)
 
 
 def as_json(result: Any) -> Any:

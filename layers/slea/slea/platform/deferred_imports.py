@@ -27,20 +27,9 @@ DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     # Short-answer grading: choices and true/false (most answers) never load it.
     ("slea.logic.answering.grading", "slea.logic.answering.short_answers"): "short-answer grading and its modules",
     ("slea.logic.generation.saving", "slea.grading.reference_prints"): "a short answer's print (the stemmer)",
-    ("slea.logic.generation.saving", "slea.dal"): "reference_prints: a short answer's print",
-    # The HTTP API and the MCP server: what only some requests use.
-    ("slea.logic.sessions.use_cases", "slea.logic.answering"): "answer: the grading path, a fifth of the import",
-    ("slea.logic.sessions.use_cases", "slea.logic.sessions.placement"): "placement tests (the planner)",
-    ("slea.logic.sessions.use_cases", "slea.logic.sessions"): "history: the key-leak matcher",
-    ("slea.logic.sessions.use_cases", "slea.logic.rounds"): "skips: moving on, a later round, a skip",
-    ("slea.dal.questions", "slea.measurement"): "scale: only the saving functions load it",
-    # Tool 4's rules: word lists and the offline writer load with the one rule that needs them.
+    # Tool 4's rules: word lists load with the rules that need them.
     ("slea.authoring.item_rules", "slea.grading.terms"): "its word lists, for one rule",
     ("slea.authoring.item_rules", "slea.grading.evidence"): "its word lists, for two rules",
-    ("slea.authoring.item_rules", "slea.authoring.offline_generator"): "the offline writer, for one rule",
-    # Reviewers' actions (loaded by a reviewer's first request): what only some actions use.
-    ("slea.logic.review.transactions", "slea.logic.answering.recording"): "the grading module, after a grade moved",
-    ("slea.logic.review.question_actions", "slea.contracts.questions"): "an edit's contract (edits are rare)",
 }
 
 
@@ -51,9 +40,15 @@ HANDLER_DEFERRED_IMPORTS: dict[tuple[str, str], str] = {
     ("functions.api.routers.review", "slea.security.names"): "a reviewer's display name",
     ("functions.api.routers.learners", "slea.logic.learners.ability"): "the level panel's read",
     ("functions.api.routers.learners", "slea.logic.sessions.history"): "the learner's answers across sessions",
-    ("functions.api.routers.sessions", "slea.logic.sessions"): "the session summary: the planner and the profile",
+    ("functions.api.routers.sessions", "slea.logic.sessions"): (
+        "what only some routes use: the skip count (progress), the grading path (answers), the key-leak"
+        " matcher (attempt_list), the planner (placement_steps, summary) and the profile (summary)"
+    ),
     # The MCP server: the tools only some callers use, and the SDK for the stdio server only.
     ("functions.mcp.app", "slea.logic"): "the authoring tools and the learner's own reads, with their first call",
+    ("functions.mcp.app", "slea.logic.sessions"): (
+        "the answer, skip, round and placement tools: the grading path, the skip count, the planner"
+    ),
     ("functions.mcp.app", "anyio"): "the stdio server (the MCP SDK)",
     ("functions.mcp.app", "mcp_types"): "the stdio server (the MCP SDK)",
     ("functions.mcp.app", "mcp.server"): "the stdio server (the MCP SDK)",

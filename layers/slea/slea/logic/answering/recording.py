@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from slea.contracts.scoring import ScoreAnswerOutput
-from slea.dal import answer_reads, attempts, questions
+from slea.dal import answer_reads, attempts
 from slea.dal.answer_reads import AnswerReads
 from slea.dal.attempts import StatsFlagChange
 from slea.dal.question_records import StoredQuestion
@@ -21,27 +21,11 @@ from slea.llm.prompts import PROMPT_VERSION
 from slea.logic.answering import ability_update
 from slea.logic.answering.context import AnswerContext
 from slea.logic.answering.grades import Grade
+from slea.logic.answering.stats_flags import stats_flag
 from slea.platform.errors import DataAccessError
 from slea.platform.observability import logger, metrics
 
 RUBRIC_VERSION = "tool6-40/40/20-v2"
-# Statistics worth a human look: enough answers and a facility index that is extreme, or at odds
-# with the question's intended difficulty.
-STATS_MIN_ANSWERS = 20
-
-
-def stats_flag(usage: int, correct: int, difficulty: int | None) -> str | None:
-    """The flag a question's answer counts call for (`difficulty`: its label, 5 if it has none)."""
-    if usage < STATS_MIN_ANSWERS:
-        return None
-    rate, difficulty = correct / usage, 5 if difficulty is None else difficulty
-    if rate > 0.95:
-        return "too_easy"
-    if rate < 0.05:
-        return "too_hard"
-    if (difficulty >= 8 and rate > 0.9) or (difficulty <= 3 and rate < 0.2):
-        return "difficulty_mismatch"
-    return None
 
 
 def _flag_change(stored: StoredQuestion, is_correct: bool, at: str) -> StatsFlagChange | None:
@@ -49,18 +33,6 @@ def _flag_change(stored: StoredQuestion, is_correct: bool, at: str) -> StatsFlag
     the counts as read: a race between two answers is settled by the next one)."""
     flag = stats_flag(stored.usage_count + 1, stored.correct_count + int(is_correct), stored.difficulty)
     return StatsFlagChange(flag, at) if flag != stored.stats_flag else None
-
-
-def update_stats_flag(question_id: str) -> None:
-    """Best effort, outside an answer (a reviewer's change of counts): the flag is derived from
-    the counts, so a failure here loses nothing."""
-    try:
-        counters = questions.get_question(question_id)
-        flag = stats_flag(counters.usage_count, counters.correct_count, counters.difficulty) if counters else None
-        if counters is not None and flag != counters.stats_flag:
-            questions.set_stats_flag(question_id, flag)
-    except DataAccessError as error:
-        logger.warning("statistics flag not updated", extra={"question_id": question_id, "reason": str(error)})
 
 
 def attempt_item(output: ScoreAnswerOutput, context: AnswerContext, grade: Grade) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from slea.contracts.questions import (
     SaveQuestionWithdrawn,
     parse_round_id,
 )
-from slea.dal import bank, questions, retry_queue
+from slea.dal import bank, questions, reference_prints, retry_queue
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError
 from slea.platform.observability import logger, metrics, tracer
@@ -141,7 +141,6 @@ def _leave_print(request: SaveQuestionInput, question_id: str) -> None:
     reference = (request.reference_answer or "").strip()
     if request.item_type != "short_answer" or not reference:
         return
-    from slea.dal import reference_prints  # noqa: PLC0415
     from slea.grading.reference_prints import sketch  # noqa: PLC0415 - short answers only
 
     reference_prints.add(request.categories[0], question_id, sketch(reference))

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from slea.contracts.exposure import ShownItem
+from slea.contracts.questions import SaveQuestionInput
 from slea.contracts.review import (
     QuestionReviewed,
     QuestionReviewRequest,
@@ -83,8 +84,6 @@ def _listed(texts: Sequence[str] | None) -> list[str] | None:
 
 def _edited(stored: StoredQuestion, request: QuestionReviewRequest) -> QuestionText:
     """The question's new stem, choices and key, validated as Tool 5 validates a question."""
-    from slea.contracts.questions import SaveQuestionInput  # noqa: PLC0415 - edits are rare
-
     if request.changes_nothing():
         raise Invalid("VALIDATION_ERROR", "stem: edit needs stem, choices, correct_answer or correct_keywords")
     key = stored.answer_schema

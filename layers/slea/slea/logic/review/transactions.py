@@ -9,6 +9,7 @@ from typing import Any
 from slea.dal import review, review_writes, sessions
 from slea.dal.attempts import StoredAttempt
 from slea.logic.answering import ability_update as ability_recording
+from slea.logic.answering.stats_flags import update_stats_flag
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict
 from slea.platform.observability import metrics
@@ -141,7 +142,5 @@ def correct_count_items(attempt: StoredAttempt, was_correct: bool, is_correct: b
 
 def refresh_stats_flag(question_id: str) -> None:
     """The corrected counts may change the question's statistics flag (best effort, as after
-    grading). Imported here: the grading module is a fifth of the API's cold start."""
-    from slea.logic.answering.recording import update_stats_flag  # noqa: PLC0415
-
+    grading)."""
     update_stats_flag(question_id)

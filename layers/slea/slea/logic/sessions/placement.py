@@ -27,7 +27,6 @@ import json
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from slea.constants import FALLBACK_PROFILE
 from slea.contracts.profile import normalised_user_id
 from slea.contracts.sessions import (
     LevelChance,
@@ -35,14 +34,14 @@ from slea.contracts.sessions import (
     PlacementProgress,
     PlacementResult,
 )
-from slea.dal import abilities, attempts, bank, executions, profiles, questions, sessions, usage
+from slea.dal import abilities, attempts, bank, executions, questions, sessions, usage
 from slea.dal.attempts import StoredAttempt
 from slea.dal.bank import BankItem
 from slea.dal.question_records import StoredQuestion
 from slea.dal.sessions import StoredSession
 from slea.logic.answering.ability_update import item_difficulty
 from slea.logic.rounds import bank_draw, lifecycle, planning
-from slea.measurement import cat, irt, learner, scale
+from slea.measurement import cat, irt, scale
 from slea.measurement.learner import POPULATION_PRIOR, Posterior
 from slea.platform.clock import utc_now
 from slea.platform.errors import Conflict, DataAccessError, Forbidden, NotFound, Unavailable
@@ -336,17 +335,3 @@ def next_question(session_id: str, user_id: str) -> PlacementNext:
             )
         return _finish(session, result_of(str(session.category), posterior, given, pending, "no_items"))
     return PlacementNext(done=False, question=lifecycle.question_view(served), progress=_progress(posterior, given))
-
-
-def starting_point(user_id: str) -> dict[str, str]:
-    """Where a new placement starts, kept on its session: the prior of the learner's survey
-    (learner.prior_for: the population's without one) and its language. The test measures from
-    where it began, even if the survey changes meanwhile."""
-    try:
-        survey = profiles.latest_survey_record(user_id)
-    except DataAccessError as error:
-        logger.warning("profile unavailable, the population's prior is used", extra={"reason": str(error)})
-        survey = None
-    mean, sd = learner.prior_for({**FALLBACK_PROFILE, **(survey.answers if survey else {})})
-    language = (survey.language if survey else None) or "en"
-    return {"prior": json.dumps([round(mean, 4), round(sd, 4)]), "language": language}
